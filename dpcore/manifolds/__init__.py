@@ -1,0 +1,26 @@
+"""Riemannian manifolds with closed-form, batched geometry.
+
+Every manifold exposes ``exp``, ``log``, ``dist``, ``inner``, ``norm``, ``transport``,
+``proj_tangent``, ``random_point``, ``random_tangent``, ``curvature_bounds``,
+``injectivity_radius``, ``is_homogeneous`` and the adjoint Jacobi maps
+``adjoint_dexp_point`` / ``adjoint_dexp_vector`` used by geodesic regression.
+"""
+
+from .base import CutLocusError, Manifold
+from .euclidean import Euclidean
+from .geomstats_adapter import GeomstatsManifold
+from .hyperbolic import Hyperbolic
+from .kendall import KendallShape
+from .spd import SPD
+from .sphere import Sphere
+
+__all__ = [
+    "SPD",
+    "CutLocusError",
+    "Euclidean",
+    "GeomstatsManifold",
+    "Hyperbolic",
+    "KendallShape",
+    "Manifold",
+    "Sphere",
+]

@@ -1,0 +1,48 @@
+"""Numerically stable scalar functions used by the closed-form geometry."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SMALL = 1e-4
+
+
+def sinc(t):
+    """Return sin(t) / t, equal to 1 at t = 0 (vectorized)."""
+    return np.sinc(np.asarray(t, dtype=float) / np.pi)
+
+
+def sinhc(t):
+    """Return sinh(t) / t, equal to 1 at t = 0 (vectorized)."""
+    t = np.asarray(t, dtype=float)
+    small = np.abs(t) < _SMALL
+    safe = np.where(small, 1.0, t)
+    t2 = t * t
+    return np.where(small, 1.0 + t2 / 6.0 + t2 * t2 / 120.0, np.sinh(safe) / safe)
+
+
+def inv_sinc(t):
+    """Return t / sin(t) for t in [0, pi), equal to 1 at t = 0."""
+    return 1.0 / sinc(t)
+
+
+def jacobi_point_scale(lam):
+    """Scale of a parallel Jacobi field J(0)=u, J'(0)=0 at time 1.
+
+    ``cos(sqrt(lam))`` for lam > 0, ``1`` for lam = 0, ``cosh(sqrt(-lam))`` for lam < 0,
+    where ``lam = K |v|^2`` is the eigenvalue of the curvature operator u -> R(u, v) v.
+    """
+    lam = np.asarray(lam, dtype=float)
+    root = np.sqrt(np.abs(lam))
+    return np.where(lam >= 0, np.cos(root), np.cosh(root))
+
+
+def jacobi_vector_scale(lam):
+    """Scale of a Jacobi field J(0)=0, J'(0)=w at time 1.
+
+    ``sin(sqrt(lam))/sqrt(lam)`` for lam > 0, ``1`` for lam = 0,
+    ``sinh(sqrt(-lam))/sqrt(-lam)`` for lam < 0.
+    """
+    lam = np.asarray(lam, dtype=float)
+    root = np.sqrt(np.abs(lam))
+    return np.where(lam >= 0, sinc(root), sinhc(root))

@@ -1,0 +1,200 @@
+"""Abstract Riemannian manifold with the operations every estimator and mechanism uses."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from ._functions import jacobi_point_scale, jacobi_vector_scale
+
+
+class CutLocusError(ValueError):
+    """Raised when two points are (numerically) conjugate along the geodesic in use.
+
+    On the sphere this means antipodal points, on Kendall shape space orthogonal shapes:
+    the minimizing geodesic is not unique there, so ``log`` and ``transport`` are undefined.
+    """
+
+
+class Manifold(ABC):
+    """A Riemannian manifold with closed-form geometry.
+
+    Points are arrays of shape ``[..., *point_shape]``; every operation broadcasts over the
+    leading batch axes. Scalars (distances, inner products) have the batch shape.
+
+    Attributes
+    ----------
+    point_shape : tuple of int
+        Shape of one point (and of one tangent vector) in its array representation.
+    dim : int
+        Intrinsic dimension.
+    curvature_bounds : tuple of float
+        Lower and upper bounds ``(kappa_low, kappa_high)`` on sectional curvature.
+    injectivity_radius : float
+        Radius below which ``exp`` is a diffeomorphism at every point.
+    is_homogeneous : bool
+        Whether the isometry group acts transitively, so a density that depends only on the
+        distance to its centre has a normalizing constant independent of that centre.
+    """
+
+    point_shape: tuple[int, ...] = ()
+    dim: int = 0
+    curvature_bounds: tuple[float, float] = (0.0, 0.0)
+    injectivity_radius: float = np.inf
+    is_homogeneous: bool = True
+
+    @property
+    def point_ndim(self) -> int:
+        """Number of trailing axes that make up one point."""
+        return len(self.point_shape)
+
+    # ------------------------------------------------------------------ helpers
+    def _sum(self, a):
+        """Sum over the point axes, leaving the batch axes."""
+        return np.sum(a, axis=tuple(range(-self.point_ndim, 0)))
+
+    def _pw(self, s):
+        """Reshape a batch of scalars so it broadcasts against points."""
+        s = np.asarray(s, dtype=float)
+        return s.reshape(s.shape + (1,) * self.point_ndim)
+
+    def _batch_shape(self, *arrays):
+        shapes = [np.shape(a)[: np.ndim(a) - self.point_ndim] for a in arrays]
+        return np.broadcast_shapes(*shapes)
+
+    # ------------------------------------------------------------------ metric
+    def inner(self, x, u, w):
+        """Riemannian inner product of tangent vectors ``u`` and ``w`` at ``x``."""
+        return self._sum(np.asarray(u, dtype=float) * np.asarray(w, dtype=float))
+
+    def norm(self, x, v):
+        """Riemannian norm of the tangent vector ``v`` at ``x``."""
+        return np.sqrt(np.maximum(self.inner(x, v, v), 0.0))
+
+    def squared_dist(self, x, y):
+        """Squared geodesic distance."""
+        return self.dist(x, y) ** 2
+
+    @abstractmethod
+    def exp(self, x, v):
+        """Riemannian exponential: the point reached at time 1 along the geodesic with
+        initial point ``x`` and velocity ``v``."""
+
+    @abstractmethod
+    def log(self, x, y):
+        """Riemannian logarithm: the tangent vector at ``x`` of the minimizing geodesic to ``y``.
+
+        Raises
+        ------
+        CutLocusError
+            If ``y`` is in the cut locus of ``x``.
+        """
+
+    @abstractmethod
+    def dist(self, x, y):
+        """Geodesic distance."""
+
+    @abstractmethod
+    def transport(self, x, y, v):
+        """Parallel transport of ``v`` in T_x M to T_y M along the minimizing geodesic."""
+
+    @abstractmethod
+    def proj_tangent(self, x, v):
+        """Orthogonal projection of an ambient vector ``v`` onto T_x M."""
+
+    @abstractmethod
+    def random_point(self, size=None, rng=None):
+        """Random points; ``size`` gives the batch shape (``None`` for a single point)."""
+
+    def random_tangent(self, x, rng=None):
+        """Standard Gaussian tangent vectors at ``x`` (one per point in the batch).
+
+        The coordinates in any orthonormal basis of T_x M are i.i.d. N(0, 1).
+        """
+        rng = np.random.default_rng(rng)
+        x = np.asarray(x, dtype=float)
+        return self.proj_tangent(x, rng.standard_normal(x.shape))
+
+    def belongs(self, x, atol=1e-8):
+        """Whether ``x`` is a point of the manifold (batch of booleans)."""
+        return np.ones(self._batch_shape(x), dtype=bool)
+
+    def is_tangent(self, x, v, atol=1e-8):
+        """Whether ``v`` is tangent at ``x`` (up to ``atol``)."""
+        v = np.asarray(v, dtype=float)
+        diff = self._sum((v - self.proj_tangent(x, v)) ** 2)
+        return np.sqrt(diff) <= atol * (1.0 + np.sqrt(self._sum(v**2)))
+
+    def geodesic(self, x, v, t):
+        """Points ``exp(x, t v)`` for an array of times ``t`` (batch axis first)."""
+        t = np.asarray(t, dtype=float)
+        return self.exp(x, self._pw(t) * np.asarray(v, dtype=float))
+
+    # ------------------------------------------------------------------ Jacobi fields
+    def _transport_back(self, p, v, w):
+        """Parallel transport of ``w`` from ``Exp(p, v)`` back to ``p`` along ``t -> Exp(p, t v)``.
+
+        This is the geodesic the Jacobi fields live on; it is the minimizing one only while
+        ``|v|`` is below the injectivity radius, so spaces with a cut locus override this.
+        """
+        return self.transport(self.exp(p, v), p, w)
+
+    @abstractmethod
+    def _scale_by_curvature(self, p, v, w0, scale):
+        """Scale ``w0`` in T_p M along the eigen-directions of u -> R(u, v) v.
+
+        ``scale`` maps an array of eigenvalues ``lam = K |v|^2`` to factors; the direction of
+        ``v`` itself has ``lam = 0``.
+        """
+
+    def adjoint_dexp(self, p, v, w):
+        """Both adjoint Jacobi maps at once, sharing one ``exp`` and one transport.
+
+        Returns
+        -------
+        (point_part, vector_part) : tuple of arrays
+            ``adjoint_dexp_point(p, v, w)`` and ``adjoint_dexp_vector(p, v, w)``.
+        """
+        w0 = self._transport_back(p, v, w)
+        return (
+            self._scale_by_curvature(p, v, w0, jacobi_point_scale),
+            self._scale_by_curvature(p, v, w0, jacobi_vector_scale),
+        )
+
+    def adjoint_dexp_point(self, p, v, w):
+        r"""Adjoint of the derivative of ``Exp(p, v)`` with respect to the base point.
+
+        The base point moves while ``v`` is parallel transported with it (the convention of
+        Fletcher's geodesic regression). ``w`` lies in the tangent space at ``Exp(p, v)``;
+        the result lies in T_p M.
+        """
+        w0 = self._transport_back(p, v, w)
+        return self._scale_by_curvature(p, v, w0, jacobi_point_scale)
+
+    def adjoint_dexp_vector(self, p, v, w):
+        r"""Adjoint of the derivative of ``Exp(p, v)`` with respect to ``v``.
+
+        ``w`` lies in the tangent space at ``Exp(p, v)``; the result lies in T_p M.
+        """
+        w0 = self._transport_back(p, v, w)
+        return self._scale_by_curvature(p, v, w0, jacobi_vector_scale)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._repr_args()})"
+
+    def _repr_args(self) -> str:
+        return ""
+
+
+def split_along(manifold, x, v, w):
+    """Split ``w`` into its component along ``v`` and the orthogonal rest.
+
+    Returns ``(w_par, w_perp, |v|)``; where ``v = 0`` the parallel part is zero.
+    """
+    nv = manifold.norm(x, v)
+    safe = np.where(nv > 0, nv, 1.0)
+    u = v / manifold._pw(safe)
+    coef = manifold.inner(x, u, w)
+    w_par = manifold._pw(coef) * u
+    return w_par, w - w_par, nv

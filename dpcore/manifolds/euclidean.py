@@ -1,0 +1,65 @@
+"""Flat Euclidean space R^d."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_int
+from .base import Manifold
+
+
+class Euclidean(Manifold):
+    """Euclidean space R^d with the standard inner product.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    """
+
+    curvature_bounds = (0.0, 0.0)
+    injectivity_radius = np.inf
+    is_homogeneous = True
+
+    def __init__(self, d: int):
+        self.d = check_int(d, "d")
+        self.dim = self.d
+        self.point_shape = (self.d,)
+
+    def _repr_args(self):
+        return str(self.d)
+
+    def exp(self, x, v):
+        return np.asarray(x, dtype=float) + np.asarray(v, dtype=float)
+
+    def log(self, x, y):
+        return np.asarray(y, dtype=float) - np.asarray(x, dtype=float)
+
+    def dist(self, x, y):
+        return np.linalg.norm(np.asarray(y, dtype=float) - np.asarray(x, dtype=float), axis=-1)
+
+    def transport(self, x, y, v):
+        v = np.asarray(v, dtype=float)
+        return np.broadcast_to(v, np.broadcast_shapes(np.shape(y), v.shape)).copy()
+
+    def proj_tangent(self, x, v):
+        v = np.asarray(v, dtype=float)
+        return np.broadcast_to(v, np.broadcast_shapes(np.shape(x), v.shape)).copy()
+
+    def random_point(self, size=None, rng=None):
+        rng = np.random.default_rng(rng)
+        size = () if size is None else np.atleast_1d(size).tolist()
+        return rng.standard_normal(tuple(size) + self.point_shape)
+
+    def _scale_by_curvature(self, p, v, w0, scale):
+        return w0 * scale(0.0)
+
+    def adjoint_dexp(self, p, v, w):
+        w = self.transport(p, p, w)
+        return w, w.copy()
+
+    def adjoint_dexp_point(self, p, v, w):
+        return self.transport(p, p, w)
+
+    def adjoint_dexp_vector(self, p, v, w):
+        return self.transport(p, p, w)

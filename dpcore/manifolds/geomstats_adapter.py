@@ -1,0 +1,104 @@
+"""Adapter exposing any geomstats space through the :class:`Manifold` interface."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Manifold
+
+
+class GeomstatsManifold(Manifold):
+    """Wrap an equipped geomstats space for the distance-based operations.
+
+    The distance-based mechanisms (Riemannian Laplace and Gaussian, Fréchet means) need only
+    ``exp``, ``log``, ``dist``, ``inner`` and random points and tangent vectors, which every
+    equipped geomstats space provides. Geodesic regression also needs the adjoint Jacobi maps;
+    they are available only when the space is symmetric and the caller supplies them, so they
+    raise :class:`NotImplementedError` here.
+
+    Parameters
+    ----------
+    space : geomstats.geometry.manifold.Manifold
+        An equipped geomstats space (with ``space.metric``).
+    curvature_bounds : tuple of float, optional
+        Public bounds on sectional curvature, needed by the sensitivity results; ``None``
+        means unknown.
+    injectivity_radius : float, optional
+        Lower bound on the injectivity radius; if omitted, geomstats' value at a random point
+        is used when the metric provides it, else ``nan``.
+    is_homogeneous : bool
+        Whether the isometry group acts transitively (default False, the safe choice: the
+        Laplace mechanism then doubles its scale).
+    """
+
+    def __init__(self, space, *, curvature_bounds=None, injectivity_radius=None,
+                 is_homogeneous=False):
+        if not hasattr(space, "metric"):
+            raise TypeError("`space` must be an equipped geomstats space with a `metric`.")
+        self.space = space
+        self.point_shape = tuple(space.shape)
+        self.dim = int(space.dim)
+        self.curvature_bounds = (
+            (np.nan, np.nan) if curvature_bounds is None else tuple(map(float, curvature_bounds))
+        )
+        if injectivity_radius is None:
+            try:
+                injectivity_radius = float(
+                    np.min(space.metric.injectivity_radius(space.random_point()))
+                )
+            except (NotImplementedError, AttributeError):
+                injectivity_radius = np.nan
+        self.injectivity_radius = float(injectivity_radius)
+        self.is_homogeneous = bool(is_homogeneous)
+
+    def _repr_args(self):
+        return type(self.space).__name__
+
+    def belongs(self, x, atol=1e-8):
+        return np.asarray(self.space.belongs(np.asarray(x, dtype=float), atol=atol))
+
+    def inner(self, x, u, w):
+        return np.asarray(self.space.metric.inner_product(u, w, x), dtype=float)
+
+    def exp(self, x, v):
+        return np.asarray(self.space.metric.exp(np.asarray(v, dtype=float), x), dtype=float)
+
+    def log(self, x, y):
+        return np.asarray(self.space.metric.log(np.asarray(y, dtype=float), x), dtype=float)
+
+    def dist(self, x, y):
+        return np.asarray(self.space.metric.dist(np.asarray(x, dtype=float), y), dtype=float)
+
+    def transport(self, x, y, v):
+        return np.asarray(
+            self.space.metric.parallel_transport(np.asarray(v, dtype=float), x, end_point=y),
+            dtype=float,
+        )
+
+    def proj_tangent(self, x, v):
+        return np.asarray(self.space.to_tangent(np.asarray(v, dtype=float), x), dtype=float)
+
+    def random_point(self, size=None, rng=None):
+        """Random points from the space's own sampler, then made reproducible through ``rng``.
+
+        geomstats samples from numpy's global state; to keep ``rng`` meaningful, the global
+        state is seeded from ``rng`` for the duration of the call and restored afterwards.
+        """
+        rng = np.random.default_rng(rng)
+        n = 1 if size is None else int(np.prod(size))
+        saved = np.random.get_state()
+        try:
+            np.random.seed(int(rng.integers(2**32)))
+            pts = np.asarray(self.space.random_point(n_samples=n), dtype=float)
+        finally:
+            np.random.set_state(saved)
+        pts = pts.reshape((n,) + self.point_shape)
+        if size is None:
+            return pts[0]
+        return pts.reshape(tuple(np.atleast_1d(size).tolist()) + self.point_shape)
+
+    def _scale_by_curvature(self, p, v, w0, scale):
+        raise NotImplementedError(
+            "GeomstatsManifold has no closed-form Jacobi fields; geodesic regression needs a "
+            "built-in manifold (Euclidean, Sphere, SPD, KendallShape, Hyperbolic)."
+        )

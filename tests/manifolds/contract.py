@@ -1,0 +1,257 @@
+"""Contract every manifold must satisfy; concrete test modules subclass ``ManifoldContract``.
+
+A subclass provides the ``manifold`` fixture (and optionally ``oracle``: a geomstats space
+equipped with its metric, or None) and may override ``max_radius``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcore.learning import regression_energy, regression_gradient
+
+BATCH = 7
+
+
+class ManifoldContract:
+    """Shared checks. ``tol`` is the absolute tolerance of closed-form identities."""
+
+    tol = 1e-10
+    oracle_tol = 1e-8
+    #: whether points are representatives of equivalence classes (compare with dist, not arrays)
+    quotient = False
+
+    # ------------------------------------------------------------------ sampling helpers
+    @staticmethod
+    def max_radius(manifold):
+        return float(min(0.8 * manifold.injectivity_radius, 2.0))
+
+    def tangent_of_length(self, manifold, x, rng, low=0.05, high=None):
+        high = self.max_radius(manifold) if high is None else high
+        v = manifold.random_tangent(x, rng)
+        r = rng.uniform(low, high, size=np.shape(x)[: np.ndim(x) - manifold.point_ndim])
+        return v * manifold._pw(r / manifold.norm(x, v))
+
+    def pair(self, manifold, rng, n=BATCH):
+        x = manifold.random_point(n, rng)
+        y = manifold.exp(x, self.tangent_of_length(manifold, x, rng))
+        return x, y
+
+    def assert_same_point(self, manifold, a, b, tol=None):
+        tol = self.tol if tol is None else tol
+        np.testing.assert_allclose(manifold.dist(a, b), 0.0, atol=tol * 10)
+        if not self.quotient:
+            np.testing.assert_allclose(a, b, atol=tol * 10)
+
+    # ------------------------------------------------------------------ basic structure
+    def test_random_points_belong(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        assert x.shape == (BATCH, *manifold.point_shape)
+        assert np.all(manifold.belongs(x))
+        assert manifold.random_point(rng=rng).shape == manifold.point_shape
+
+    def test_random_tangent_is_tangent(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        v = manifold.random_tangent(x, rng)
+        assert np.all(manifold.is_tangent(x, v))
+
+    def test_attributes(self, manifold):
+        lo, hi = manifold.curvature_bounds
+        assert lo <= hi
+        assert manifold.injectivity_radius > 0
+        assert isinstance(manifold.is_homogeneous, bool)
+        assert manifold.dim >= 1
+
+    def test_seeded_randomness_is_reproducible(self, manifold):
+        a = manifold.random_point(3, np.random.default_rng(5))
+        b = manifold.random_point(3, np.random.default_rng(5))
+        np.testing.assert_array_equal(a, b)
+
+    # ------------------------------------------------------------------ exp / log / dist
+    def test_exp_log_roundtrip(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        self.assert_same_point(manifold, manifold.exp(x, manifold.log(x, y)), y)
+
+    def test_log_exp_roundtrip(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        v = self.tangent_of_length(manifold, x, rng)
+        np.testing.assert_allclose(manifold.log(x, manifold.exp(x, v)), v, atol=self.tol * 10)
+
+    def test_exp_stays_on_manifold(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        assert np.all(manifold.belongs(y))
+
+    def test_dist_is_norm_of_log(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        np.testing.assert_allclose(
+            manifold.dist(x, y), manifold.norm(x, manifold.log(x, y)), atol=self.tol
+        )
+
+    def test_dist_symmetric_and_zero_on_diagonal(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        np.testing.assert_allclose(manifold.dist(x, y), manifold.dist(y, x), atol=self.tol)
+        np.testing.assert_allclose(manifold.dist(x, x), 0.0, atol=1e-7)
+
+    def test_log_of_same_point_is_zero(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        v = manifold.log(x, x)
+        assert np.all(np.isfinite(v))
+        np.testing.assert_allclose(v, 0.0, atol=1e-7)
+
+    def test_small_vectors_are_stable(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        v = self.tangent_of_length(manifold, x, rng, low=1e-12, high=1e-10)
+        y = manifold.exp(x, v)
+        assert np.all(np.isfinite(y))
+        # Points are O(1): absolute accuracy near machine epsilon is what float64 allows.
+        np.testing.assert_allclose(manifold.log(x, y), v, atol=1e-13, rtol=1e-6)
+        np.testing.assert_allclose(manifold.dist(x, y), manifold.norm(x, v), atol=1e-13, rtol=1e-5)
+
+    def test_triangle_inequality(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        z = manifold.exp(x, self.tangent_of_length(manifold, x, rng))
+        assert np.all(manifold.dist(x, z) <= manifold.dist(x, y) + manifold.dist(y, z) + 1e-12)
+
+    # ------------------------------------------------------------------ transport
+    def test_transport_is_isometry(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        u = manifold.random_tangent(x, rng)
+        w = manifold.random_tangent(x, rng)
+        tu, tw = manifold.transport(x, y, u), manifold.transport(x, y, w)
+        assert np.all(manifold.is_tangent(y, tu))
+        np.testing.assert_allclose(manifold.inner(y, tu, tw), manifold.inner(x, u, w), atol=1e-9)
+
+    def test_transport_maps_log_to_minus_log(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        np.testing.assert_allclose(
+            manifold.transport(x, y, manifold.log(x, y)), -manifold.log(y, x), atol=1e-9
+        )
+
+    def test_transport_roundtrip(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        u = manifold.random_tangent(x, rng)
+        back = manifold.transport(y, x, manifold.transport(x, y, u))
+        np.testing.assert_allclose(back, u, atol=1e-9)
+
+    # ------------------------------------------------------------------ batching
+    def test_batch_equals_loop(self, manifold, rng):
+        x, y = self.pair(manifold, rng)
+        u = manifold.random_tangent(x, rng)
+        w = manifold.random_tangent(manifold.exp(x, u), rng)
+        ops = {
+            "exp": (manifold.exp, (x, u)),
+            "log": (manifold.log, (x, y)),
+            "dist": (manifold.dist, (x, y)),
+            "inner": (manifold.inner, (x, u, u)),
+            "transport": (manifold.transport, (x, y, u)),
+            "adjoint_dexp_point": (manifold.adjoint_dexp_point, (x, u, w)),
+            "adjoint_dexp_vector": (manifold.adjoint_dexp_vector, (x, u, w)),
+        }
+        for name, (fn, args) in ops.items():
+            batched = fn(*args)
+            looped = np.stack([fn(*(a[i] for a in args)) for i in range(BATCH)])
+            np.testing.assert_allclose(batched, looped, atol=1e-12, err_msg=name)
+
+    def test_broadcasting_single_point_against_batch(self, manifold, rng):
+        x = manifold.random_point(rng=rng)
+        _, y = self.pair(manifold, rng)
+        # A point near x, against a batch of points near it.
+        ys = manifold.exp(x, self.tangent_of_length(manifold, np.broadcast_to(x, y.shape), rng))
+        d = manifold.dist(x, ys)
+        assert d.shape == (BATCH,)
+        np.testing.assert_allclose(d, [manifold.dist(x, yi) for yi in ys], atol=1e-12)
+
+    # ------------------------------------------------------------------ Jacobi adjoints
+    def test_adjoint_dexp_point_matches_finite_differences(self, manifold, rng):
+        """<adj_p(p, v, w), u> = <w, d/ds Exp(exp_p(s u), Gamma_s v)|_{s=0}>."""
+        p = manifold.random_point(rng=rng)
+        v = self.tangent_of_length(manifold, p, rng, low=0.3, high=1.2)
+        q = manifold.exp(p, v)
+        w = manifold.random_tangent(q, rng)
+        u = manifold.random_tangent(p, rng)
+        h = 1e-6
+
+        def curve(s):
+            ps = manifold.exp(p, s * u)
+            return manifold.exp(ps, manifold.transport(p, ps, v))
+
+        deriv = (curve(h) - curve(-h)) / (2 * h)
+        lhs = manifold.inner(p, manifold.adjoint_dexp_point(p, v, w), u)
+        np.testing.assert_allclose(lhs, manifold.inner(q, w, deriv), rtol=1e-6, atol=1e-8)
+
+    def test_adjoint_dexp_vector_matches_finite_differences(self, manifold, rng):
+        """<adj_v(p, v, w), u> = <w, d/ds Exp(p, v + s u)|_{s=0}>."""
+        p = manifold.random_point(rng=rng)
+        v = self.tangent_of_length(manifold, p, rng, low=0.3, high=1.2)
+        q = manifold.exp(p, v)
+        w = manifold.random_tangent(q, rng)
+        u = manifold.random_tangent(p, rng)
+        h = 1e-6
+        deriv = (manifold.exp(p, v + h * u) - manifold.exp(p, v - h * u)) / (2 * h)
+        lhs = manifold.inner(p, manifold.adjoint_dexp_vector(p, v, w), u)
+        np.testing.assert_allclose(lhs, manifold.inner(q, w, deriv), rtol=1e-6, atol=1e-8)
+
+    def test_adjoint_dexp_agrees_with_separate_calls(self, manifold, rng):
+        p = manifold.random_point(BATCH, rng)
+        v = self.tangent_of_length(manifold, p, rng)
+        w = manifold.random_tangent(manifold.exp(p, v), rng)
+        both = manifold.adjoint_dexp(p, v, w)
+        np.testing.assert_allclose(both[0], manifold.adjoint_dexp_point(p, v, w), atol=1e-13)
+        np.testing.assert_allclose(both[1], manifold.adjoint_dexp_vector(p, v, w), atol=1e-13)
+
+    @pytest.mark.parametrize("length", [0.5, 2.5])
+    def test_regression_gradient_matches_finite_differences(self, manifold, rng, length):
+        """Gradients of E(p, v) = (1/2n) sum d(Exp(p, t_i v), y_i)^2 along random variations.
+
+        ``length`` 2.5 takes the geodesic past the injectivity radius of compact spaces, where
+        the Jacobi fields must be carried along the fitted geodesic, not the minimizing one.
+        """
+        p = manifold.random_point(rng=rng)
+        v = self.tangent_of_length(manifold, p, rng, low=length, high=length)
+        t = rng.uniform(0.0, 1.0, 15)
+        pred = manifold.geodesic(p, v, t)
+        y = manifold.exp(pred, self.tangent_of_length(manifold, pred, rng, 0.01, 0.3))
+        gp, gv = regression_gradient(manifold, p, v, t, y)
+        u = manifold.random_tangent(p, rng)
+        w = manifold.random_tangent(p, rng)
+        h = 1e-6
+
+        def energy_p(s):
+            ps = manifold.exp(p, s * u)
+            return regression_energy(manifold, ps, manifold.transport(p, ps, v), t, y)
+
+        fd_p = (energy_p(h) - energy_p(-h)) / (2 * h)
+        fd_v = (
+            regression_energy(manifold, p, v + h * w, t, y)
+            - regression_energy(manifold, p, v - h * w, t, y)
+        ) / (2 * h)
+        np.testing.assert_allclose(manifold.inner(p, gp, u), fd_p, rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(manifold.inner(p, gv, w), fd_v, rtol=1e-5, atol=1e-9)
+
+    # ------------------------------------------------------------------ oracle
+    def _oracle_or_skip(self, oracle):
+        if oracle is None:
+            pytest.skip("no geomstats counterpart for this manifold")
+        return oracle
+
+    def test_agrees_with_geomstats(self, manifold, oracle, rng):
+        space = self._oracle_or_skip(oracle)
+        x, y = self.pair(manifold, rng)
+        v = manifold.random_tangent(x, rng)
+        u = manifold.random_tangent(x, rng)
+        metric = space.metric
+        tol = self.oracle_tol
+        np.testing.assert_allclose(manifold.dist(x, y), metric.dist(x, y), atol=tol)
+        np.testing.assert_allclose(manifold.log(x, y), metric.log(y, x), atol=tol)
+        np.testing.assert_allclose(manifold.exp(x, v), metric.exp(v, x), atol=tol)
+        np.testing.assert_allclose(manifold.inner(x, u, v), metric.inner_product(u, v, x), atol=tol)
+        assert np.all(space.belongs(manifold.random_point(BATCH, rng)))
+        assert manifold.dim == space.dim
+
+    def test_transport_agrees_with_geomstats(self, manifold, oracle, rng):
+        space = self._oracle_or_skip(oracle)
+        x, y = self.pair(manifold, rng)
+        v = manifold.random_tangent(x, rng)
+        expected = space.metric.parallel_transport(v, x, end_point=y)
+        np.testing.assert_allclose(manifold.transport(x, y, v), expected, atol=self.oracle_tol)
