@@ -47,8 +47,9 @@ def frechet_mean_gradient(manifold, z, points):
     return -np.mean(manifold.log(zb, points), axis=-(manifold.point_ndim + 1))
 
 
-def frechet_mean(manifold, points, *, weights=None, tol=1e-10, max_iter=1000, init=None,
-                 return_info=False):
+def frechet_mean(
+    manifold, points, *, weights=None, tol=1e-10, max_iter=1000, init=None, return_info=False
+):
     """Fréchet mean: the minimizer of (1/2n) sum_i d(z, y_i)^2.
 
     Gradient descent ``z <- exp_z(h * mean_i log_z y_i)`` with ``h = 1`` (Newton's step in flat

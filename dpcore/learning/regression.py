@@ -86,7 +86,8 @@ def gauss_newton_direction(manifold, p, v, t, grad_p, grad_v):
     r"""Solve the Gauss-Newton system of the regression energy for the step ``(dp, dv)``.
 
     The Jacobian of :math:`\hat y_i = Exp(p, t_i v)`, read in T_p M through parallel transport
-    along the fitted geodesic, is :math:`(\delta p, \delta v) \mapsto C_i \delta p + t_i S_i \delta v`
+    along the fitted geodesic, is
+    :math:`(\delta p, \delta v) \mapsto C_i \delta p + t_i S_i \delta v`
     with :math:`C_i, S_i` the Jacobi scalings of the curvature operator of :math:`t_i v`.
     The vectors :math:`t_i v` are collinear, so all these maps share the eigenbasis of
     :math:`u \mapsto R(u, v) v` and the normal equations split into one 2 x 2 system per
@@ -181,7 +182,9 @@ class GeodesicRegression:
         logs = m.log(center, y)
         tb = t.reshape((-1,) + (1,) * m.point_ndim)
         t_mean = t.mean()
-        slope = np.sum((tb - t_mean) * (logs - logs.mean(axis=0)), axis=0) / np.sum((t - t_mean) ** 2)
+        slope = np.sum((tb - t_mean) * (logs - logs.mean(axis=0)), axis=0) / np.sum(
+            (t - t_mean) ** 2
+        )
         offset = logs.mean(axis=0) - t_mean * slope
         p = m.exp(center, offset)
         v = m.proj_tangent(p, m.transport(center, p, slope))
@@ -213,7 +216,9 @@ class GeodesicRegression:
         if self.covariate_range is None:
             a, b = float(x.min()), float(x.max())
             if not b > a:
-                raise ValueError("`x` is constant: geodesic regression needs two distinct covariates.")
+                raise ValueError(
+                    "`x` is constant: geodesic regression needs two distinct covariates."
+                )
         else:
             a, b = map(float, self.covariate_range)
             if not b > a:
@@ -278,7 +283,9 @@ class GeodesicRegression:
 
     def mse(self, x, y):
         """Mean squared geodesic error (1/n) sum_i d(prediction_i, y_i)^2."""
-        return float(np.mean(self.manifold.squared_dist(self.predict(x), np.asarray(y, dtype=float))))
+        return float(
+            np.mean(self.manifold.squared_dist(self.predict(x), np.asarray(y, dtype=float)))
+        )
 
     def r2_score(self, x, y):
         """Fletcher's R^2: 1 - sum d(pred, y)^2 / sum d(mean, y)^2 with the Fréchet mean."""

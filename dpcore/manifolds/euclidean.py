@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_int
@@ -30,17 +32,21 @@ class Euclidean(Manifold):
         return str(self.d)
 
     def exp(self, x, v):
-        return np.asarray(x, dtype=float) + np.asarray(v, dtype=float)
+        return np.add(x, v)
 
     def log(self, x, y):
-        return np.asarray(y, dtype=float) - np.asarray(x, dtype=float)
+        return np.subtract(y, x)
 
     def dist(self, x, y):
-        return np.linalg.norm(np.asarray(y, dtype=float) - np.asarray(x, dtype=float), axis=-1)
+        d = np.subtract(y, x, dtype=float)
+        if d.ndim == 1:
+            return np.float64(math.sqrt(d @ d))
+        return np.sqrt(np.sum(d * d, axis=-1))
 
     def transport(self, x, y, v):
         v = np.asarray(v, dtype=float)
-        return np.broadcast_to(v, np.broadcast_shapes(np.shape(y), v.shape)).copy()
+        shape = np.broadcast_shapes(np.shape(y), v.shape)
+        return v if shape == v.shape else np.broadcast_to(v, shape).copy()
 
     def proj_tangent(self, x, v):
         v = np.asarray(v, dtype=float)
@@ -55,8 +61,9 @@ class Euclidean(Manifold):
         return w0 * scale(0.0)
 
     def adjoint_dexp(self, p, v, w):
+        # Both adjoints are the identity; the two results share memory.
         w = self.transport(p, p, w)
-        return w, w.copy()
+        return w, w
 
     def adjoint_dexp_point(self, p, v, w):
         return self.transport(p, p, w)

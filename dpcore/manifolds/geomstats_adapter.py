@@ -31,8 +31,9 @@ class GeomstatsManifold(Manifold):
         Laplace mechanism then doubles its scale).
     """
 
-    def __init__(self, space, *, curvature_bounds=None, injectivity_radius=None,
-                 is_homogeneous=False):
+    def __init__(
+        self, space, *, curvature_bounds=None, injectivity_radius=None, is_homogeneous=False
+    ):
         if not hasattr(space, "metric"):
             raise TypeError("`space` must be an equipped geomstats space with a `metric`.")
         self.space = space
@@ -86,12 +87,13 @@ class GeomstatsManifold(Manifold):
         """
         rng = np.random.default_rng(rng)
         n = 1 if size is None else int(np.prod(size))
-        saved = np.random.get_state()
+        # geomstats samples from numpy's legacy global state (hence the NPY002 exemptions).
+        saved = np.random.get_state()  # noqa: NPY002
         try:
-            np.random.seed(int(rng.integers(2**32)))
+            np.random.seed(int(rng.integers(2**32)))  # noqa: NPY002
             pts = np.asarray(self.space.random_point(n_samples=n), dtype=float)
         finally:
-            np.random.set_state(saved)
+            np.random.set_state(saved)  # noqa: NPY002
         pts = pts.reshape((n,) + self.point_shape)
         if size is None:
             return pts[0]

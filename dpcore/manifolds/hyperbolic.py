@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_int
@@ -51,9 +53,13 @@ class Hyperbolic(Manifold):
     def inner(self, x, u, w):
         return minkowski(u, w)
 
+    # Single points take a scalar path (math module), where numpy's call overhead dominates.
     def exp(self, x, v):
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
+        if x.ndim == 1 and v.ndim == 1:
+            nv = math.sqrt(max(v[1:] @ v[1:] - v[0] * v[0], 0.0))
+            return math.cosh(nv) * x + (math.sinh(nv) / nv if nv > 0 else 1.0) * v
         nv = np.sqrt(np.maximum(minkowski(v, v), 0.0))[..., None]
         return np.cosh(nv) * x + sinhc(nv) * v
 
@@ -65,12 +71,26 @@ class Hyperbolic(Manifold):
         s = np.sqrt(np.maximum(minkowski(u, u), 0.0))[..., None]
         return c, u, s
 
+    def _scalar_parts(self, x, y):
+        c = max(x[0] * y[0] - x[1:] @ y[1:], 1.0)
+        u = y - c * x
+        return u, math.sqrt(max(u[1:] @ u[1:] - u[0] * u[0], 0.0))
+
     def log(self, x, y):
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if x.ndim == 1 and y.ndim == 1:
+            u, s = self._scalar_parts(x, y)
+            return (math.asinh(s) / s if s > 0 else 1.0) * u
         _, u, s = self._parts(x, y)
         # s = sinh(d(x, y)), so the log is (arcsinh(s) / s) u.
         return u / sinhc(np.arcsinh(s))
 
     def dist(self, x, y):
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if x.ndim == 1 and y.ndim == 1:
+            return np.float64(math.asinh(self._scalar_parts(x, y)[1]))
         _, _, s = self._parts(x, y)
         return np.arcsinh(s)[..., 0]
 
@@ -98,8 +118,31 @@ class Hyperbolic(Manifold):
         rng = np.random.default_rng(rng)
         x = np.asarray(x, dtype=float)
         # A standard Gaussian at the origin, moved to x by parallel transport (an isometry).
-        z = np.concatenate([np.zeros(x.shape[:-1] + (1,)), rng.standard_normal(x.shape[:-1] + (self.d,))], axis=-1)
+        z = np.concatenate(
+            [np.zeros(x.shape[:-1] + (1,)), rng.standard_normal(x.shape[:-1] + (self.d,))], axis=-1
+        )
         return self.transport(np.broadcast_to(self.origin, x.shape), x, z)
+
+    def adjoint_dexp(self, p, v, w):
+        # One pass, as on the sphere: w = a e + w_perp with e = gamma'(|v|)/|v|
+        # = sinh|v| p + cosh|v| u; e maps back to u, and w_perp is scaled by cosh|v| (point)
+        # or sinh|v|/|v| (vector).
+        p = np.asarray(p, dtype=float)
+        v = np.asarray(v, dtype=float)
+        w = np.asarray(w, dtype=float)
+        nv = np.sqrt(np.maximum(minkowski(v, v), 0.0))[..., None]
+        u = np.divide(v, nv, out=np.zeros(np.broadcast_shapes(v.shape, nv.shape)), where=nv > 0)
+        end_dir = np.sinh(nv) * p + np.cosh(nv) * u
+        a = minkowski(end_dir, w)[..., None]
+        w_perp = w - a * end_dir
+        par = a * u
+        return par + np.cosh(nv) * w_perp, par + sinhc(nv) * w_perp
+
+    def adjoint_dexp_point(self, p, v, w):
+        return self.adjoint_dexp(p, v, w)[0]
+
+    def adjoint_dexp_vector(self, p, v, w):
+        return self.adjoint_dexp(p, v, w)[1]
 
     def _scale_by_curvature(self, p, v, w0, scale):
         w_par, w_perp, nv = split_along(self, p, v, w0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_int
@@ -128,7 +130,26 @@ class KendallShape(Manifold):
         s = np.sqrt(np.sum(np.abs(u) ** 2, axis=-1))
         return phase, mod, u, s
 
+    @staticmethod
+    def _scalar_parts(x, y):
+        """Single-point ``(mod, u, s)`` in real arithmetic (numpy overhead dominates there)."""
+        a = float(np.sum(x * y))
+        b = float(x[:, 0] @ y[:, 1] - x[:, 1] @ y[:, 0])
+        mod = math.hypot(a, b)
+        if mod > 0:
+            ca, cb = a / mod, b / mod
+            y = np.stack([ca * y[:, 0] + cb * y[:, 1], ca * y[:, 1] - cb * y[:, 0]], axis=-1)
+        u = y - mod * x
+        return mod, u, math.sqrt(float(np.sum(u * u)))
+
     def log(self, x, y):
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if x.ndim == 2 and y.ndim == 2:
+            mod, u, s = self._scalar_parts(x, y)
+            if mod < CUT_TOL:
+                raise CutLocusError("log is undefined between orthogonal shapes (distance pi/2).")
+            return (math.atan2(s, mod) / s if s > 0 else 1.0) * u
         _, mod, u, s = self._aligned_parts(x, y)
         if np.any(mod < CUT_TOL):
             raise CutLocusError("log is undefined between orthogonal shapes (distance pi/2).")
@@ -137,6 +158,11 @@ class KendallShape(Manifold):
         return _to_real(factor[..., None] * u)
 
     def dist(self, x, y):
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if x.ndim == 2 and y.ndim == 2:
+            mod, _, s = self._scalar_parts(x, y)
+            return np.float64(math.atan2(s, mod))
         _, mod, _, s = self._aligned_parts(x, y)
         return np.arctan2(s, mod)
 

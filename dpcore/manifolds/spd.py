@@ -5,24 +5,27 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_int
+from ._functions import sinhc
 from .base import Manifold
+
+_TINY = np.finfo(float).tiny
 
 
 def sym(a):
     """Symmetric part of a batch of square matrices."""
     a = np.asarray(a, dtype=float)
-    return 0.5 * (a + np.swapaxes(a, -1, -2))
+    return 0.5 * (a + a.mT)
 
 
-def eig_apply(vals, vecs, fn_vals):
+def eig_apply(vecs, fn_vals):
     """Rebuild ``Q diag(f) Q^T`` from eigenvectors ``Q`` and transformed eigenvalues ``f``."""
-    return (vecs * fn_vals[..., None, :]) @ np.swapaxes(vecs, -1, -2)
+    return (vecs * fn_vals[..., None, :]) @ vecs.mT
 
 
 def sym_funm(a, fn):
     """Apply a scalar function to a symmetric matrix through its eigendecomposition."""
     vals, vecs = np.linalg.eigh(sym(a))
-    return eig_apply(vals, vecs, fn(vals))
+    return eig_apply(vecs, fn(vals))
 
 
 class SPD(Manifold):
@@ -51,13 +54,28 @@ class SPD(Manifold):
         return str(self.k)
 
     # ------------------------------------------------------------ helpers
+    # Everything is computed through a square root A = Q diag(sqrt(s)) of P = Q diag(s) Q^T
+    # (P = A A^T, not symmetric). X -> A X A^T is an isometry taking I to P, so every formula
+    # is the one at the identity conjugated by A; one eigendecomposition of P serves them all.
     @staticmethod
-    def _roots(p):
-        """Return ``(P^{1/2}, P^{-1/2})`` from one eigendecomposition."""
-        vals, vecs = np.linalg.eigh(sym(p))
-        vals = np.maximum(vals, np.finfo(float).tiny)
-        root = np.sqrt(vals)
-        return eig_apply(vals, vecs, root), eig_apply(vals, vecs, 1.0 / root)
+    def _factor(p):
+        """``(Q, sqrt(s))`` with ``P = Q diag(s) Q^T``."""
+        # eigh reads only the lower triangle, so a symmetric input needs no symmetrization.
+        vals, vecs = np.linalg.eigh(np.asarray(p, dtype=float))
+        return vecs, np.sqrt(np.maximum(vals, _TINY))
+
+    @staticmethod
+    def _whiten(vecs, root, a):
+        """``A^{-1} X A^{-T}`` for symmetric ``X``."""
+        inv = 1.0 / root
+        return (vecs.mT @ np.asarray(a, dtype=float) @ vecs) * (
+            inv[..., :, None] * inv[..., None, :]
+        )
+
+    def _roots(self, p):
+        """Symmetric ``(P^{1/2}, P^{-1/2})``."""
+        vecs, root = self._factor(p)
+        return eig_apply(vecs, root), eig_apply(vecs, 1.0 / root)
 
     def belongs(self, x, atol=1e-8):
         x = np.asarray(x, dtype=float)
@@ -67,32 +85,36 @@ class SPD(Manifold):
         return symmetric & (np.linalg.eigvalsh(sym(x))[..., 0] > 0)
 
     def inner(self, x, u, w):
-        _, mhalf = self._roots(x)
-        a = mhalf @ np.asarray(u, dtype=float) @ mhalf
-        b = mhalf @ np.asarray(w, dtype=float) @ mhalf
-        return np.sum(a * b, axis=(-2, -1))
+        vecs, root = self._factor(x)
+        return np.sum(self._whiten(vecs, root, u) * self._whiten(vecs, root, w), axis=(-2, -1))
+
+    def _apply_at(self, x, y, fn):
+        """``A f(A^{-1} Y A^{-T}) A^T``."""
+        vecs, root = self._factor(x)
+        vals, u = np.linalg.eigh(self._whiten(vecs, root, y))
+        b = (vecs * root[..., None, :]) @ u
+        return sym((b * fn(vals)[..., None, :]) @ b.mT)
 
     def exp(self, x, v):
-        half, mhalf = self._roots(x)
-        middle = sym_funm(mhalf @ np.asarray(v, dtype=float) @ mhalf, np.exp)
-        return sym(half @ middle @ half)
+        return self._apply_at(x, v, np.exp)
 
     def log(self, x, y):
-        half, mhalf = self._roots(x)
-        middle = sym_funm(mhalf @ np.asarray(y, dtype=float) @ mhalf, np.log)
-        return sym(half @ middle @ half)
+        return self._apply_at(x, y, np.log)
 
     def dist(self, x, y):
-        _, mhalf = self._roots(x)
-        vals = np.linalg.eigvalsh(sym(mhalf @ np.asarray(y, dtype=float) @ mhalf))
+        vecs, root = self._factor(x)
+        vals = np.linalg.eigh(self._whiten(vecs, root, y))[0]  # faster than eigvalsh here
         return np.sqrt(np.sum(np.log(vals) ** 2, axis=-1))
 
     def transport(self, x, y, v):
-        # Gamma_{x->y} V = E V E^T with E = X^{1/2} (X^{-1/2} Y X^{-1/2})^{1/2} X^{-1/2}.
-        half, mhalf = self._roots(x)
-        mid = sym_funm(mhalf @ np.asarray(y, dtype=float) @ mhalf, np.sqrt)
-        e = half @ mid @ mhalf
-        return sym(e @ np.asarray(v, dtype=float) @ np.swapaxes(e, -1, -2))
+        # Gamma_{x->y} V = E V E^T with E = A S^{1/2} A^{-1}, S = A^{-1} Y A^{-T}: the transport
+        # W -> S^{1/2} W S^{1/2} from I to S, conjugated by the isometry A.
+        vecs, root = self._factor(x)
+        vals, u = np.linalg.eigh(self._whiten(vecs, root, y))
+        a_mat = vecs * root[..., None, :]
+        a_inv = np.swapaxes(vecs / root[..., None, :], -1, -2)
+        e = a_mat @ eig_apply(u, np.sqrt(vals)) @ a_inv
+        return sym(e @ np.asarray(v, dtype=float) @ e.mT)
 
     def proj_tangent(self, x, v):
         v = sym(v)
@@ -114,16 +136,55 @@ class SPD(Manifold):
         a = (g + np.swapaxes(g, -1, -2)) / 2.0
         idx = np.arange(self.k)
         a[..., idx, idx] = g[..., idx, idx]
-        half, _ = self._roots(x)
-        return sym(half @ a @ half)
+        vecs, root = self._factor(x)
+        a_mat = vecs * root[..., None, :]
+        return sym(a_mat @ a @ a_mat.mT)
+
+    def _curvature_frame(self, p, v):
+        """Eigen-frame of the curvature operator of ``v`` at ``p``.
+
+        Returns ``(b, c, lam)``: with ``A^{-1} V A^{-T} = U diag(lam) U^T``, ``b = A U`` and
+        ``c = A^{-T} U`` (so ``c^T X c`` reads a tangent vector in the frame and ``b Y b^T``
+        writes it back).
+        """
+        vecs, root = self._factor(p)
+        lam, u = np.linalg.eigh(self._whiten(vecs, root, v))
+        b = (vecs * root[..., None, :]) @ u
+        c = (vecs / root[..., None, :]) @ u
+        return b, c, lam
 
     def _scale_by_curvature(self, p, v, w0, scale):
-        # Whiten to T_I (an isometry), diagonalize v = U diag(lam) U^T; the (i, j) direction of
-        # the curvature operator has eigenvalue -(lam_i - lam_j)^2 / 4 (DESIGN section 3).
-        half, mhalf = self._roots(p)
-        vals, vecs = np.linalg.eigh(sym(mhalf @ np.asarray(v, dtype=float) @ mhalf))
-        vecs_t = np.swapaxes(vecs, -1, -2)
-        w_white = vecs_t @ (mhalf @ np.asarray(w0, dtype=float) @ mhalf) @ vecs
-        lam = -((vals[..., :, None] - vals[..., None, :]) ** 2) / 4.0
-        scaled = vecs @ (w_white * scale(lam)) @ vecs_t
-        return sym(half @ scaled @ half)
+        # In the frame, the (i, j) direction of the curvature operator of v has eigenvalue
+        # -(lam_i - lam_j)^2 / 4 (DESIGN section 3).
+        b, c, lam = self._curvature_frame(p, v)
+        w_hat = c.mT @ np.asarray(w0, dtype=float) @ c
+        gap = lam[..., :, None] - lam[..., None, :]
+        return sym(b @ (w_hat * scale(-(gap**2) / 4.0)) @ b.mT)
+
+    def _adjoint_parts(self, p, v, w):
+        # In the frame, Exp(p, v) is diag(e^lam); transporting w back along the geodesic
+        # e^{t diag(lam)} multiplies entry (i, j) by e^{-(lam_i + lam_j) / 2}; the Jacobi
+        # scalings cosh(|lam_i - lam_j| / 2) and sinh(.)/(.) then apply entrywise.
+        b, c, lam = self._curvature_frame(p, v)
+        w_hat = (c.mT @ np.asarray(w, dtype=float) @ c) * np.exp(
+            -(lam[..., :, None] + lam[..., None, :]) / 2.0
+        )
+        return b, w_hat, np.abs(lam[..., :, None] - lam[..., None, :]) / 2.0
+
+    def adjoint_dexp(self, p, v, w):
+        b, w_hat, half = self._adjoint_parts(p, v, w)
+        return sym(b @ (w_hat * np.cosh(half)) @ b.mT), sym(b @ (w_hat * sinhc(half)) @ b.mT)
+
+    def adjoint_dexp_point(self, p, v, w):
+        b, w_hat, half = self._adjoint_parts(p, v, w)
+        return sym(b @ (w_hat * np.cosh(half)) @ b.mT)
+
+    def adjoint_dexp_vector(self, p, v, w):
+        b, w_hat, half = self._adjoint_parts(p, v, w)
+        return sym(b @ (w_hat * sinhc(half)) @ b.mT)
+
+    def _transport_back(self, p, v, w):
+        b, c, lam = self._curvature_frame(p, v)
+        w_hat = c.mT @ np.asarray(w, dtype=float) @ c
+        w_hat = w_hat * np.exp(-(lam[..., :, None] + lam[..., None, :]) / 2.0)
+        return sym(b @ w_hat @ b.mT)

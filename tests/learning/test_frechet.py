@@ -48,7 +48,9 @@ def test_euclidean_mean_is_the_average(rng):
 
 
 @pytest.mark.parametrize(
-    ("manifold", "space"), [(Sphere(2), Hypersphere(2)), (SPD(2), SPDMatrices(2))], ids=["S2", "SPD2"]
+    ("manifold", "space"),
+    [(Sphere(2), Hypersphere(2)), (SPD(2), SPDMatrices(2))],
+    ids=["S2", "SPD2"],
 )
 def test_agrees_with_geomstats(manifold, space, rng):
     y = cloud(manifold, rng)

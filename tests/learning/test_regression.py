@@ -66,9 +66,7 @@ def test_noise_free_data_recovers_the_geodesic(manifold, rng):
     x, y, (p, v) = noisy_geodesic(manifold, rng, noise=0.0)
     model = GeodesicRegression(manifold, covariate_range=(-3.0, 5.0)).fit(x, y)
     assert manifold.dist(model.footpoint_, p) < 1e-8
-    np.testing.assert_allclose(
-        manifold.dist(model.predict(x), y), 0.0, atol=1e-8
-    )
+    np.testing.assert_allclose(manifold.dist(model.predict(x), y), 0.0, atol=1e-8)
 
 
 @pytest.mark.parametrize("manifold", MANIFOLDS, ids=repr)
@@ -76,7 +74,9 @@ def test_intercept_and_coef_describe_the_same_geodesic(manifold, rng):
     x, y, _ = noisy_geodesic(manifold, rng)
     model = GeodesicRegression(manifold).fit(x, y)
     xs = np.linspace(-3, 5, 9)
-    direct = manifold.exp(model.intercept_, xs.reshape(-1, *[1] * manifold.point_ndim) * model.coef_)
+    direct = manifold.exp(
+        model.intercept_, xs.reshape(-1, *[1] * manifold.point_ndim) * model.coef_
+    )
     np.testing.assert_allclose(manifold.dist(direct, model.predict(xs)), 0.0, atol=1e-8)
 
 
@@ -107,15 +107,18 @@ def _kendall_space(k):
 
 @pytest.mark.parametrize(
     ("manifold", "make_space"),
-    [(Sphere(2), lambda: Hypersphere(2)), (SPD(2), lambda: SPDMatrices(2)),
-     (KendallShape(8), lambda: _kendall_space(8))],
+    [
+        (Sphere(2), lambda: Hypersphere(2)),
+        (SPD(2), lambda: SPDMatrices(2)),
+        (KendallShape(8), lambda: _kendall_space(8)),
+    ],
     ids=["S2", "SPD2", "Kendall8"],
 )
 def test_energy_no_higher_than_geomstats_extrinsic(manifold, make_space, rng):
     x, y, _ = noisy_geodesic(manifold, rng, n=40, noise=0.1)
     ours = GeodesicRegression(manifold).fit(x, y)
     theirs = GsGeodesicRegression(make_space(), method="extrinsic", initialization="frechet")
-    np.random.seed(0)  # geomstats draws from the global state
+    np.random.seed(0)  # noqa: NPY002 - geomstats draws from numpy's global state
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs.fit(x, y)
@@ -164,7 +167,9 @@ def test_energy_matches_definition(rng):
     v = m.random_tangent(p, rng)
     t = rng.uniform(size=6)
     y = m.random_point(6, rng)
-    expected = 0.5 * np.mean([m.dist(m.exp(p, ti * v), yi) ** 2 for ti, yi in zip(t, y)])
+    expected = 0.5 * np.mean(
+        [m.dist(m.exp(p, ti * v), yi) ** 2 for ti, yi in zip(t, y, strict=True)]
+    )
     assert regression_energy(m, p, v, t, y) == pytest.approx(expected, rel=1e-12)
 
 

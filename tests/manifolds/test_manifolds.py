@@ -126,8 +126,12 @@ class TestKendallShape(ManifoldContract):
         # Rotate y by a random angle: answers must be the same for every representative.
         angle = rng.uniform(0, 2 * np.pi, size=(len(y), 1))
         rot = np.stack(
-            [np.cos(angle) * y[..., 0] - np.sin(angle) * y[..., 1],
-             np.sin(angle) * y[..., 0] + np.cos(angle) * y[..., 1]], axis=-1)
+            [
+                np.cos(angle) * y[..., 0] - np.sin(angle) * y[..., 1],
+                np.sin(angle) * y[..., 0] + np.cos(angle) * y[..., 1],
+            ],
+            axis=-1,
+        )
         metric = oracle.quotient.metric
         np.testing.assert_allclose(manifold.dist(x, rot), metric.dist(x, rot), atol=1e-8)
         np.testing.assert_allclose(manifold.log(x, rot), metric.log(rot, x), atol=1e-8)

@@ -1,0 +1,32 @@
+"""Fixtures for the AppTest (no browser) tests of the Streamlit app.
+
+Why the patch below: the entry script ``app.py`` uses ``st.navigation`` while its pages live in a
+directory named ``pages/``. Streamlit decides per process whether to use the legacy
+"pages/ directory" multipage mode: it starts with that mode on whenever ``pages/`` exists and
+switches it off for good the first time ``st.navigation`` is called. ``AppTest`` resets that flag
+before *every* run, so every run after the first one (a rerun, a widget interaction, or
+``switch_page``) falls back to the legacy mode: the page file is executed on its own and
+``app.py`` (page config, navigation, shared sidebar) is skipped. A running server does not do that
+once ``st.navigation`` has been called, so the fixture keeps the legacy mode off in tests.
+"""
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import app_test
+
+
+class _NavigationPagesManager(PagesManager):
+    """PagesManager that always behaves as after the app's first ``st.navigation`` call."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    # Guard against silent no-ops if streamlit's internals move (streamlit is pinned).
+    assert app_test.PagesManager is PagesManager, "streamlit internals changed: revisit conftest"
+    monkeypatch.setattr(app_test, "PagesManager", _NavigationPagesManager)
+    yield
+    PagesManager.uses_pages_directory = None

@@ -1,0 +1,198 @@
+"""Synthetic generators: shapes, manifold membership, reproducibility, paper protocols."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcore.data import (
+    DEFAULT_NOISE,
+    RegressionData,
+    default_center,
+    kendall_template,
+    make_mean_data,
+    make_regression_data,
+)
+from dpcore.learning import GeodesicRegression
+from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+
+MANIFOLDS = [Euclidean(3), Sphere(2), SPD(2), SPD(3), KendallShape(5), Hyperbolic(2)]
+IDS = [repr(m) for m in MANIFOLDS]
+#: A radius that is valid on every manifold above (Kendall's injectivity radius is pi/2).
+RADIUS = {Sphere: np.pi / 8, KendallShape: 0.4, SPD: 1.5, Euclidean: 2.0, Hyperbolic: 1.0}
+
+
+# ------------------------------------------------------------------------- regression
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_regression_shapes_and_membership(m):
+    data = make_regression_data(m, 40, rng=0)
+    assert isinstance(data, RegressionData)
+    assert data.x.shape == (40,)
+    assert data.y.shape == (40, *m.point_shape)
+    assert np.all((data.x >= 0) & (data.x <= 1))
+    assert np.all(m.belongs(data.y, atol=1e-10))
+    assert m.belongs(data.footpoint, atol=1e-10)
+    assert m.is_tangent(data.footpoint, data.shooting_vector, atol=1e-10)
+    assert data.noise == DEFAULT_NOISE[type(m)]
+
+
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_regression_unpacks_as_x_y(m):
+    data = make_regression_data(m, 5, noise=0.01, rng=1)
+    x, y = data
+    assert x is data.x and y is data.y
+
+
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_regression_reproducible(m):
+    a = make_regression_data(m, 10, noise=0.01, rng=7)
+    b = make_regression_data(m, 10, noise=0.01, rng=np.random.default_rng(7))
+    c = make_regression_data(m, 10, noise=0.01, rng=8)
+    for name in ("x", "y", "footpoint", "shooting_vector"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert not np.allclose(a.y, c.y)
+
+
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_noise_free_data_lie_on_the_true_geodesic(m):
+    data = make_regression_data(m, 25, noise=0.0, rng=2)
+    np.testing.assert_allclose(data.y, data.true_points(), atol=1e-12)
+
+
+def test_sphere_fit_on_noise_free_data_recovers_geodesic():
+    m = Sphere(2)
+    data = make_regression_data(m, 30, noise=0.0, rng=3)
+    fit = GeodesicRegression(m).fit(data.x, data.y)
+    grid = np.linspace(0.0, 1.0, 11)
+    np.testing.assert_allclose(fit.predict(data.x), data.true_points(), atol=1e-6)
+    np.testing.assert_allclose(fit.predict(grid), data.true_points(grid), atol=1e-6)
+
+
+def test_sphere_shooting_vector_length_and_ambient_noise_variance():
+    # Paper 002 section 4.1: ambient N(0, delta I) then renormalise, delta a *variance*. For
+    # small delta the tangential residual has variance delta per tangent direction, so
+    # E|log_{clean}(y)|^2 = d * delta on S^d.
+    m, delta = Sphere(2), 1e-4
+    data = make_regression_data(m, 4000, noise=delta, rng=4)
+    assert m.norm(data.footpoint, data.shooting_vector) == pytest.approx(np.pi / 4)
+    res = m.log(data.true_points(), data.y)
+    assert np.mean(np.sum(res**2, axis=-1)) == pytest.approx(2 * delta, rel=0.08)
+
+
+@pytest.mark.parametrize("m", [SPD(2), KendallShape(4), Hyperbolic(3)], ids=repr)
+def test_tangent_noise_has_standard_deviation_noise(m):
+    # Paper 002 appendix F: Exp(y_clean, xi), xi ~ N(0, sigma^2 I) in the tangent space.
+    sigma = 0.01
+    data = make_regression_data(m, 4000, noise=sigma, rng=5)
+    clean = data.true_points()
+    sq = m.norm(clean, m.log(clean, data.y)) ** 2
+    assert np.mean(sq) == pytest.approx(m.dim * sigma**2, rel=0.08)
+
+
+def test_euclidean_noise_is_standard_deviation():
+    m = Euclidean(2)
+    data = make_regression_data(m, 4000, noise=0.5, rng=6)
+    assert np.std(data.y - data.true_points()) == pytest.approx(0.5, rel=0.05)
+
+
+def test_kendall_regression_starts_at_template():
+    m = KendallShape(6)
+    data = make_regression_data(m, 10, rng=0)
+    np.testing.assert_array_equal(data.footpoint, kendall_template(6))
+    assert m.norm(data.footpoint, data.shooting_vector) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"n": 1}, ValueError, "`n` must be at least 2"),
+        ({"n": 2.5}, TypeError, "`n` must be an integer"),
+        ({"noise": -0.1}, ValueError, "`noise` must be non-negative"),
+        ({"noise": np.nan}, ValueError, "`noise` must be non-negative"),
+        ({"noise": "a"}, TypeError, "`noise` must be a real number"),
+    ],
+)
+def test_regression_argument_errors(kwargs, exc, match):
+    args = {"n": 10, "noise": 0.1} | kwargs
+    with pytest.raises(exc, match=match):
+        make_regression_data(Sphere(2), args.pop("n"), **args)
+
+
+def test_regression_rejects_non_manifold():
+    with pytest.raises(TypeError, match="Manifold"):
+        make_regression_data("sphere", 10)
+
+
+# ------------------------------------------------------------------------------ means
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_mean_data_in_ball_on_manifold(m):
+    radius = RADIUS[type(m)]
+    pts = make_mean_data(m, 300, radius=radius, rng=0)
+    assert pts.shape == (300, *m.point_shape)
+    assert np.all(m.belongs(pts, atol=1e-10))
+    assert np.all(m.dist(default_center(m), pts) <= radius)
+
+
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_mean_data_custom_center(m):
+    rng = np.random.default_rng(1)
+    center = kendall_template(m.k_landmarks) if isinstance(m, KendallShape) else None
+    if center is None:
+        center = m.random_point(rng=rng)
+    radius = RADIUS[type(m)]
+    pts = make_mean_data(m, 200, radius=radius, rng=rng, center=center)
+    assert np.all(m.belongs(pts, atol=1e-9))
+    assert np.all(m.dist(center, pts) <= radius)
+
+
+@pytest.mark.parametrize("m", MANIFOLDS, ids=IDS)
+def test_mean_data_reproducible(m):
+    radius = RADIUS[type(m)]
+    a = make_mean_data(m, 20, radius=radius, rng=11)
+    b = make_mean_data(m, 20, radius=radius, rng=11)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_sphere_polar_angle_is_uniform():
+    # Paper 001 supplement A.3.1: polar angle ~ U(0, pi/8) about the north pole.
+    r = np.pi / 8
+    pts = make_mean_data(Sphere(2), 5000, radius=r, rng=2)
+    np.testing.assert_array_equal(default_center(Sphere(2)), [0.0, 0.0, 1.0])
+    theta = np.arccos(np.clip(pts[:, 2], -1, 1))
+    counts, _ = np.histogram(theta, bins=8, range=(0, r))
+    assert counts.min() > 0.85 * 5000 / 8 and counts.max() < 1.15 * 5000 / 8
+
+
+def test_spd_wishart_rejection_matches_paper():
+    # Paper 001 supplement A.2.1: W(I/k, df=k) kept if d(X, I) < 1.5; W has mean I, so the
+    # kept samples stay centred near the identity.
+    m = SPD(2)
+    pts = make_mean_data(m, 2000, radius=1.5, rng=3)
+    assert np.all(m.dist(np.eye(2), pts) < 1.5)
+    off = pts[:, 0, 1]
+    assert abs(np.mean(off)) < 0.05
+
+
+def test_spd_rejection_gives_clear_error_when_acceptance_too_low():
+    with pytest.raises(RuntimeError, match="accepts too rarely.*larger radius"):
+        make_mean_data(SPD(5), 1000, radius=0.5, rng=0)
+
+
+@pytest.mark.parametrize(
+    ("m", "kwargs", "exc", "match"),
+    [
+        (Sphere(2), {"radius": 4.0}, ValueError, "injectivity radius"),
+        (KendallShape(4), {"radius": 2.0}, ValueError, "injectivity radius"),
+        (Sphere(2), {"radius": 0.0}, ValueError, "`radius` must be positive"),
+        (Sphere(2), {"radius": 0.5, "center": [1.0, 1.0, 0.0]}, ValueError, "not a point"),
+        (Sphere(2), {"radius": 0.5, "center": [1.0, 0.0]}, ValueError, "shape"),
+    ],
+)
+def test_mean_argument_errors(m, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        make_mean_data(m, 5, **kwargs)
+
+
+def test_kendall_template_is_a_preshape():
+    for k in (3, 5, 8):
+        assert KendallShape(k).belongs(kendall_template(k), atol=1e-12)
