@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_int
@@ -9,6 +11,52 @@ from ._functions import sinhc
 from .base import Manifold
 
 _TINY = np.finfo(float).tiny
+
+
+def _eigvals_2x2_scalar(p, q, r):
+    """Ascending eigenvalues of [[p, r], [r, q]] (see :func:`eigh` for the accuracy trick)."""
+    mid = 0.5 * (p + q)
+    big = mid + math.copysign(math.hypot(0.5 * (p - q), r), mid)
+    other = (p * q - r * r) / big if big != 0 else 0.0
+    return min(big, other), max(big, other)
+
+
+def eigh(a):
+    """Symmetric eigendecomposition ``(vals ascending, vecs)`` reading the lower triangle.
+
+    2 x 2 matrices use the closed form (Jacobi rotation angle), vectorized for batches and in
+    scalar arithmetic for a single matrix: LAPACK's per-call overhead dominates at that size.
+    """
+    a = np.asarray(a, dtype=float)
+    if a.shape[-2:] != (2, 2):
+        return np.linalg.eigh(a)
+    # The rotation angle is taken in [-pi/4, pi/4] (diagonal input gives exact unit vectors):
+    # for p >= q, (cos t, sin t) with t = atan2(2r, p - q) / 2 belongs to the larger eigenvalue;
+    # for p < q the same formula applied to -A gives the eigenvector of the smaller one.
+    if a.ndim == 2:
+        p, q, r = float(a[0, 0]), float(a[1, 1]), float(a[1, 0])
+        vals = np.array(_eigvals_2x2_scalar(p, q, r))
+        if p >= q:
+            t = 0.5 * math.atan2(2.0 * r, p - q)
+            c, s = math.cos(t), math.sin(t)
+            return vals, np.array([[-s, c], [c, s]])
+        t = 0.5 * math.atan2(-2.0 * r, q - p)
+        c, s = math.cos(t), math.sin(t)
+        return vals, np.array([[c, -s], [s, c]])
+    p, q, r = a[..., 0, 0], a[..., 1, 1], a[..., 1, 0]
+    mid, half = 0.5 * (p + q), np.hypot(0.5 * (p - q), r)
+    # The eigenvalue of larger modulus is mid + sign(mid) half; the other one is det / it,
+    # which keeps full relative accuracy when the two differ by orders of magnitude.
+    big = mid + np.copysign(half, mid)
+    other = np.divide(p * q - r * r, big, out=np.zeros_like(big), where=big != 0)
+    low, high = np.minimum(big, other), np.maximum(big, other)
+    first = p >= q
+    t = 0.5 * np.where(first, np.arctan2(2.0 * r, p - q), np.arctan2(-2.0 * r, q - p))
+    c, s = np.cos(t), np.sin(t)
+    # Columns: eigenvector of the smaller eigenvalue, then of the larger.
+    small = np.where(first[..., None], np.stack([-s, c], axis=-1), np.stack([c, s], axis=-1))
+    large = np.where(first[..., None], np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1))
+    return np.stack([low, high], axis=-1), np.stack([small, large], axis=-1)
 
 
 def sym(a):
@@ -24,7 +72,7 @@ def eig_apply(vecs, fn_vals):
 
 def sym_funm(a, fn):
     """Apply a scalar function to a symmetric matrix through its eigendecomposition."""
-    vals, vecs = np.linalg.eigh(sym(a))
+    vals, vecs = eigh(sym(a))
     return eig_apply(vecs, fn(vals))
 
 
@@ -59,23 +107,16 @@ class SPD(Manifold):
     # is the one at the identity conjugated by A; one eigendecomposition of P serves them all.
     @staticmethod
     def _factor(p):
-        """``(Q, sqrt(s))`` with ``P = Q diag(s) Q^T``."""
+        """``(A, A^{-T})`` with ``A = Q diag(sqrt(s))`` from ``P = Q diag(s) Q^T``."""
         # eigh reads only the lower triangle, so a symmetric input needs no symmetrization.
-        vals, vecs = np.linalg.eigh(np.asarray(p, dtype=float))
-        return vecs, np.sqrt(np.maximum(vals, _TINY))
+        vals, vecs = eigh(np.asarray(p, dtype=float))
+        root = np.sqrt(np.maximum(vals, _TINY))[..., None, :]
+        return vecs * root, vecs / root
 
     @staticmethod
-    def _whiten(vecs, root, a):
-        """``A^{-1} X A^{-T}`` for symmetric ``X``."""
-        inv = 1.0 / root
-        return (vecs.mT @ np.asarray(a, dtype=float) @ vecs) * (
-            inv[..., :, None] * inv[..., None, :]
-        )
-
-    def _roots(self, p):
-        """Symmetric ``(P^{1/2}, P^{-1/2})``."""
-        vecs, root = self._factor(p)
-        return eig_apply(vecs, root), eig_apply(vecs, 1.0 / root)
+    def _whiten(a_inv_t, x):
+        """``A^{-1} X A^{-T}``."""
+        return a_inv_t.mT @ np.asarray(x, dtype=float) @ a_inv_t
 
     def belongs(self, x, atol=1e-8):
         x = np.asarray(x, dtype=float)
@@ -85,14 +126,14 @@ class SPD(Manifold):
         return symmetric & (np.linalg.eigvalsh(sym(x))[..., 0] > 0)
 
     def inner(self, x, u, w):
-        vecs, root = self._factor(x)
-        return np.sum(self._whiten(vecs, root, u) * self._whiten(vecs, root, w), axis=(-2, -1))
+        _, a_inv_t = self._factor(x)
+        return np.sum(self._whiten(a_inv_t, u) * self._whiten(a_inv_t, w), axis=(-2, -1))
 
     def _apply_at(self, x, y, fn):
         """``A f(A^{-1} Y A^{-T}) A^T``."""
-        vecs, root = self._factor(x)
-        vals, u = np.linalg.eigh(self._whiten(vecs, root, y))
-        b = (vecs * root[..., None, :]) @ u
+        a_mat, a_inv_t = self._factor(x)
+        vals, u = eigh(self._whiten(a_inv_t, y))
+        b = a_mat @ u
         return sym((b * fn(vals)[..., None, :]) @ b.mT)
 
     def exp(self, x, v):
@@ -102,18 +143,16 @@ class SPD(Manifold):
         return self._apply_at(x, y, np.log)
 
     def dist(self, x, y):
-        vecs, root = self._factor(x)
-        vals = np.linalg.eigh(self._whiten(vecs, root, y))[0]  # faster than eigvalsh here
+        _, a_inv_t = self._factor(x)
+        vals = eigh(self._whiten(a_inv_t, y))[0]  # faster than eigvalsh here
         return np.sqrt(np.sum(np.log(vals) ** 2, axis=-1))
 
     def transport(self, x, y, v):
         # Gamma_{x->y} V = E V E^T with E = A S^{1/2} A^{-1}, S = A^{-1} Y A^{-T}: the transport
         # W -> S^{1/2} W S^{1/2} from I to S, conjugated by the isometry A.
-        vecs, root = self._factor(x)
-        vals, u = np.linalg.eigh(self._whiten(vecs, root, y))
-        a_mat = vecs * root[..., None, :]
-        a_inv = np.swapaxes(vecs / root[..., None, :], -1, -2)
-        e = a_mat @ eig_apply(u, np.sqrt(vals)) @ a_inv
+        a_mat, a_inv_t = self._factor(x)
+        vals, u = eigh(self._whiten(a_inv_t, y))
+        e = a_mat @ eig_apply(u, np.sqrt(vals)) @ a_inv_t.mT
         return sym(e @ np.asarray(v, dtype=float) @ e.mT)
 
     def proj_tangent(self, x, v):
@@ -136,8 +175,7 @@ class SPD(Manifold):
         a = (g + np.swapaxes(g, -1, -2)) / 2.0
         idx = np.arange(self.k)
         a[..., idx, idx] = g[..., idx, idx]
-        vecs, root = self._factor(x)
-        a_mat = vecs * root[..., None, :]
+        a_mat, _ = self._factor(x)
         return sym(a_mat @ a @ a_mat.mT)
 
     def _curvature_frame(self, p, v):
@@ -147,10 +185,10 @@ class SPD(Manifold):
         ``c = A^{-T} U`` (so ``c^T X c`` reads a tangent vector in the frame and ``b Y b^T``
         writes it back).
         """
-        vecs, root = self._factor(p)
-        lam, u = np.linalg.eigh(self._whiten(vecs, root, v))
-        b = (vecs * root[..., None, :]) @ u
-        c = (vecs / root[..., None, :]) @ u
+        a_mat, a_inv_t = self._factor(p)
+        lam, u = eigh(self._whiten(a_inv_t, v))
+        b = a_mat @ u
+        c = a_inv_t @ u
         return b, c, lam
 
     def _scale_by_curvature(self, p, v, w0, scale):
