@@ -169,16 +169,14 @@ class Manifold(ABC):
         Fletcher's geodesic regression). ``w`` lies in the tangent space at ``Exp(p, v)``;
         the result lies in T_p M.
         """
-        w0 = self._transport_back(p, v, w)
-        return self._scale_by_curvature(p, v, w0, jacobi_point_scale)
+        return self.adjoint_dexp(p, v, w)[0]
 
     def adjoint_dexp_vector(self, p, v, w):
         r"""Adjoint of the derivative of ``Exp(p, v)`` with respect to ``v``.
 
         ``w`` lies in the tangent space at ``Exp(p, v)``; the result lies in T_p M.
         """
-        w0 = self._transport_back(p, v, w)
-        return self._scale_by_curvature(p, v, w0, jacobi_vector_scale)
+        return self.adjoint_dexp(p, v, w)[1]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._repr_args()})"

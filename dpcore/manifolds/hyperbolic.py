@@ -138,12 +138,6 @@ class Hyperbolic(Manifold):
         par = a * u
         return par + np.cosh(nv) * w_perp, par + sinhc(nv) * w_perp
 
-    def adjoint_dexp_point(self, p, v, w):
-        return self.adjoint_dexp(p, v, w)[0]
-
-    def adjoint_dexp_vector(self, p, v, w):
-        return self.adjoint_dexp(p, v, w)[1]
-
     def _scale_by_curvature(self, p, v, w0, scale):
         w_par, w_perp, nv = split_along(self, p, v, w0)
         return w_par * scale(0.0) + self._pw(scale(-(nv**2))) * w_perp
