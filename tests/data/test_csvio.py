@@ -23,8 +23,8 @@ from dpcore.data import (
 from dpcore.data.csvio import MAX_PROBLEMS
 from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 
-MANIFOLDS = [Euclidean(3), Sphere(2), SPD(2), SPD(3), KendallShape(5), Hyperbolic(2)]
-IDS = [repr(m) for m in MANIFOLDS]
+from .manifold_cases import IDS, MANIFOLDS
+
 S2 = Sphere(2)
 GOOD = "x,y1,y2,y3\n0.0,1,0,0\n0.5,0,1,0\n1.0,0,0,1\n"
 

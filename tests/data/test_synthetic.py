@@ -16,8 +16,8 @@ from dpcore.data import (
 from dpcore.learning import GeodesicRegression
 from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 
-MANIFOLDS = [Euclidean(3), Sphere(2), SPD(2), SPD(3), KendallShape(5), Hyperbolic(2)]
-IDS = [repr(m) for m in MANIFOLDS]
+from .manifold_cases import IDS, MANIFOLDS
+
 #: A radius that is valid on every manifold above (Kendall's injectivity radius is pi/2).
 RADIUS = {Sphere: np.pi / 8, KendallShape: 0.4, SPD: 1.5, Euclidean: 2.0, Hyperbolic: 1.0}
 
