@@ -116,6 +116,30 @@ class Manifold(ABC):
         x = np.asarray(x, dtype=float)
         return self.proj_tangent(x, rng.standard_normal(x.shape))
 
+    def orthonormal_basis(self, x):
+        """An orthonormal basis of T_x M, shape ``(..., dim, *point_shape)``.
+
+        The projections of the ambient coordinate vectors span T_x M; orthonormalizing them
+        through the eigendecomposition of their Gram matrix (in the Riemannian metric) keeps the
+        ``dim`` directions with non-zero eigenvalue.
+        """
+        x = np.asarray(x, dtype=float)
+        size = int(np.prod(self.point_shape))
+        batch = x.shape[: x.ndim - self.point_ndim]
+        eye = np.eye(size).reshape((size, *self.point_shape))
+        cand = self.proj_tangent(x[..., None, *([slice(None)] * self.point_ndim)], eye)
+        cand = np.broadcast_to(cand, (*batch, size, *self.point_shape))
+        gram = self.inner(
+            np.expand_dims(x, axis=(-self.point_ndim - 1, -self.point_ndim - 2)),
+            cand[..., :, None, *([slice(None)] * self.point_ndim)],
+            cand[..., None, :, *([slice(None)] * self.point_ndim)],
+        )
+        w, q = np.linalg.eigh(gram)
+        w, q = w[..., -self.dim :], q[..., -self.dim :]
+        flat = cand.reshape((*batch, size, size))
+        basis = np.einsum("...ja,...jk->...ak", q / np.sqrt(w)[..., None, :], flat)
+        return basis.reshape((*batch, self.dim, *self.point_shape))
+
     def belongs(self, x, atol=1e-8):
         """Whether ``x`` is a point of the manifold (batch of booleans)."""
         return np.ones(self._batch_shape(x), dtype=bool)

@@ -56,6 +56,21 @@ class ManifoldContract:
         v = manifold.random_tangent(x, rng)
         assert np.all(manifold.is_tangent(x, v))
 
+    def test_orthonormal_basis(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        basis = manifold.orthonormal_basis(x)
+        assert basis.shape == (BATCH, manifold.dim, *manifold.point_shape)
+        xb = np.expand_dims(x, axis=(1, 2))
+        gram = manifold.inner(xb, basis[:, :, None], basis[:, None, :])
+        np.testing.assert_allclose(gram, np.broadcast_to(np.eye(manifold.dim), gram.shape),
+                                   atol=1e-10)
+        assert np.all(manifold.is_tangent(x[:, None], basis))
+        # The basis spans T_x M: a random tangent vector equals its expansion.
+        v = manifold.random_tangent(x, rng)
+        coef = manifold.inner(x[:, None], basis, v[:, None])
+        recon = np.einsum("na,na...->n...", coef, basis)
+        np.testing.assert_allclose(recon, v, atol=1e-10)
+
     def test_attributes(self, manifold):
         lo, hi = manifold.curvature_bounds
         assert lo <= hi
