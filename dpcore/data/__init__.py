@@ -7,7 +7,14 @@
   (:class:`DataValidationError`).
 """
 
-from .csvio import DataValidationError, Problem, expected_columns, load_csv, to_csv
+from .csvio import (
+    DataValidationError,
+    Problem,
+    expected_columns,
+    load_csv,
+    neutralize_cell,
+    to_csv,
+)
 from .synthetic import (
     DEFAULT_NOISE,
     RegressionData,
@@ -28,5 +35,6 @@ __all__ = [
     "load_csv",
     "make_mean_data",
     "make_regression_data",
+    "neutralize_cell",
     "to_csv",
 ]

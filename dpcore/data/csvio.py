@@ -12,7 +12,9 @@ triangle row-major ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}`` when ``k 
 
 Row numbers in error messages count as a spreadsheet does: the header is row 1 and the first
 data row is row 2, so "row N" is line N of the file (unless a quoted cell spans several lines).
-Nothing is ever written to disk while loading.
+Nothing is ever written to disk while loading. Encodings and delimiters accepted: see the Notes
+of :func:`load_csv`; the row limit comes from :mod:`dpcore.settings`. Files written by
+:func:`to_csv` are safe to open in a spreadsheet (see :func:`neutralize_cell`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import operator
 import os
 import re
 from typing import NamedTuple
@@ -29,6 +32,7 @@ import numpy as np
 from .._validation import as_float_array, check_int, check_positive
 from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
 from ..manifolds.hyperbolic import minkowski
+from ..settings import ENV_VARS, get_limits
 
 __all__ = [
     "HUGE_VALUE",
@@ -37,6 +41,7 @@ __all__ = [
     "Problem",
     "expected_columns",
     "load_csv",
+    "neutralize_cell",
     "to_csv",
 ]
 
@@ -46,12 +51,19 @@ MAX_PROBLEMS = 20
 HUGE_VALUE = 1e12
 #: Relative threshold below which an SPD matrix's smallest eigenvalue counts as non-positive.
 PD_RTOL = 1e-12
+#: Smallest eigenvalue an SPD matrix may have: below it (e.g. at subnormal 5e-324) the matrix
+#: logarithm and the affine-invariant distance underflow.
+PD_MIN_EIGENVALUE = 1e-100
 TASKS = ("regression", "mean")
 ROW_NOTE = (
     "Rows are numbered as in a spreadsheet: the header is row 1 and the first data row is "
     "row 2 (row N is line N of the file)."
 )
 _DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+(?:[eE][+-]?\d+)?\s*")
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
+_NAN_OR_INF = re.compile(r"\s*[+-]?(?:nan|inf|infinity)\s*", re.IGNORECASE)
+#: Delimiters recognised in the header line, in order of preference on ties.
+DELIMITERS = (",", ";", "\t", "|")
 
 
 # ------------------------------------------------------------------------------- errors
@@ -212,7 +224,109 @@ def _span(cols) -> str:
 
 
 # ------------------------------------------------------------------------------ reading
+_BOMS = (
+    # UTF-32 first: its little-endian BOM starts with the UTF-16 one.
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _printable(text: str) -> str:
+    """``text`` with invisible and unprintable characters (tabs, NULs, lone surrogates, ...)
+    written as escapes, so that messages show them and can always be encoded."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
+def _short(cell: str, limit: int = 40) -> str:
+    """A cell or header name for a message: stripped, shortened, unprintables escaped."""
+    cell = cell.strip()
+    return _printable(cell if len(cell) <= limit else cell[: limit - 3] + "...")
+
+
+def _locate(prefix: str) -> tuple[int, str | None]:
+    """Spreadsheet row and column name of the position just after ``prefix`` (decoded text).
+
+    The row counts line breaks; the column is the header name of the field the position is
+    in (None in the header itself, beyond the header, or when it cannot be told).
+    """
+    prefix = prefix.removeprefix("\ufeff")
+    row = prefix.count("\n") + prefix.count("\r") - prefix.count("\r\n") + 1
+    cut = max(prefix.rfind("\n"), prefix.rfind("\r"))
+    complete, current = prefix[: cut + 1], prefix[cut + 1 :]
+    header_line = next((s for s in _LINE_BREAK.split(complete[:65536]) if s.strip()), None)
+    if header_line is None:
+        return row, None
+    delimiter = _sniff_delimiter(header_line)
+    try:
+        names = next(csv.reader([header_line], delimiter=delimiter))
+        field = len(next(csv.reader([current], delimiter=delimiter), [])) - 1
+    except csv.Error:
+        return row, None
+    field = max(field, 0)
+    name = names[field].strip() if field < len(names) else ""
+    return row, (_short(name) or None)
+
+
+def _check_no_nul(text: str):
+    idx = text.find("\x00")
+    if idx >= 0:
+        row, column = _locate(text[:idx])
+        raise DataValidationError(
+            "the file contains binary data (a NUL character), so it is not a text CSV file.",
+            row=row, column=column,
+        )
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``"utf-16-le"`` or ``"utf-16-be"`` if ``data`` looks like UTF-16 text without a BOM.
+
+    Mostly-ASCII text (as CSV files of numbers are) in UTF-16 has a zero high byte in almost
+    every two-byte unit, at odd offsets (little-endian) or even ones (big-endian).
+    """
+    head = data[:4096]
+    head = head[: len(head) - len(head) % 2]
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, other, codec in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.1 * len(other):
+            return codec
+    return None
+
+
+def _decode_as(data: bytes, codec: str, label: str, skip: int = 0) -> str:
+    """Decode ``data[skip:]`` (``skip`` = BOM length) strictly, or raise a located error."""
+    try:
+        return data[skip:].decode(codec)
+    except UnicodeDecodeError as exc:
+        prefix = data[skip : skip + exc.start].decode(codec, errors="replace")
+        offset = skip + exc.start
+        if label == "UTF-8":
+            bad = data[offset : offset + 1].hex().upper()
+            message = (
+                f"byte 0x{bad} (at offset {offset} of the file) is not valid UTF-8 text; the "
+                "file was probably saved in another encoding such as Windows-1252 or Latin-1. "
+                "Save it as 'CSV UTF-8' and try again."
+            )
+        else:
+            message = (
+                f"the file looks like {label} text but is not valid {label} at offset {offset} "
+                f"of the file ({exc.reason}). Save it as 'CSV UTF-8' and try again."
+            )
+        row, column = _locate(prefix)
+        raise DataValidationError(message, row=row, column=column) from exc
+
+
 def _decode(data: bytes) -> str:
+    """Text of ``data``: UTF-8, or UTF-16/UTF-32 with a BOM, or UTF-16 without one."""
     if data.startswith(b"PK\x03\x04"):
         raise DataValidationError(
             "this is an Excel workbook (.xlsx) or another zip archive, not a CSV file. In Excel, "
@@ -223,28 +337,25 @@ def _decode(data: bytes) -> str:
             "this is an old Excel workbook (.xls), not a CSV file. In Excel, use File > Save As "
             "and choose 'CSV UTF-8 (comma delimited)'."
         )
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise DataValidationError(
-                f"the file starts like UTF-16 text but is not valid UTF-16 ({exc.reason})."
-            ) from exc
-    if b"\x00" in data:
-        raise DataValidationError(
-            "the file contains binary data (NUL bytes), so it is not a text CSV file."
-        )
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        bad = data[exc.start : exc.start + 1].hex().upper()
-        raise DataValidationError(
-            f"byte 0x{bad} (position {exc.start} of the file) is not valid UTF-8 text; the file "
-            "was probably saved in another encoding such as Windows-1252 or Latin-1. Save it "
-            "as 'CSV UTF-8' and try again.",
-            row=line,
-        ) from exc
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            text = _decode_as(data, codec, label, skip=len(bom))
+            break
+    else:
+        codec = _utf16_without_bom(data)
+        if codec is not None:
+            text = _decode_as(data, codec, "UTF-16")
+        else:
+            idx = data.find(b"\x00")
+            if idx >= 0:
+                row, column = _locate(data[:idx].decode("utf-8", errors="replace"))
+                raise DataValidationError(
+                    "the file contains binary data (NUL bytes), so it is not a text CSV file.",
+                    row=row, column=column,
+                )
+            text = _decode_as(data, "utf-8", "UTF-8")
+    _check_no_nul(text)
+    return text
 
 
 def _read_text(source) -> str:
@@ -277,20 +388,19 @@ def _read_text(source) -> str:
     if isinstance(data, (bytes, bytearray, memoryview)):
         return _decode(bytes(data))
     if isinstance(data, str):
-        if "\x00" in data:
-            raise DataValidationError(
-                "the file contains binary data (NUL characters), so it is not a text CSV file."
-            )
-        return data.removeprefix("\ufeff")
+        text = data.removeprefix("\ufeff")
+        _check_no_nul(text)
+        return text
     raise TypeError(f"reading `source` returned {type(data).__name__}, not bytes or str.")
 
 
 def _sniff_delimiter(text: str) -> str:
-    """``,``, ``;`` or tab: whichever occurs most often in the first non-blank line."""
-    for line in io.StringIO(text):
+    """``,``, ``;``, tab or ``|``: whichever occurs most often in the first non-blank line
+    (comma on ties and when there is none)."""
+    for line in _LINE_BREAK.split(text[:65536]):  # the header is near the start
         if line.strip():
-            counts = {d: line.count(d) for d in (",", ";", "\t")}
-            best = max(counts, key=lambda d: (counts[d], d == ","))
+            counts = {d: line.count(d) for d in DELIMITERS}
+            best = max(counts, key=lambda d: (counts[d], -DELIMITERS.index(d)))
             return best if counts[best] > 0 else ","
     return ","
 
@@ -303,8 +413,13 @@ def _records(text: str, delimiter: str):
         for row, rec in enumerate(reader, start=1):
             yield row, rec
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            reason = (f"a cell is longer than {csv.field_size_limit():,} characters, probably "
+                      "because a quote (\") is opened and never closed")
+        else:
+            reason = f"{exc}"
         raise DataValidationError(
-            f"the file could not be read as CSV ({exc}); check the quotes in this row.",
+            f"the file could not be read as CSV ({reason}); check the quotes in this row.",
             row=row + 1,
         ) from exc
 
@@ -322,18 +437,33 @@ def _parse_float(cell: str, decimal_comma: bool) -> float:
         raise
 
 
-def _short(cell: str) -> str:
-    cell = cell.strip()
-    return cell if len(cell) <= 40 else cell[:37] + "..."
+def _not_a_number(cell: str, delimiter: str) -> str:
+    """Message for a cell that does not parse, with a hint for separators."""
+    if not cell.strip():
+        return "the cell is empty; every cell needs a number."
+    msg = f"value '{_short(cell)}' is not a number"
+    if delimiter == "," and _DECIMAL_COMMA.fullmatch(cell):
+        return (f"{msg}: in a comma-separated file numbers need a decimal point (0.5, not 0,5) "
+                "and no thousands separator (1000, not 1,000). Files separated by ';' or tabs "
+                "may use decimal commas.")
+    if _THOUSANDS.fullmatch(cell.strip()):
+        return f"{msg}: write numbers without a thousands separator (1000.5, not 1,000.5)."
+    return f"{msg}."
 
 
-def _to_numbers(cells, rows, columns, decimal_comma, problems, padded):
+def _too_large(cell: str) -> str:
+    return (f"value '{_short(cell)}' is too large in magnitude (the limit is {HUGE_VALUE:.0e}); "
+            "check the units or look for a typo.")
+
+
+def _to_numbers(cells, rows, columns, delimiter, problems, padded):
     """Parse an (n, c) list of strings; report bad cells; return (values, bad_mask).
 
     Cells in ``padded`` (positions missing from a short row, already reported) are marked bad
     without a second message.
     """
     n, c = len(cells), len(columns)
+    decimal_comma = delimiter != ","
     try:
         values = np.array(cells, dtype=float).reshape(n, c)
         bad = np.zeros((n, c), dtype=bool)
@@ -353,24 +483,40 @@ def _to_numbers(cells, rows, columns, decimal_comma, problems, padded):
                         problems.total += 1
                         continue
                     shown += 1
-                    if not cell.strip():
-                        msg = "the cell is empty; every cell needs a number."
-                    else:
-                        msg = f"value '{_short(cell)}' is not a number."
-                    problems.add(int(rows[i]), columns[j], msg)
+                    problems.add(int(rows[i]), columns[j], _not_a_number(cell, delimiter))
     nonfinite = ~bad & ~np.isfinite(values)
     huge = ~bad & np.isfinite(values) & (np.abs(values) > HUGE_VALUE)
+
+    def nonfinite_message(i, j):
+        cell = cells[i][j]
+        if _NAN_OR_INF.fullmatch(cell):
+            return (f"value '{_short(cell)}' is not a finite number (NaN and infinity are not "
+                    "allowed).")
+        return _too_large(cell)  # a literal such as 1e400 that overflows to infinity
+
     for mask, make in (
-        (nonfinite, lambda i, j: f"value '{_short(cells[i][j])}' is not a finite number "
-                                 "(NaN and infinity are not allowed)."),
-        (huge, lambda i, j: f"value {values[i, j]:.6g} is too large in magnitude (the limit "
-                            f"is {HUGE_VALUE:.0e}); check the units or look for a typo."),
+        (nonfinite, nonfinite_message),
+        (huge, lambda i, j: _too_large(cells[i][j])),
     ):
         idx = np.argwhere(mask)
         for i, j in idx[:MAX_PROBLEMS]:
             problems.add(int(rows[i]), columns[j], make(i, j))
         problems.total += max(len(idx) - MAX_PROBLEMS, 0)
     return values, bad | nonfinite | huge
+
+
+def _lower_triangle_hint(extra: list[str], columns: list[str]) -> str:
+    """Hint for SPD files that list lower-triangle entries such as ``s21``."""
+    for name in extra:
+        match = re.fullmatch(r"s(\d)(\d)|s(\d+)_(\d+)", name.lower())
+        if match:
+            i, j = (int(g) for g in match.groups() if g is not None)
+            sep = "" if match.group(1) else "_"
+            if i > j and f"s{j}{sep}{i}" in columns:
+                return (f" SPD files list only the upper triangle ({columns[0]}, {columns[1]}, "
+                        f"..., {columns[-1]}): the matrix is symmetric, so '{name}' is the same "
+                        f"entry as 's{j}{sep}{i}'. Drop the lower-triangle columns.")
+    return ""
 
 
 def _read_table(text, columns, max_rows, problems):
@@ -392,11 +538,12 @@ def _read_table(text, columns, max_rows, problems):
             "the file is empty. It needs a header row naming the columns "
             f"({', '.join(columns)}) and one row per observation."
         )
-    names = [h.replace("\ufeff", "").strip() for h in header]
-    keys = [h.lower() for h in names]
+    raw = [h.replace("\ufeff", "").strip() for h in header]
+    keys = [h.lower() for h in raw]
+    names = [_short(h) for h in raw]  # as shown in messages
     expect = ", ".join(columns)
 
-    if all(_looks_numeric(h) for h in names if h):
+    if all(_looks_numeric(h) for h in raw if h):
         raise DataValidationError(
             f"the first row contains only numbers, so it looks like data. The file must start "
             f"with a header row naming the columns: {expect}.",
@@ -417,12 +564,16 @@ def _read_table(text, columns, max_rows, problems):
         hint = ""
         if missing == ["x"]:
             hint = " Regression needs the covariate column 'x'; for a Fréchet mean use task='mean'."
+        elif len(positions) == 1 and extra and len(columns) > 1:
+            hint = (f" The header has a single column, '{extra[0]}': "
+                    "expected comma-separated values (',' is the standard separator; ';', tab "
+                    "and '|' are recognised too).")
         listed = ", ".join(f"'{c}'" for c in missing)
         problems.add(1, missing[0], f"missing column(s) {listed}. Expected the columns: "
                                     f"{expect}.{hint}")
     if extra:
-        hint = ""
-        if extra and extra[0].lower() == "x" and "x" not in columns:
+        hint = _lower_triangle_hint(extra, columns)
+        if extra[0].lower() == "x" and "x" not in columns:
             hint = " The Fréchet-mean task takes no covariate; use task='regression' or drop 'x'."
         listed = ", ".join(f"'{c}'" for c in extra)
         problems.add(1, extra[0], f"unexpected column(s) {listed}. Expected the columns: "
@@ -431,16 +582,23 @@ def _read_table(text, columns, max_rows, problems):
 
     index = [positions[c][0] for c in columns]
     unnamed = [j for j, k in enumerate(keys) if not k]
-    width = len(names)
+    width = len(raw)
+    split_hint = (" In a comma-separated file a thousands separator or a decimal comma (1,000 "
+                  "or 0,5) splits a number into two cells." if delimiter == "," else "")
+    # itemgetter: the loop runs once per row, up to max_rows (100 000 by default) times.
+    pick = operator.itemgetter(*index) if len(index) > 1 else lambda r: (r[index[0]],)
     rows, cells, padded = [], [], set()
     unnamed_count = ragged_count = 0
     for row, rec in records:
-        if _is_blank(rec):
+        if not (rec and rec[0].strip()) and _is_blank(rec):
             continue
         if len(rows) >= max_rows:
+            var = ENV_VARS["max_rows"][0]
             raise DataValidationError(
                 f"the file has more than {max_rows:,} data rows, the limit (max_rows={max_rows}). "
-                "Use fewer rows, or raise the limit with load_csv(..., max_rows=...)."
+                f"Use fewer rows, or raise the limit: set the environment variable {var} (e.g. "
+                f"{var}={2 * max_rows}) before starting the app, or pass "
+                "load_csv(..., max_rows=...)."
             )
         if len(rec) < width:
             # Cells missing only under unnamed (empty) columns are fine: those columns are
@@ -449,8 +607,8 @@ def _read_table(text, columns, max_rows, problems):
             if absent:
                 ragged_count += 1
                 if ragged_count <= MAX_PROBLEMS:
-                    problems.add(row, absent[0], f"the row has {len(rec)} values but the header "
-                                                 f"has {width} columns (no value for "
+                    problems.add(row, absent[0], f"the row has {_values(len(rec))} but the "
+                                                 f"header has {width} columns (no value for "
                                                  f"{', '.join(absent)}).")
                 else:
                     problems.total += 1
@@ -459,8 +617,8 @@ def _read_table(text, columns, max_rows, problems):
         elif len(rec) > width and not _is_blank(rec[width:]):
             ragged_count += 1
             if ragged_count <= MAX_PROBLEMS:
-                problems.add(row, None, f"the row has {len(rec)} values but the header has "
-                                        f"{width} columns.")
+                problems.add(row, None, f"the row has {_values(len(rec))} but the header has "
+                                        f"{width} columns.{split_hint}")
             else:
                 problems.total += 1
         for j in unnamed:
@@ -472,8 +630,12 @@ def _read_table(text, columns, max_rows, problems):
                 else:
                     problems.total += 1
         rows.append(row)
-        cells.append([rec[j] for j in index])
+        cells.append(pick(rec))
     return np.asarray(rows, dtype=int), cells, padded, delimiter
+
+
+def _values(count: int) -> str:
+    return "1 value" if count == 1 else f"{count} values"
 
 
 def _looks_numeric(cell: str) -> bool:
@@ -485,6 +647,13 @@ def _looks_numeric(cell: str) -> bool:
 
 
 # ------------------------------------------------------------------------------ geometry
+def _norm(v):
+    """Euclidean norms of the rows of ``v`` (n, c), without underflow or overflow."""
+    big = np.max(np.abs(v), axis=-1)
+    safe = np.where(big > 0, big, 1.0)
+    return big * np.sqrt(np.sum((v / safe[:, None]) ** 2, axis=-1))
+
+
 def _points(m, y, rows, ok, resp, *, renormalize, atol, problems):
     """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows)."""
     n = y.shape[0]
@@ -499,36 +668,44 @@ def _points(m, y, rows, ok, resp, *, renormalize, atol, problems):
         if ok.any():
             eig[ok] = np.linalg.eigvalsh(mats[ok])
         scale = np.max(np.abs(eig), axis=-1)
-        bad = ok & (eig[:, 0] <= PD_RTOL * scale)
+        bad = ok & (eig[:, 0] <= np.maximum(PD_RTOL * scale, PD_MIN_EIGENVALUE))
         problems.add_rows(bad, rows, None, lambda i: (
             f"the matrix in columns {span} is not positive definite (smallest eigenvalue "
-            f"{eig[i, 0]:.6g}); SPD data need strictly positive eigenvalues."))
+            f"{eig[i, 0]:.6g}, largest {eig[i, -1]:.6g}); SPD data need strictly positive "
+            f"eigenvalues, at least {PD_RTOL:g} times the largest and above "
+            f"{PD_MIN_EIGENVALUE:g}."))
         return mats
 
     if isinstance(m, KendallShape):
         k = m.k_landmarks
         land = y.reshape(n, k, 2)
+        # Centred twice: landmarks far from the origin relative to their spread leave a
+        # rounding-size mean after one pass, which scaling to unit size would magnify.
         centred = land - land.mean(axis=1, keepdims=True)
-        size = np.sqrt(np.sum(centred**2, axis=(1, 2)))
-        scale = np.sqrt(np.sum(land**2, axis=(1, 2)))
+        centred -= centred.mean(axis=1, keepdims=True)
+        size = _norm(centred.reshape(n, -1))
+        scale = _norm(land.reshape(n, -1))
         degenerate = ok & (size <= 1e-12 * np.maximum(scale, 1.0))
         problems.add_rows(degenerate, rows, None, lambda i: (
             f"all {k} landmarks (columns {span}) are at the same place, so the configuration "
             "has no shape."))
         good = ok & ~degenerate
         out = np.zeros((n, k, 2))
-        if good.any():
-            out[good] = m.from_landmarks(land[good])
+        # The preshape, as KendallShape.from_landmarks computes it (centre, scale to norm 1).
+        out[good] = centred[good] / size[good, None, None]
         return out
 
     if isinstance(m, Sphere):
-        norms = np.linalg.norm(y, axis=-1)
+        norms = _norm(y)
         zero = ok & (norms == 0)
         problems.add_rows(zero, rows, None, lambda i: (
             f"the point in columns {span} is the zero vector, which is not on the sphere and "
             "cannot be renormalised."))
         if renormalize:
-            return y / np.where(norms > 0, norms, 1.0)[:, None]
+            # Scaled first so that tiny coordinates (1e-160) do not underflow when squared.
+            big = np.max(np.abs(y), axis=-1, keepdims=True)
+            unit = y / np.where(big > 0, big, 1.0)
+            return unit / np.where(norms > 0, _norm(unit), 1.0)[:, None]
         off = ok & ~zero & (np.abs(norms - 1.0) > atol)
         problems.add_rows(off, rows, None, lambda i: (
             f"the point in columns {span} has norm {norms[i]:.6g}, not 1 (tolerance "
@@ -543,11 +720,15 @@ def _points(m, y, rows, ok, resp, *, renormalize, atol, problems):
             f"the first (time-like) coordinate must be positive on the hyperboloid, got "
             f"{y[i, 0]:.6g}."))
         if renormalize:
-            spacelike = ok & ~past & (q >= 0)
+            # Scaled first so that tiny coordinates do not underflow when squared.
+            big = np.max(np.abs(y), axis=-1, keepdims=True)
+            unit = y / np.where(big > 0, big, 1.0)
+            q_unit = minkowski(unit, unit)
+            spacelike = ok & ~past & (q_unit >= 0)
             problems.add_rows(spacelike, rows, None, lambda i: (
                 f"the point in columns {span} has <y, y>_L = {q[i]:.6g} >= 0, so it cannot be "
                 "rescaled onto the hyperboloid <y, y>_L = -1."))
-            return y / np.sqrt(np.where(q < 0, -q, 1.0))[:, None]
+            return unit / np.sqrt(np.where(q_unit < 0, -q_unit, 1.0))[:, None]
         off = ok & ~past & (np.abs(q + 1.0) > atol * (1.0 + y[:, 0] ** 2))
         problems.add_rows(off, rows, None, lambda i: (
             f"the point in columns {span} has Minkowski square <y, y>_L = {q[i]:.6g}, not -1 "
@@ -567,7 +748,7 @@ def _points(m, y, rows, ok, resp, *, renormalize, atol, problems):
     return pts
 
 
-def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=100_000,
+def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=None,
              atol=1e-6, ball=None):
     """Load and validate manifold-valued data from CSV.
 
@@ -577,8 +758,7 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
         A ``str`` is always a file path. File-like objects may be binary or text (e.g.
         ``io.BytesIO``, ``io.StringIO`` or Streamlit's ``UploadedFile``); objects with a
         ``getvalue()`` method are read in full regardless of their current position. Bytes
-        must be UTF-8 (a byte-order mark is allowed; UTF-16 with a BOM is also accepted).
-        Nothing is written to disk.
+        are decoded as described under Notes. Nothing is written to disk.
     manifold : Manifold
         Determines the response columns (see :func:`expected_columns`).
     task : {"regression", "mean"}
@@ -588,8 +768,10 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
         Sphere: divide every point by its norm instead of rejecting points whose norm differs
         from 1 by more than ``atol``. Hyperbolic: rescale every point with ``<y, y>_L < 0`` to
         ``<y, y>_L = -1``. Ignored elsewhere (Kendall landmarks are always centred and scaled).
-    max_rows : int
-        Maximum number of data rows.
+    max_rows : int, optional
+        Maximum number of data rows. By default the limit of :func:`dpcore.settings.get_limits`
+        (100 000 unless the environment variable ``DPCORE_MAX_ROWS`` says otherwise). Rows are
+        counted while reading, so a file over the limit is rejected without parsing the rest.
     atol : float
         Tolerance for points on the sphere (``| |y| - 1 | <= atol``) and the hyperboloid
         (``|<y, y>_L + 1| <= atol (1 + y1^2)``). Points within tolerance are returned as
@@ -616,19 +798,40 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
         outside ``ball``. All problems found (up to 20 listed) are reported together, each
         with its row (header = row 1, first data row = row 2) and column.
     TypeError, ValueError
-        For invalid arguments (not for problems in the data).
+        For invalid arguments (not for problems in the data), and ``ValueError`` if
+        ``DPCORE_MAX_ROWS`` is set to anything but a positive integer.
 
     Notes
     -----
-    The delimiter (``,``, ``;`` or tab) is detected from the header line. Header names are
-    matched case-insensitively after stripping spaces, so column order is free. Blank lines
-    and all-empty rows are skipped (they still count in row numbers), as are columns with an
-    empty header and no values (e.g. from a trailing delimiter). In ``;``- or tab-separated
-    files a decimal comma (``0,5``) is accepted.
+    *Encodings.* A byte-order mark decides: UTF-8, UTF-16 (LE/BE) and UTF-32 (LE/BE) with a
+    BOM are decoded accordingly. Without a BOM, text whose every other byte is zero is
+    UTF-16 (as Windows tools write it) and is decoded as such; anything else must be UTF-8.
+    Other encodings (Latin-1, Windows-1252, ...) are not guessed -- a wrong guess would
+    silently change data -- but rejected with the byte offset, row and column of the first
+    byte that is not UTF-8 (CSV files of numbers are pure ASCII, so such a byte is usually in
+    a header or a stray text cell). NUL characters mark binary data and are rejected.
+
+    *Delimiters.* The delimiter is the one of ``,``, ``;``, tab and ``|`` that occurs most
+    often in the header line (comma on ties). Files separated otherwise (e.g. by spaces) have
+    a one-column header and are rejected with a message that comma-separated values were
+    expected. In ``;``-, tab- and ``|``-separated files a decimal comma (``0,5``) is
+    accepted (so ``1,000`` there reads as 1.0); in comma-separated files it is not (``"0,5"``
+    quoted is reported with a hint, unquoted it splits the row, which is reported with the
+    same hint). Thousands separators (``1.000,5``, ``1 000``, ``1,000.5``) are rejected with
+    a hint; Python's ``1_000`` is accepted.
+
+    *Cells.* Header names are matched case-insensitively after stripping spaces, so column
+    order is free. Cells may be quoted and padded with spaces. Blank lines and all-empty rows
+    are skipped (they still count in row numbers), as are columns with an empty header and
+    no values (e.g. from a trailing delimiter).
+
+    Accepted points satisfy ``manifold.belongs(y, atol=atol)``; points that would not after
+    conversion (coordinates so tiny or so far from the origin that rounding dominates) are
+    reported.
     """
     m = _check_manifold(manifold)
     task = _check_task(task)
-    max_rows = check_int(max_rows, "max_rows", minimum=1)
+    max_rows = get_limits().max_rows if max_rows is None else check_int(max_rows, "max_rows")
     atol = check_positive(atol, "atol")
     if not isinstance(renormalize, (bool, np.bool_)):
         raise TypeError(f"`renormalize` must be a bool, got {type(renormalize).__name__}.")
@@ -648,7 +851,7 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     elif n < need:
         problems.add(None, None, f"the file has {n} data row; {task} needs at least {need}.")
 
-    values, bad = _to_numbers(cells, rows, columns, delimiter != ",", problems, padded)
+    values, bad = _to_numbers(cells, rows, columns, delimiter, problems, padded)
     ok = ~bad.any(axis=1)
     resp = columns[1:] if task == "regression" else columns
     y = values[:, 1:] if task == "regression" else values
@@ -656,6 +859,13 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     y = np.where(ok[:, None], y, 0.0)
     points = _points(m, y, rows, ok, resp, renormalize=renormalize, atol=atol,
                      problems=problems)
+    if not problems:
+        # Safety net for rounding: every returned point must be on the manifold.
+        on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
+        problems.add_rows(~on, rows, None, lambda i: (
+            f"the point in columns {_span(resp)} is not on {m!r} within atol={atol:g} after "
+            "conversion, because of rounding (its coordinates are too tiny, or too large "
+            "relative to their differences). Check the values or rescale them."))
 
     if task == "regression":
         x = values[:, 0]
@@ -665,8 +875,9 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
                                     "two different covariate values.")
 
     if ball is not None and not problems:
-        d = np.asarray(m.dist(center, points), dtype=float)
-        problems.add_rows(d > radius, rows, None, lambda i: (
+        with np.errstate(all="ignore"):
+            d = np.asarray(m.dist(center, points), dtype=float)
+        problems.add_rows(~(d <= radius), rows, None, lambda i: (
             f"the point is at distance {d[i]:.6g} from the centre, outside the assumed ball of "
             f"radius {radius:g}."))
 
@@ -688,6 +899,35 @@ def _check_ball(m, ball):
 
 
 # ------------------------------------------------------------------------------ writing
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def neutralize_cell(cell) -> str:
+    """A cell made safe to open in a spreadsheet (no formula injection).
+
+    Spreadsheets run a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a formula (and
+    some skip a leading tab or carriage return first), so text such as
+    ``=HYPERLINK(...)`` or ``+cmd|' /C calc'!A0`` written into a CSV file can execute when
+    the file is opened. Such cells get a leading single quote, which spreadsheets display as
+    text. Plain numbers (``-0.5``, ``+1e-3``) are left alone: they are not formulas.
+
+    Parameters
+    ----------
+    cell : object
+        The cell value; converted with ``str``.
+
+    Returns
+    -------
+    str
+        ``cell`` unchanged, or prefixed with ``'`` if it could start a formula.
+    """
+    text = str(cell)
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def to_csv(manifold, y, x=None, path_or_buf=None):
     """Write points (and optionally covariates) in the format :func:`load_csv` reads.
 
@@ -711,9 +951,11 @@ def to_csv(manifold, y, x=None, path_or_buf=None):
     -----
     Numbers are written with ``repr``, the shortest text that reads back as the same float,
     so ``load_csv(to_csv(...))`` reproduces the data exactly (Kendall preshapes up to the
-    rounding of re-centring and re-scaling, about 1e-16). Only numbers are written, so cells
-    cannot start a spreadsheet formula (``=``, ``+``, ``@``); a leading ``-`` is a negative
-    number. Text columns would need escaping against formula injection.
+    rounding of re-centring and re-scaling, about 1e-16). Every cell, header names included,
+    goes through :func:`neutralize_cell`, so the file is safe to open in a spreadsheet: a
+    cell that could start a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return) and is
+    not a plain number is prefixed with ``'``. The built-in formats only write numbers and
+    fixed column names, which are never changed (``-0.5`` stays a number).
     """
     m = _check_manifold(manifold)
     y = as_float_array(y, "y")
@@ -739,9 +981,16 @@ def to_csv(manifold, y, x=None, path_or_buf=None):
         if not np.all(np.isfinite(x)):
             raise ValueError("`x` contains NaN or infinite values.")
         flat = np.column_stack([x, flat])
-    lines = [",".join(expected_columns(m, task))]
-    lines += [",".join(map(repr, row)) for row in flat.tolist()]
-    text = "\n".join(lines) + "\n"
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(
+        [neutralize_cell(c) for c in expected_columns(m, task)]
+    )
+    # repr of a finite float never holds a delimiter or a quote, so plain joins (twice as
+    # fast as csv.writer) are exact here.
+    buf.write("".join(
+        ",".join([neutralize_cell(repr(v)) for v in row]) + "\n" for row in flat.tolist()
+    ))
+    text = buf.getvalue()
 
     if path_or_buf is None:
         return text

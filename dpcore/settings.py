@@ -1,0 +1,239 @@
+"""Resource limits of the library and the dashboard, in one place.
+
+Every request the dashboard serves is bounded so that one visitor cannot exhaust the machine:
+the upload size, the rows of a data file, the private draws per request, the length of MCMC
+chains, the Monte Carlo samples of a privacy estimate and the cells of a budget sweep. The
+defaults are in :class:`Limits`; an operator overrides any of them with an environment variable
+read by :func:`get_limits` each time it is called:
+
+=====================  =======================================  ===========
+field                  environment variable                     default
+=====================  =======================================  ===========
+``max_upload_mb``      ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``,     20
+                       then ``DPCORE_MAX_UPLOAD_MB``
+``max_rows``           ``DPCORE_MAX_ROWS``                      100 000
+``max_replicates``     ``DPCORE_MAX_REPLICATES``                400
+``max_chain_length``   ``DPCORE_MAX_CHAIN_LENGTH``              20 000
+``max_burn_in``        ``DPCORE_MAX_BURN_IN``                   10 000
+``max_mc_samples``     ``DPCORE_MAX_MC_SAMPLES``                200 000
+``max_sweep_cells``    ``DPCORE_MAX_SWEEP_CELLS``               2 000
+=====================  =======================================  ===========
+
+The upload size is enforced by Streamlit itself, which reads ``server.maxUploadSize`` from
+``.streamlit/config.toml`` (20, the default here) or the environment variable
+``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``; :attr:`Limits.max_upload_mb` reads the same variable so
+that the limit the app states is the one Streamlit applies.
+
+Code that accepts a size from a user calls :func:`check_limit`, which raises
+:class:`LimitExceededError` with a message naming the limit, its value and the variable to set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import os
+from dataclasses import dataclass
+
+__all__ = [
+    "ENV_VARS",
+    "LimitExceededError",
+    "Limits",
+    "check_limit",
+    "get_limits",
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds on the work one request may ask for.
+
+    Parameters
+    ----------
+    max_upload_mb : int
+        Largest uploaded file, in megabytes (Streamlit's ``server.maxUploadSize``).
+    max_rows : int
+        Largest number of data rows in a CSV file (the default of
+        :func:`dpcore.data.load_csv`'s ``max_rows``).
+    max_replicates : int
+        Largest number of private draws (replicates) per request.
+    max_chain_length : int
+        Largest number of Metropolis-Hastings steps per chain.
+    max_burn_in : int
+        Largest number of burn-in steps per chain.
+    max_mc_samples : int
+        Largest Monte Carlo budget of a GDP estimate, ``n_samples * repeats``.
+    max_sweep_cells : int
+        Largest number of cells (sample size x budget x replicate) of a budget sweep.
+
+    Raises
+    ------
+    TypeError
+        If a field is not an integer.
+    ValueError
+        If a field is not positive.
+    """
+
+    max_upload_mb: int = 20
+    max_rows: int = 100_000
+    max_replicates: int = 400
+    max_chain_length: int = 20_000
+    max_burn_in: int = 10_000
+    max_mc_samples: int = 200_000
+    max_sweep_cells: int = 2_000
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(
+                    f"`{field.name}` must be an integer, got {type(value).__name__}."
+                )
+            if value < 1:
+                raise ValueError(f"`{field.name}` must be at least 1, got {value}.")
+
+
+#: Environment variables read by :func:`get_limits`, per field, in order of precedence.
+ENV_VARS: dict[str, tuple[str, ...]] = {
+    "max_upload_mb": ("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "DPCORE_MAX_UPLOAD_MB"),
+    "max_rows": ("DPCORE_MAX_ROWS",),
+    "max_replicates": ("DPCORE_MAX_REPLICATES",),
+    "max_chain_length": ("DPCORE_MAX_CHAIN_LENGTH",),
+    "max_burn_in": ("DPCORE_MAX_BURN_IN",),
+    "max_mc_samples": ("DPCORE_MAX_MC_SAMPLES",),
+    "max_sweep_cells": ("DPCORE_MAX_SWEEP_CELLS",),
+}
+
+_WHAT = {
+    "max_upload_mb": "megabytes per uploaded file",
+    "max_rows": "data rows per file",
+    "max_replicates": "private draws per request",
+    "max_chain_length": "MCMC steps per chain",
+    "max_burn_in": "MCMC burn-in steps per chain",
+    "max_mc_samples": "Monte Carlo samples (n_samples x repeats) per privacy estimate",
+    "max_sweep_cells": "cells per budget sweep",
+}
+
+
+class LimitExceededError(ValueError):
+    """A requested size is above one of the :class:`Limits`.
+
+    Parameters
+    ----------
+    name : str
+        The limit (a field of :class:`Limits`, e.g. ``"max_replicates"``).
+    value : int or float
+        The requested size.
+    limit : int
+        The value of the limit.
+
+    Attributes
+    ----------
+    name, value, limit
+        As passed.
+    env_var : str
+        The environment variable that changes the limit.
+    """
+
+    def __init__(self, name: str, value, limit: int):
+        self.name = name
+        self.value = value
+        self.limit = limit
+        self.env_var = ENV_VARS[name][0]
+        shown = f"{value:,}" if isinstance(value, numbers.Integral) else f"{value:,.6g}"
+        how = f"set the environment variable {self.env_var} (e.g. {self.env_var}={2 * limit})"
+        if name == "max_upload_mb":
+            how += " or server.maxUploadSize in .streamlit/config.toml"
+        super().__init__(
+            f"{shown} exceeds the limit {name}={limit:,} ({_WHAT[name]}). Ask for less, or, "
+            f"to change the limit, {how} and restart the app."
+        )
+
+
+def _env_int(var: str) -> int | None:
+    raw = os.environ.get(var)
+    if raw is None or not raw.strip():
+        return None
+    text = raw.strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(
+            f"The environment variable {var} must be a positive integer, got {raw!r}."
+        ) from None
+    if value < 1:
+        raise ValueError(
+            f"The environment variable {var} must be a positive integer, got {raw!r}."
+        )
+    return value
+
+
+def get_limits() -> Limits:
+    """The limits in force: the defaults of :class:`Limits` overridden by the environment.
+
+    Each field is read from the variables in :data:`ENV_VARS` (the first one set and not
+    blank wins; the upload size reads ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``, Streamlit's own
+    variable, before ``DPCORE_MAX_UPLOAD_MB``). The environment is read at every call.
+
+    Returns
+    -------
+    Limits
+
+    Raises
+    ------
+    ValueError
+        If a variable is set to anything but a positive integer (the message names it).
+    """
+    overrides = {}
+    for name, names in ENV_VARS.items():
+        for var in names:
+            value = _env_int(var)
+            if value is not None:
+                overrides[name] = value
+                break
+    return Limits(**overrides)
+
+
+def check_limit(name: str, value, limits: Limits | None = None):
+    """Check a requested size against a limit and return it unchanged.
+
+    Parameters
+    ----------
+    name : str
+        A field of :class:`Limits`, e.g. ``"max_replicates"``.
+    value : int or float
+        The requested size (e.g. the number of replicates, or ``n_samples * repeats``).
+    limits : Limits, optional
+        The limits to check against; by default :func:`get_limits`.
+
+    Returns
+    -------
+    int or float
+        ``value``.
+
+    Raises
+    ------
+    LimitExceededError
+        If ``value`` is above the limit; the message names the limit, its value and the
+        environment variable that changes it.
+    TypeError
+        If ``value`` is not a real number or ``limits`` is not a :class:`Limits`.
+    ValueError
+        If ``name`` is not a limit, or ``value`` is NaN.
+    """
+    if name not in ENV_VARS:
+        raise ValueError(
+            f"`name` must be one of {', '.join(sorted(ENV_VARS))}, got {name!r}."
+        )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`value` must be a real number, got {type(value).__name__}.")
+    if value != value:
+        raise ValueError("`value` must be a number, got nan.")
+    if limits is None:
+        limits = get_limits()
+    elif not isinstance(limits, Limits):
+        raise TypeError(f"`limits` must be a Limits instance, got {type(limits).__name__}.")
+    limit = getattr(limits, name)
+    if value > limit:
+        raise LimitExceededError(name, value, limit)
+    return value
