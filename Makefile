@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 .PHONY: run test bench lint venv venv-dev clean
 
 run: $(VENV)/.stamp-run
-	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501 --server.headless true
+	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
 
 test: $(VENV)/.stamp-dev
 	$(BIN)/python -m pytest

@@ -1,0 +1,29 @@
+"""Start the dashboard: ``python -m ui.serve [streamlit options]`` (what ``make run`` does).
+
+Same as ``streamlit run app.py``, with one fix. ``app.py`` builds its navigation with
+``st.navigation`` while the page files live in ``pages/``; a fresh Streamlit server treats a
+``pages/`` directory as a legacy multipage app until the first ``st.navigation`` call, so a
+shared page link opened before anyone loaded the landing page ran that page alone, without the
+app's sidebar and titles. Declaring navigation mode before the server starts removes that
+window. (Streamlit is pinned in requirements.txt; tests/app/test_serve.py checks the attribute.)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def main(argv=None):
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
+    PagesManager.uses_pages_directory = False
+    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
