@@ -74,6 +74,11 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None):
     -------
     (grad_p, grad_v) : tuple of ndarrays, tangent at ``p``
     """
+    fast = getattr(manifold, "regression_gradient", None)
+    if fast is not None:
+        out = fast(p, v, t, np.asarray(y, dtype=float), tau)
+        if out is not None:
+            return out
     pb, tv, tb = _expand_params(manifold, p, v, t)
     pred = manifold.exp(pb, tv)
     res = clip_residuals(manifold, pred, manifold.log(pred, y), tau)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import sinc, sinc_scalar
+from ._functions import rowdot, sinc, sinc_scalar
 from .base import CutLocusError, Manifold, split_along
 
 #: Points closer than this angle (radians) to each other's antipode are treated as antipodal.
@@ -35,6 +35,9 @@ class Sphere(Manifold):
     def _repr_args(self):
         return str(self.d)
 
+    def inner(self, x, u, w):
+        return rowdot(u, w)
+
     def belongs(self, x, atol=1e-8):
         x = np.asarray(x, dtype=float)
         return np.abs(np.linalg.norm(x, axis=-1) - 1.0) <= atol
@@ -47,15 +50,15 @@ class Sphere(Manifold):
         if x.ndim == 1 and v.ndim == 1:
             nv = math.sqrt(v @ v)
             return math.cos(nv) * x + sinc_scalar(nv) * v
-        nv = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+        nv = np.sqrt(rowdot(v, v, keepdims=True))
         return np.cos(nv) * x + sinc(nv) * v
 
     def _angle_parts(self, x, y):
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
-        c = np.sum(x * y, axis=-1, keepdims=True)
+        c = rowdot(x, y, keepdims=True)
         u = y - c * x
-        s = np.sqrt(np.sum(u * u, axis=-1, keepdims=True))
+        s = np.sqrt(rowdot(u, u, keepdims=True))
         return c, u, s
 
     def log(self, x, y):
@@ -97,12 +100,12 @@ class Sphere(Manifold):
             raise CutLocusError("transport is undefined between antipodal points on the sphere.")
         unit = u / np.where(s > 0, s, 1.0)
         end_dir = -np.sin(theta) * x + np.cos(theta) * unit
-        return v + np.sum(unit * v, axis=-1, keepdims=True) * (end_dir - unit)
+        return v + rowdot(unit, v, keepdims=True) * (end_dir - unit)
 
     def proj_tangent(self, x, v):
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
-        return v - np.sum(x * v, axis=-1, keepdims=True) * x
+        return v - rowdot(x, v, keepdims=True) * x
 
     def random_point(self, size=None, rng=None):
         """Uniformly distributed points."""
@@ -117,10 +120,10 @@ class Sphere(Manifold):
         p = np.asarray(p, dtype=float)
         v = np.asarray(v, dtype=float)
         w = np.asarray(w, dtype=float)
-        nv = np.linalg.norm(v, axis=-1, keepdims=True)
+        nv = np.sqrt(rowdot(v, v, keepdims=True))
         u = v / np.where(nv > 0, nv, 1.0)
         end_dir = -np.sin(nv) * p + np.cos(nv) * u
-        a = np.sum(end_dir * w, axis=-1, keepdims=True)
+        a = rowdot(end_dir, w, keepdims=True)
         return w - a * end_dir + a * u
 
     def adjoint_dexp(self, p, v, w):
@@ -130,13 +133,57 @@ class Sphere(Manifold):
         p = np.asarray(p, dtype=float)
         v = np.asarray(v, dtype=float)
         w = np.asarray(w, dtype=float)
-        nv = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+        nv = np.sqrt(rowdot(v, v, keepdims=True))
         u = np.divide(v, nv, out=np.zeros(np.broadcast_shapes(v.shape, nv.shape)), where=nv > 0)
         end_dir = np.cos(nv) * u - np.sin(nv) * p
-        a = np.sum(end_dir * w, axis=-1, keepdims=True)
+        a = rowdot(end_dir, w, keepdims=True)
         w_perp = w - a * end_dir
         par = a * u
         return par + np.cos(nv) * w_perp, par + sinc(nv) * w_perp
+
+    def regression_gradient(self, p, v, t, y, tau=None):
+        r"""Closed-form regression gradients, O(batch x n) scalars plus two matrix products.
+
+        With u = v/|v|, rho_i = t_i |v|, P_i = <p, y_i>, U_i = <u, y_i>, the prediction is
+        cos(rho_i) p + sin(rho_i) u and the residual eps_i = f_i (y_i - c_i yhat_i) with
+        c_i = <yhat_i, y_i>, f_i = theta_i / sin(theta_i). Its part along the geodesic's end
+        velocity e_i is a_i e_i, a_i = f_i (cos(rho_i) U_i - sin(rho_i) P_i), and the rest is
+        f_i (y_i - P_i p - U_i u) (y_i with its component in the plane of the great circle
+        removed). The adjoint Jacobi maps send a_i e_i to a_i u and scale the rest by
+        cos(rho_i) (footpoint) or sin(rho_i)/rho_i (shooting vector) (paper 002 eqs. 5-8, 15, 40).
+        Returns None when some |v| is 0 (u undefined), so the caller uses the generic path.
+        """
+        p = np.asarray(p, dtype=float)
+        v = np.asarray(v, dtype=float)
+        p, v = np.broadcast_arrays(p, v)
+        nv = np.sqrt(rowdot(v, v))
+        if not np.all(nv > 1e-12):
+            return None
+        u = v / nv[..., None]
+        t = np.asarray(t, dtype=float)
+        rho = nv[..., None] * t                       # (..., n)
+        cr, sr = np.cos(rho), np.sin(rho)
+        big_p = p @ y.T
+        big_u = u @ y.T
+        c = cr * big_p + sr * big_u                   # <yhat_i, y_i>
+        ye = cr * big_u - sr * big_p                  # <e_i, y_i>
+        s = np.sqrt(np.maximum(1.0 - c * c, 0.0))
+        theta = np.arctan2(s, c)
+        if np.any(theta > np.pi - CUT_TOL):
+            raise CutLocusError("log is undefined for antipodal points on the sphere.")
+        f = np.divide(theta, s, out=np.ones_like(s), where=s > 0)
+        if tau is not None:
+            f *= np.minimum(1.0, tau / np.where(theta > 0, theta, 1.0))
+        sinc_rho = np.divide(sr, rho, out=np.ones_like(rho), where=rho != 0)
+        n = t.shape[0]
+        # Rows: footpoint weights (1 along e, cos rho across), vector weights (t, t sinc rho).
+        w_perp = np.stack([cr * f, (t * sinc_rho) * f])          # (2, ..., n)
+        a = f * ye
+        w_par = np.stack([a, t * a])
+        along_p = np.sum(w_perp * big_p, axis=-1)[..., None]
+        along_u = (np.sum(w_perp * big_u, axis=-1) - np.sum(w_par, axis=-1))[..., None]
+        grads = -(w_perp @ y - along_p * p - along_u * u) / n
+        return grads[0], grads[1]
 
     def _scale_by_curvature(self, p, v, w0, scale):
         w_par, w_perp, nv = split_along(self, p, v, w0)

@@ -186,3 +186,29 @@ def test_rat_skulls_regression_converges():
     r2 = model.r2_score(x, y)
     # Growth explains most of the shape variation in Vilmann's data.
     assert 0.5 < r2 < 1.0
+
+
+class _GenericSphere(Sphere):
+    """The sphere without its closed-form regression gradient (forces the generic path)."""
+
+    regression_gradient = None
+
+
+@pytest.mark.parametrize("d", [1, 2, 4])
+@pytest.mark.parametrize("tau", [None, 0.05])
+def test_sphere_fast_gradient_equals_generic(d, tau, rng):
+    m = Sphere(d)
+    p = m.random_point((3, 4), rng)
+    v = m.random_tangent(p, rng) * rng.uniform(0.01, 5.0, size=(3, 4, 1))  # also past pi
+    t = rng.uniform(0, 1, 40)
+    y = m.exp(m.geodesic(p[0, 0], v[0, 0], t), 0.05 * m.random_tangent(
+        m.geodesic(p[0, 0], v[0, 0], t), rng))
+    fast = regression_gradient(m, p, v, t, y, tau=tau)
+    slow = regression_gradient(_GenericSphere(d), p, v, t, y, tau=tau)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.shape == b.shape == p.shape
+        np.testing.assert_allclose(a, b, atol=1e-12)
+    # zero shooting vectors fall back to the generic path
+    zero = regression_gradient(m, p, 0 * v, t, y, tau=tau)
+    np.testing.assert_allclose(zero[0], regression_gradient(_GenericSphere(d), p, 0 * v, t, y,
+                                                            tau=tau)[0], atol=1e-12)

@@ -1,0 +1,25 @@
+"""Privacy mechanisms on manifolds.
+
+* :class:`RiemannianLaplace` — density ∝ exp(-d(η, y)/σ) (paper 001);
+* :class:`RiemannianGaussian` — density ∝ exp(-d²/(2σ²)), accounted in Gaussian DP (paper 004);
+* :class:`KNormGradient` — density ∝ exp(-‖∇E‖/σ) for Fréchet means and geodesic regression
+  (paper 002);
+* :class:`AmbientLaplace` — Euclidean K-norm noise in an embedding space (baseline of paper 001).
+"""
+
+from .base import Ball, MechanismResult
+from .gaussian import RiemannianGaussian
+from .kng import KNormGradient
+from .laplace import AmbientLaplace, RiemannianLaplace, ambient_radius, embed, project_to_manifold
+
+__all__ = [
+    "AmbientLaplace",
+    "Ball",
+    "KNormGradient",
+    "MechanismResult",
+    "RiemannianGaussian",
+    "RiemannianLaplace",
+    "ambient_radius",
+    "embed",
+    "project_to_manifold",
+]

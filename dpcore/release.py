@@ -1,0 +1,690 @@
+r"""End-to-end private releases that state their guarantee (DESIGN §8).
+
+Two modes:
+
+``strict`` (default)
+    Bounds are public inputs. Covariates are clipped to the public ``covariate_range`` and mapped
+    to [0, 1] with it; residuals are clipped to norm ``tau`` inside every gradient; responses are
+    projected onto the public ball ``B_{tau_m}(center)`` where the bounds need it; the
+    mechanisms' supports are restricted to public balls on non-compact spaces. The stated
+    guarantee then holds for every dataset. Randomness comes from OS entropy unless a seed is
+    passed, in which case the release is labelled "not for publication".
+``paper``
+    Reproduces the papers' choices: missing bounds are taken from the data (τ = largest residual
+    of the non-private fit, data min/max as covariate range), KNG uses σ = Δ/ε. A
+    :class:`~dpcore.exceptions.PrivacyLeakWarning` is raised and the release is labelled not
+    private.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import __version__
+from ._validation import check_int, check_positive
+from .data.synthetic import default_center
+from .exceptions import PrivacyLeakWarning
+from .learning import GeodesicRegression, frechet_mean
+from .manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
+from .mechanisms import (
+    AmbientLaplace,
+    Ball,
+    KNormGradient,
+    RiemannianGaussian,
+    RiemannianLaplace,
+    ambient_radius,
+    embed,
+)
+from .mechanisms.laplace import _laplace_integrable, unembed
+from .sensitivity import (
+    frechet_gradient_sensitivity,
+    frechet_mean_sensitivity,
+    geodesic_regression_sensitivity,
+)
+
+MODES = ("strict", "paper")
+FRECHET_MECHANISMS = ("laplace", "kng", "gaussian", "ambient_laplace")
+SEQUENTIAL_CAVEAT = (
+    "Sequential scheme (paper 002): the footpoint is drawn with the shooting vector fixed at its "
+    "non-private estimate, which the sensitivity proof treats as fixed; the total is the sum "
+    "epsilon_p + epsilon_v per geodesic."
+)
+SEEDED_CAVEAT = "Seeded randomness: reproducible demo, not for publication."
+PAPER_CAVEAT = (
+    "Paper mode: bounds were taken from the data and/or sigma = Delta/epsilon was used; the "
+    "output is NOT differentially private as stated."
+)
+
+
+# ---------------------------------------------------------------------- the record
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        return value if np.isfinite(value) else str(value)
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+@dataclass
+class Release:
+    """A private release and everything needed to state its guarantee.
+
+    Attributes
+    ----------
+    values : dict
+        The private outputs (arrays).
+    mechanism : str
+    epsilon : float or None
+        Total pure-DP budget of everything in ``values`` (None for Gaussian DP).
+    delta : float or None
+        0 for exact samplers; the approximate-DP δ (order 1 / chain length per draw) for MCMC;
+        None for Gaussian DP (see ``mu``).
+    mu : float or None
+        GDP parameter (Gaussian mechanism only).
+    sensitivity, sigma : dict
+        Sensitivities and noise scales used, by parameter.
+    assumptions : dict
+        Every bound the guarantee relies on, with its value and its source (``"public"`` or
+        ``"data"``).
+    diagnostics : dict
+        Sampler diagnostics (acceptance, ESS, R-hat) and exactness of the sampler.
+    mode : {"strict", "paper"}
+    seeded : bool
+        Whether a seed or generator was supplied (reproducible, not for publication).
+    version : str
+    caveats : list of str
+    """
+
+    values: dict
+    mechanism: str
+    epsilon: float | None
+    delta: float | None
+    mu: float | None
+    sensitivity: dict
+    sigma: dict
+    assumptions: dict
+    diagnostics: dict
+    mode: str
+    seeded: bool
+    version: str = __version__
+    caveats: list = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+
+    @property
+    def private(self):
+        """Whether the stated guarantee holds (strict mode and bounds all public)."""
+        return self.mode == "strict" and all(
+            a.get("source") != "data" for a in self.assumptions.values() if isinstance(a, dict)
+        )
+
+    @property
+    def label(self):
+        if not self.private:
+            return "NOT PRIVATE (paper mode: bounds from the data)"
+        if self.seeded:
+            return "private mechanism, seeded: not for publication"
+        return "private"
+
+    def to_dict(self):
+        """JSON-safe dict: private outputs and metadata only (no input data)."""
+        out = {
+            "values": self.values,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "mu": self.mu,
+            "sensitivity": self.sensitivity,
+            "sigma": self.sigma,
+            "assumptions": self.assumptions,
+            "diagnostics": self.diagnostics,
+            "mode": self.mode,
+            "seeded": self.seeded,
+            "version": self.version,
+            "label": self.label,
+            "caveats": list(self.caveats),
+            "details": self.details,
+        }
+        return _jsonable(out)
+
+    def to_json(self, **kwargs):
+        return json.dumps(self.to_dict(), **kwargs)
+
+
+# ---------------------------------------------------------------------- shared helpers
+def _check_mode(mode):
+    if mode not in MODES:
+        raise ValueError(f"`mode` must be one of {MODES}, got {mode!r}.")
+    return mode
+
+
+def _resolve_rng(rng):
+    """OS entropy when ``rng`` is None; anything else is a fixed seed or caller's generator."""
+    return np.random.default_rng(rng), rng is not None
+
+
+def _check_manifold(manifold):
+    if not isinstance(manifold, Manifold):
+        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
+    return manifold
+
+
+def _check_responses(manifold, y, name="y"):
+    y = np.asarray(y, dtype=float)
+    if y.ndim != manifold.point_ndim + 1 or y.shape[1:] != manifold.point_shape:
+        raise ValueError(
+            f"`{name}` must have shape (n, {', '.join(map(str, manifold.point_shape))}), "
+            f"got {y.shape}."
+        )
+    if y.shape[0] < 2:
+        raise ValueError(f"`{name}` must hold at least 2 observations, got {y.shape[0]}.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"`{name}` contains NaN or infinite values.")
+    return y
+
+
+def is_compact(manifold):
+    return isinstance(manifold, (Sphere, KendallShape))
+
+
+def diameter(manifold):
+    """Largest distance between two points (π on the unit sphere, π/2 on Kendall's space)."""
+    if isinstance(manifold, Sphere):
+        return np.pi
+    if isinstance(manifold, KendallShape):
+        return np.pi / 2
+    return np.inf
+
+
+def project_to_ball(manifold, points, center, radius):
+    """Geodesic projection onto ``B_radius(center)``: pull far points back along the geodesic.
+
+    Points in the cut locus of ``center`` (e.g. antipodal on the sphere), where that geodesic is
+    not unique, go to the boundary point in a fixed direction (the first vector of
+    :meth:`~dpcore.manifolds.Manifold.orthonormal_basis` at ``center``): the map stays a
+    deterministic function of each point, which is all the privacy argument needs.
+    """
+    points = np.asarray(points, dtype=float)
+    center = np.asarray(center, dtype=float)
+    d = manifold.dist(points, center)
+    outside = d > radius
+    if not np.any(outside):
+        return points
+    cut = d >= manifold.injectivity_radius - 1e-6
+    safe = np.where(manifold._pw(cut), np.broadcast_to(center, points.shape), points)
+    v = manifold.log(np.broadcast_to(center, points.shape), safe)
+    scale = np.where(outside & ~cut, radius / np.where(d > 0, d, 1.0), 1.0)
+    pulled = manifold.exp(center, v * manifold._pw(scale))
+    fixed = manifold.exp(center, radius * manifold.orthonormal_basis(center)[0])
+    pulled = np.where(manifold._pw(cut), fixed, pulled)
+    return np.where(manifold._pw(outside), pulled, points)
+
+
+def _assumption(value, source, note=None):
+    out = {"value": value, "source": source}
+    if note:
+        out["note"] = note
+    return out
+
+
+# ---------------------------------------------------------------------- regression
+def private_geodesic_regression(
+    manifold,
+    x,
+    y,
+    *,
+    eps_p,
+    eps_v,
+    tau=None,
+    covariate_range=None,
+    tau_m=None,
+    n_vectors=1,
+    mode="strict",
+    rng=None,
+    center=None,
+    n_footpoints=1,
+    max_speed=None,
+    chain_length=2000,
+    burn_in=1000,
+):
+    r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
+
+    First ``n_footpoints`` private footpoints :math:`\tilde p` are drawn by KNG on
+    :math:`p \mapsto E(p, \Gamma_{\hat p \to p}\hat v)` with budget ``eps_p``; then at each,
+    ``n_vectors`` private shooting vectors by KNG on :math:`v \mapsto E(\tilde p, v)` with budget
+    ``eps_v``. One geodesic costs ``eps_p + eps_v``; publishing every draw costs
+    ``n_footpoints * eps_p + n_footpoints * n_vectors * eps_v`` (the ``epsilon`` reported).
+
+    Parameters
+    ----------
+    manifold : Manifold
+    x : array-like, shape (n,)
+        Covariates.
+    y : array-like, shape (n, *point_shape)
+        Responses.
+    eps_p, eps_v : float
+        Budgets of the footpoint and of each shooting vector.
+    tau : float
+        Public bound on residual norms; residuals are clipped to it (required in strict mode).
+    covariate_range : (float, float)
+        Public range of the covariate; x is clipped to it and mapped to [0, 1] (strict: required).
+    tau_m : float
+        Radius of a public ball ``B_{tau_m}(center)`` holding the responses (required in strict
+        mode on non-compact manifolds and whenever the curvature can be negative).
+    n_vectors, n_footpoints : int
+        Number of private shooting vectors per footpoint and of footpoints.
+    mode : {"strict", "paper"}
+    rng : None, int or Generator
+        None uses OS entropy (required for publication); a seed gives a reproducible demo.
+    center : array, optional
+        Centre m0 of the public ball (default: origin of R^d, identity of SPD).
+    max_speed : float, optional
+        Public bound on the shooting-vector norm, the support of the vector mechanism
+        (default: the diameter on compact spaces, 2 (tau_m + tau) otherwise, paper 002 app. C).
+    chain_length, burn_in : int
+        Metropolis-Hastings settings where no exact sampler exists.
+
+    Returns
+    -------
+    Release
+        ``values``: ``footpoint`` (shape ``(n_footpoints, *point_shape)``, at the lower end of the
+        covariate range), ``shooting_vector`` (``(n_footpoints, n_vectors, *point_shape)``,
+        velocity per unit of the rescaled covariate), ``intercept`` and ``coef`` in the original
+        covariate units (as :class:`~dpcore.learning.GeodesicRegression`).
+    """
+    m = _check_manifold(manifold)
+    mode = _check_mode(mode)
+    eps_p = check_positive(eps_p, "eps_p")
+    eps_v = check_positive(eps_v, "eps_v")
+    n_vectors = check_int(n_vectors, "n_vectors")
+    n_footpoints = check_int(n_footpoints, "n_footpoints")
+    y = _check_responses(m, y)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (y.shape[0],):
+        raise ValueError(f"`x` must have shape ({y.shape[0]},) to match `y`, got {x.shape}.")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("`x` contains NaN or infinite values.")
+    gen, seeded = _resolve_rng(rng)
+    kappa_low = m.curvature_bounds[0]
+    needs_ball = kappa_low < 0 or not is_compact(m)
+    assumptions, caveats, leaks = {}, [SEQUENTIAL_CAVEAT], []
+
+    # --- covariate range -------------------------------------------------------------
+    if covariate_range is None:
+        if mode == "strict":
+            raise ValueError("Strict mode needs a public `covariate_range=(low, high)`.")
+        covariate_range = (float(x.min()), float(x.max()))
+        leaks.append("covariate_range")
+        source = "data"
+    else:
+        source = "public"
+    lo, hi = (float(c) for c in covariate_range)
+    if not hi > lo:
+        raise ValueError(f"`covariate_range` must satisfy low < high, got {(lo, hi)}.")
+    assumptions["covariate_range"] = _assumption([lo, hi], source)
+    t = (np.clip(x, lo, hi) - lo) / (hi - lo)
+
+    # --- public ball for the responses ------------------------------------------------
+    if center is None:
+        center = default_center(m) if isinstance(m, (Euclidean, SPD, Hyperbolic)) else None
+        center_source = "public default"
+    else:
+        center = np.asarray(center, dtype=float)
+        center_source = "public"
+    if needs_ball:
+        if center is None:
+            raise ValueError(f"Pass a public `center` for the response ball on {m!r}.")
+        if tau_m is None:
+            if mode == "strict":
+                raise ValueError(
+                    f"Strict mode on {m!r} needs `tau_m`, the radius of a public ball about "
+                    "`center` holding the responses."
+                )
+            tau_m = float(np.max(m.dist(y, center)))
+            leaks.append("tau_m")
+            assumptions["tau_m"] = _assumption(tau_m, "data")
+        else:
+            tau_m = check_positive(tau_m, "tau_m")
+            assumptions["tau_m"] = _assumption(tau_m, "public")
+            if mode == "strict":
+                y = project_to_ball(m, y, center, tau_m)
+        assumptions["center"] = _assumption(np.asarray(center), center_source)
+
+    # --- non-private fit (the chains start here) --------------------------------------
+    fit = GeodesicRegression(m, covariate_range=(0.0, 1.0), tol=1e-8).fit(t, y)
+    p_hat, v_hat = fit.footpoint_, fit.shooting_vector_
+
+    # --- residual bound -----------------------------------------------------------------
+    if tau is None:
+        if mode == "strict":
+            raise ValueError("Strict mode needs a public residual bound `tau`.")
+        tau = float(np.max(m.dist(m.exp(p_hat, m._pw(t) * v_hat), y)))
+        tau = max(tau, 1e-12)
+        leaks.append("tau")
+        assumptions["tau"] = _assumption(tau, "data", "largest residual of the non-private fit")
+    else:
+        tau = check_positive(tau, "tau")
+        assumptions["tau"] = _assumption(
+            tau, "public", "residuals clipped to this norm" if mode == "strict" else None
+        )
+    clip = tau if mode == "strict" else None
+
+    delta_p, delta_v = geodesic_regression_sensitivity(
+        y.shape[0], tau, kappa_low, tau_m if kappa_low < 0 else None
+    )
+    sigma_rule = "rigorous" if mode == "strict" else "paper"
+
+    # --- supports -----------------------------------------------------------------------
+    if max_speed is None:
+        max_speed = diameter(m) if is_compact(m) else 2.0 * (tau_m + tau)
+        speed_source = "derived" if mode == "strict" else "derived from data bounds"
+    else:
+        max_speed = check_positive(max_speed, "max_speed")
+        speed_source = "public"
+    foot_support = None
+    if needs_ball:
+        foot_support = (center, tau_m + tau)
+        assumptions["footpoint_support"] = _assumption(
+            tau_m + tau, "derived", "footpoints restricted to B_{tau_m + tau}(center), app. C"
+        )
+    if mode == "strict":
+        assumptions["max_speed"] = _assumption(max_speed, speed_source,
+                                               "shooting vectors restricted to this norm")
+    speed_cap = max_speed if mode == "strict" else None
+    v_norm = float(m.norm(p_hat, v_hat))
+    v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
+        0.999 * speed_cap / v_norm)
+    if mode == "paper":
+        foot_support = None
+
+    # --- footpoints ---------------------------------------------------------------------
+    kng_p = KNormGradient(manifold=m, epsilon=eps_p, sensitivity=delta_p, sigma_rule=sigma_rule,
+                          chain_length=chain_length, burn_in=burn_in)
+    foot = kng_p.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
+                                      tau=clip, support=foot_support)
+    footpoints = np.asarray(foot.values).reshape((n_footpoints, *m.point_shape))
+
+    # --- shooting vectors ---------------------------------------------------------------
+    kng_v = KNormGradient(manifold=m, epsilon=eps_v, sensitivity=delta_v, sigma_rule=sigma_rule,
+                          chain_length=chain_length, burn_in=burn_in)
+    v_init = m.transport(np.broadcast_to(p_hat, footpoints.shape), footpoints, v_start)
+    vec = kng_v.regression_vector(t, y, footpoints, v_init, size=n_vectors, rng=gen, tau=clip,
+                                  max_norm=speed_cap)
+    vectors = np.asarray(vec.values).reshape((n_footpoints, n_vectors, *m.point_shape))
+
+    # --- back to the original covariate units (as GeodesicRegression does) ----------------
+    fp_b = np.broadcast_to(footpoints[:, None], vectors.shape)
+    intercepts = m.exp(fp_b, (-lo / (hi - lo)) * vectors)
+    coefs = m.transport(fp_b, intercepts, vectors) / (hi - lo)
+
+    exact = bool(foot.exact and vec.exact)
+    guarantee_p = kng_p.guarantee(exact=foot.exact)
+    guarantee_v = kng_v.guarantee(exact=vec.exact)
+    n_draws_v = n_footpoints * n_vectors
+    epsilon = n_footpoints * eps_p + n_draws_v * eps_v
+    delta = n_footpoints * guarantee_p["delta"] + n_draws_v * guarantee_v["delta"]
+    if not exact:
+        caveats.append(guarantee_p["delta_note"] or guarantee_v["delta_note"])
+    if n_footpoints > 1 or n_vectors > 1:
+        caveats.append(
+            f"{n_footpoints} footpoint(s) x {n_vectors} vector(s) drawn: each geodesic costs "
+            f"epsilon_p + epsilon_v = {eps_p + eps_v:g}; publishing all of them costs "
+            f"epsilon = {epsilon:g}."
+        )
+    if seeded:
+        caveats.append(SEEDED_CAVEAT)
+    if mode == "paper":
+        caveats.append(PAPER_CAVEAT)
+        warnings.warn(
+            "Paper mode: " + (f"bounds taken from the data ({', '.join(leaks)}); " if leaks else "")
+            + "KNG uses sigma = Delta/epsilon. The release is not differentially private.",
+            PrivacyLeakWarning, stacklevel=2,
+        )
+    return Release(
+        values={
+            "footpoint": footpoints,
+            "shooting_vector": vectors,
+            "intercept": intercepts,
+            "coef": coefs,
+        },
+        mechanism="kng_sequential",
+        epsilon=float(epsilon),
+        delta=float(delta),
+        mu=None,
+        sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
+        sigma={"footpoint": kng_p.sigma, "shooting_vector": kng_v.sigma},
+        assumptions=assumptions,
+        diagnostics={
+            "footpoint": {**foot.diagnostics, "exact": foot.exact, "sampler": foot.sampler},
+            "shooting_vector": {**vec.diagnostics, "exact": vec.exact, "sampler": vec.sampler},
+        },
+        mode=mode,
+        seeded=seeded,
+        caveats=caveats,
+        details={
+            "epsilon_p": eps_p,
+            "epsilon_v": eps_v,
+            "epsilon_per_geodesic": eps_p + eps_v,
+            "n": int(y.shape[0]),
+            "n_footpoints": n_footpoints,
+            "n_vectors": n_vectors,
+            "sigma_rule": guarantee_p["sigma_rule"],
+            "kappa_low": kappa_low,
+            "manifold": repr(m),
+        },
+    )
+
+
+# ---------------------------------------------------------------------- Fréchet mean
+def private_frechet_mean(
+    manifold,
+    y,
+    *,
+    epsilon=None,
+    mu=None,
+    mechanism="laplace",
+    radius=None,
+    center=None,
+    mode="strict",
+    rng=None,
+    n_draws=1,
+    project=True,
+    chain_length=2000,
+    burn_in=1000,
+):
+    r"""Private Fréchet mean of points in a ball :math:`B_r(m_0)`.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    y : array-like, shape (n, *point_shape)
+    epsilon : float
+        Pure-DP budget (Laplace, KNG, ambient Laplace). For ``"gaussian"`` an ``epsilon`` is
+        converted to the equivalent µ = eps_to_mu(ε) (paper 004 §5.2).
+    mu : float
+        GDP budget for ``"gaussian"``.
+    mechanism : {"laplace", "kng", "gaussian", "ambient_laplace"}
+    radius, center : public ball holding the data (strict mode: required; points outside are
+        projected onto it). ``radius`` must be below r* (paper 001 Thm 2).
+    mode : {"strict", "paper"}
+    rng : None (OS entropy), seed or Generator.
+    n_draws : int
+        Number of independent private means (each costs the budget).
+    project : bool
+        Ambient Laplace only: map the noisy result back onto the manifold.
+
+    Returns
+    -------
+    Release
+        ``values["mean"]`` has shape ``(n_draws, *point_shape)``; the ambient mechanism also
+        gives ``ambient`` (before projection) and ``left_manifold``.
+    """
+    m = _check_manifold(manifold)
+    mode = _check_mode(mode)
+    if mechanism not in FRECHET_MECHANISMS:
+        raise ValueError(f"`mechanism` must be one of {FRECHET_MECHANISMS}, got {mechanism!r}.")
+    n_draws = check_int(n_draws, "n_draws")
+    y = _check_responses(m, y)
+    n = y.shape[0]
+    gen, seeded = _resolve_rng(rng)
+    assumptions, caveats, leaks = {}, [], []
+
+    if mechanism == "gaussian":
+        if (epsilon is None) == (mu is None):
+            raise ValueError("The Gaussian mechanism needs exactly one of `mu` and `epsilon`.")
+        if mu is None:
+            from .privacy import eps_to_mu
+
+            mu = float(eps_to_mu(check_positive(epsilon, "epsilon")))
+            caveats.append("mu is the GDP equivalent of the given epsilon (paper 004 §5.2).")
+        mu = check_positive(mu, "mu")
+        epsilon = None
+    else:
+        if mu is not None:
+            raise ValueError(f"`mu` applies to the Gaussian mechanism only, not {mechanism!r}.")
+        if epsilon is None:
+            raise ValueError(f"The {mechanism} mechanism needs `epsilon`.")
+        epsilon = check_positive(epsilon, "epsilon")
+
+    # --- public ball -------------------------------------------------------------------
+    if center is None:
+        if mode == "strict":
+            raise ValueError("Strict mode needs the public `center` of the ball holding the data.")
+        center = frechet_mean(m, y)
+        leaks.append("center")
+        assumptions["center"] = _assumption(center, "data")
+    else:
+        center = np.asarray(center, dtype=float)
+        assumptions["center"] = _assumption(center, "public")
+    if radius is None:
+        if mode == "strict":
+            raise ValueError("Strict mode needs the public `radius` of the ball holding the data.")
+        radius = float(np.max(m.dist(y, center))) * (1 + 1e-9) + 1e-12
+        leaks.append("radius")
+        assumptions["radius"] = _assumption(radius, "data")
+    else:
+        radius = check_positive(radius, "radius")
+        assumptions["radius"] = _assumption(radius, "public", "points projected onto the ball"
+                                            if mode == "strict" else None)
+    ball = Ball.make(m, center, radius)
+    if mode == "strict":
+        y = project_to_ball(m, y, center, radius)
+    kappa_high = m.curvature_bounds[1]
+    inj = m.injectivity_radius
+    mean = frechet_mean(m, y)
+    sensitivity, sigma, mu_out, delta = {}, {}, None, 0.0
+    diagnostics, values = {}, {}
+
+    if mechanism == "laplace":
+        delta_m = frechet_mean_sensitivity(n, radius, kappa_high, inj)
+        support = None
+        sigma_free = delta_m / epsilon
+        if not _laplace_integrable(m, sigma_free):
+            support = ball.as_tuple()
+            caveats.append("Support restricted to the public ball (density not integrable "
+                           "on the whole space at this epsilon); sigma = 2 Delta/epsilon.")
+        mech = RiemannianLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_m,
+                                 support=support)
+        res = mech.release(mean, size=n_draws, rng=gen)
+        sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
+        diagnostics = {"exact": res.exact, "sampler": res.sampler}
+        values["mean"] = res.values
+        total_eps = n_draws * epsilon
+    elif mechanism == "kng":
+        delta_g = frechet_gradient_sensitivity(n, radius, kappa_high, inj)
+        mech = KNormGradient(manifold=m, epsilon=epsilon, sensitivity=delta_g,
+                             sigma_rule="rigorous" if mode == "strict" else "paper",
+                             chain_length=chain_length, burn_in=burn_in)
+        res = mech.frechet_mean(y, mean, size=n_draws, rng=gen, support=ball.as_tuple())
+        g = mech.guarantee(exact=res.exact)
+        delta = n_draws * g["delta"]
+        if not res.exact:
+            caveats.append(g["delta_note"])
+        sensitivity["gradient"], sigma["mean"] = delta_g, mech.sigma
+        diagnostics = {**res.diagnostics, "exact": res.exact, "sampler": res.sampler}
+        values["mean"] = res.values
+        total_eps = n_draws * epsilon
+    elif mechanism == "gaussian":
+        delta_m = frechet_mean_sensitivity(n, radius, kappa_high, inj)
+        mech = RiemannianGaussian(manifold=m, sensitivity=delta_m, mu=mu)
+        res = mech.release(mean, size=n_draws, rng=gen)
+        sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
+        from .privacy import compose_gdp
+
+        mu_out = float(compose_gdp([mu] * n_draws))
+        delta = None
+        diagnostics = {"exact": res.exact, "sampler": res.sampler,
+                       "mu_accounting": mech.accounting}
+        values["mean"] = res.values
+        total_eps = None
+    else:  # ambient_laplace
+        r_e = ambient_radius(m, center, radius)
+        assumptions["ambient_radius"] = _assumption(r_e, "derived",
+                                                    "Euclidean ball holding the geodesic ball")
+        delta_e = 2.0 * r_e / n
+        extrinsic = unembed(m, embed(m, y).mean(axis=0))
+        mech = AmbientLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_e, project=project)
+        noisy = mech.release(extrinsic, size=n_draws, rng=gen)
+        sensitivity["ambient_mean"], sigma["ambient"] = delta_e, mech.sigma
+        diagnostics = {"exact": True, "sampler": noisy.sampler, **{
+            k: v for k, v in noisy.diagnostics.items()
+            if k not in ("left_manifold", "ambient_values")}}
+        values["mean"] = noisy.values
+        values["ambient"] = noisy.diagnostics["ambient_values"]
+        values["left_manifold"] = noisy.diagnostics["left_manifold"]
+        caveats.append("Ambient mechanism: releases the extrinsic (Euclidean) mean of the "
+                       "embedded points plus Euclidean K-norm noise; sensitivity 2 r_E / n.")
+        total_eps = n_draws * epsilon
+
+    if n_draws > 1:
+        caveats.append(f"{n_draws} independent draws: the budget is the total over all of them.")
+    if seeded:
+        caveats.append(SEEDED_CAVEAT)
+    if mode == "paper":
+        caveats.append(PAPER_CAVEAT)
+        warnings.warn(
+            "Paper mode: " + (f"bounds taken from the data ({', '.join(leaks)}); " if leaks else "")
+            + "the release is not differentially private as stated.",
+            PrivacyLeakWarning, stacklevel=2,
+        )
+    return Release(
+        values=values,
+        mechanism=mechanism,
+        epsilon=None if total_eps is None else float(total_eps),
+        delta=delta,
+        mu=mu_out,
+        sensitivity=sensitivity,
+        sigma=sigma,
+        assumptions=assumptions,
+        diagnostics=diagnostics,
+        mode=mode,
+        seeded=seeded,
+        caveats=caveats,
+        details={"n": int(n), "n_draws": n_draws, "epsilon_per_draw": epsilon,
+                 "mu_per_draw": mu, "manifold": repr(m)},
+    )
+
+
+__all__ = [
+    "FRECHET_MECHANISMS",
+    "MODES",
+    "Release",
+    "private_frechet_mean",
+    "private_geodesic_regression",
+    "project_to_ball",
+]

@@ -1,0 +1,346 @@
+r"""Batched multi-chain Riemannian random-walk Metropolis-Hastings (paper 002 app. A).
+
+All chains move at once as one array ``(n_chains, *point_shape)``: the target log density is
+evaluated once per step for the whole batch. The proposal from ``x`` is :math:`\exp_x(\eta\xi)`
+with :math:`\xi` uniform in the unit ball of :math:`T_xM`. Its density with respect to the volume
+is :math:`1/(c_\eta\, J_x(\log_x y))` with :math:`J_x` the volume factor of :math:`\exp_x`; on a
+symmetric space the geodesic symmetry about the midpoint of ``x`` and ``y`` is an isometry
+swapping them, so :math:`J_x(\log_x y) = J_y(\log_y x)` and, while :math:`\eta` stays below the
+injectivity radius, the proposal is symmetric and needs no Hastings correction. Hence the
+requirement ``manifold.is_homogeneous`` (all built-in manifolds are symmetric spaces) and the cap
+of :math:`\eta` at half the injectivity radius.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_float_array, check_int, check_positive
+from ..manifolds.base import CutLocusError, Manifold
+from .diagnostics import effective_sample_size, split_rhat
+
+#: Robbins-Monro gain on log(step size) at adaptation step t: _GAIN / (1 + t / 10) ** 0.6.
+_GAIN = 3.0
+#: At most this many tangent coordinates enter the ESS / R-hat summaries (largest variance).
+_MAX_SUMMARIES = 10
+
+
+@dataclass
+class MCMCResult:
+    """Output of :func:`metropolis_hastings`.
+
+    Attributes
+    ----------
+    samples : numpy.ndarray
+        Post-burn-in draws, shape ``(n_chains, n_samples, *point_shape)``.
+    log_density : numpy.ndarray
+        Target log density at the draws, shape ``(n_chains, n_samples)``.
+    acceptance_rate : numpy.ndarray
+        Fraction of accepted proposals per chain after burn-in, shape ``(n_chains,)``.
+    step_size : float
+        The frozen proposal radius used after burn-in.
+    ess : float
+        Smallest effective sample size over the scalar summaries (tangent coordinates at the
+        first chain's starting point, and the log density).
+    rhat : float
+        Largest split-R-hat over the same summaries.
+    n_burn_in : int
+        Number of discarded (adaptation) steps per chain.
+    thin : int
+        Steps between stored draws.
+    """
+
+    samples: np.ndarray
+    log_density: np.ndarray
+    acceptance_rate: np.ndarray
+    step_size: float
+    ess: float
+    rhat: float
+    n_burn_in: int
+    thin: int = 1
+
+    @property
+    def final(self):
+        """Last draw of each chain, shape ``(n_chains, *point_shape)``."""
+        return self.samples[:, -1]
+
+    @property
+    def n_chains(self) -> int:
+        return int(self.samples.shape[0])
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.samples.shape[1])
+
+    def to_dict(self):
+        """JSON-safe diagnostics (floats, ints; ``None`` for undefined values)."""
+        acc = np.asarray(self.acceptance_rate, dtype=float)
+        return {
+            "sampler": "riemannian random-walk metropolis-hastings",
+            "n_chains": self.n_chains,
+            "n_samples": self.n_samples,
+            "n_burn_in": int(self.n_burn_in),
+            "thin": int(self.thin),
+            "step_size": _json_float(self.step_size),
+            "acceptance_rate_mean": _json_float(np.mean(acc)),
+            "acceptance_rate_min": _json_float(np.min(acc)),
+            "acceptance_rate_max": _json_float(np.max(acc)),
+            "ess": _json_float(self.ess),
+            "rhat": _json_float(self.rhat),
+        }
+
+
+def _json_float(value):
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+# ---------------------------------------------------------------------- validation
+def _check_init(manifold, init, n_chains):
+    x = as_float_array(init, "init")
+    ps = tuple(manifold.point_shape)
+    if x.shape == ps:
+        x = np.broadcast_to(x, (n_chains, *ps)).copy()
+    elif x.shape != (n_chains, *ps):
+        raise ValueError(
+            f"`init` must be one point of shape {ps} or one per chain, shape {(n_chains, *ps)}; "
+            f"got {x.shape}."
+        )
+    if not np.all(np.isfinite(x)):
+        raise ValueError("`init` contains NaN or infinite values.")
+    return x
+
+
+def _check_probability(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}.")
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`{name}` must lie in (0, 1), got {value!r}.")
+    return float(value)
+
+
+def _max_step(manifold):
+    inj = float(manifold.injectivity_radius)
+    return 0.5 * inj if math.isfinite(inj) and inj > 0 else math.inf
+
+
+# ---------------------------------------------------------------------- one step
+def _evaluate(log_density, points, n_chains):
+    """Log density of a batch; points where it fails (cut locus, NaN) get ``-inf``.
+
+    Called inside ``np.errstate(all="ignore")``: NaN and infinities are handled here.
+    """
+    try:
+        values = np.asarray(log_density(points), dtype=float)
+    except CutLocusError:
+        values = np.array([_evaluate_one(log_density, points[i : i + 1]) for i in range(n_chains)])
+    if values.shape != (n_chains,):
+        raise ValueError(
+            f"`log_density` must return an array of shape ({n_chains},) for a batch of "
+            f"{n_chains} points, got shape {values.shape}."
+        )
+    bad = ~(values < np.inf)  # NaN or +inf
+    if not np.isfinite(points).all():
+        bad |= ~np.isfinite(points.reshape(n_chains, -1)).all(axis=1)
+    return np.where(bad, -np.inf, values)
+
+
+def _evaluate_one(log_density, point):
+    try:
+        return float(np.asarray(log_density(point), dtype=float).reshape(-1)[0])
+    except CutLocusError:
+        return -np.inf
+
+
+def _propose(manifold, x, eta, rng):
+    """``exp_x(eta * xi)`` with ``xi`` uniform in the unit ball of each tangent space."""
+    n = x.shape[0]
+    v = manifold.random_tangent(x, rng)
+    nv = manifold.norm(x, v)
+    radius = eta * rng.random(n) ** (1.0 / manifold.dim)
+    scale = np.where(nv > 0, radius / nv, 0.0)
+    return manifold.exp(x, v * manifold._pw(scale))
+
+
+def _step(manifold, log_density, x, logp, eta, rng):
+    """One Metropolis step for all chains; returns ``(x, logp, accepted, accept_prob)``.
+
+    Called inside ``np.errstate(all="ignore")``. From a zero-density state (``logp = -inf``) any
+    proposal of positive density is accepted (ratio +inf); between two zero-density states the
+    ratio is NaN and the move is rejected.
+    """
+    y = _propose(manifold, x, eta, rng)
+    logq = _evaluate(log_density, y, x.shape[0])
+    accept_prob = np.exp(np.minimum(logq - logp, 0.0))
+    accepted = rng.random(x.shape[0]) < accept_prob
+    x = np.where(manifold._pw(accepted), y, x)
+    logp = np.where(accepted, logq, logp)
+    return x, logp, accepted, accept_prob
+
+
+# ---------------------------------------------------------------------- sampler
+def metropolis_hastings(
+    manifold,
+    log_density,
+    init,
+    *,
+    n_samples,
+    n_chains=4,
+    burn_in=None,
+    step_size=None,
+    target_accept=0.4,
+    thin=1,
+    rng=None,
+    adapt=True,
+):
+    r"""Riemannian random-walk Metropolis-Hastings with many chains in one array.
+
+    Parameters
+    ----------
+    manifold : Manifold
+        A homogeneous (symmetric) manifold, where the proposal is symmetric.
+    log_density : callable
+        ``log_density(points)`` maps a batch ``(n_chains, *point_shape)`` to ``(n_chains,)``
+        unnormalised log densities (``-inf`` outside the support). A
+        :class:`~dpcore.manifolds.CutLocusError` or NaN rejects the proposal.
+    init : array
+        One point (every chain starts there, e.g. the non-private estimate) or
+        ``(n_chains, *point_shape)`` points.
+    n_samples : int
+        Stored draws per chain after burn-in.
+    n_chains : int
+        Number of chains.
+    burn_in : int, optional
+        Discarded steps per chain, during which the step size is tuned
+        (default ``max(200, n_samples // 2)``).
+    step_size : float, optional
+        Initial proposal radius :math:`\eta` (default ``min(1, inj / 4)``); always capped at half
+        the injectivity radius.
+    target_accept : float
+        Acceptance rate the step size is tuned toward.
+    thin : int
+        Keep every ``thin``-th post-burn-in state.
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+    adapt : bool
+        Tune the step size during burn-in (Robbins-Monro on :math:`\log\eta` with the chains'
+        mean acceptance probability, then frozen at the average of the second half of burn-in).
+
+    Returns
+    -------
+    MCMCResult
+
+    Raises
+    ------
+    NotImplementedError
+        If ``manifold.is_homogeneous`` is False: the proposal would need a Hastings correction
+        (the volume distortion of ``exp`` at both ends), which is not implemented.
+
+    Notes
+    -----
+    A release computed from MCMC draws is only approximately differentially private
+    (:math:`\delta` of order 1 / chain length; paper 002 app. A.1).
+    """
+    if not isinstance(manifold, Manifold):
+        raise TypeError(f"`manifold` must be a Manifold, got {type(manifold).__name__}.")
+    if not manifold.is_homogeneous:
+        raise NotImplementedError(
+            f"{manifold!r} is not homogeneous: the random-walk proposal exp_x(eta xi) is not "
+            "symmetric there and needs a Hastings correction (ratio of the volume factors of "
+            "exp at both ends), which is not implemented."
+        )
+    if not callable(log_density):
+        raise TypeError("`log_density` must be callable.")
+    n_samples = check_int(n_samples, "n_samples")
+    n_chains = check_int(n_chains, "n_chains")
+    thin = check_int(thin, "thin")
+    if burn_in is None:
+        burn_in = max(200, n_samples // 2)
+    burn_in = check_int(burn_in, "burn_in", minimum=0)
+    target_accept = _check_probability(target_accept, "target_accept")
+    eta_max = _max_step(manifold)
+    if step_size is None:
+        step_size = min(1.0, 0.5 * eta_max)
+    eta = min(check_positive(step_size, "step_size"), eta_max)
+    rng = np.random.default_rng(rng)
+
+    x = _check_init(manifold, init, n_chains)
+    reference = x[0].copy()
+    samples = np.empty((n_chains, n_samples, *manifold.point_shape))
+    log_values = np.empty((n_chains, n_samples))
+    accepted_total = np.zeros(n_chains)
+    with np.errstate(all="ignore"):
+        logp = _evaluate(log_density, x, n_chains)
+        eta, x, logp = _burn_in(
+            manifold, log_density, x, logp, eta, eta_max, burn_in, target_accept, adapt, rng
+        )
+        for i in range(n_samples * thin):
+            x, logp, accepted, _ = _step(manifold, log_density, x, logp, eta, rng)
+            accepted_total += accepted
+            if (i + 1) % thin == 0:
+                samples[:, i // thin] = x
+                log_values[:, i // thin] = logp
+    ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+    return MCMCResult(
+        samples=samples,
+        log_density=log_values,
+        acceptance_rate=accepted_total / (n_samples * thin),
+        step_size=float(eta),
+        ess=ess,
+        rhat=rhat,
+        n_burn_in=burn_in,
+        thin=thin,
+    )
+
+
+def _burn_in(manifold, log_density, x, logp, eta, eta_max, n_steps, target, adapt, rng):
+    """Run the burn-in, tuning the step size; returns ``(frozen eta, x, logp)``."""
+    if not adapt:
+        for _ in range(n_steps):
+            x, logp, _, _ = _step(manifold, log_density, x, logp, eta, rng)
+        return eta, x, logp
+    log_eta = math.log(eta)
+    log_cap = math.log(eta_max) if math.isfinite(eta_max) else math.inf
+    history = []
+    for t in range(n_steps):
+        x, logp, _, accept_prob = _step(manifold, log_density, x, logp, math.exp(log_eta), rng)
+        gain = _GAIN / (1.0 + t / 10.0) ** 0.6
+        rate = float(np.mean(np.nan_to_num(accept_prob, nan=0.0)))
+        log_eta = min(log_eta + gain * (rate - target), log_cap)
+        if t >= n_steps // 2:
+            history.append(log_eta)
+    if history:
+        log_eta = float(np.mean(history))
+    return min(math.exp(log_eta), eta_max), x, logp
+
+
+def _diagnostics(manifold, reference, samples, log_values):
+    """Min ESS and max split-R-hat over tangent coordinates at ``reference`` and log density."""
+    n_chains, n_samples = log_values.shape
+    if n_samples < 4:
+        return math.nan, math.nan
+    summaries = [log_values]
+    flat = samples.reshape((n_chains * n_samples, *manifold.point_shape))
+    try:
+        with np.errstate(all="ignore"):
+            coords = np.asarray(manifold.log(reference, flat), dtype=float)
+        coords = coords.reshape(n_chains, n_samples, -1)
+    except CutLocusError:
+        coords = np.asarray(manifold.dist(reference, flat)).reshape(n_chains, n_samples, 1)
+    variances = np.var(coords.reshape(-1, coords.shape[-1]), axis=0)
+    scale = max(float(np.max(variances)), 0.0)
+    order = np.argsort(variances)[::-1][:_MAX_SUMMARIES]
+    summaries += [coords[..., j] for j in order if variances[j] > 1e-20 * scale and scale > 0]
+    ess, rhat = math.inf, -math.inf
+    for s in summaries:
+        if not np.all(np.isfinite(s)) or np.ptp(s) == 0:
+            continue
+        ess = min(ess, effective_sample_size(s))
+        rhat = max(rhat, split_rhat(s))
+    if not math.isfinite(ess):
+        return math.nan, math.nan
+    return float(ess), float(rhat)

@@ -1,0 +1,191 @@
+"""End-to-end releases: guarantees stated honestly, strict/paper modes, JSON records."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from dpcore.data import make_mean_data, make_regression_data
+from dpcore.exceptions import PrivacyLeakWarning
+from dpcore.learning import GeodesicRegression
+from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
+from dpcore.release import Release, private_frechet_mean, private_geodesic_regression
+
+REQUIRED_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
+                 "assumptions", "diagnostics", "mode", "seeded", "version"}
+FAST = {"chain_length": 200, "burn_in": 200}
+NORTH = np.array([0.0, 0.0, 1.0])
+
+
+@pytest.fixture(scope="module")
+def sphere_data():
+    return make_regression_data(Sphere(2), 50, rng=3)
+
+
+def check_record(release):
+    assert isinstance(release, Release)
+    d = release.to_dict()
+    assert REQUIRED_KEYS <= set(d)
+    text = json.dumps(d)  # JSON-safe
+    assert "NaN" not in text
+    return d
+
+
+class TestGeodesicRegression:
+    def test_strict_sphere(self, sphere_data):
+        x, y = sphere_data
+        rel = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.2,
+                                          covariate_range=(0, 1), n_vectors=3, rng=0, **FAST)
+        d = check_record(rel)
+        assert d["mode"] == "strict" and d["seeded"] is True
+        assert rel.values["footpoint"].shape == (1, 3)
+        assert rel.values["shooting_vector"].shape == (1, 3, 3)
+        assert rel.epsilon == pytest.approx(1.0 + 3 * 1.0)
+        assert rel.sensitivity["footpoint"] == pytest.approx(2 * 0.2 / 50)
+        assert rel.sigma["footpoint"] == pytest.approx(2 * rel.sensitivity["footpoint"] / 1.0)
+        assert rel.delta > 0  # MCMC
+        assert any("MCMC" in c for c in rel.caveats)
+        assert any("not for publication" in c for c in rel.caveats)
+        assert all(a["source"] != "data" for a in rel.assumptions.values())
+        assert rel.private
+        assert np.all(Sphere(2).is_tangent(rel.values["footpoint"][:, None],
+                                           rel.values["shooting_vector"]))
+
+    def test_strict_requires_public_bounds(self, sphere_data):
+        x, y = sphere_data
+        with pytest.raises(ValueError, match="tau"):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=1, eps_v=1, covariate_range=(0, 1))
+        with pytest.raises(ValueError, match="covariate_range"):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=1, eps_v=1, tau=0.1)
+        xs, ys = make_regression_data(SPD(2), 20, rng=1)
+        with pytest.raises(ValueError, match="tau_m"):
+            private_geodesic_regression(SPD(2), xs, ys, eps_p=1, eps_v=1, tau=0.1,
+                                        covariate_range=(0, 1))
+
+    def test_paper_mode_warns_and_is_labelled(self, sphere_data):
+        x, y = sphere_data
+        with pytest.warns(PrivacyLeakWarning):
+            rel = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0,
+                                              mode="paper", rng=0, **FAST)
+        assert not rel.private and "NOT PRIVATE" in rel.label
+        assert rel.assumptions["tau"]["source"] == "data"
+        assert rel.sigma["footpoint"] == pytest.approx(rel.sensitivity["footpoint"] / 1.0)
+
+    def test_os_entropy_by_default(self, sphere_data):
+        x, y = sphere_data
+        kw = dict(eps_p=1.0, eps_v=1.0, tau=0.2, covariate_range=(0, 1), **FAST)
+        a = private_geodesic_regression(Sphere(2), x, y, **kw)
+        b = private_geodesic_regression(Sphere(2), x, y, **kw)
+        assert not a.seeded and a.label == "private"
+        assert not np.allclose(a.values["footpoint"], b.values["footpoint"])
+        c = private_geodesic_regression(Sphere(2), x, y, rng=5, **kw)
+        e = private_geodesic_regression(Sphere(2), x, y, rng=5, **kw)
+        np.testing.assert_array_equal(c.values["footpoint"], e.values["footpoint"])
+
+    def test_large_budget_recovers_the_fit(self, sphere_data):
+        x, y = sphere_data
+        m = Sphere(2)
+        fit = GeodesicRegression(m, covariate_range=(0, 1)).fit(x, y)
+        rel = private_geodesic_regression(m, x, y, eps_p=1e4, eps_v=1e4, tau=0.2,
+                                          covariate_range=(0, 1), rng=1, **FAST)
+        assert m.dist(rel.values["footpoint"][0], fit.footpoint_) < 1e-2
+        assert np.linalg.norm(rel.values["shooting_vector"][0, 0] - fit.shooting_vector_) < 2e-2
+
+    def test_original_units(self, sphere_data):
+        x, y = sphere_data
+        m = Sphere(2)
+        xs = 10 + 5 * x  # covariate in [10, 15]
+        rel = private_geodesic_regression(m, xs, y, eps_p=1e4, eps_v=1e4, tau=0.2,
+                                          covariate_range=(10, 15), rng=1, **FAST)
+        fit = GeodesicRegression(m, covariate_range=(10, 15)).fit(xs, y)
+        assert m.dist(rel.values["intercept"][0, 0], fit.intercept_) < 5e-2
+        pred = m.exp(rel.values["intercept"][0, 0], 12.0 * rel.values["coef"][0, 0])
+        assert m.dist(pred, fit.predict(np.array([12.0]))[0]) < 2e-2
+
+    def test_euclidean_paper_mode_is_exact(self):
+        x, y = make_regression_data(Euclidean(2), 40, rng=2)
+        with pytest.warns(PrivacyLeakWarning):
+            rel = private_geodesic_regression(Euclidean(2), x, y, eps_p=1.0, eps_v=1.0,
+                                              mode="paper", n_vectors=4, rng=0)
+        assert rel.diagnostics["footpoint"]["exact"] and rel.diagnostics["shooting_vector"]["exact"]
+        assert rel.delta == 0.0
+
+    @pytest.mark.parametrize("manifold", [SPD(2), KendallShape(5), Euclidean(2)])
+    def test_strict_other_manifolds(self, manifold):
+        x, y = make_regression_data(manifold, 30, rng=4)
+        kw = {}
+        if not isinstance(manifold, KendallShape):
+            kw["tau_m"] = 3.0
+        rel = private_geodesic_regression(manifold, x, y, eps_p=2.0, eps_v=2.0, tau=0.5,
+                                          covariate_range=(0, 1), n_footpoints=2, n_vectors=2,
+                                          rng=0, **kw, **FAST)
+        check_record(rel)
+        fp = rel.values["footpoint"]
+        assert fp.shape == (2, *manifold.point_shape) and np.all(manifold.belongs(fp))
+        assert rel.epsilon == pytest.approx(2 * 2.0 + 4 * 2.0)
+        if "tau_m" in kw:
+            assert np.all(manifold.dist(fp, rel.assumptions["center"]["value"]) <= 3.5 + 1e-9)
+
+    def test_bad_inputs(self, sphere_data):
+        x, y = sphere_data
+        kw = dict(tau=0.2, covariate_range=(0, 1))
+        with pytest.raises(ValueError):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=-1, eps_v=1, **kw)
+        with pytest.raises(ValueError):
+            private_geodesic_regression(Sphere(2), x[:-1], y, eps_p=1, eps_v=1, **kw)
+        with pytest.raises(ValueError):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=1, eps_v=1, mode="lax", **kw)
+        with pytest.raises(TypeError):
+            private_geodesic_regression("sphere", x, y, eps_p=1, eps_v=1, **kw)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_mean_data(Sphere(2), 40, radius=np.pi / 8, rng=0)
+
+
+class TestFrechetMean:
+    @pytest.mark.parametrize("mechanism", ["laplace", "kng", "gaussian", "ambient_laplace"])
+    def test_each_mechanism(self, data, mechanism):
+        kw = {"mu": 1.0} if mechanism == "gaussian" else {"epsilon": 1.0}
+        rel = private_frechet_mean(Sphere(2), data, mechanism=mechanism, radius=np.pi / 8,
+                                   center=NORTH, rng=0, n_draws=5, **kw, **FAST)
+        d = check_record(rel)
+        assert rel.values["mean"].shape == (5, 3)
+        assert d["mechanism"] == mechanism
+        if mechanism == "gaussian":
+            assert rel.mu == pytest.approx(np.sqrt(5)) and rel.epsilon is None
+        else:
+            assert rel.epsilon == pytest.approx(5.0)
+        if mechanism == "ambient_laplace":
+            assert np.all(rel.values["left_manifold"])
+
+    def test_strict_needs_ball(self, data):
+        with pytest.raises(ValueError, match="center"):
+            private_frechet_mean(Sphere(2), data, epsilon=1.0, radius=0.4)
+        with pytest.raises(ValueError, match="radius"):
+            private_frechet_mean(Sphere(2), data, epsilon=1.0, center=NORTH)
+        with pytest.raises(ValueError, match="r\\*"):
+            private_frechet_mean(Sphere(2), data, epsilon=1.0, center=NORTH, radius=1.0)
+
+    def test_paper_mode(self, data):
+        with pytest.warns(PrivacyLeakWarning):
+            rel = private_frechet_mean(Sphere(2), data, epsilon=1.0, mode="paper", rng=0)
+        assert rel.assumptions["radius"]["source"] == "data" and not rel.private
+
+    def test_outliers_are_projected(self, data, rng):
+        m = Sphere(2)
+        bad = np.concatenate([data, -NORTH[None]])  # an antipodal outlier
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rel = private_frechet_mean(m, bad, epsilon=1e6, radius=np.pi / 8, center=NORTH,
+                                       rng=rng)
+        assert m.dist(rel.values["mean"][0], NORTH) < np.pi / 8
+
+    def test_spd_small_epsilon_restricts_support(self):
+        y = make_mean_data(SPD(2), 20, radius=1.5, rng=0)
+        rel = private_frechet_mean(SPD(2), y, epsilon=0.01, radius=1.5, center=np.eye(2),
+                                   rng=0, n_draws=50)
+        assert np.all(SPD(2).dist(rel.values["mean"], np.eye(2)) <= 1.5 + 1e-9)
+        assert any("Support restricted" in c for c in rel.caveats)
