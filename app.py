@@ -7,6 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.session import render_ledger
+
 PAGES_DIR = Path(__file__).parent / "pages"
 
 # (file in pages/, navigation title, icon); the first entry is the landing page.
@@ -29,9 +31,6 @@ navigation = st.navigation(
     ]
 )
 
-with st.sidebar:
-    st.header("Privacy ledger")
-    # Placeholder: private releases made in this session will be listed here.
-    st.write("No releases yet.")
-
 navigation.run()
+# After the page, so a release made during this run is already listed.
+render_ledger()

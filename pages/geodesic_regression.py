@@ -1,10 +1,384 @@
-"""Placeholder page: Geodesic regression."""
+"""Geodesic regression: a private footpoint and shooting vectors next to the non-private fit.
+
+Widgets -> :mod:`ui.regression_page` (which calls dpcore) -> :mod:`ui.figures`. A release happens
+only when the Release button is pressed; it is kept in ``st.session_state`` for this page and
+recorded in the session's privacy ledger. Deterministic work (data generation, the non-private
+fit of generated data) is cached; releases and uploaded data never are.
+"""
+
+import hashlib
 
 import streamlit as st
 
+from dpcore.data import DataValidationError
+from ui import regression_page as rp
+from ui.session import query_value, record_release, write_query
+
+PAGE = "Geodesic regression"
+SAVED = "gr_saved"  # in-session copy of the settings (survives switching pages)
+LAST = "gr_last"  # the last release of this page
+FIRST_RUN = "gr_initialized" not in st.session_state
+SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
+           "upload": "Upload a CSV"}
+_url = {}  # query-string key -> widget key
+_keys = []  # every widget key given a starting value by init()
+
+
+def init(key, qkey, default, cast=None, choices=None, bounds=None):
+    """Give widget ``key`` its starting value: this session's last value, else the URL (first
+    run of the page only), else ``default``; ``bounds`` clamps a URL value into range."""
+    _keys.append(key)
+    if qkey:
+        _url[qkey] = key
+    if key in st.session_state:
+        return
+    saved = st.session_state.setdefault(SAVED, {})
+    if key in saved and (choices is None or saved[key] in choices):
+        st.session_state[key] = saved[key]
+        return
+    value = query_value(qkey, default, cast, choices) if FIRST_RUN and qkey else default
+    if bounds is not None:
+        value = min(max(value, bounds[0]), bounds[1])
+    st.session_state[key] = value
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_synthetic(kind, param, n, noise, seed):
+    return rp.synthetic_dataset(kind, param, n, noise, seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_example(kind, param):
+    return rp.example_dataset(kind, param)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_fit(kind, param, x, y, covariate_range):
+    # Only generated data reach this cache; uploaded data are fitted without caching.
+    return rp.fit_nonprivate(kind, param, x, y, covariate_range)
+
+
 st.title("Geodesic regression")
-st.info(
-    "This page will fit a geodesic regression on the sphere, SPD(2) or Kendall shape space "
-    "and compare the true geodesic with a private one released under budgets ε_p and ε_v. "
-    "It is under construction."
+st.markdown(
+    "Fit a geodesic to manifold-valued responses and release its footpoint p and shooting "
+    "vector v with differential privacy (K-norm gradient mechanism, paper 002). Compare the "
+    "private geodesics with the non-private fit, and read off what privacy cost."
 )
+
+# ============================================================================== settings
+col_data, col_budget, col_mode = st.columns(3, gap="medium")
+
+with col_data, st.container(border=True):
+    st.subheader("1 · Manifold and data")
+    init("gr_manifold", "gr_m", "sphere", str, rp.MANIFOLD_KINDS)
+    kind = st.selectbox("Manifold", rp.MANIFOLD_KINDS, key="gr_manifold",
+                        format_func=rp.MANIFOLD_LABELS.get)
+    param = None
+    if kind in rp.PARAM_RANGE:
+        lo_p, hi_p, default_p = rp.PARAM_RANGE[kind]
+        key = f"gr_param_{kind}"
+        init(key, "gr_k" if kind == "kendall" else "gr_d", default_p, int,
+             range(lo_p, hi_p + 1))
+        param = int(st.number_input("Number of landmarks k" if kind == "kendall"
+                                    else "Dimension d", lo_p, hi_p, key=key, step=1))
+    init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
+    source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
+                      horizontal=True)
+
+    dataset, upload_digest, data_error = None, None, None
+    if source == "synthetic":
+        init("gr_n", "gr_n", 50, int, range(10, 501))
+        n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
+        noise_key = f"gr_noise_{kind}"
+        if kind == "sphere":
+            init(noise_key, "gr_noise", rp.SPHERE_NOISE_CHOICES[0], float,
+                 rp.SPHERE_NOISE_CHOICES)
+            noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
+                                     rp.SPHERE_NOISE_CHOICES, key=noise_key)
+        else:
+            init(noise_key, "gr_noise", rp.default_noise(kind), float, bounds=(0.0, 2.0))
+            noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
+                                    key=noise_key, step=0.01, format="%.3f")
+        init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
+        seed = int(st.number_input("Data seed", 0, 10**6, key="gr_seed", step=1))
+        dataset = cached_synthetic(kind, param, int(n), float(noise), seed)
+    elif source == "example":
+        dataset = cached_example(kind, param)
+    else:
+        uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
+                                    key="gr_upload")
+        st.caption(f"Expected header: `{rp.expected_header(kind, param)}` (see the README "
+                   "for the formats). The file stays in memory and is never stored.")
+        renormalize = False
+        if kind == "sphere":
+            init("gr_renormalize", None, False, bool)
+            renormalize = st.checkbox("Project points onto the sphere (renormalize) instead of "
+                                      "rejecting points off it", key="gr_renormalize")
+        if uploaded is not None:
+            raw = uploaded.getvalue()
+            upload_digest = hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
+            try:
+                dataset = rp.parse_upload(raw, kind, param, renormalize=renormalize)
+            except DataValidationError as exc:
+                data_error = str(exc)
+    if data_error:
+        st.error(f"The uploaded file cannot be used:\n\n{data_error}")
+    elif dataset is not None:
+        st.caption(dataset.description)
+
+with col_budget, st.container(border=True):
+    st.subheader("2 · Privacy budget")
+    init("gr_budget_input", "gr_bi", "separate", str, ("separate", "total"))
+    budget_input = st.radio("Set", ("separate", "total"), key="gr_budget_input",
+                            horizontal=True,
+                            format_func={"separate": "ε_p and ε_v",
+                                         "total": "total ε and a split"}.get)
+    if budget_input == "separate":
+        init("gr_eps_p", "gr_ep", 1.0, float, rp.EPS_GRID)
+        init("gr_eps_v", "gr_ev", 2.0, float, rp.EPS_GRID)
+        eps_p = st.select_slider("ε_p — footpoint budget (log scale)", rp.EPS_GRID,
+                                 key="gr_eps_p")
+        eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", rp.EPS_GRID,
+                                 key="gr_eps_v")
+    else:
+        init("gr_total", "gr_tot", 3.0, float, rp.EPS_GRID)
+        init("gr_share", "gr_share", 35, int, range(5, 96, 5))
+        total = st.select_slider("Total ε per geodesic (log scale)", rp.EPS_GRID,
+                                 key="gr_total")
+        share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
+        eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
+        st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
+    init("gr_nf", "gr_nf", 3, int, range(1, rp.MAX_FOOTPOINTS + 1))
+    init("gr_nv", "gr_nv", 3, int, range(1, rp.MAX_VECTORS + 1))
+    c1, c2 = st.columns(2)
+    n_foot = int(c1.number_input("Private footpoints", 1, rp.MAX_FOOTPOINTS, key="gr_nf"))
+    n_vec = int(c2.number_input("Vectors per footpoint", 1, rp.MAX_VECTORS, key="gr_nv"))
+    st.caption(
+        f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
+        f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
+        f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger records."
+    )
+
+with col_mode, st.container(border=True):
+    st.subheader("3 · Mode and public bounds")
+    init("gr_mode", "gr_mode", "strict", str, ("strict", "paper"))
+    mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
+                    format_func={"strict": "strict (private)",
+                                 "paper": "paper (NOT private)"}.get)
+    tau = covariate_range = tau_m = center = None
+    if mode == "paper":
+        st.warning(
+            "**Paper mode is NOT private.** τ, the covariate range"
+            + (" and τ_m" if rp.needs_ball(kind) else "")
+            + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
+            "their experiments, never to publish.", icon=":material/warning:")
+    else:
+        init(f"gr_tau_{kind}", "gr_tau", rp.DEFAULT_TAU[kind], float, bounds=(0.001, 10.0))
+        tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
+                                    key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
+        range_default = rp.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
+        init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
+        init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
+        c1, c2 = st.columns(2)
+        lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}",
+                                   format="%.4g"))
+        hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
+        covariate_range = (lo, hi)
+        if rp.needs_ball(kind):
+            init(f"gr_taum_{kind}", "gr_taum", rp.DEFAULT_TAU_M[kind], float,
+                 bounds=(0.01, 100.0))
+            tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
+                                          "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
+                                          step=0.5, format="%.3g"))
+            if kind == "spd":
+                init("gr_center_spd", "gr_c", 1.0, float, bounds=(0.001, 1000.0))
+                c = float(st.number_input("Ball centre c·I, c =", 0.001, 1000.0,
+                                          key="gr_center_spd", format="%.4g"))
+                center = (c,)
+            else:
+                init(f"gr_center_{param}", None, ", ".join(["0"] * int(param)), str)
+                text = st.text_input(f"Ball centre ({param} comma-separated numbers)",
+                                     key=f"gr_center_{param}")
+                try:
+                    center = tuple(float(s) for s in text.split(","))
+                    if len(center) != int(param):
+                        raise ValueError
+                except ValueError:
+                    st.error(f"The centre must be {param} comma-separated numbers; using the "
+                             "origin.")
+                    center = None
+        st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
+                   "Strict mode clips covariates and residuals and projects responses to these "
+                   "bounds, so the guarantee holds whatever the data.")
+    with st.expander("Advanced: sampler"):
+        init("gr_chain", "gr_chain", rp.DEFAULT_CHAIN, int, range(50, rp.MAX_CHAIN + 1))
+        init("gr_burn", "gr_burn", rp.DEFAULT_BURN_IN, int, range(0, rp.MAX_CHAIN + 1))
+        chain = int(st.number_input("Chain length (steps kept)", 50, rp.MAX_CHAIN,
+                                    key="gr_chain", step=50))
+        burn = int(st.number_input("Burn-in (tuning steps)", 0, rp.MAX_CHAIN, key="gr_burn",
+                                   step=50))
+        init("gr_fix_seed", None, False, bool)
+        init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
+        fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
+                               key="gr_fix_seed")
+        release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
+                                           disabled=not fix_seed))
+        st.caption("Longer chains mix better (watch ESS and R-hat) but take longer. "
+                   "Without a fixed seed the randomness comes from the operating system.")
+
+settings = rp.ReleaseSettings(
+    kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
+    covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
+    n_vectors=n_vec, chain_length=chain, burn_in=burn,
+    seed=release_seed if fix_seed else None,
+)
+
+# Settings, never data, go to the URL; also keep an in-session copy for page switches.
+saved = st.session_state.setdefault(SAVED, {})
+saved.update({k: st.session_state[k] for k in _keys if k in st.session_state})
+write_query(**{qkey: st.session_state[key] for qkey, key in _url.items()})
+st.session_state["gr_initialized"] = True
+
+# ============================================================================== release
+range_error = None
+if covariate_range is not None and not covariate_range[1] > covariate_range[0]:
+    range_error = "The covariate range needs low < high."
+    st.error(range_error)
+
+fit = None
+if dataset is not None:
+    cr = rp.covariate_range_for(settings, dataset) if range_error is None else None
+    if cr is not None:
+        if dataset.generated:
+            fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
+        else:
+            fit = rp.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
+        for note in rp.data_checks(settings, dataset, fit):
+            st.info(note, icon=":material/content_cut:")
+
+data_key = (source, upload_digest) if source == "upload" else (source,)
+signature = (settings, data_key, getattr(dataset, "description", None))
+
+b1, b2, b3, _ = st.columns([1, 1, 1, 3])
+pressed = b1.button("Release", type="primary", key="gr_release_button",
+                    disabled=fit is None, help="Draw a private release with these settings.")
+if pressed and fit is not None:
+    try:
+        with st.status("Drawing private footpoints and shooting vectors…") as status:
+            release, notes = rp.run_release(settings, dataset)
+            status.update(label=f"Release done: {release.label}", state="complete",
+                          expanded=False)
+    except Exception as exc:  # show the reason, keep the page alive
+        st.error(f"The release failed: {exc}")
+    else:
+        record_release(PAGE, release)
+        st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}
+
+last = st.session_state.get(LAST)
+release = last["release"] if last and last["signature"] == signature else None
+if release is not None:
+    b2.download_button("Download release", rp.release_json(release),
+                       file_name="geodesic_regression_release.json", mime="application/json",
+                       key="gr_download_release")
+if dataset is not None and dataset.generated:
+    b3.download_button("Download data", rp.data_csv(kind, param, dataset),
+                       file_name=f"{source}_{kind}.csv", mime="text/csv",
+                       key="gr_download_data")
+if last and release is None:
+    st.info("Settings changed since the last release (it stays in the ledger). "
+            "Press **Release** to draw a private release for these settings.")
+
+# ============================================================================== results
+if fit is not None:
+    col_fig, col_num = st.columns([3, 2], gap="medium")
+    with col_fig:
+        kendall_range, panels = None, 4
+        if kind == "kendall":
+            lo_c, hi_c = fit.covariate_range
+            current = st.session_state.get("gr_kx")
+            if (current is None or not lo_c <= current[0] <= current[1] <= hi_c):
+                st.session_state["gr_kx"] = (float(lo_c), float(hi_c))
+            k1, k2 = st.columns([3, 1])
+            kendall_range = k1.slider("Covariate values of the shape panels", float(lo_c),
+                                      float(hi_c), key="gr_kx")
+            init("gr_kpanels", None, 4, int, bounds=(1, 8))
+            panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
+        for caption, fig in rp.regression_figures(
+                kind, param, dataset, fit, release,
+                covariate_name="age (years)" if source == "example" else "x",
+                kendall_range=kendall_range, kendall_panels=panels):
+            st.plotly_chart(fig, width="stretch")
+            st.caption(caption)
+
+    with col_num:
+        if release is None:
+            st.metric("MSE of the non-private fit", f"{fit.mse:.4g}")
+            st.caption("Press **Release** to draw private geodesics and compare.")
+        else:
+            met = rp.release_metrics(kind, param, dataset, release, fit)
+            if release.private:
+                st.success(f"Label: **{release.label}**", icon=":material/lock:")
+            else:
+                st.warning(f"Label: **{release.label}**", icon=":material/warning:")
+            m1, m2 = st.columns(2)
+            m1.metric("MSE, non-private", f"{met['mse_nonprivate']:.4g}")
+            m2.metric("MSE, private (mean)", f"{met['mse_private']:.4g}",
+                      delta=f"{met['mse_private'] / max(met['mse_nonprivate'], 1e-300):.3g}× "
+                            "non-private", delta_color="off", delta_arrow="off")
+            m3, m4, m5 = st.columns(3)
+            m3.metric("Footpoint shift", f"{met['footpoint_distance']:.3g}",
+                      help="Mean geodesic distance d(p̃, p̂) over the private footpoints.")
+            m4.metric("Vector angle", f"{met['angle_deg']:.3g}°",
+                      help="Mean angle between v̂ and ṽ transported to p̂.")
+            m5.metric("Length error", f"{met['relative_length_error'] * 100:+.2g}%",
+                      help=f"Mean of |ṽ| − |v̂| relative to |v̂| "
+                           f"(absolute: {met['length_error']:+.3g}).")
+            st.markdown(
+                "| | footpoint | shooting vector |\n|---|---|---|\n"
+                f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} |\n"
+                f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
+                f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
+            )
+            st.markdown(
+                f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
+                f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
+                f"δ = {met['delta']:.2g}. MSE over the draws ranges from "
+                f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
+            )
+            st.markdown("**Sampler diagnostics**")
+            st.dataframe(rp.diagnostics_table(met), hide_index=True, width="stretch")
+            diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
+                         "chains.")
+            if settings.n_footpoints > 1:
+                diag_note += (" With several footpoints the vector chains sit in different "
+                              "tangent spaces with different targets, so their pooled R-hat "
+                              "overstates poor mixing; use one footpoint to judge it.")
+            st.caption(diag_note)
+            hint = rp.noise_hint(kind, met, release.mode)
+            if hint:
+                st.info(hint, icon=":material/lightbulb:")
+            for note in last["notes"]:
+                st.warning(note, icon=":material/warning:")
+            with st.expander(f"Caveats of this release ({len(release.caveats)})"):
+                for c in release.caveats:
+                    st.markdown(f"- {c}")
+
+# ============================================================================== notes
+col_a, col_t = st.columns([2, 3], gap="medium")
+with col_a, st.container(border=True):
+    st.markdown("**Assumptions in force**")
+    st.markdown("\n".join(rp.assumption_rows(settings, release)))
+with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
+    st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
+    st.latex(rp.LATEX_NOTES["energy"])
+    st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
+    st.latex(rp.LATEX_NOTES["gradient"])
+    st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is small, "
+                "first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
+    st.latex(rp.LATEX_NOTES["kng"])
+    st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
+                "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
+    st.latex(rp.LATEX_NOTES["sensitivity_flat"])
+    st.latex(rp.LATEX_NOTES["sensitivity_neg"])
+    st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
+                "the noise; negative curvature inflates it through cosh and sinh.")

@@ -1104,7 +1104,7 @@ def band_figure(
         lo, hi = mean - 2 * se, mean + 2 * se
         fig.add_trace(go.Scatter(
             x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
-            fill="toself", fillcolor=colors.with_alpha(color, 0.18),
+            mode="lines", fill="toself", fillcolor=colors.with_alpha(color, 0.18),
             line={"width": 0}, hoverinfo="skip", showlegend=False, legendgroup=label,
             name=f"{label} ± 2 SE",
         ))

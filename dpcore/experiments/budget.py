@@ -1,0 +1,359 @@
+r"""How the split of a privacy budget between footpoint and shooting vector affects utility.
+
+Paper 002 (§4, figs. 1, 2 and 7) draws, for each budget pair :math:`(\epsilon_p, \epsilon_v)`,
+``m`` private footpoints and ``m`` private shooting vectors at each (``m = 10``), computes the mean
+squared error :math:`E_{ij}` of every one of the ``m^2`` private geodesics on the data and plots
+the log of their average :math:`\ln \bar{\mathcal E}` against the budget, for ``n`` = 20, 50
+and 100 points, in two views:
+
+* an *unequal* split of a fixed total: :math:`\epsilon_p` from 0.02 to 2.0 and
+  :math:`\epsilon_v = 2.02 - \epsilon_p` (total 2.02);
+* an *equal* split :math:`\epsilon_p = \epsilon_v` across totals from 0.2 to 2.0.
+
+:func:`budget_sweep` regenerates those experiments (and a full :math:`(\epsilon_p, \epsilon_v)`
+grid) as a tidy :class:`pandas.DataFrame`, with *replicates*: each replicate is a fresh synthetic
+data set (paper protocol, :func:`dpcore.data.make_regression_data`) and a fresh release of
+``n_footpoints x n_vectors`` private geodesics, so the spread over replicates gives standard
+errors. Cells (one release each) are independent and can run in parallel with joblib.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_int, check_positive
+from ..data import make_regression_data
+from ..exceptions import PrivacyLeakWarning
+from ..learning import GeodesicRegression
+from ..manifolds import Manifold
+from ..release import MODES, private_geodesic_regression
+from .metrics import release_mse
+
+__all__ = [
+    "COLUMNS",
+    "PAPER_TOTAL",
+    "SPLITS",
+    "budget_pairs",
+    "budget_sweep",
+    "default_eps_p_grid",
+]
+
+#: Columns of the DataFrame returned by :func:`budget_sweep`, in order.
+COLUMNS = ("n", "eps_p", "eps_v", "epsilon", "replicate", "mse", "log_mse", "nonprivate_mse")
+SPLITS = ("unequal", "equal", "grid")
+#: Total of paper 002's unequal splits (eps_p in [0.02, 2.0], eps_v = 2.02 - eps_p).
+PAPER_TOTAL = 2.02
+#: Totals of paper 002's equal-split experiments (ten steps from 0.2 to 2.0).
+PAPER_EQUAL_TOTALS = tuple(np.round(np.linspace(0.2, 2.0, 10), 10))
+#: Default grid of each budget for ``split="grid"``.
+DEFAULT_GRID = tuple(np.round(np.geomspace(0.02, 2.0, 7), 6))
+
+
+# ---------------------------------------------------------------------------- budget grids
+def default_eps_p_grid(total=PAPER_TOTAL, size=9):
+    r"""Footpoint budgets of an unequal split of ``total``, symmetric on a log scale.
+
+    The ratio :math:`\epsilon_p / \epsilon_v` runs over ``size`` log-spaced values from 1/100 to
+    100, so every split has its mirror image and the middle one is the equal split. For the
+    paper's total 2.02 this gives :math:`\epsilon_p` from 0.02 to 2.0 (paper 002 §4).
+
+    Parameters
+    ----------
+    total : float
+        Total budget :math:`\epsilon_p + \epsilon_v`.
+    size : int
+        Number of splits (at least 2).
+
+    Returns
+    -------
+    ndarray, shape (size,)
+        Increasing :math:`\epsilon_p` values, all strictly between 0 and ``total``.
+    """
+    total = check_positive(total, "total")
+    size = check_int(size, "size", minimum=2)
+    ratio = np.geomspace(0.01, 100.0, size)
+    return total * ratio / (1.0 + ratio)
+
+
+def _positive_grid(values, name):
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"`{name}` must be a non-empty 1-D sequence of budgets.")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"`{name}` must hold positive finite budgets, got {arr.tolist()}.")
+    return arr
+
+
+def budget_pairs(split="unequal", *, totals=None, eps_p_grid=None, eps_v_grid=None):
+    r"""The :math:`(\epsilon_p, \epsilon_v)` pairs of one budget view.
+
+    Parameters
+    ----------
+    split : {"unequal", "equal", "grid"}
+        ``"unequal"``: for each total, :math:`\epsilon_p` from ``eps_p_grid`` (default
+        :func:`default_eps_p_grid` of that total) and :math:`\epsilon_v = \text{total} -
+        \epsilon_p`; ``"equal"``: :math:`\epsilon_p = \epsilon_v = \text{total}/2` for each
+        total; ``"grid"``: every pair of ``eps_p_grid`` x ``eps_v_grid``.
+    totals : sequence of float, optional
+        Totals :math:`\epsilon_p + \epsilon_v` per geodesic. Defaults: ``(2.02,)`` for
+        ``"unequal"``, ten totals from 0.2 to 2.0 for ``"equal"``; ignored for ``"grid"``.
+    eps_p_grid, eps_v_grid : sequence of float, optional
+        Budgets for ``"unequal"`` (``eps_p_grid`` only; each must be below every total) and
+        ``"grid"`` (default seven log-spaced values from 0.02 to 2 each).
+
+    Returns
+    -------
+    ndarray, shape (k, 2)
+        Rows :math:`(\epsilon_p, \epsilon_v)`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``split``, non-positive budgets, or an unequal split whose
+        :math:`\epsilon_v` would not be positive.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"`split` must be one of {SPLITS}, got {split!r}.")
+    if split == "grid":
+        ep = _positive_grid(DEFAULT_GRID if eps_p_grid is None else eps_p_grid, "eps_p_grid")
+        ev = _positive_grid(DEFAULT_GRID if eps_v_grid is None else eps_v_grid, "eps_v_grid")
+        return np.array([(p, v) for p in ep for v in ev], dtype=float)
+    if split == "equal":
+        tot = _positive_grid(PAPER_EQUAL_TOTALS if totals is None else totals, "totals")
+        return np.column_stack([tot / 2.0, tot / 2.0])
+    tot = _positive_grid((PAPER_TOTAL,) if totals is None else totals, "totals")
+    pairs = []
+    for total in tot:
+        ep = (default_eps_p_grid(total) if eps_p_grid is None
+              else _positive_grid(eps_p_grid, "eps_p_grid"))
+        if np.any(ep >= total):
+            raise ValueError(
+                f"`eps_p_grid` must stay below the total {total:g} so that eps_v = total - "
+                f"eps_p is positive, got {ep.tolist()}."
+            )
+        pairs.extend((p, total - p) for p in ep)
+    return np.array(pairs, dtype=float)
+
+
+# ---------------------------------------------------------------------------- randomness
+def _seed_sequence(rng, name="rng"):
+    """A SeedSequence from None (OS entropy), an int/sequence of ints, a SeedSequence or a
+    Generator (whose stream is advanced once to draw the entropy)."""
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(rng.integers(0, 2**63, size=4).tolist())
+    if rng is None or isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        return np.random.SeedSequence(rng)
+    try:
+        return np.random.SeedSequence([int(s) for s in rng])
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be None, an int, a SeedSequence or a Generator, "
+                        f"got {type(rng).__name__}.") from exc
+
+
+# ---------------------------------------------------------------------------- one cell
+def _run_cell(manifold, x, y, eps_p, eps_v, seed, mode, n_footpoints, n_vectors, chain_length,
+              burn_in, release_kwargs):
+    """One release of ``n_footpoints x n_vectors`` private geodesics; their mean MSE."""
+    with warnings.catch_warnings():
+        if mode == "paper":
+            # The sweep reproduces the papers on synthetic data; the mode is in df.attrs.
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+        release = private_geodesic_regression(
+            manifold, x, y, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode,
+            rng=np.random.default_rng(seed), n_footpoints=n_footpoints, n_vectors=n_vectors,
+            chain_length=chain_length, burn_in=burn_in, **release_kwargs,
+        )
+    return float(np.mean(release_mse(manifold, release, x, y)))
+
+
+def _nonprivate_mse(manifold, x, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fit = GeodesicRegression(manifold, tol=1e-8).fit(x, y)
+    return fit.mse(x, y)
+
+
+# ---------------------------------------------------------------------------- the sweep
+def budget_sweep(
+    manifold,
+    *,
+    sample_sizes=(20, 50, 100),
+    split="unequal",
+    totals=None,
+    eps_p_grid=None,
+    eps_v_grid=None,
+    replicates=10,
+    rng=None,
+    data_rng=None,
+    mode="paper",
+    n_jobs=None,
+    noise=None,
+    n_footpoints=10,
+    n_vectors=10,
+    chain_length=1000,
+    burn_in=500,
+    progress=None,
+    **release_kwargs,
+):
+    r"""Utility of private geodesic regression across budget splits and sample sizes.
+
+    For every sample size ``n`` and replicate a synthetic data set is drawn (paper protocol,
+    :func:`dpcore.data.make_regression_data`); it is shared by all budget pairs of that
+    replicate, so splits are compared on the same data. For every budget pair one release
+    of ``n_footpoints x n_vectors`` private geodesics is drawn
+    (:func:`dpcore.release.private_geodesic_regression`) and their MSEs on the data are averaged.
+
+    Parameters
+    ----------
+    manifold : dpcore.manifolds.Manifold
+    sample_sizes : sequence of int
+        Sample sizes ``n`` (each at least 3).
+    split : {"unequal", "equal", "grid"}
+        The budget view, see :func:`budget_pairs`.
+    totals, eps_p_grid, eps_v_grid : optional
+        Budgets, see :func:`budget_pairs`. Defaults follow paper 002: total 2.02 with
+        :math:`\epsilon_p` from 0.02 to 2.0 (unequal), totals 0.2 to 2.0 (equal).
+    replicates : int
+        Data sets (and releases) per sample size and budget pair.
+    rng : None, int, SeedSequence or Generator
+        Seed of the whole sweep; every cell gets an independent child of
+        ``np.random.SeedSequence(rng).spawn``, so results do not depend on ``n_jobs``.
+        None draws fresh OS entropy (recorded in ``df.attrs["entropy"]``).
+    data_rng : None, int, SeedSequence or Generator, optional
+        Separate seed of the synthetic data sets (one child per sample size and replicate).
+        Pass the same ``data_rng`` to sweeps of different views to run them on the same data;
+        by default it is derived from ``rng``.
+    mode : {"paper", "strict"}
+        ``"paper"`` (default) reproduces the papers: bounds come from the data and KNG uses
+        :math:`\sigma = \Delta/\epsilon`; the :class:`~dpcore.exceptions.PrivacyLeakWarning` of
+        every release is suppressed (the mode is recorded in ``df.attrs``). ``"strict"`` needs the
+        public bounds in ``release_kwargs`` (``tau``, ``covariate_range`` and, where the
+        manifold needs it, ``tau_m``).
+    n_jobs : int, optional
+        Number of joblib workers; None or 1 runs in this process.
+    noise : float, optional
+        Noise level of the synthetic data (default per manifold, see
+        :func:`~dpcore.data.make_regression_data`).
+    n_footpoints, n_vectors : int
+        Private footpoints per release and shooting vectors per footpoint (the papers: 10 x 10).
+    chain_length, burn_in : int
+        Metropolis-Hastings settings of every release.
+    progress : callable, optional
+        Called as ``progress(fraction)`` after each finished cell (fraction in (0, 1]); meant for
+        a progress bar. With ``n_jobs > 1`` results arrive in order, so the calls lag a little.
+    **release_kwargs
+        Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
+        ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (n, budget pair, replicate) with columns :data:`COLUMNS`:
+
+        ``n``, ``eps_p``, ``eps_v``; ``epsilon`` = ``eps_p + eps_v``, the budget of one private
+        geodesic (a release of all ``n_footpoints x n_vectors`` draws costs more);
+        ``replicate``; ``mse``, the average over the ``n_footpoints x n_vectors`` private
+        geodesics of :math:`\frac1n\sum_k d(\tilde y_k, y_k)^2` (the papers'
+        :math:`\bar{\mathcal E}`); ``log_mse`` = ``log(mse)``; ``nonprivate_mse``, the same error
+        of the non-private fit on that replicate's data.
+
+        ``df.attrs`` records the settings: ``mode``, ``private`` (False in paper mode),
+        ``split``, ``manifold``, ``n_footpoints``, ``n_vectors``, ``chain_length``,
+        ``burn_in``, ``noise``, ``entropy`` (of ``rng``) and ``release_kwargs``.
+
+    Examples
+    --------
+    >>> from dpcore.manifolds import Euclidean
+    >>> df = budget_sweep(Euclidean(2), sample_sizes=[20], split="equal", totals=[1.0],
+    ...                   replicates=2, rng=0, n_footpoints=2, n_vectors=2)
+    >>> list(df.columns)
+    ['n', 'eps_p', 'eps_v', 'epsilon', 'replicate', 'mse', 'log_mse', 'nonprivate_mse']
+    """
+    if not isinstance(manifold, Manifold):
+        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
+    if mode not in MODES:
+        raise ValueError(f"`mode` must be one of {MODES}, got {mode!r}.")
+    if mode == "strict":
+        missing = [k for k in ("tau", "covariate_range") if release_kwargs.get(k) is None]
+        if missing:
+            raise ValueError(f"Strict mode needs the public bounds {missing} (pass them as "
+                             "keyword arguments); use mode='paper' to reproduce the papers.")
+    if isinstance(sample_sizes, numbers.Integral):
+        sample_sizes = [sample_sizes]
+    sizes = [check_int(n, "sample_sizes", minimum=3) for n in sample_sizes]
+    if not sizes:
+        raise ValueError("`sample_sizes` must not be empty.")
+    replicates = check_int(replicates, "replicates")
+    n_footpoints = check_int(n_footpoints, "n_footpoints")
+    n_vectors = check_int(n_vectors, "n_vectors")
+    chain_length = check_int(chain_length, "chain_length")
+    burn_in = check_int(burn_in, "burn_in", minimum=0)
+    if n_jobs is not None:
+        n_jobs = int(n_jobs)
+    if progress is not None and not callable(progress):
+        raise TypeError("`progress` must be callable or None.")
+    pairs = budget_pairs(split, totals=totals, eps_p_grid=eps_p_grid, eps_v_grid=eps_v_grid)
+
+    root = _seed_sequence(rng)
+    data_root, cell_root = root.spawn(2)
+    if data_rng is not None:
+        data_root = _seed_sequence(data_rng, "data_rng")
+    data_seeds = data_root.spawn(len(sizes) * replicates)
+
+    datasets, nonprivate = {}, {}
+    for i, n in enumerate(sizes):
+        for rep in range(replicates):
+            x, y = make_regression_data(manifold, n, noise=noise,
+                                        rng=data_seeds[i * replicates + rep])
+            datasets[i, rep] = (x, y)
+            nonprivate[i, rep] = _nonprivate_mse(manifold, x, y)
+
+    keys = [(i, rep, k) for i in range(len(sizes)) for rep in range(replicates)
+            for k in range(len(pairs))]
+    cell_seeds = cell_root.spawn(len(keys))
+    settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs))
+    jobs = [(manifold, *datasets[i, rep], pairs[k, 0], pairs[k, 1], seed, *settings)
+            for (i, rep, k), seed in zip(keys, cell_seeds, strict=True)]
+
+    if n_jobs is None or n_jobs == 1:
+        results = (_run_cell(*job) for job in jobs)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_run_cell)(*job) for job in jobs)
+    mses = []
+    for done, value in enumerate(results, start=1):
+        mses.append(value)
+        if progress is not None:
+            progress(done / len(jobs))
+
+    rows = []
+    for (i, rep, k), mse in zip(keys, mses, strict=True):
+        eps_p, eps_v = pairs[k]
+        rows.append((sizes[i], eps_p, eps_v, eps_p + eps_v, rep, mse,
+                     float(np.log(mse)) if mse > 0 else -np.inf, nonprivate[i, rep]))
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    df = df.astype({"n": int, "replicate": int})
+    df = df.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable", ignore_index=True)
+    df.attrs.update({
+        "mode": mode,
+        "private": mode == "strict",
+        "split": split,
+        "manifold": repr(manifold),
+        "n_footpoints": n_footpoints,
+        "n_vectors": n_vectors,
+        "chain_length": chain_length,
+        "burn_in": burn_in,
+        "noise": noise,
+        "entropy": root.entropy,
+        "release_kwargs": {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
+                           for k, v in release_kwargs.items()},
+    })
+    return df

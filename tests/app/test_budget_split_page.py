@@ -1,0 +1,150 @@
+"""AppTest tests of the "Budget split" page: a cached simulation on synthetic data, never a
+release (so it must not touch the privacy ledger)."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import regression_page as rp
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+PAGE = ROOT / "pages" / "budget_split.py"
+TIMEOUT = 180
+LEDGER = "privacy_ledger"
+
+
+def open_page():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/budget_split.py").run()
+    assert not at.exception
+    return at
+
+
+def tiny(at, sizes=(10, 20)):
+    """A configuration that simulates in about a second."""
+    at.multiselect(key="bs_sizes").set_value(list(sizes))
+    at.number_input(key="bs_nu").set_value(3)
+    at.number_input(key="bs_ne").set_value(2)
+    at.number_input(key="bs_ng").set_value(2)
+    at.slider(key="bs_reps").set_value(2)
+    at.number_input(key="bs_nf").set_value(2)
+    at.number_input(key="bs_nv").set_value(2)
+    at.number_input(key="bs_chain").set_value(10)
+    at.number_input(key="bs_burn").set_value(10)
+    at.run()
+    assert not at.exception
+    at.selectbox(key="bs_grid_n").set_value(sizes[0]).run()
+    assert not at.exception
+    return at
+
+
+def run(at):
+    at.button(key="bs_run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_default_run_is_labelled_a_simulation_and_computes_nothing():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Budget split"]
+    assert any("Simulation on synthetic data" in i.value for i in at.info)
+    assert not at.error
+    assert not at.get("plotly_chart")
+    assert "bs_result" not in at.session_state
+    assert at.session_state[LEDGER] == []
+    # The default configuration: n in {20, 50, 100}, three views.
+    assert at.multiselect(key="bs_sizes").value == [20, 50, 100]
+    assert at.number_input(key="bs_total").value == pytest.approx(2.02)
+
+
+def test_run_draws_three_views_and_leaves_the_ledger_alone():
+    at = run(tiny(open_page()))
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 3
+    assert [m.label for m in at.metric] == ["Best split within the total"]
+    assert at.session_state[LEDGER] == []
+    df = at.session_state["bs_result"]["df"]
+    assert set(df["view"]) == {"unequal", "equal", "grid"}
+    # unequal: 2 sizes x 3 splits x 2 reps; equal: 2 x 2 x 2; grid: 1 size x 4 cells x 2 reps.
+    assert len(df) == 12 + 8 + 8
+    assert [b.key for b in at.get("download_button")] == ["bs_download"]
+    # Moving the total only re-reads the cached results.
+    at.slider(key="bs_best_total").set_value(0.5).run()
+    assert not at.exception
+    assert at.session_state[LEDGER] == []
+
+
+def test_same_configuration_and_seed_gives_the_same_results():
+    at = run(tiny(open_page()))
+    first = at.session_state["bs_result"]["df"].copy()
+    run(at)
+    pd.testing.assert_frame_equal(first, at.session_state["bs_result"]["df"])
+
+
+def test_changed_settings_keep_the_last_results_with_a_note():
+    at = run(tiny(open_page()))
+    at.number_input(key="bs_seed").set_value(5).run()
+    assert not at.exception
+    assert any("Settings changed" in i.value and "seed" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 3
+
+
+@pytest.mark.parametrize("kind", ["euclidean", "spd", "kendall"])
+def test_other_manifolds_and_strict_mode(kind):
+    at = open_page()
+    at.selectbox(key="bs_manifold").set_value(kind).run()
+    at.radio(key="bs_mode").set_value("strict").run()
+    assert not at.exception
+    tiny(at, sizes=(10,))
+    at.multiselect(key="bs_views").set_value(["equal"]).run()
+    run(at)
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 1
+    assert at.session_state["bs_result"]["config"].mode == "strict"
+
+
+def test_typed_sample_size_and_invalid_ones():
+    at = open_page()
+    at.multiselect(key="bs_sizes").set_value([20, "75", "abc"]).run()
+    assert not at.exception
+    assert any("abc" in w.value for w in at.warning)
+    assert at.multiselect(key="bs_sizes").value == [20, 75]
+
+
+def test_no_views_disables_the_button():
+    at = open_page()
+    at.multiselect(key="bs_views").set_value([]).run()
+    assert not at.exception
+    assert at.button(key="bs_run").disabled
+
+
+def test_scenario_is_read_from_the_url():
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT)
+    at.query_params.update({"bs_m": "kendall", "bs_n": "10,30", "bs_eq": "0.5,5.0",
+                            "bs_reps": "4"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="bs_manifold").value == "kendall"
+    assert at.multiselect(key="bs_sizes").value == [10, 30]
+    assert at.select_slider(key="bs_eq").value == (0.5, 5.0)
+    assert at.slider(key="bs_reps").value == 4
+
+
+# ----------------------------------------------------------------------- page logic
+def test_chunks_share_data_across_views_and_are_deterministic():
+    config = rp.SweepConfig(sample_sizes=(10,), replicates=1, n_footpoints=1, n_vectors=1,
+                            chain_length=5, burn_in=5, n_unequal=3, n_equal=2, n_grid=2,
+                            grid_n=10)
+    a = rp.run_chunk(config, "unequal", 10, 0)
+    b = rp.run_chunk(config, "equal", 10, 0)
+    np.testing.assert_allclose(a["nonprivate_mse"].iloc[0], b["nonprivate_mse"].iloc[0])
+    pd.testing.assert_frame_equal(a, rp.run_chunk(config, "unequal", 10, 0))
+    assert rp.n_releases(config) == 3 + 2 + 4
+    fig, best = rp.heatmap_for_total(rp.run_chunk(config, "grid", 10, 0), config, 100.0)
+    assert best is not None and fig.data
+    _, none = rp.heatmap_for_total(rp.run_chunk(config, "grid", 10, 0), config, 0.01)
+    assert none is None

@@ -1,0 +1,249 @@
+"""AppTest tests of the "Geodesic regression" page (driven through app.py, as a user would).
+
+Uploads: streamlit 1.67's AppTest supports ``st.file_uploader`` (``FileUploader.set_value`` with
+``(name, bytes, mime)``), so the upload path is tested end to end; the parser behind it,
+:func:`ui.regression_page.parse_upload`, takes the raw bytes and is also tested directly.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.data import DataValidationError, make_regression_data, to_csv
+from dpcore.manifolds import Sphere
+from ui import regression_page as rp
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+PAGE = ROOT / "pages" / "geodesic_regression.py"
+TIMEOUT = 120
+LEDGER = "privacy_ledger"
+
+
+def open_page():
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/geodesic_regression.py").run()
+    assert not at.exception
+    return at
+
+
+def quick_sampler(at):
+    """Short chains keep these tests fast (the page's default is longer)."""
+    at.number_input(key="gr_chain").set_value(50)
+    at.number_input(key="gr_burn").set_value(50)
+    return at
+
+
+def release(at):
+    at.button(key="gr_release_button").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric_labels(at):
+    return [m.label for m in at.metric]
+
+
+def plotly_charts(at):
+    return at.get("plotly_chart")
+
+
+def sphere_csv(n=30, seed=4):
+    data = make_regression_data(Sphere(2), n, rng=seed)
+    return to_csv(Sphere(2), data.y, data.x).encode()
+
+
+# --------------------------------------------------------------------------- default
+def test_default_run_shows_data_and_fit_without_releasing():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Geodesic regression"]
+    assert not at.error
+    assert len(plotly_charts(at)) == 1  # the sphere with data and the non-private geodesic
+    assert metric_labels(at) == ["MSE of the non-private fit"]
+    assert at.session_state[LEDGER] == []  # nothing released on load
+    # Teaching notes and the assumptions box are there.
+    assert len(at.latex) >= 4
+    assert any("Assumptions in force" in m.value for m in at.markdown)
+    # Settings (never data) are mirrored in the URL.
+    assert at.query_params["gr_m"] in ("sphere", ["sphere"])
+
+
+def test_release_records_ledger_and_shows_metrics():
+    at = release(open_page())
+    ledger = at.session_state[LEDGER]
+    assert len(ledger) == 1
+    entry = ledger[0]
+    assert entry["page"] == "Geodesic regression"
+    # Default: eps_p = 1, eps_v = 2, 3 footpoints x 3 vectors -> 3 * 1 + 9 * 2.
+    assert entry["epsilon"] == pytest.approx(21.0)
+    assert entry["label"] == "private"
+    labels = metric_labels(at)
+    for name in ("MSE, non-private", "MSE, private (mean)", "Footpoint shift",
+                 "Vector angle", "Length error"):
+        assert name in labels
+    assert any("sensitivity Δ" in m.value for m in at.markdown)
+    assert len(at.dataframe) >= 1  # sampler diagnostics
+    keys = [b.key for b in at.get("download_button")]
+    assert "gr_download_release" in keys and "gr_download_data" in keys
+    # The shared sidebar lists the release.
+    assert at.sidebar.dataframe and len(at.sidebar.dataframe[0].value) == 1
+    # A rerun does not release again (only the button does).
+    at.run()
+    assert len(at.session_state[LEDGER]) == 1
+
+
+def test_changed_settings_hide_the_old_release():
+    at = release(quick_sampler(open_page()))
+    at.select_slider(key="gr_eps_p").set_value(0.5).run()
+    assert not at.exception
+    assert any("Settings changed" in i.value for i in at.info)
+    assert metric_labels(at) == ["MSE of the non-private fit"]
+    assert len(at.session_state[LEDGER]) == 1
+
+
+@pytest.mark.parametrize("kind,charts", [("spd", 2), ("kendall", 1), ("euclidean", 1)])
+def test_each_manifold_releases(kind, charts):
+    at = open_page()
+    at.selectbox(key="gr_manifold").set_value(kind).run()
+    assert not at.exception and not at.error
+    quick_sampler(at)
+    at.number_input(key="gr_nf").set_value(2)
+    at.number_input(key="gr_nv").set_value(2)
+    release(at)
+    assert not at.error
+    assert len(plotly_charts(at)) == charts
+    assert "MSE, private (mean)" in metric_labels(at)
+    assert len(at.session_state[LEDGER]) == 1
+    if kind == "kendall":
+        # The covariate slider of the shape panels redraws without a new release.
+        at.slider(key="gr_kx").set_value((0.2, 0.6)).run()
+        assert not at.exception
+        assert len(at.session_state[LEDGER]) == 1
+
+
+def test_kendall_landmarks_and_euclidean_dimension():
+    at = open_page()
+    at.selectbox(key="gr_manifold").set_value("kendall").run()
+    at.number_input(key="gr_param_kendall").set_value(5).run()
+    assert not at.exception
+    at.selectbox(key="gr_manifold").set_value("euclidean").run()
+    at.number_input(key="gr_param_euclidean").set_value(3).run()
+    assert not at.exception and not at.error
+    assert at.query_params["gr_d"] in ("3", ["3"])
+
+
+def test_paper_mode_is_flagged_not_private():
+    at = open_page()
+    at.radio(key="gr_mode").set_value("paper").run()
+    assert any("NOT private" in w.value for w in at.warning)
+    release(quick_sampler(at))
+    entry = at.session_state[LEDGER][0]
+    assert entry["label"].startswith("NOT PRIVATE")
+    assert any("Paper mode" in w.value for w in at.warning)
+    assert any("data" in m.value and "not private" in m.value for m in at.markdown)
+
+
+def test_total_budget_with_a_split():
+    at = open_page()
+    at.radio(key="gr_budget_input").set_value("total").run()
+    at.select_slider(key="gr_total").set_value(2.0)
+    at.slider(key="gr_share").set_value(25)
+    at.number_input(key="gr_nf").set_value(1)
+    at.number_input(key="gr_nv").set_value(2)
+    release(quick_sampler(at))
+    # eps_p = 0.5, eps_v = 1.5: one footpoint and two vectors cost 0.5 + 2 * 1.5.
+    assert at.session_state[LEDGER][0]["epsilon"] == pytest.approx(3.5)
+
+
+def test_generated_example_has_its_covariate_range():
+    at = open_page()
+    at.radio(key="gr_source").set_value("example").run()
+    assert not at.exception and not at.error
+    assert at.number_input(key="gr_lo_example").value == 20.0
+    assert at.number_input(key="gr_hi_example").value == 80.0
+    release(quick_sampler(at))
+    assert "MSE, private (mean)" in metric_labels(at)
+
+
+def test_bad_covariate_range_is_an_error_not_an_exception():
+    at = open_page()
+    at.number_input(key="gr_lo_synthetic").set_value(2.0).run()
+    assert not at.exception
+    assert any("low < high" in e.value for e in at.error)
+    assert at.button(key="gr_release_button").disabled
+
+
+# --------------------------------------------------------------------------- uploads
+def test_uploaded_csv_is_used_and_not_offered_for_download():
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("mine.csv", sphere_csv(), "text/csv")).run()
+    assert not at.exception and not at.error
+    assert any("Uploaded CSV: n = 30" in c.value for c in at.caption)
+    release(quick_sampler(at))
+    assert len(at.session_state[LEDGER]) == 1
+    keys = [b.key for b in at.get("download_button")]
+    assert "gr_download_release" in keys and "gr_download_data" not in keys
+    # Settings go to the URL, the data never do.
+    assert "mine.csv" not in str(at.query_params)
+
+
+@pytest.mark.parametrize("content", [
+    b"x,y1,y2\n0.1,1,0\n0.2,0,1\n",  # missing column y3
+    b"x,y1,y2,y3\n0.1,1,0,0\n0.2,abc,1,0\n",  # not a number
+    b"\x00\x01binary",  # not text at all
+])
+def test_bad_csv_shows_an_error(content):
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("bad.csv", content, "text/csv")).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "cannot be used" in at.error[0].value
+    assert at.button(key="gr_release_button").disabled
+
+
+def test_sphere_upload_can_be_renormalized():
+    off = b"x,y1,y2,y3\n0.1,2,0,0\n0.5,0,1.5,0\n0.9,0,0,3\n"
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("off.csv", off, "text/csv")).run()
+    assert len(at.error) == 1 and "not on the unit sphere" in at.error[0].value
+    at.checkbox(key="gr_renormalize").check().run()
+    assert not at.exception and not at.error
+    assert any("Uploaded CSV: n = 3" in c.value for c in at.caption)
+
+
+def test_parse_upload_takes_bytes():
+    ds = rp.parse_upload(sphere_csv(n=12), "sphere", None)
+    assert ds.source == "upload" and not ds.generated
+    assert ds.x.shape == (12,) and ds.y.shape == (12, 3)
+    np.testing.assert_allclose(np.linalg.norm(ds.y, axis=1), 1.0)
+    with pytest.raises(DataValidationError, match="(?i)row 3"):
+        rp.parse_upload(b"x,y1,y2,y3\n0.1,1,0,0\n0.2,2,0,0\n", "sphere", None)
+
+
+# --------------------------------------------------------------------------- URL
+def test_scenario_is_read_from_the_url():
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT)
+    at.query_params.update({"gr_m": "spd", "gr_mode": "paper", "gr_ep": "0.5", "gr_n": "80",
+                            "gr_tau": "-3"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="gr_manifold").value == "spd"
+    assert at.radio(key="gr_mode").value == "paper"
+    assert at.select_slider(key="gr_eps_p").value == 0.5
+    assert at.slider(key="gr_n").value == 80
+
+
+def test_junk_in_the_url_falls_back_to_defaults():
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT)
+    at.query_params.update({"gr_m": "torus", "gr_ep": "0.123", "gr_tau": "-3", "gr_n": "x"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="gr_manifold").value == "sphere"
+    assert at.select_slider(key="gr_eps_p").value == 1.0
+    assert at.number_input(key="gr_tau_sphere").value == pytest.approx(0.001)  # clamped
+    assert at.slider(key="gr_n").value == 50

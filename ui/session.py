@@ -1,0 +1,110 @@
+"""Streamlit session helpers shared by the pages: the privacy ledger and shareable URLs.
+
+This is the only ``ui`` module that imports Streamlit (figures stay testable without it).
+
+* The **privacy ledger** lives in ``st.session_state`` (one per browser session, never shared):
+  every release a page makes is recorded with its ε / µ / δ; the sidebar shows the list and the
+  totals (pure DP adds ε and δ; Gaussian DP composes as sqrt(sum µ²)).
+* **Shareable scenarios**: widget defaults are read from the URL query string and the current
+  settings are written back, so copying the URL shares the scenario (never uploaded data).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+import numpy as np
+import streamlit as st
+
+LEDGER_KEY = "privacy_ledger"
+
+
+# ---------------------------------------------------------------------- ledger
+def ledger():
+    """The list of ledger entries of this session (created on first use)."""
+    return st.session_state.setdefault(LEDGER_KEY, [])
+
+
+def record_release(page, release, note=""):
+    """Add a :class:`dpcore.release.Release` to the session's ledger and return the entry."""
+    entry = {
+        "page": page,
+        "mechanism": release.mechanism,
+        "epsilon": release.epsilon,
+        "delta": release.delta,
+        "mu": release.mu,
+        "label": release.label,
+        "note": note,
+        "time": _dt.datetime.now().strftime("%H:%M:%S"),
+    }
+    ledger().append(entry)
+    return entry
+
+
+def ledger_totals(entries):
+    """Totals over entries: ε and δ add (basic composition); µ composes as sqrt(sum µ²)."""
+    eps = sum(e["epsilon"] or 0.0 for e in entries)
+    delta = sum(e["delta"] or 0.0 for e in entries)
+    mus = [e["mu"] for e in entries if e["mu"] is not None]
+    mu = float(np.sqrt(np.sum(np.square(mus)))) if mus else None
+    not_private = sum(1 for e in entries if e["label"].startswith("NOT PRIVATE"))
+    return {"epsilon": eps, "delta": delta, "mu": mu, "not_private": not_private}
+
+
+def render_ledger():
+    """Draw the ledger in the sidebar."""
+    entries = ledger()
+    with st.sidebar:
+        st.header("Privacy ledger")
+        if not entries:
+            st.caption("No releases yet. Every private release of this session appears here.")
+            return
+        rows = [
+            {
+                "time": e["time"],
+                "page": e["page"],
+                "mechanism": e["mechanism"],
+                "ε": "" if e["epsilon"] is None else f"{e['epsilon']:.3g}",
+                "δ": "" if e["delta"] is None else f"{e['delta']:.2g}",
+                "µ": "" if e["mu"] is None else f"{e['mu']:.3g}",
+            }
+            for e in entries
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
+        tot = ledger_totals(entries)
+        text = f"**Total:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
+        if tot["mu"] is not None:
+            text += f"; Gaussian DP µ = {tot['mu']:.3g}"
+        st.markdown(text)
+        if tot["not_private"]:
+            st.warning(f"{tot['not_private']} release(s) in paper mode: not private.")
+        if st.button("Clear ledger", key="ledger_clear"):
+            st.session_state[LEDGER_KEY] = []
+            st.rerun()
+
+
+# ---------------------------------------------------------------------- query string
+def query_value(key, default, cast=None, choices=None):
+    """Read a scenario setting from the URL, falling back to ``default`` on absence or junk."""
+    raw = st.query_params.get(key)
+    if raw is None:
+        return default
+    cast = cast or type(default)
+    try:
+        if cast is bool:
+            value = raw.lower() in ("1", "true", "yes")
+        else:
+            value = cast(raw)
+    except (TypeError, ValueError):
+        return default
+    if choices is not None and value not in choices:
+        return default
+    return value
+
+
+def write_query(**settings):
+    """Write the page's current settings to the URL (only the keys given)."""
+    for key, value in settings.items():
+        text = str(value)
+        if st.query_params.get(key) != text:
+            st.query_params[key] = text
