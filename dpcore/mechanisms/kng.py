@@ -223,6 +223,22 @@ class KNormGradient:
             coords, log_density, c0, n_samples=self.chain_length, n_chains=chains_p.shape[0],
             burn_in=self.burn_in, step_size=sigma / max(np.mean(t**2), 1e-3), rng=rng,
         )
+        diagnostics = result.to_dict()
+        if n_base > 1:
+            # Chains at different footpoints target different densities: pooling them in one
+            # R-hat would flag disagreement that is not a mixing failure. Diagnose per footpoint.
+            from ..sampling.mcmc import _diagnostics
+
+            per_group = [
+                _diagnostics(coords, c0[g * n_draws], result.samples[g * n_draws:(g + 1) * n_draws],
+                             result.log_density[g * n_draws:(g + 1) * n_draws])
+                for g in range(n_base)
+            ]
+            ess = [e for e, _ in per_group if np.isfinite(e)]
+            rhat = [r for _, r in per_group if np.isfinite(r)]
+            diagnostics["ess"] = float(min(ess)) if ess else None
+            diagnostics["rhat"] = float(max(rhat)) if rhat else None
+            diagnostics["diagnostics_grouping"] = "per footpoint (min ESS, max R-hat)"
         vals = np.einsum("na,na...->n...", result.final, chains_b)
         vals = vals.reshape((n_base, n_draws) + m.point_shape)
         if size is None:
@@ -233,7 +249,7 @@ class KNormGradient:
             values=vals, exact=False,
             sampler=f"Metropolis-Hastings in tangent coordinates ({chains_p.shape[0]} chains x "
                     f"{self.burn_in} burn-in + {self.chain_length} steps)",
-            diagnostics=result.to_dict(),
+            diagnostics=diagnostics,
         )
 
     # ------------------------------------------------------------------ helpers
