@@ -1,0 +1,240 @@
+"""AppTest tests of the "Fréchet mean" page, driven through app.py as a user would.
+
+Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
+(``FileUploader.set_value((name, bytes, mime))``), so uploads are tested end to end; the parsing
+itself is :func:`dpcore.data.load_csv`, tested in ``tests/data``.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.data import make_mean_data, to_csv
+from dpcore.manifolds import SPD, Sphere
+from ui import analysis_pages as A
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+TIMEOUT = 180
+LEDGER = "privacy_ledger"
+
+
+def open_page(**query):
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/frechet_mean.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def light(at):
+    """A small simulation keeps the interaction tests quick."""
+    at.multiselect(key="fm_ns").set_value([10, 20])
+    at.slider(key="fm_reps").set_value(5)
+    at.slider(key="fm_draws").set_value(20)
+    return at.run()
+
+
+def ledger(at):
+    return at.session_state[LEDGER] if LEDGER in at.session_state else []
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def upload(at, data, name="points.csv"):
+    at.radio(key="fm_source").set_value("upload").run()
+    at.file_uploader(key="fm_upload").set_value((name, data, "text/csv")).run()
+    return at
+
+
+# --------------------------------------------------------------------------- default scenario
+def test_default_run_compares_mechanisms_without_releasing():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Fréchet mean"]
+    assert not at.error
+    # clouds on S² + zoom, error histogram, error against n, sensitivity
+    assert len(at.get("plotly_chart")) >= 5
+    assert len(at.latex) >= 4
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Assumptions in force" in text and "Teaching notes" in text
+    assert metric(at, "Sample size n") == "50"
+    assert ledger(at) == []  # nothing is released on a plain run
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download data" in labels and "Download release" not in labels
+    # settings (not data) are mirrored to the URL
+    assert at.query_params["fm_manifold"] == "sphere"
+    assert at.query_params["fm_eps"] == "1.0"
+
+
+def test_settings_are_read_from_the_url():
+    at = open_page(fm_eps="2.0", fm_n="30", fm_ns="10,20", fm_reps="5")
+    assert at.select_slider(key="fm_eps").value == 2.0
+    assert metric(at, "Sample size n") == "30"
+    assert at.multiselect(key="fm_ns").value == [10, 20]
+
+
+def test_changed_widgets_rerun_cleanly():
+    at = light(open_page())
+    at.select_slider(key="fm_eps").set_value(5.0)
+    at.slider(key="fm_n").set_value(80).run()
+    assert not at.exception, at.exception
+    assert metric(at, "Sample size n") == "80"
+    assert at.query_params["fm_eps"] == "5.0"
+    at.checkbox(key="fm_kng").uncheck()
+    at.radio(key="fm_metric").set_value("geodesic_error").run()
+    assert not at.exception, at.exception
+    assert ledger(at) == []
+
+
+def test_spd2_shows_cone_and_ellipses():
+    at = light(open_page())
+    at.selectbox(key="fm_manifold").set_value("spd2").run()
+    assert not at.exception, at.exception
+    assert not at.error
+    assert at.query_params["fm_manifold"] == "spd2"
+    # cone, ellipses, histogram, error against n, share off the manifold, sensitivity
+    assert len(at.get("plotly_chart")) >= 6
+
+
+# --------------------------------------------------------------------------- release
+def test_release_button_records_one_ledger_entry():
+    at = light(open_page())
+    at.radio(key="fm_mech").set_value("ambient_laplace")
+    at.button(key="fm_release").click().run()
+    assert not at.exception, at.exception
+    entries = ledger(at)
+    assert len(entries) == 1
+    assert entries[0]["page"] == "Fréchet mean"
+    assert entries[0]["mechanism"] == "ambient_laplace"
+    assert entries[0]["epsilon"] == pytest.approx(1.0)
+    assert "Download release" in [b.label for b in at.get("download_button")]
+    # A rerun shows the release again but does not release again.
+    at.run()
+    assert len(ledger(at)) == 1
+    assert "Download release" in [b.label for b in at.get("download_button")]
+    # Changing a setting hides the stale release (it stays in the ledger).
+    at.select_slider(key="fm_eps").set_value(2.0).run()
+    assert len(ledger(at)) == 1
+    assert "Download release" not in [b.label for b in at.get("download_button")]
+
+
+# --------------------------------------------------------------------------- uploads
+def test_uploaded_csv_is_used_and_released():
+    y = make_mean_data(Sphere(2), 40, radius=0.3, rng=3)
+    at = light(open_page())
+    upload(at, to_csv(Sphere(2), y).encode())
+    assert not at.exception, at.exception
+    assert not at.error
+    assert metric(at, "Sample size n") == "40"
+    assert "Download data" not in [b.label for b in at.get("download_button")]
+    at.button(key="fm_release").click().run()
+    assert not at.exception, at.exception
+    assert len(ledger(at)) == 1
+
+
+def test_points_outside_the_ball_are_flagged():
+    y = make_mean_data(Sphere(2), 20, radius=0.7, rng=1)
+    at = light(open_page())
+    upload(at, to_csv(Sphere(2), y).encode())
+    assert not at.exception, at.exception
+    assert any("outside the public ball" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"y1,y2,y3\n0,0,1\n0,abc,1\n", "Row 3"),
+        (b"a,b\n1,2\n", "column"),
+        (b"y1,y2,y3\n0,0,2\n0,0,1\n", "Row 2"),  # off the sphere
+        (b"", "empty"),
+    ],
+)
+def test_bad_csv_shows_error_without_exception(content, fragment):
+    at = light(open_page())
+    upload(at, content)
+    assert not at.exception, at.exception
+    assert at.error, "a bad file must produce st.error"
+    assert fragment.lower() in at.error[0].value.lower()
+    assert ledger(at) == []
+
+
+def test_bad_centre_shows_error():
+    y = make_mean_data(Sphere(2), 20, radius=0.3, rng=1)
+    at = light(open_page())
+    upload(at, to_csv(Sphere(2), y).encode())
+    at.text_input(key="fm_center").set_value("1, two, 3").run()
+    assert not at.exception
+    assert at.error and "centre" in at.error[0].value
+
+
+# --------------------------------------------------------------------------- computations
+def test_mechanism_draws_have_the_right_shapes_and_scales():
+    y = make_mean_data(Sphere(2), 30, radius=0.4, rng=0)
+    res = A.frechet_mechanism_draws("sphere", y, 0.4, 1.0, 12, seed=0, chain_length=50,
+                                    burn_in=50, mc_samples=200, mc_repeats=5)
+    assert list(res["draws"]) == list(A.MECHANISM_LABELS)
+    for pts in res["draws"].values():
+        assert pts.shape == (12, 3)
+        assert np.allclose(np.linalg.norm(pts, axis=1), 1.0)
+    assert res["left_manifold"].all()  # ambient draws never lie on the sphere
+    assert res["sigma"]["laplace"] == pytest.approx(res["delta"])  # σ = Δ/ε at ε = 1
+    assert res["sigma"]["gaussian"] == pytest.approx(res["delta"] / res["mu"])
+
+
+def test_simulation_rows_and_errors():
+    frame = A.frechet_simulation_one_n("spd2", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
+    assert set(frame["mechanism"]) == set(A.MECHANISM_LABELS)
+    assert len(frame) == 4 * 4
+    assert (frame["geodesic_error"] >= 0).all() and (frame["ambient_error"] >= 0).all()
+    amb = frame[frame["mechanism"] == "ambient_laplace"]["left_manifold"]
+    assert amb.between(0, 1).all()
+    fig = A.frechet_error_figure(frame)
+    assert fig.layout.title.text and fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+
+
+def test_empirical_sensitivity_stays_below_the_bound():
+    frame = A.frechet_sensitivity_simulation("sphere", np.pi / 8, [10, 40], 5)
+    assert len(frame) == 10
+    assert (frame["ratio"] >= 1).all()
+    frame = A.frechet_sensitivity_simulation("spd2", 1.5, [10], 5)
+    assert (frame["ratio"] >= 1).all()
+
+
+def test_spd_figures_have_titles_and_legends():
+    y = make_mean_data(SPD(2), 10, radius=1.5, rng=0)
+    clouds = {"Riemannian Laplace": y[:5], "KNG": y[5:]}
+    for fig in (A.spd_mean_clouds_cone_figure(y, y[0], clouds),
+                A.spd_mean_ellipses_figure(y[0], clouds),
+                A.tangent_clouds_figure(Sphere(2), np.array([0.0, 0, 1]),
+                                        {"KNG": make_mean_data(Sphere(2), 5, radius=0.1)})):
+        assert fig.layout.title.text
+        assert fig.layout.showlegend
+        assert any(tr.showlegend is not False for tr in fig.data)
+
+
+@pytest.mark.parametrize("key", ["sphere", "spd2", "spd3"])
+def test_isometry_moves_the_centre_and_keeps_distances(key):
+    m = A.make_manifold(key)
+    center = A.default_center(m)
+    targets = make_mean_data(m, 6, radius=1.0 if key == "sphere" else 1.5, rng=2)
+    points = make_mean_data(m, 6, radius=0.5, rng=3)
+    moved = A._move_by_isometry(m, points, targets)
+    np.testing.assert_allclose(A._move_by_isometry(m, np.broadcast_to(center, points.shape),
+                                                   targets), targets, atol=1e-10)
+    np.testing.assert_allclose(m.dist(targets, moved), m.dist(center, points), atol=1e-8)
+    assert np.all(m.belongs(moved, atol=1e-8))
+
+
+def test_simulation_concatenation_is_plain_pandas():
+    frames = [A.frechet_simulation_one_n("sphere", 0.3, 2.0, n, 3, include_kng=False)
+              for n in (10, 20)]
+    frame = pd.concat(frames, ignore_index=True)
+    assert set(frame["n"]) == {10, 20}
+    assert "kng" not in set(frame["mechanism"])

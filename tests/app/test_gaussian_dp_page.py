@@ -1,0 +1,127 @@
+"""AppTest tests of the "Gaussian DP" page, driven through app.py as a user would.
+
+The page has no file upload (its data are synthetic by design), so there is no upload test;
+its one release (a Gaussian-DP mean of synthetic S² data) is tested through the ledger.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.privacy import eps_to_mu, gdp_mu_circle, tradeoff_gdp
+from ui import analysis_pages as A
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+TIMEOUT = 180
+LEDGER = "privacy_ledger"
+
+
+def open_page(**query):
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/gaussian_dp.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def ledger(at):
+    return at.session_state[LEDGER] if LEDGER in at.session_state else []
+
+
+def test_default_run_shows_all_sections():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Gaussian DP"]
+    assert not at.error
+    # µ vs σ, Gaussian vs Laplace, trade-off, privacy profile
+    assert len(at.get("plotly_chart")) == 4
+    assert len(at.latex) >= 4
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Assumptions in force" in text
+    assert float(metric(at, "µ on S¹ (exact)")) == pytest.approx(gdp_mu_circle(1.0, 1.0),
+                                                                 abs=1e-3)
+    assert float(metric(at, "µ on R (Δ/σ)")) == pytest.approx(1.0)
+    assert ledger(at) == []
+    assert at.query_params["gd_mode"] == "sigma"
+
+
+def test_sigma_and_mu_modes():
+    at = open_page()
+    at.slider(key="gd_sigma").set_value(2.0).run()
+    assert not at.exception, at.exception
+    assert float(metric(at, "µ on R (Δ/σ)")) == pytest.approx(0.5)
+    assert float(metric(at, "µ on S¹ (exact)")) < 0.5  # the circle is compact
+    at.radio(key="gd_mode").set_value("mu").run()
+    at.slider(key="gd_mu").set_value(1.5).run()
+    assert not at.exception, at.exception
+    assert float(metric(at, "µ on S¹ (exact)")) == pytest.approx(1.5, abs=1e-3)
+    assert at.query_params["gd_mu"] == "1.5"
+
+
+def test_settings_are_read_from_the_url():
+    at = open_page(gd_sigma="0.5", gd_delta="0.5")
+    assert at.slider(key="gd_sigma").value == 0.5
+    assert float(metric(at, "µ on R (Δ/σ)")) == pytest.approx(1.0)
+
+
+def test_converter_and_monte_carlo_settings():
+    at = open_page()
+    at.number_input(key="gd_conv_eps").set_value(2.0)
+    at.number_input(key="gd_conv_k").set_value(9)
+    at.select_slider(key="gd_mc_n").set_value(200)
+    at.slider(key="gd_sim_reps").set_value(50).run()
+    assert not at.exception, at.exception
+    assert float(metric(at, "Equivalent µ")) == pytest.approx(eps_to_mu(2.0), rel=1e-3)
+    assert float(metric(at, "µ of 9 releases")) == pytest.approx(3.0)
+
+
+def test_release_records_a_gdp_entry():
+    at = open_page()
+    at.button(key="gd_release").click().run()
+    assert not at.exception, at.exception
+    entries = ledger(at)
+    assert len(entries) == 1
+    assert entries[0]["page"] == "Gaussian DP"
+    assert entries[0]["mechanism"] == "gaussian"
+    assert entries[0]["epsilon"] is None
+    assert entries[0]["mu"] == pytest.approx(gdp_mu_circle(1.0, 1.0), rel=1e-6)
+    assert "Download release" in [b.label for b in at.get("download_button")]
+    at.run()
+    assert len(ledger(at)) == 1  # no release on a rerun
+
+
+# --------------------------------------------------------------------------- computations
+def test_mu_sigma_table_matches_closed_forms():
+    table = A.mu_sigma_table(1.0, [0.25, 1.0, 3.0], mc_sigmas=[1.0], mc_samples=300,
+                             mc_repeats=5)
+    assert np.allclose(table["mu_line"], [4.0, 1.0, 1 / 3])
+    assert table["mu_circle"][0] == pytest.approx(4.0, rel=0.01)  # locally Euclidean
+    assert table["mu_circle"][2] < table["mu_line"][2]
+    assert abs(table["mu_mc"][0] - table["mu_circle"][1]) < 0.1
+    fig = A.mu_sigma_figure(table, current=(1.0, table["mu_circle"][1]))
+    assert fig.layout.title.text and fig.layout.yaxis.title.text
+
+
+def test_gaussian_beats_laplace_at_equal_mu():
+    frame = A.gaussian_laplace_utility([0.1, 0.3], replicates=300, mc_samples=300,
+                                       mc_repeats=5)
+    means = frame.groupby(["sigma", "mechanism"])["distance"].mean().unstack()
+    assert (means["Riemannian Gaussian"] < means["Riemannian Laplace"]).all()
+    assert A.gaussian_utility_figure(frame).layout.title.text
+
+
+def test_tradeoff_and_profile_figures():
+    fig = A.tradeoff_figure({"µ = 1": 1.0})
+    curve = fig.data[1]
+    assert np.allclose(curve.y, tradeoff_gdp(np.asarray(curve.x), 1.0))
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    fig = A.privacy_profile_figure(1.0, sigma=1.0, sensitivity=1.0)
+    assert len(fig.data) == 2 and fig.layout.showlegend

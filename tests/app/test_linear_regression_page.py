@@ -1,0 +1,211 @@
+"""AppTest tests of the "Linear regression" page, driven through app.py as a user would.
+
+Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
+(``FileUploader.set_value((name, bytes, mime))``), so uploads are tested end to end. The parser
+behind the page, :func:`ui.analysis_pages.parse_numeric_csv`, takes the raw bytes and is also
+tested directly below.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import analysis_pages as A
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+TIMEOUT = 180
+LEDGER = "privacy_ledger"
+HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
+
+GOOD_CSV = (
+    "id;temperature;yield;quality;note\n"
+    "1;10.5;3,2;7;ok\n"  # semicolon-separated, decimal comma in 'yield' is not a number
+)
+
+
+def open_page(**query):
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/linear_regression.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ledger(at):
+    return at.session_state[LEDGER] if LEDGER in at.session_state else []
+
+
+def upload(at, data, name="table.csv"):
+    at.radio(key="lr_src").set_value("upload").run()
+    at.file_uploader(key="lr_upload").set_value((name, data, "text/csv")).run()
+    return at
+
+
+def csv_bytes(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 5, n)
+    lines = ["label,age,height,weight"]
+    for i, xi in enumerate(x):
+        lines.append(f"p{i},{xi:.4f},{100 + 10 * xi + rng.normal():.4f},"
+                     f"{20 + 3 * xi + rng.normal():.4f}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+# --------------------------------------------------------------------------- default scenario
+def test_default_run_shows_least_squares_without_releasing():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Linear regression"]
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 1
+    mse = at.main.dataframe[-1].value
+    assert list(mse.columns) == ["Non-private least squares"]
+    assert list(mse.index) == ["response_a", "response_b", "response_c", "all responses"]
+    assert ledger(at) == []
+    assert [b.label for b in at.get("download_button")] == ["Download data"]
+    assert any("'site'" in c.value for c in at.caption)  # the text column is ignored
+    assert at.query_params["lr_src"] == "example"
+
+
+def test_release_adds_private_lines_and_ledger_entries():
+    at = open_page()
+    at.button(key="lr_release").click().run()
+    assert not at.exception, at.exception
+    entries = ledger(at)
+    assert entries[0]["page"] == "Linear regression"
+    assert entries[0]["epsilon"] == pytest.approx(2.0)
+    assert entries[0]["label"] == "private"
+    mse = at.main.dataframe[-1].value
+    assert "dpcore private geodesic regression" in mse.columns
+    if HAS_DIFFPRIVLIB:
+        assert len(entries) == 2
+        assert entries[1]["mechanism"] == "diffprivlib LinearRegression"
+        assert "diffprivlib LinearRegression" in mse.columns
+    assert "Download release" in [b.label for b in at.get("download_button")]
+    at.run()
+    assert len(ledger(at)) == len(entries)  # a rerun releases nothing
+
+
+def test_changed_widgets_and_paper_mode():
+    at = open_page()
+    at.select_slider(key="lr_eps").set_value(5.0)
+    at.slider(key="lr_split").set_value(0.3)
+    at.checkbox(key="lr_dpl").uncheck()
+    at.radio(key="lr_mode").set_value("paper").run()
+    assert not at.exception, at.exception
+    assert any("NOT PRIVATE" in w.value for w in at.warning)
+    assert at.query_params["lr_mode"] == "paper"
+    at.button(key="lr_release").click().run()
+    assert not at.exception, at.exception
+    entries = ledger(at)
+    assert len(entries) == 1
+    assert entries[0]["label"].startswith("NOT PRIVATE")
+    assert entries[0]["epsilon"] == pytest.approx(5.0)
+
+
+def test_missing_diffprivlib_shows_info(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == "diffprivlib" else real(name, *a,
+                                                                                       **k))
+    at = open_page()
+    assert not at.exception
+    assert any("diffprivlib is not installed" in i.value for i in at.info)
+
+
+# --------------------------------------------------------------------------- uploads
+def test_uploaded_csv_columns_can_be_chosen():
+    at = open_page()
+    upload(at, csv_bytes())
+    assert not at.exception, at.exception
+    assert not at.error
+    covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
+    assert covariate.options == ["age", "height", "weight"]
+    assert covariate.value == "age"
+    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    assert responses.value == ["height", "weight"]
+    responses.set_value(["weight"]).run()
+    assert not at.exception
+    assert list(at.main.dataframe[-1].value.index) == ["weight", "all responses"]
+    assert "Download data" not in [b.label for b in at.get("download_button")]
+    at.button(key="lr_release").click().run()
+    assert not at.exception, at.exception
+    assert ledger(at)
+
+
+@pytest.mark.parametrize(
+    "content, fragments",
+    [
+        (b"x,y\n1,2\n2,abc\n3,4\n", ["Row 3", "'y'", "abc"]),
+        (b"x,y\n1,2\n2,\n3,4\n", ["Row 3", "'y'", "empty"]),
+        (b"x,y\n1,2\n2,3,4\n", ["Row 3", "3 fields"]),
+        (b"x,x\n1,2\n", ["appears twice"]),
+        (b"name,city\nann,rome\n", ["No column holds numbers"]),
+        (b"", ["empty"]),
+        (b"x,y\n1,2\n\xff\xfe\xfa,3\n", ["Row 3", "UTF-8"]),
+        (b"x,y\n1,2\n1,3\n1,4\n", ["constant"]),
+    ],
+)
+def test_bad_csv_shows_error_without_exception(content, fragments):
+    at = open_page()
+    upload(at, content)
+    assert not at.exception, at.exception
+    assert at.error, "a bad file must produce st.error"
+    message = at.error[0].value
+    for fragment in fragments:
+        assert fragment in message
+    assert ledger(at) == []
+
+
+# --------------------------------------------------------------------------- parser and helpers
+def test_parser_reads_semicolons_and_flags_decimal_commas():
+    table = A.parse_numeric_csv(GOOD_CSV.encode("utf-8-sig"))
+    assert table.numeric_columns == ["id", "temperature", "quality"]
+    assert table.other_columns == ["yield", "note"]
+    np.testing.assert_allclose(A.select_numeric(table, ["temperature", "quality"]), [[10.5, 7]])
+
+
+def test_parser_keeps_spreadsheet_row_numbers_across_blank_lines():
+    table = A.parse_numeric_csv(b"x,y\n1,2\n\n3,oops\n")
+    with pytest.raises(A.CsvParseError, match=r"Row 4, column 'y'"):
+        A.select_numeric(table, ["x", "y"])
+
+
+def test_parser_limits():
+    with pytest.raises(A.CsvParseError, match="at most 2"):
+        A.parse_numeric_csv(b"x,y\n1,2\n3,4\n5,6\n", max_rows=2)
+    with pytest.raises(A.CsvParseError, match="bytes"):
+        A.parse_numeric_csv(b"x\n" + b"1\n" * (A.CAPS["upload_bytes"] // 2 + 1))
+    with pytest.raises(TypeError):
+        A.parse_numeric_csv("x,y\n1,2\n")
+
+
+def test_parser_reports_many_bad_cells_compactly():
+    body = "\n".join(f"{i},bad" for i in range(30))
+    table = A.parse_numeric_csv(("x,y\n" + body + "\n").encode())
+    with pytest.raises(A.CsvParseError) as info:
+        A.select_numeric(table, ["x", "y"])
+    assert len(info.value.problems) == 21
+    assert info.value.problems[-1] == "... and 10 more cells."
+
+
+def test_example_linear_fit_and_mse():
+    frame = A.example_regression_frame(200, seed=1)
+    x = frame["dose"].to_numpy()
+    y = frame[["response_a", "response_b"]].to_numpy()
+    intercept, slope = A.linear_fit(x, y)
+    for j in range(2):
+        b, a = np.polyfit(x, y[:, j], 1)
+        assert intercept[j] == pytest.approx(a) and slope[j] == pytest.approx(b)
+    table = A.mse_table(y, ["a", "b"], {"fit": intercept + x[:, None] * slope})
+    assert table.loc["all responses", "fit"] == pytest.approx(table["fit"][:2].mean())
+    lo, hi = A.nice_bounds(x)
+    assert lo <= x.min() and hi >= x.max()
+    fig = A.linear_regression_figure(x, y, ["a", "b"], {"OLS": (intercept, slope),
+                                                        "Private": (intercept, slope)})
+    assert {tr.name for tr in fig.data} >= {"OLS", "Private"}

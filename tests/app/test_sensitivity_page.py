@@ -1,0 +1,114 @@
+"""AppTest tests of the "Sensitivity" page, driven through app.py as a user would.
+
+The page works on synthetic adjacent data sets only (paper 002 app. G protocol) and releases
+nothing, so it has no upload and no Release button: the tests check the default run, widget
+changes, the URL round trip and the computations behind the figures.
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import analysis_pages as A
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+TIMEOUT = 180
+
+
+def open_page(**query):
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/sensitivity.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def summary(at):
+    return at.dataframe[0].value
+
+
+def test_default_run_shows_histograms_and_jacobi_fields():
+    at = open_page()
+    assert [t.value for t in at.title] == ["Sensitivity"]
+    assert not at.error and not at.warning
+    assert len(at.get("plotly_chart")) == 4
+    table = summary(at)
+    assert list(table["n"]) == [20, 50, 100]
+    assert (table["bound holds"] == "yes").all()
+    assert (table["min_ratio_p"] >= 1).all() and (table["min_ratio_v"] >= 1).all()
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Assumptions in force" in text and "Jacobi field" in text
+    assert at.query_params["se_manifold"] == "sphere"
+    assert "privacy_ledger" not in at.session_state or not at.session_state["privacy_ledger"]
+
+
+@pytest.mark.parametrize("manifold", ["spd2", "kendall"])
+def test_other_manifolds(manifold):
+    at = open_page()
+    at.selectbox(key="se_manifold").set_value(manifold)
+    at.multiselect(key="se_ns").set_value([20])
+    at.slider(key="se_pairs").set_value(5)
+    at.toggle(key="se_log").set_value(True).run()
+    assert not at.exception, at.exception
+    table = summary(at)
+    assert list(table["n"]) == [20]
+    assert (table["bound holds"] == "yes").all()
+    assert at.query_params["se_manifold"] == manifold
+    assert at.query_params["se_log"] == "True"
+
+
+def test_curvature_sliders_update_the_factors():
+    at = open_page()
+    at.slider(key="se_kappa").set_value(1.0)
+    at.slider(key="se_tau_m").set_value(1.0)
+    at.slider(key="se_tau").set_value(0.5).run()
+    assert not at.exception, at.exception
+    c = 1.5  # sqrt(1) * (1.0 + 0.5)
+    latex = "\n".join(el.value for el in at.latex)
+    assert f"{math.cosh(2 * c):.4g}" in latex
+    assert f"{math.sinh(2 * c) / (2 * c):.4g}" in latex
+
+
+def test_settings_are_read_from_the_url():
+    at = open_page(se_manifold="kendall", se_ns="20", se_pairs="5")
+    assert at.selectbox(key="se_manifold").value == "kendall"
+    assert list(summary(at)["n"]) == [20]
+
+
+def test_empty_sample_size_choice_is_handled():
+    at = open_page()
+    at.multiselect(key="se_ns").set_value([]).run()
+    assert not at.exception
+    assert any("at least one sample size" in i.value for i in at.info)
+
+
+# --------------------------------------------------------------------------- computations
+@pytest.mark.parametrize("key", list(A.REGRESSION_MANIFOLDS))
+def test_ratios_are_at_least_one(key):
+    frame = A.regression_sensitivity_ratios(key, [15], 4, seed=1)
+    assert len(frame) == 4
+    assert (frame["ratio_p"] >= 1).all() and (frame["ratio_v"] >= 1).all()
+    assert frame["tau_m"].notna().all() == (key == "spd2")
+    fig = A.ratio_histogram(frame, "v", log_scale=True)
+    assert fig.layout.title.text and fig.layout.xaxis.title.text
+    assert fig.data[0].name == "n = 15 (4 pairs)"
+
+
+def test_jacobi_growth_is_cos_one_cosh_and_sin_over_s():
+    s = np.linspace(0.1, 2.0, 7)
+    point_pos, vector_pos = A.jacobi_growth(s, 1.0)
+    point_neg, vector_neg = A.jacobi_growth(s, -1.0)
+    point_flat, vector_flat = A.jacobi_growth(s, 0.0)
+    assert np.allclose(point_pos, np.abs(np.cos(s)))
+    assert np.allclose(point_neg, np.cosh(s))
+    assert np.allclose(vector_pos, np.sin(s) / s)
+    assert np.allclose(vector_neg, np.sinh(s) / s)
+    assert np.allclose(point_flat, 1.0) and np.allclose(vector_flat, 1.0)
+    fig = A.jacobi_figure(0.5, 3.0, which="vector", mark=2.0)
+    assert len(fig.data) == 3 and fig.layout.title.text
