@@ -27,6 +27,7 @@ def open_page():
 def tiny(at, sizes=(10, 20)):
     """A configuration that simulates in about a second."""
     at.multiselect(key="bs_sizes").set_value(list(sizes))
+    at.multiselect(key="bs_views").set_value(["unequal", "equal", "grid"])
     at.number_input(key="bs_nu").set_value(3)
     at.number_input(key="bs_ne").set_value(2)
     at.number_input(key="bs_ng").set_value(2)
