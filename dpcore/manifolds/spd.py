@@ -385,6 +385,48 @@ def _apply_at_3x3_scalar(x, y, fn):
     return [r00, r10, r20, r10, r11, r21, r20, r21, r22]
 
 
+def _whiten_2x2_scalar(x, y):
+    """Cholesky factor ``(l00, l10, l11)`` of one 2 x 2 SPD matrix and ``(s00, s11, s10)``, the
+    lower triangle of ``L^{-1} Y L^{-T}`` (``Y`` symmetrized); ``(None, None)`` when ``x`` is not
+    numerically positive definite. The 2 x 2 analogue of :func:`_whiten_3x3_scalar`."""
+    (p00, _), (p10, p11) = x
+    (y00, y01), (y10, y11) = y
+    if not p00 > 0.0:
+        return None, None
+    l00 = math.sqrt(p00)
+    l10 = p10 / l00
+    pivot = p11 - l10 * l10
+    if not pivot > 0.0:
+        return None, None
+    l11 = math.sqrt(pivot)
+    i00, i11 = 1.0 / l00, 1.0 / l11
+    i10 = -l10 * i00 * i11
+    y10 = 0.5 * (y10 + y01)
+    t10 = i10 * y00 + i11 * y10
+    t11 = i10 * y10 + i11 * y11
+    return (l00, l10, l11), (i00 * y00 * i00, t10 * i10 + t11 * i11, t10 * i00)
+
+
+def _apply_at_2x2_scalar(x, y, fn):
+    """``L f(S) L^T`` for one 2 x 2 point, as a flat row-major list, or None (general path)."""
+    chol, white = _whiten_2x2_scalar(x, y)
+    if chol is None or not all(math.isfinite(w) for w in white):
+        return None
+    low, high, vec_low, vec_high = _eigh_2x2_scalar(*white)
+    try:
+        f = (fn(low), fn(high))
+    except (ValueError, OverflowError):
+        return None
+    l00, l10, l11 = chol
+    r00 = r10 = r11 = 0.0
+    for fj, (u0, u1) in zip(f, (vec_low, vec_high), strict=True):
+        b0, b1 = l00 * u0, l10 * u0 + l11 * u1
+        r00 += fj * b0 * b0
+        r10 += fj * b1 * b0
+        r11 += fj * b1 * b1
+    return [r00, r10, r10, r11]
+
+
 def sym(a):
     """Symmetric part of a batch of square matrices."""
     a = np.asarray(a, dtype=float)
@@ -464,6 +506,10 @@ class SPD(Manifold):
             out = _apply_at_3x3_scalar(x.tolist(), y.tolist(), fn_scalar)
             if out is not None:
                 return np.array(out).reshape(3, 3)
+        elif x.shape == y.shape == (2, 2):
+            out = _apply_at_2x2_scalar(x.tolist(), y.tolist(), fn_scalar)
+            if out is not None:
+                return np.array(out).reshape(2, 2)
         a_mat, a_inv_t = self._factor(x)
         vals, u = eigh(self._whiten(a_inv_t, y))
         b = a_mat @ u
@@ -483,6 +529,12 @@ class SPD(Manifold):
             vals = None if white is None else _eigh_3x3_scalar(*white)[0]
             if vals is not None and vals[0] > 0.0:
                 return np.float64(math.sqrt(sum(math.log(val) ** 2 for val in vals)))
+        elif x.shape == y.shape == (2, 2):
+            _, white = _whiten_2x2_scalar(x.tolist(), y.tolist())
+            if white is not None and all(math.isfinite(w) for w in white):
+                low, high = _eigh_2x2_scalar(*white)[:2]
+                if low > 0.0:
+                    return np.float64(math.hypot(math.log(low), math.log(high)))
         _, a_inv_t = self._factor(x)
         vals = eigh(self._whiten(a_inv_t, y))[0]  # faster than eigvalsh here
         return np.sqrt(np.sum(np.log(vals) ** 2, axis=-1))
