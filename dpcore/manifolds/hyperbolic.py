@@ -90,7 +90,11 @@ class Hyperbolic(Manifold):
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 1 and y.ndim == 1:
-            return np.float64(math.asinh(self._scalar_parts(x, y)[1]))
+            xs, ys = x.tolist(), y.tolist()
+            c = max(xs[0] * ys[0] - sum(a * b for a, b in zip(xs[1:], ys[1:], strict=True)), 1.0)
+            u = [b - c * a for a, b in zip(xs, ys, strict=True)]
+            s2 = sum(ui * ui for ui in u[1:]) - u[0] * u[0]
+            return np.float64(math.asinh(math.sqrt(max(s2, 0.0))))
         _, _, s = self._parts(x, y)
         return np.arcsinh(s)[..., 0]
 
