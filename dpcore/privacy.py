@@ -32,6 +32,7 @@ from scipy import optimize, special
 
 from ._validation import as_float_array, check_int, check_positive
 from .manifolds.base import Manifold
+from .settings import check_limit
 
 __all__ = [
     "calibrate_sigma",
@@ -705,6 +706,7 @@ def gdp_mu_monte_carlo(
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     n_eps = check_int(n_eps, "n_eps", minimum=2)
     repeats = check_int(repeats, "repeats", minimum=2)
+    check_limit("max_mc_samples", n_samples * repeats)
     if eps_max is not None:
         eps_max = check_positive(eps_max, "eps_max")
     if estimator not in ("mis", "tails"):

@@ -46,6 +46,7 @@ from .sensitivity import (
     frechet_mean_sensitivity,
     geodesic_regression_sensitivity,
 )
+from .settings import check_limit
 
 MODES = ("strict", "paper")
 FRECHET_MECHANISMS = ("laplace", "kng", "gaussian", "ambient_laplace")
@@ -79,6 +80,33 @@ def _jsonable(value):
     if value is None or isinstance(value, str):
         return value
     return str(value)
+
+
+#: Diagnostics that describe the sampler's configuration or are post-processing of the private
+#: outputs alone; everything else (acceptance rates, tuned step size, ESS, R-hat) is computed
+#: from chain states driven by the private data and is not covered by epsilon.
+PUBLIC_DIAGNOSTICS = frozenset({
+    "exact", "sampler", "n_chains", "n_samples", "n_burn_in", "thin", "diagnostics_grouping",
+    "mu_accounting", "projected", "ambient_dimension", "fraction_left_manifold",
+})
+WITHHELD_NOTE = (
+    "Chain diagnostics (acceptance, tuned step size, ESS, R-hat) are computed from the private "
+    "data and are not covered by epsilon; they are kept out of this record (see Release."
+    "diagnostics locally)."
+)
+
+
+def _public_diagnostics(diagnostics):
+    out, withheld = {}, False
+    for key, value in diagnostics.items():
+        if isinstance(value, dict):
+            sub, w = _public_diagnostics(value)
+            out[key], withheld = sub, withheld or w
+        elif key in PUBLIC_DIAGNOSTICS:
+            out[key] = value
+        else:
+            withheld = True
+    return out, withheld
 
 
 @dataclass
@@ -142,7 +170,16 @@ class Release:
         return "private"
 
     def to_dict(self):
-        """JSON-safe dict: private outputs and metadata only (no input data)."""
+        """JSON-safe dict: private outputs and metadata only (no input data).
+
+        In strict mode, sampler diagnostics computed from the private data (acceptance, tuned
+        step size, ESS, R-hat) are left out: they are not covered by the privacy budget.
+        """
+        diagnostics, caveats = self.diagnostics, list(self.caveats)
+        if self.mode == "strict":
+            diagnostics, withheld = _public_diagnostics(self.diagnostics)
+            if withheld:
+                caveats.append(WITHHELD_NOTE)
         out = {
             "values": self.values,
             "mechanism": self.mechanism,
@@ -152,12 +189,12 @@ class Release:
             "sensitivity": self.sensitivity,
             "sigma": self.sigma,
             "assumptions": self.assumptions,
-            "diagnostics": self.diagnostics,
+            "diagnostics": diagnostics,
             "mode": self.mode,
             "seeded": self.seeded,
             "version": self.version,
             "label": self.label,
-            "caveats": list(self.caveats),
+            "caveats": caveats,
             "details": self.details,
         }
         return _jsonable(out)
@@ -313,6 +350,9 @@ def private_geodesic_regression(
     eps_v = check_positive(eps_v, "eps_v")
     n_vectors = check_int(n_vectors, "n_vectors")
     n_footpoints = check_int(n_footpoints, "n_footpoints")
+    check_limit("max_replicates", n_footpoints * n_vectors)
+    check_limit("max_chain_length", check_int(chain_length, "chain_length"))
+    check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
     y = _check_responses(m, y)
     x = np.asarray(x, dtype=float)
     if x.shape != (y.shape[0],):
@@ -539,6 +579,10 @@ def private_frechet_mean(
     if mechanism not in FRECHET_MECHANISMS:
         raise ValueError(f"`mechanism` must be one of {FRECHET_MECHANISMS}, got {mechanism!r}.")
     n_draws = check_int(n_draws, "n_draws")
+    check_limit("max_replicates", n_draws)
+    if mechanism == "kng":
+        check_limit("max_chain_length", check_int(chain_length, "chain_length"))
+        check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
     y = _check_responses(m, y)
     n = y.shape[0]
     gen, seeded = _resolve_rng(rng)

@@ -189,3 +189,19 @@ class TestFrechetMean:
                                    rng=0, n_draws=50)
         assert np.all(SPD(2).dist(rel.values["mean"], np.eye(2)) <= 1.5 + 1e-9)
         assert any("Support restricted" in c for c in rel.caveats)
+
+
+def test_strict_record_withholds_data_dependent_diagnostics(sphere_data):
+    x, y = sphere_data
+    rel = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.2,
+                                      covariate_range=(0, 1), rng=0, **FAST)
+    assert "acceptance_rate_mean" in rel.diagnostics["footpoint"]  # available locally
+    d = rel.to_dict()["diagnostics"]
+    for part in ("footpoint", "shooting_vector"):
+        assert not {"acceptance_rate_mean", "step_size", "ess", "rhat"} & set(d[part])
+        assert d[part]["exact"] is False
+    assert any("not covered by epsilon" in c for c in rel.to_dict()["caveats"])
+    with pytest.warns(PrivacyLeakWarning):
+        paper = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0,
+                                            mode="paper", rng=0, **FAST)
+    assert "rhat" in paper.to_dict()["diagnostics"]["footpoint"]

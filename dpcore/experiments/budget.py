@@ -31,6 +31,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..manifolds import Manifold
 from ..release import MODES, private_geodesic_regression
+from ..settings import check_limit
 from .metrics import release_mse
 
 __all__ = [
@@ -299,6 +300,10 @@ def budget_sweep(
     if progress is not None and not callable(progress):
         raise TypeError("`progress` must be callable or None.")
     pairs = budget_pairs(split, totals=totals, eps_p_grid=eps_p_grid, eps_v_grid=eps_v_grid)
+    check_limit("max_sweep_cells", len(sizes) * replicates * len(pairs))
+    check_limit("max_replicates", n_footpoints * n_vectors)
+    check_limit("max_chain_length", chain_length)
+    check_limit("max_burn_in", burn_in)
 
     root = _seed_sequence(rng)
     data_root, cell_root = root.spawn(2)
