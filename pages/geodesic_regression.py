@@ -350,9 +350,9 @@ if fit is not None:
             diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
                          "chains.")
             if settings.n_footpoints > 1:
-                diag_note += (" With several footpoints the vector chains sit in different "
-                              "tangent spaces with different targets, so their pooled R-hat "
-                              "overstates poor mixing; use one footpoint to judge it.")
+                diag_note += (" With several footpoints the vector chains target different "
+                              "densities, so ESS and R-hat are computed per footpoint (worst "
+                              "shown).")
             st.caption(diag_note)
             hint = rp.noise_hint(kind, met, release.mode)
             if hint:
