@@ -59,11 +59,10 @@ def render_ledger():
         if not entries:
             st.caption("No releases yet. Every private release of this session appears here.")
             return
+        # Few, short columns: the sidebar is narrow and the budget columns must stay visible.
         rows = [
             {
-                "time": e["time"],
                 "page": e["page"],
-                "mechanism": e["mechanism"],
                 "ε": "" if e["epsilon"] is None else f"{e['epsilon']:.3g}",
                 "δ": "" if e["delta"] is None else f"{e['delta']:.2g}",
                 "µ": "" if e["mu"] is None else f"{e['mu']:.3g}",

@@ -1,0 +1,196 @@
+"""Every page of the dashboard in a real browser (Debian's Chromium driven by Playwright).
+
+For each page: open it, run its default scenario (press its Release / Run button when it has
+one), wait until Streamlit has finished, check that the plotly figures were drawn and that no
+error element or exception is shown, and download the release as JSON where there is one. On
+the geodesic regression page a CSV is uploaded through the file input. Every test saves a
+full-page screenshot to ``assets/screenshots/<page>.png`` (the README shows them).
+
+The server and the browser come from ``conftest.py``. Selectors are Streamlit 1.67's
+``data-testid`` attributes (streamlit is pinned in requirements.txt).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from dpcore.data import make_regression_data, to_csv
+from dpcore.manifolds import Sphere
+
+from .conftest import SCREENSHOTS, VIEWPORT
+
+# The script-run state Streamlit puts on its root element: "initial" before the first run,
+# "running" during a run and "notRunning" once the run has finished.
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# st.error / an alert of kind error, and an uncaught exception's traceback box.
+ERRORS = ('[data-testid="stException"], [data-testid="stAlertContentError"], '
+          '[data-testid="stErrorElementStack"]')
+UPLOAD_INPUT = '[data-testid="stFileUploaderDropzoneInput"]'
+FILE_CHIP = '[data-testid="stFileChipName"]'
+LOAD_TIMEOUT = 120_000  # ms: a cold server imports and fills its caches on the first visit
+RUN_TIMEOUT = 180_000  # ms: the budget-split simulation draws 104 MCMC releases
+RELEASE_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
+                "assumptions", "diagnostics", "mode", "seeded", "version"}
+
+# True when every visible plotly chart of the main area is drawn (an SVG layer or a WebGL
+# canvas inside plotly's root element) and there are at least `min` of them.
+PLOTS_DRAWN = """(min) => {
+  const charts = [...document.querySelectorAll(
+      '[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
+    .filter((el) => el.offsetParent !== null);
+  const drawn = charts.filter((el) =>
+    el.querySelector('.js-plotly-plot .main-svg, .js-plotly-plot canvas'));
+  return charts.length >= min && drawn.length === charts.length;
+}"""
+# Streamlit loads some element types lazily (code blocks, data frames ...) and shows a
+# skeleton placeholder until their script chunk has arrived.
+NO_SKELETONS = """() => !document.querySelector(
+  '[data-testid="stSkeletonElement"], [data-testid="stAppSkeleton"]')"""
+COUNT_DRAWN = """() => document.querySelectorAll(
+  '[data-testid="stMain"] .js-plotly-plot .main-svg:first-of-type').length"""
+CONTENT_HEIGHT = """() => {
+  const heights = ['stMain', 'stSidebarContent'].map((id) => {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    return el ? el.scrollHeight : 0;
+  });
+  return Math.max(...heights);
+}"""
+
+
+@dataclass(frozen=True)
+class PageCase:
+    name: str  # URL path (also the screenshot's file name)
+    title: str  # st.title of the page
+    button: str | None  # the button that runs the default scenario, if any
+    done: str | None  # a button that appears once that run has finished
+    plots: int  # plotly figures after the default scenario, at least (every visible one
+    # must be drawn; the exact counts depend on the pages' defaults, tested with AppTest)
+
+
+PAGES = [
+    PageCase("home", "Private statistics on manifolds", None, None, 0),
+    PageCase("geodesic_regression", "Geodesic regression", "Release", "Download release", 1),
+    PageCase("budget_split", "Budget split", "Run simulation", "Download simulation (CSV)", 1),
+    PageCase("frechet_mean", "Fréchet mean", "Release", "Download release", 1),
+    PageCase("gaussian_dp", "Gaussian DP", "Release", "Download release", 1),
+    PageCase("sensitivity", "Sensitivity", None, None, 1),
+    PageCase("linear_regression", "Linear regression", "Release", "Download release", 1),
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def open_page(page, case: PageCase):
+    page.goto("/" if case.name == "home" else f"/{case.name}", wait_until="domcontentloaded")
+    page.locator("h1").filter(has_text=case.title).first.wait_for(timeout=LOAD_TIMEOUT)
+    wait_until_idle(page, LOAD_TIMEOUT)
+
+
+def wait_until_idle(page, timeout=RUN_TIMEOUT):
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def wait_for_plots(page, minimum: int, timeout=60_000):
+    page.wait_for_function(PLOTS_DRAWN, arg=minimum, timeout=timeout)
+
+
+def assert_no_errors(page):
+    errors = page.locator(ERRORS)
+    texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    assert not texts, f"error elements on the page: {texts}"
+
+
+def button(page, name: str):
+    return page.locator("[data-testid='stMain']").get_by_role("button", name=name, exact=True)
+
+
+def run_default_scenario(page, case: PageCase):
+    """Press the page's run button and wait until the run has finished."""
+    run = button(page, case.button)
+    run.wait_for(state="visible")
+    assert run.is_enabled(), f"{case.button!r} is disabled with the default settings"
+    run.click()
+    button(page, case.done).wait_for(state="visible", timeout=RUN_TIMEOUT)
+    wait_until_idle(page)
+
+
+def save_screenshot(page, name: str, minimum_plots: int = 0) -> Path:
+    """Full-page screenshot. Streamlit scrolls its main area, not the document, so the viewport
+    is stretched to the content's height for the shot and restored afterwards."""
+    page.mouse.move(700, 10)  # over the empty header: no tooltip or hover effect in the picture
+    page.wait_for_function(NO_SKELETONS, timeout=60_000)
+    height = int(page.evaluate(CONTENT_HEIGHT))
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height,
+                                                                      VIEWPORT["height"])})
+    page.wait_for_timeout(400)  # let plotly and the layout settle at the new size
+    wait_for_plots(page, minimum_plots)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True, animations="disabled")
+    page.set_viewport_size(VIEWPORT)
+    return path
+
+
+def download_release(page) -> dict:
+    with page.expect_download(timeout=30_000) as info:
+        button(page, "Download release").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".json")
+    return json.loads(Path(download.path()).read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- tests
+@pytest.mark.browser
+@pytest.mark.parametrize("case", PAGES, ids=[case.name for case in PAGES])
+def test_page_default_scenario(app_page, case):
+    page = app_page
+    open_page(page, case)
+    assert_no_errors(page)
+    if case.button:
+        run_default_scenario(page, case)
+    if case.plots:
+        wait_for_plots(page, case.plots)
+        assert page.evaluate(COUNT_DRAWN) >= 1, "no plotly figure was drawn"
+    else:  # the landing page: a table of the pages, no figure
+        for other in PAGES[1:]:
+            assert page.locator("[data-testid='stMain'] td").filter(
+                has_text=other.title).count() >= 1
+    assert_no_errors(page)
+    save_screenshot(page, case.name, case.plots)
+    if case.done == "Download release":
+        record = download_release(page)
+        missing = RELEASE_KEYS - record.keys()
+        assert not missing, f"release JSON lacks {sorted(missing)}"
+        assert record["seeded"] is False  # the Release buttons draw from OS entropy
+        wait_until_idle(page)
+        assert_no_errors(page)
+
+
+@pytest.mark.browser
+def test_geodesic_regression_accepts_uploaded_csv(app_page):
+    page = app_page
+    case = PAGES[1]
+    open_page(page, case)
+    page.locator("[data-testid='stMain']").get_by_text("Upload a CSV", exact=True).click()
+    page.wait_for_selector(UPLOAD_INPUT, state="attached")
+    wait_until_idle(page)
+
+    sphere = Sphere(2)
+    data = make_regression_data(sphere, 40, noise=0.01, rng=3)
+    csv = to_csv(sphere, data.y, data.x)
+    page.set_input_files(UPLOAD_INPUT, files=[{"name": "sphere_regression.csv",
+                                               "mimeType": "text/csv",
+                                               "buffer": csv.encode("utf-8")}])
+    page.get_by_text("Uploaded CSV: n = 40 rows.").wait_for(timeout=LOAD_TIMEOUT)
+    # The uploader lists the file (a "chip"; a long name is shortened in the middle, the full
+    # name is its title) ...
+    page.locator(f'{FILE_CHIP}[title="sphere_regression.csv"]').wait_for()
+    wait_until_idle(page)
+    # ... and the page accepts it: no error, the non-private fit is drawn, Release is enabled.
+    assert_no_errors(page)
+    wait_for_plots(page, 1)
+    assert button(page, "Release").is_enabled()
+    save_screenshot(page, "geodesic_regression_upload", 1)
