@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test bench lint venv venv-dev clean
+.PHONY: run test bench lint venv venv-dev clean reproduce
 
 run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
@@ -16,6 +16,11 @@ bench: $(VENV)/.stamp-dev
 
 lint: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .
+
+# Regenerate the papers' figures into reports/index.html (CSVs beside it); QUICK=1 runs the small
+# configuration that CI uses. Needs the dev environment (diffprivlib for the Wine comparison).
+reproduce: $(VENV)/.stamp-dev
+	$(BIN)/python -m dpcore.experiments.report $(if $(filter-out 0 no false,$(QUICK)),--quick) --out reports
 
 venv: $(VENV)/.stamp-run
 venv-dev: $(VENV)/.stamp-dev
