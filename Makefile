@@ -9,7 +9,7 @@ run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
 
 test: $(VENV)/.stamp-dev
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python -m benchmarks

@@ -449,8 +449,6 @@ def private_geodesic_regression(
     v_norm = float(m.norm(p_hat, v_hat))
     v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
         0.999 * speed_cap / v_norm)
-    if mode == "paper":
-        foot_support = None
 
     # --- footpoints ---------------------------------------------------------------------
     kng_p = KNormGradient(manifold=m, epsilon=eps_p, sensitivity=delta_p, sigma_rule=sigma_rule,

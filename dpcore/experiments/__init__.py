@@ -14,6 +14,13 @@ from .budget import (
     default_eps_p_grid,
 )
 from .metrics import geodesic_predictions, parameter_errors, release_covariate_range, release_mse
+from .studies import (
+    frechet_mean_study,
+    gdp_mu_curve,
+    linear_regression_comparison,
+    noise_spread_study,
+    sensitivity_ratios,
+)
 
 __all__ = [
     "COLUMNS",
@@ -22,6 +29,11 @@ __all__ = [
     "budget_pairs",
     "budget_sweep",
     "default_eps_p_grid",
+    "frechet_mean_study",
+    "gdp_mu_curve",
+    "linear_regression_comparison",
+    "noise_spread_study",
+    "sensitivity_ratios",
     "geodesic_predictions",
     "parameter_errors",
     "release_covariate_range",

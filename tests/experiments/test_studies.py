@@ -273,20 +273,37 @@ def test_real_data_budget_sweep_bookkeeping():
 
 
 class TestRecordedFailures:
-    """Paper mode on SPD(2) at tiny eps_p lets footpoint chains reach numerically singular
-    matrices (no support restriction); the sweeps record those releases instead of stopping."""
+    """Sweeps record releases that fail numerically instead of stopping."""
 
-    def test_records_or_raises(self):
+    KW = {"split": "unequal", "totals": [2.02], "eps_p_grid": [0.02], "replicates": 2,
+          "rng": 0, "n_footpoints": 5, "n_vectors": 1, "chain_length": 300, "burn_in": 200}
+
+    def test_paper_mode_spd_small_eps_no_longer_fails(self):
+        # Paper mode on SPD(2) at tiny eps_p used to let footpoint chains reach numerically
+        # singular matrices; the footpoint support is now restricted there too.
         from dpcore.data import make_regression_data
 
         x, y = make_regression_data(SPD(2), 20, rng=1)
-        kw = {"split": "unequal", "totals": [2.02], "eps_p_grid": [0.02], "replicates": 2,
-              "rng": 0, "n_footpoints": 5, "n_vectors": 1, "chain_length": 300, "burn_in": 200}
-        df = real_data_budget_sweep(SPD(2), x, y, on_error="record", **kw)
+        df = real_data_budget_sweep(SPD(2), x, y, on_error="record", **self.KW)
+        assert not df["failed"].any()
+
+    def test_records_or_raises(self, monkeypatch):
+        import dpcore.experiments.budget as budget_module
+        from dpcore.data import make_regression_data
+
+        def broken(*args, **kwargs):
+            raise ValueError("`init` contains NaN or infinite values.")
+
+        import dpcore.experiments.studies as studies_module
+
+        monkeypatch.setattr(budget_module, "private_geodesic_regression", broken)
+        monkeypatch.setattr(studies_module, "private_geodesic_regression", broken)
+        x, y = make_regression_data(SPD(2), 20, rng=1)
+        df = real_data_budget_sweep(SPD(2), x, y, on_error="record", **self.KW)
         assert df["failed"].all()
         assert df["mse"].isna().all() and df["log_mse"].isna().all()
         with pytest.raises(ValueError):
-            real_data_budget_sweep(SPD(2), x, y, on_error="raise", **kw)
+            real_data_budget_sweep(SPD(2), x, y, on_error="raise", **self.KW)
 
     def test_nested_sizes_share_the_data(self):
         from dpcore.experiments.studies import recorded_budget_sweep
