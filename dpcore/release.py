@@ -30,7 +30,7 @@ from ._validation import check_int, check_positive
 from .data.synthetic import default_center
 from .exceptions import PrivacyLeakWarning
 from .learning import GeodesicRegression, frechet_mean
-from .manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
+from .manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 from .mechanisms import (
     AmbientLaplace,
     Ball,
@@ -40,6 +40,7 @@ from .mechanisms import (
     ambient_radius,
     embed,
 )
+from .mechanisms.base import check_manifold
 from .mechanisms.laplace import _laplace_integrable, unembed
 from .sensitivity import (
     frechet_gradient_sensitivity,
@@ -215,12 +216,6 @@ def _resolve_rng(rng):
     return np.random.default_rng(rng), rng is not None
 
 
-def _check_manifold(manifold):
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
-    return manifold
-
-
 def _check_responses(manifold, y, name="y"):
     y = np.asarray(y, dtype=float)
     if y.ndim != manifold.point_ndim + 1 or y.shape[1:] != manifold.point_shape:
@@ -344,7 +339,7 @@ def private_geodesic_regression(
         velocity per unit of the rescaled covariate), ``intercept`` and ``coef`` in the original
         covariate units (as :class:`~dpcore.learning.GeodesicRegression`).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     mode = _check_mode(mode)
     eps_p = check_positive(eps_p, "eps_p")
     eps_v = check_positive(eps_v, "eps_v")
@@ -572,7 +567,7 @@ def private_frechet_mean(
         ``values["mean"]`` has shape ``(n_draws, *point_shape)``; the ambient mechanism also
         gives ``ambient`` (before projection) and ``left_manifold``.
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     mode = _check_mode(mode)
     if mechanism not in FRECHET_MECHANISMS:
         raise ValueError(f"`mechanism` must be one of {FRECHET_MECHANISMS}, got {mechanism!r}.")
