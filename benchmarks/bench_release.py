@@ -7,11 +7,14 @@ and per step, each step calling geomstats for exp, log and parallel transport an
 gradient with the sphere's Jacobi fields. Both use the same chain length. The baseline's cost is
 one loop iteration per chain step, so it is measured on one footpoint chain and one vector
 chain of ``BASELINE_STEPS`` steps and scaled to 110 chains of the full length; the table shows
-the measured per-step time. Target (issue 3): ratio >= 50.
+the measured per-step time. Both sides are timed ``REPEATS`` times and the best time of each
+enters the ratio (as ``timeit`` does: the minimum is the run least disturbed by other load on
+the machine). Target (issue 3): ratio >= 50.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import warnings
@@ -30,6 +33,7 @@ N_VECTORS = 10
 BURN_IN = 1000
 CHAIN_LENGTH = 2000
 BASELINE_STEPS = 300
+REPEATS = 3
 TAU = 0.2
 EPS = 1.0
 
@@ -111,26 +115,30 @@ def main():
     x, y = make_regression_data(m, N, rng=rng)
     steps = BURN_IN + CHAIN_LENGTH
 
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rel = private_geodesic_regression(
-            m, x, y, eps_p=EPS, eps_v=EPS, tau=TAU, covariate_range=(0.0, 1.0),
-            n_footpoints=N_FOOTPOINTS, n_vectors=N_VECTORS, chain_length=CHAIN_LENGTH,
-            burn_in=BURN_IN, rng=1,
-        )
-    ours = time.perf_counter() - start
+    ours = math.inf
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rel = private_geodesic_regression(
+                m, x, y, eps_p=EPS, eps_v=EPS, tau=TAU, covariate_range=(0.0, 1.0),
+                n_footpoints=N_FOOTPOINTS, n_vectors=N_VECTORS, chain_length=CHAIN_LENGTH,
+                burn_in=BURN_IN, rng=1,
+            )
+        ours = min(ours, time.perf_counter() - start)
 
     fit = GeodesicRegression(m, covariate_range=(0.0, 1.0)).fit(x, y)
     base = BaselineSampler(_geomstats_sphere(), x, y, fit.footpoint_, fit.shooting_vector_,
                            rel.sigma["footpoint"], rel.sigma["shooting_vector"])
     eta = 0.5 * rel.sigma["footpoint"]
-    start = time.perf_counter()
-    p = base.run_footpoint(BASELINE_STEPS, eta, rng)
-    per_step_p = (time.perf_counter() - start) / BASELINE_STEPS
-    start = time.perf_counter()
-    base.run_vector(p, BASELINE_STEPS, eta, rng)
-    per_step_v = (time.perf_counter() - start) / BASELINE_STEPS
+    per_step_p = per_step_v = math.inf
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        p = base.run_footpoint(BASELINE_STEPS, eta, rng)
+        per_step_p = min(per_step_p, (time.perf_counter() - start) / BASELINE_STEPS)
+        start = time.perf_counter()
+        base.run_vector(p, BASELINE_STEPS, eta, rng)
+        per_step_v = min(per_step_v, (time.perf_counter() - start) / BASELINE_STEPS)
     baseline = steps * (N_FOOTPOINTS * per_step_p + N_FOOTPOINTS * N_VECTORS * per_step_v)
 
     diag = rel.diagnostics
@@ -139,7 +147,7 @@ def main():
             {
                 "task": f"S^2, n={N}, {N_FOOTPOINTS}x{N_VECTORS} private geodesics, "
                         f"{steps} steps/chain",
-                "dpcore_s": round(ours, 3),
+                "dpcore_s (best of 3)": round(ours, 3),
                 "baseline_s": round(baseline, 1),
                 "baseline_us_per_step": round(1e6 * (per_step_p + per_step_v) / 2, 1),
                 "ratio": round(baseline / ours, 1),

@@ -57,7 +57,7 @@ def regression_energy(manifold, p, v, t, y):
     return 0.5 * np.mean(manifold.squared_dist(pred, y), axis=-1)
 
 
-def regression_gradient(manifold, p, v, t, y, *, tau=None):
+def regression_gradient(manifold, p, v, t, y, *, tau=None, which="both"):
     r"""Riemannian gradient of the regression energy (paper 002, eqs. 5-8).
 
     With residuals :math:`\epsilon_i = \log_{\hat y_i} y_i`, :math:`\hat y_i = Exp(p, t_i v)`:
@@ -69,14 +69,19 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None):
     tau : float, optional
         If given, each residual is clipped to norm ``tau`` first, which bounds the sensitivity
         of the gradient whatever the data.
+    which : {"both", "footpoint", "vector"}
+        Which gradients are needed. Manifolds with a closed-form gradient compute only those
+        and return ``None`` for the other; the generic path always returns both.
 
     Returns
     -------
     (grad_p, grad_v) : tuple of ndarrays, tangent at ``p``
     """
+    if which not in ("both", "footpoint", "vector"):
+        raise ValueError(f"`which` must be 'both', 'footpoint' or 'vector', got {which!r}.")
     fast = getattr(manifold, "regression_gradient", None)
     if fast is not None:
-        out = fast(p, v, t, np.asarray(y, dtype=float), tau)
+        out = fast(p, v, t, np.asarray(y, dtype=float), tau, which)
         if out is not None:
             return out
     pb, tv, tb = _expand_params(manifold, p, v, t)

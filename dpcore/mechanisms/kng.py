@@ -171,7 +171,7 @@ class KNormGradient:
 
         def gradient_norm(p):
             v = m.transport(p_hat, p, v_hat)
-            g, _ = regression_gradient(m, p, v, t, y, tau=tau)
+            g, _ = regression_gradient(m, p, v, t, y, tau=tau, which="footpoint")
             return m.norm(p, g)
 
         return self.sample(gradient_norm, p_hat, size, rng, support=ball)
@@ -213,7 +213,7 @@ class KNormGradient:
 
         def log_density(c):
             v = np.einsum("na,na...->n...", c, chains_b)
-            _, g = regression_gradient(m, chains_p, v, t, y, tau=tau)
+            _, g = regression_gradient(m, chains_p, v, t, y, tau=tau, which="vector")
             logp = -m.norm(chains_p, g) / sigma
             if max_norm is not None:
                 logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)

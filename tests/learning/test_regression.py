@@ -212,3 +212,38 @@ def test_sphere_fast_gradient_equals_generic(d, tau, rng):
     zero = regression_gradient(m, p, 0 * v, t, y, tau=tau)
     np.testing.assert_allclose(zero[0], regression_gradient(_GenericSphere(d), p, 0 * v, t, y,
                                                             tau=tau)[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("which", ["footpoint", "vector"])
+def test_sphere_fast_gradient_single_part(which, rng):
+    m = Sphere(2)
+    p = m.random_point(5, rng)
+    v = m.random_tangent(p, rng)
+    t = rng.uniform(0, 1, 30)
+    y = m.random_point(30, rng)
+    both = regression_gradient(m, p, v, t, y, tau=0.3)
+    part = regression_gradient(m, p, v, t, y, tau=0.3, which=which)
+    keep = 0 if which == "footpoint" else 1
+    assert part[1 - keep] is None
+    np.testing.assert_allclose(part[keep], both[keep], atol=1e-15)
+
+
+def test_regression_gradient_rejects_unknown_part(rng):
+    m = Sphere(2)
+    p = m.random_point(rng=rng)
+    with pytest.raises(ValueError, match="which"):
+        regression_gradient(m, p, m.random_tangent(p, rng), [0.0, 1.0],
+                            m.random_point(2, rng), which="shooting")
+
+
+def test_sphere_fast_gradient_near_half_turn(rng):
+    """cos/sin from tan(rho/2) stay accurate where rho crosses pi (tan's pole at rho/2 = pi/2)."""
+    m = Sphere(2)
+    p = np.array([0.0, 0.0, 1.0])
+    v = np.array([np.pi, 0.0, 0.0])
+    t = np.concatenate([1.0 + np.array([-1e-9, -1e-15, 0.0, 1e-15, 1e-9]), rng.uniform(0, 2, 20)])
+    y = m.exp(m.geodesic(p, v, t), 0.1 * m.random_tangent(m.geodesic(p, v, t), rng))
+    fast = regression_gradient(m, p, v, t, y)
+    slow = regression_gradient(_GenericSphere(2), p, v, t, y)
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-13)
