@@ -28,6 +28,7 @@ dpcore / ui function on the stack) are printed with their estimated seconds.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -223,10 +224,21 @@ def _best(values):
     return min(values) if values else float("nan")
 
 
+def _selected_pages():
+    """All pages, or those whose label contains one of the comma-separated words of the
+    ``BENCH_PAGES`` environment variable (e.g. ``BENCH_PAGES=gaussian,budget make bench``)."""
+    words = [w.strip().lower() for w in os.environ.get("BENCH_PAGES", "").split(",") if w.strip()]
+    if not words:
+        return PAGES
+    # Home stays: it is the baseline of the ratios.
+    return [page for page in PAGES
+            if page[1] == "Home" or any(w in page[1].lower() for w in words)]
+
+
 def _run():
     rows, details = [], []
     with navigation_mode():
-        for filename, label, button_key in PAGES:
+        for filename, label, button_key in _selected_pages():
             one_round(filename, button_key, cold=True)  # warm-up: imports, lazy state
             cold = [one_round(filename, button_key, cold=True) for _ in range(REPEATS)]
             warm = [one_round(filename, button_key, cold=False) for _ in range(REPEATS)]

@@ -182,7 +182,7 @@ with col_r, st.container(border=True):
     seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
     st.caption("The papers use 10 × 10 draws per budget pair and long chains; the defaults "
                "here (one replicate, 3 × 3 draws, short chains, heatmap off) are a quick look "
-               "that finishes in about two seconds. Add replicates for smoother curves.")
+               "that finishes in about a second. Add replicates for smoother curves.")
 
 saved = st.session_state.setdefault(SAVED, {})
 saved.update({k: st.session_state[k] for k in _keys if k in st.session_state})

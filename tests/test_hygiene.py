@@ -307,7 +307,8 @@ PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
 UI_FILES = sorted((ROOT / "ui").rglob("*.py"))
 LIB_FILES = sorted((ROOT / "dpcore").rglob("*.py"))
 #: Functions that make (or record) a release: never behind a Streamlit cache.
-RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_frechet_mean", "run_release",
+RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_geodesic_regression_budgets",
+                     "private_frechet_mean", "run_release",
                      "record_release"}
 #: Cached functions that do reach a release function, and why that is safe. Each must take a
 #: seed (so its output is a deterministic function of its arguments, the same for everyone).

@@ -424,9 +424,51 @@ class TestCalibrateSigma:
         mu, se = gdp_mu_monte_carlo(Sphere(2), sigma, 1.0, rng=11, **kw)
         assert mu + 3 * se <= 0.8
         assert mu + 3 * se == pytest.approx(0.8, abs=0.02)
+        # ... and it is the smallest such σ to the tolerance 1e-3: just below, the bound fails.
+        mu, se = gdp_mu_monte_carlo(Sphere(2), sigma / (1 + 1e-3), 1.0, rng=11, **kw)
+        assert mu + 3 * se > 0.8
+
+    def test_secant_needs_few_evaluations_on_a_power_law(self):
+        calls = []
+
+        def bound(s):
+            calls.append(s)
+            return 1.3 / s**1.1
+
+        sigma = privacy._secant_sigma(bound, 0.7, 1.0, 1e-3)
+        root = (1.3 / 0.7) ** (1 / 1.1)
+        assert root <= sigma <= root * (1 + 1e-3)
+        assert len(calls) <= 4
+
+    def test_secant_gives_up_on_an_increasing_bound(self):
+        assert privacy._secant_sigma(lambda s: 0.5 + s, 1.0, 1.0, 1e-3) is None
+        assert privacy._secant_sigma(lambda s: 0.0, 1.0, 1.0, 1e-3) is None
 
     def test_validation(self):
         with pytest.raises(ValueError, match="`target_mu` must be positive"):
             calibrate_sigma(0.0, 1.0, Sphere(1))
         with pytest.raises(TypeError, match="`manifold` must be a Manifold"):
             calibrate_sigma(1.0, 1.0, None)
+
+
+@pytest.mark.parametrize("manifold, sigma",
+                         [(Sphere(2), 0.3), (Sphere(1), 3.0), (Hyperbolic(2), 1.0)])
+@pytest.mark.parametrize("estimator", ["mis", "tails"])
+def test_jackknife_on_candidate_eps_equals_jackknife_everywhere(manifold, sigma, estimator):
+    """Restricting the leave-one-out solves to the envelope's candidates changes nothing."""
+    l1, l2 = privacy._privacy_losses(manifold, sigma, 1.0, 400, 30, np.random.default_rng(2))
+    mu, se = privacy._mu_from_losses(l1, l2, 400, estimator, None)
+    eps = np.linspace(0.0, privacy._default_eps_max(l1, l2), 400)
+    if estimator == "mis":
+        per = 0.5 * (privacy._mc_profile(l1, l2, eps, "mis")
+                     + privacy._mc_profile(-l2, -l1, eps, "mis"))
+    else:
+        per = privacy._mc_profile(l1, l2, eps, "tails")
+    total = per.sum(axis=0)
+    loo = (total[None, :] - per) / (per.shape[0] - 1)
+    mu_loo = np.max(privacy._mu_of_profile(eps, loo), axis=1)
+    se_all = math.sqrt((len(mu_loo) - 1) / len(mu_loo) * np.sum((mu_loo - mu_loo.mean()) ** 2))
+    assert mu == pytest.approx(np.max(privacy._mu_of_profile(eps, total[None] / per.shape[0])),
+                               rel=1e-12)
+    assert se == pytest.approx(se_all, rel=1e-9)
+    assert privacy._jackknife_candidates(eps, loo).sum() < eps.size

@@ -205,3 +205,84 @@ def test_strict_record_withholds_data_dependent_diagnostics(sphere_data):
         paper = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0,
                                             mode="paper", rng=0, **FAST)
     assert "rhat" in paper.to_dict()["diagnostics"]["footpoint"]
+
+
+# ------------------------------------------------------------------ several budgets at once
+class TestBudgetBatch:
+    KW = dict(tau=0.3, covariate_range=(0.0, 1.0), chain_length=30, burn_in=30)
+
+    def test_one_budget_is_the_single_release(self, sphere_data):
+        from dpcore.release import private_geodesic_regression_budgets
+
+        x, y = sphere_data
+        single = private_geodesic_regression(Sphere(2), x, y, eps_p=0.7, eps_v=1.3, rng=5,
+                                             n_footpoints=2, n_vectors=3, **self.KW)
+        (batch,) = private_geodesic_regression_budgets(
+            Sphere(2), x, y, budgets=[(0.7, 1.3)], rng=5, n_footpoints=2, n_vectors=3,
+            **self.KW)
+        for key in ("footpoint", "shooting_vector", "intercept", "coef"):
+            np.testing.assert_array_equal(single.values[key], batch.values[key])
+        a, b = single.to_dict(), batch.to_dict()
+        for key in ("epsilon", "delta", "sensitivity", "sigma", "assumptions", "diagnostics",
+                    "caveats", "details"):
+            assert a[key] == b[key]
+
+    def test_each_release_carries_its_own_budget_and_diagnostics(self, sphere_data):
+        from dpcore.release import private_geodesic_regression_budgets
+
+        x, y = sphere_data
+        budgets = [(0.05, 0.05), (0.5, 1.0), (4.0, 4.0)]
+        releases = private_geodesic_regression_budgets(
+            Sphere(2), x, y, budgets=budgets, rng=1, n_footpoints=3, n_vectors=2, **self.KW)
+        assert len(releases) == 3
+        steps = []
+        for rel, (ep, ev) in zip(releases, budgets, strict=True):
+            check_record(rel)
+            assert rel.details["epsilon_p"] == ep and rel.details["epsilon_v"] == ev
+            assert rel.epsilon == pytest.approx(3 * ep + 6 * ev)
+            assert rel.values["shooting_vector"].shape == (3, 2, 3)
+            d = rel.diagnostics["footpoint"]
+            assert d["n_chains"] == 3 and np.ndim(d["step_size"]) == 0
+            steps.append(d["step_size"])
+            assert rel.diagnostics["shooting_vector"]["n_chains"] == 6
+        # smaller budgets -> larger sigma -> larger tuned steps, per budget
+        assert steps[0] > steps[1] > steps[2]
+        assert releases[0].sigma["footpoint"] == pytest.approx(80 * releases[2].sigma["footpoint"])
+
+    @pytest.mark.statistical
+    def test_batched_draws_are_distributed_as_separate_ones(self, sphere_data):
+        """Footpoint distances to the non-private fit: a budget's draws from a batched run and
+        from its own run agree (two-sample KS), and differ from another budget's."""
+        from dpcore.release import private_geodesic_regression_budgets
+
+        from .sampling.reference import P_THRESHOLD, ks2_pvalue
+
+        x, y = sphere_data
+        kw = dict(self.KW, n_footpoints=400, n_vectors=1, chain_length=60, burn_in=60)
+        fit = GeodesicRegression(Sphere(2), covariate_range=(0.0, 1.0)).fit(x, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            batch = private_geodesic_regression_budgets(
+                Sphere(2), x, y, budgets=[(5.0, 1.0), (20.0, 1.0)], rng=11, **kw)
+            alone = private_geodesic_regression(Sphere(2), x, y, eps_p=5.0, eps_v=1.0, rng=12,
+                                                **kw)
+
+        def dist(rel):
+            return Sphere(2).dist(fit.footpoint_, rel.values["footpoint"])
+
+        assert ks2_pvalue(dist(batch[0]), dist(alone)) > P_THRESHOLD
+        assert ks2_pvalue(dist(batch[1]), dist(alone)) < P_THRESHOLD
+
+    def test_exact_euclidean_path_and_validation(self):
+        from dpcore.release import private_geodesic_regression_budgets
+
+        x, y = make_regression_data(Euclidean(2), 30, rng=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            releases = private_geodesic_regression_budgets(
+                Euclidean(2), x, y, budgets=[(0.5, 0.5), (2.0, 2.0)], mode="paper", rng=0)
+        assert all(r.diagnostics["footpoint"]["exact"] for r in releases)
+        with pytest.raises(ValueError, match="at least one"):
+            private_geodesic_regression_budgets(Euclidean(2), x, y, budgets=[])
+        with pytest.raises(ValueError, match="eps_v"):
+            private_geodesic_regression_budgets(Euclidean(2), x, y, budgets=[(1.0, -1.0)])

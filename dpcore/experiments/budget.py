@@ -30,7 +30,7 @@ from ..data import make_regression_data
 from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..manifolds import Manifold
-from ..release import MODES, private_geodesic_regression
+from ..release import MODES, private_geodesic_regression_budgets
 from ..settings import check_limit
 from .metrics import release_mse
 
@@ -157,20 +157,32 @@ def _seed_sequence(rng, name="rng"):
                         f"got {type(rng).__name__}.") from exc
 
 
-# ---------------------------------------------------------------------------- one cell
-def _run_cell(manifold, x, y, eps_p, eps_v, seed, mode, n_footpoints, n_vectors, chain_length,
-              burn_in, release_kwargs):
-    """One release of ``n_footpoints x n_vectors`` private geodesics; their mean MSE."""
+# ---------------------------------------------------------------------------- cells
+#: At most this many vector chains (budget pairs x footpoints x vectors) share one batched
+#: sampler run; larger groups of budget pairs are split into chunks of this size.
+_MAX_BATCH_CHAINS = 2000
+
+
+def _chunks(n_pairs, chains_per_pair):
+    """Index ranges splitting ``n_pairs`` budget pairs into batches (see above)."""
+    per = max(1, _MAX_BATCH_CHAINS // max(chains_per_pair, 1))
+    return [range(a, min(a + per, n_pairs)) for a in range(0, n_pairs, per)]
+
+
+def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain_length,
+               burn_in, release_kwargs):
+    """Releases of ``n_footpoints x n_vectors`` private geodesics for several budget pairs on
+    one data set, sampled in one batched run; the mean MSE of each."""
     with warnings.catch_warnings():
         if mode == "paper":
             # The sweep reproduces the papers on synthetic data; the mode is in df.attrs.
             warnings.simplefilter("ignore", PrivacyLeakWarning)
-        release = private_geodesic_regression(
-            manifold, x, y, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode,
+        releases = private_geodesic_regression_budgets(
+            manifold, x, y, budgets=[(float(p), float(v)) for p, v in pairs], mode=mode,
             rng=np.random.default_rng(seed), n_footpoints=n_footpoints, n_vectors=n_vectors,
             chain_length=chain_length, burn_in=burn_in, **release_kwargs,
         )
-    return float(np.mean(release_mse(manifold, release, x, y)))
+    return [float(np.mean(release_mse(manifold, r, x, y))) for r in releases]
 
 
 def _nonprivate_mse(manifold, x, y):
@@ -209,6 +221,9 @@ def budget_sweep(
     replicate, so splits are compared on the same data. For every budget pair one release
     of ``n_footpoints x n_vectors`` private geodesics is drawn
     (:func:`dpcore.release.private_geodesic_regression`) and their MSEs on the data are averaged.
+    The releases of all budget pairs on one data set are sampled together
+    (:func:`dpcore.release.private_geodesic_regression_budgets`: one batched sampler run, one
+    step-size group per budget), which is what makes a sweep fast.
 
     Parameters
     ----------
@@ -246,8 +261,10 @@ def budget_sweep(
     chain_length, burn_in : int
         Metropolis-Hastings settings of every release.
     progress : callable, optional
-        Called as ``progress(fraction)`` after each finished cell (fraction in (0, 1]); meant for
-        a progress bar. With ``n_jobs > 1`` results arrive in order, so the calls lag a little.
+        Called as ``progress(fraction)`` (fraction of cells done, in (0, 1]) after each finished
+        batch: the budget pairs of one data set run as one batched sampler run (in chunks of at
+        most 2000 chains). Meant for a progress bar. With ``n_jobs > 1`` results arrive in
+        order, so the calls lag a little.
     **release_kwargs
         Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
         ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
@@ -319,25 +336,34 @@ def budget_sweep(
             datasets[i, rep] = (x, y)
             nonprivate[i, rep] = _nonprivate_mse(manifold, x, y)
 
-    keys = [(i, rep, k) for i in range(len(sizes)) for rep in range(replicates)
-            for k in range(len(pairs))]
-    cell_seeds = cell_root.spawn(len(keys))
+    # All budget pairs of one data set run as one batched sampler run (in chunks of at most
+    # _MAX_BATCH_CHAINS chains); every (n, replicate, chunk) job has its own child seed, so
+    # results do not depend on n_jobs.
+    chunks = _chunks(len(pairs), n_footpoints * n_vectors)
+    groups = [(i, rep, chunk) for i in range(len(sizes)) for rep in range(replicates)
+              for chunk in chunks]
+    group_seeds = cell_root.spawn(len(groups))
     settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs))
-    jobs = [(manifold, *datasets[i, rep], pairs[k, 0], pairs[k, 1], seed, *settings)
-            for (i, rep, k), seed in zip(keys, cell_seeds, strict=True)]
+    jobs = [(manifold, *datasets[i, rep], pairs[list(chunk)], seed, *settings)
+            for (i, rep, chunk), seed in zip(groups, group_seeds, strict=True)]
 
     if n_jobs is None or n_jobs == 1:
-        results = (_run_cell(*job) for job in jobs)
+        results = (_run_cells(*job) for job in jobs)
     else:
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_cell)(*job) for job in jobs)
-    mses = []
-    for done, value in enumerate(results, start=1):
-        mses.append(value)
+            delayed(_run_cells)(*job) for job in jobs)
+    mse_of = {}
+    done = 0
+    for (i, rep, chunk), values in zip(groups, results, strict=True):
+        for k, value in zip(chunk, values, strict=True):
+            mse_of[i, rep, k] = value
+        done += len(chunk)
         if progress is not None:
-            progress(done / len(jobs))
+            progress(done / (len(sizes) * replicates * len(pairs)))
+    keys = sorted(mse_of)
+    mses = [mse_of[key] for key in keys]
 
     rows = []
     for (i, rep, k), mse in zip(keys, mses, strict=True):

@@ -95,33 +95,8 @@ class KNormGradient:
         support : Ball, optional
             Points outside get density zero.
         """
-        from ..sampling import metropolis_hastings
-
-        domain = self.manifold if domain is None else domain
-        n_chains = int(np.prod(size_tuple(size))) if size is not None else 1
-        sigma = self.sigma
-
-        def log_density(z):
-            logp = -np.asarray(gradient_norm(z), dtype=float) / sigma
-            if support is not None:
-                logp = np.where(support.contains(domain, z), logp, -np.inf)
-            return np.where(np.isfinite(logp), logp, -np.inf)
-
-        result = metropolis_hastings(
-            domain, log_density, init, n_samples=self.chain_length, n_chains=n_chains,
-            burn_in=self.burn_in, step_size=sigma if step_size is None else step_size, rng=rng,
-        )
-        values = result.final
-        if size is None:
-            values = values[0]
-        else:
-            values = values.reshape(size_tuple(size) + domain.point_shape)
-        return MechanismResult(
-            values=values, exact=False,
-            sampler=f"Riemannian random-walk Metropolis-Hastings ({n_chains} chains x "
-                    f"{self.burn_in} burn-in + {self.chain_length} steps)",
-            diagnostics=result.to_dict(),
-        )
+        return sample_many([self], gradient_norm, init, size, rng, domain=domain,
+                           support=support, step_size=step_size)[0]
 
     # ------------------------------------------------------------------ Fréchet mean
     def frechet_mean(self, points, mean, size=1, rng=None, *, support=None):
@@ -169,12 +144,8 @@ class KNormGradient:
         if isinstance(m, Euclidean) and tau is None:
             return self._euclidean_footpoint(t, y, v_hat, size, rng, ball)
 
-        def gradient_norm(p):
-            v = m.transport(p_hat, p, v_hat)
-            g, _ = regression_gradient(m, p, v, t, y, tau=tau, which="footpoint")
-            return m.norm(p, g)
-
-        return self.sample(gradient_norm, p_hat, size, rng, support=ball)
+        return regression_footpoints_many([self], t, y, p_hat, v_hat, size, rng, tau=tau,
+                                          support=ball)[0]
 
     def regression_vector(self, t, y, p, v_init, size=1, rng=None, *, tau=None, max_norm=None):
         r"""Private shooting vectors at the (private) footpoint ``p``: KNG on
@@ -186,7 +157,6 @@ class KNormGradient:
         transported to ``p``. Chains run in orthonormal coordinates of each tangent space;
         ``max_norm`` restricts ‖v‖ (needed on spaces where the energy does not grow with ‖v‖).
         """
-        from ..sampling import metropolis_hastings
 
         m = self.manifold
         t = np.asarray(t, dtype=float)
@@ -194,7 +164,6 @@ class KNormGradient:
         p = np.asarray(p, dtype=float)
         single = p.ndim == m.point_ndim
         pb = p[None] if single else p
-        n_base = pb.shape[0]
         n_draws = 1 if size is None else int(size)
         if isinstance(m, Euclidean) and tau is None:
             out = self._euclidean_vector(t, y, pb, n_draws, rng, max_norm)
@@ -203,54 +172,15 @@ class KNormGradient:
             elif size is None:
                 out.values = out.values[:, 0]
             return out
-        basis = m.orthonormal_basis(pb)  # (n_base, dim, *ps)
-        chains_p = np.repeat(pb, n_draws, axis=0)
-        chains_b = np.repeat(basis, n_draws, axis=0)
-        v0 = np.repeat(self._start_vectors(pb, v_init), n_draws, axis=0)
-        c0 = m.inner(chains_p[:, None], chains_b, v0[:, None])
-        coords = Euclidean(m.dim)
-        sigma = self.sigma
-
-        def log_density(c):
-            v = np.einsum("na,na...->n...", c, chains_b)
-            _, g = regression_gradient(m, chains_p, v, t, y, tau=tau, which="vector")
-            logp = -m.norm(chains_p, g) / sigma
-            if max_norm is not None:
-                logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)
-            return np.where(np.isfinite(logp), logp, -np.inf)
-
-        result = metropolis_hastings(
-            coords, log_density, c0, n_samples=self.chain_length, n_chains=chains_p.shape[0],
-            burn_in=self.burn_in, step_size=sigma / max(np.mean(t**2), 1e-3), rng=rng,
-        )
-        diagnostics = result.to_dict()
-        if n_base > 1:
-            # Chains at different footpoints target different densities: pooling them in one
-            # R-hat would flag disagreement that is not a mixing failure. Diagnose per footpoint.
-            from ..sampling.mcmc import _diagnostics
-
-            per_group = [
-                _diagnostics(coords, c0[g * n_draws], result.samples[g * n_draws:(g + 1) * n_draws],
-                             result.log_density[g * n_draws:(g + 1) * n_draws])
-                for g in range(n_base)
-            ]
-            ess = [e for e, _ in per_group if np.isfinite(e)]
-            rhat = [r for _, r in per_group if np.isfinite(r)]
-            diagnostics["ess"] = float(min(ess)) if ess else None
-            diagnostics["rhat"] = float(max(rhat)) if rhat else None
-            diagnostics["diagnostics_grouping"] = "per footpoint (min ESS, max R-hat)"
-        vals = np.einsum("na,na...->n...", result.final, chains_b)
-        vals = vals.reshape((n_base, n_draws) + m.point_shape)
+        out = regression_vectors_many([self], t, y, pb, v_init, n_draws, rng, tau=tau,
+                                      max_norm=max_norm)[0]
+        vals = out.values
         if size is None:
             vals = vals[:, 0]
         if single:
             vals = vals[0]
-        return MechanismResult(
-            values=vals, exact=False,
-            sampler=f"Metropolis-Hastings in tangent coordinates ({chains_p.shape[0]} chains x "
-                    f"{self.burn_in} burn-in + {self.chain_length} steps)",
-            diagnostics=diagnostics,
-        )
+        out.values = vals
+        return out
 
     # ------------------------------------------------------------------ helpers
     def _start_vectors(self, pb, v_init):
@@ -289,4 +219,167 @@ class KNormGradient:
                                sampler="exact Euclidean K-norm (affine gradient)")
 
 
-__all__ = ["SIGMA_RULES", "KNormGradient"]
+# ---------------------------------------------------------------------- several budgets at once
+# The functions below run the chains of several KNG mechanisms that differ only in their budget
+# (hence sigma) as one batched Metropolis-Hastings run, one step-size group per mechanism: the
+# per-step cost of the sampler is paid once instead of once per budget. Every mechanism gets
+# its own MechanismResult, with diagnostics computed on its chains alone. With one mechanism
+# they are exactly the single-mechanism methods above.
+def _check_batch(mechanisms):
+    mechanisms = list(mechanisms)
+    if not mechanisms or not all(isinstance(k, KNormGradient) for k in mechanisms):
+        raise TypeError("`mechanisms` must be a non-empty sequence of KNormGradient.")
+    first = mechanisms[0]
+    for k in mechanisms[1:]:
+        if (k.manifold is not first.manifold and repr(k.manifold) != repr(first.manifold)) or (
+                k.chain_length, k.burn_in) != (first.chain_length, first.burn_in):
+            raise ValueError("Batched KNG mechanisms must share the manifold, chain length "
+                             "and burn-in.")
+    return mechanisms
+
+
+def _sampler_label(first, n_chains, what="Riemannian random-walk Metropolis-Hastings"):
+    return (f"{what} ({n_chains} chains x {first.burn_in} burn-in + {first.chain_length} "
+            "steps)")
+
+
+def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=None,
+                support=None, step_size=None):
+    """:meth:`KNormGradient.sample` for several mechanisms in one sampler run.
+
+    ``gradient_norm`` and ``init`` are shared; each mechanism gets ``size`` chains of its own
+    (its sigma, its step size). Returns one :class:`MechanismResult` per mechanism.
+    """
+    from ..sampling import metropolis_hastings
+
+    mechanisms = _check_batch(mechanisms)
+    first = mechanisms[0]
+    domain = first.manifold if domain is None else domain
+    n_per = int(np.prod(size_tuple(size))) if size is not None else 1
+    n_mech = len(mechanisms)
+    sigmas = np.array([k.sigma for k in mechanisms], dtype=float)
+    sigma = sigmas[0] if n_mech == 1 else np.repeat(sigmas, n_per)
+
+    def log_density(z):
+        logp = -np.asarray(gradient_norm(z), dtype=float) / sigma
+        if support is not None:
+            logp = np.where(support.contains(domain, z), logp, -np.inf)
+        return np.where(np.isfinite(logp), logp, -np.inf)
+
+    if step_size is None:
+        step_size = sigmas[0] if n_mech == 1 else sigmas
+    result = metropolis_hastings(
+        domain, log_density, init, n_samples=first.chain_length, n_chains=n_mech * n_per,
+        burn_in=first.burn_in, step_size=step_size, rng=rng,
+        groups=None if n_mech == 1 else np.repeat(np.arange(n_mech), n_per),
+    )
+    out = []
+    for k in range(n_mech):
+        sub = result if n_mech == 1 else result.subset(
+            domain, np.arange(k * n_per, (k + 1) * n_per), group=k)
+        values = sub.final
+        if size is None:
+            values = values[0]
+        else:
+            values = values.reshape(size_tuple(size) + domain.point_shape)
+        out.append(MechanismResult(values=values, exact=False,
+                                   sampler=_sampler_label(first, n_per),
+                                   diagnostics=sub.to_dict()))
+    return out
+
+
+def regression_footpoints_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None,
+                               support=None):
+    """Private footpoints (:meth:`KNormGradient.regression_footpoint`, MCMC path) for several
+    budgets in one run; ``support`` is a :class:`Ball` or None."""
+    mechanisms = _check_batch(mechanisms)
+    m = mechanisms[0].manifold
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def gradient_norm(p):
+        v = m.transport(p_hat, p, v_hat)
+        g, _ = regression_gradient(m, p, v, t, y, tau=tau, which="footpoint")
+        return m.norm(p, g)
+
+    return sample_many(mechanisms, gradient_norm, p_hat, size, rng, support=support)
+
+
+def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=None, *,
+                            tau=None, max_norm=None):
+    """Private shooting vectors (:meth:`KNormGradient.regression_vector`, MCMC path) for
+    several budgets in one run.
+
+    ``footpoints`` has shape ``(n_mech * n_base, *point_shape)``: the first ``n_base`` belong to
+    the first mechanism, and so on; ``v_init`` likewise (or one vector for all). Returns one
+    :class:`MechanismResult` per mechanism with values ``(n_base, n_draws, *point_shape)``.
+    """
+    from ..sampling import metropolis_hastings
+    from ..sampling.mcmc import _diagnostics
+
+    mechanisms = _check_batch(mechanisms)
+    first = mechanisms[0]
+    m = first.manifold
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    pb = np.asarray(footpoints, dtype=float)
+    n_mech = len(mechanisms)
+    if pb.shape[0] % n_mech:
+        raise ValueError("`footpoints` must hold the same number of points per mechanism.")
+    n_base = pb.shape[0] // n_mech
+    per_mech = n_base * n_draws
+    basis = m.orthonormal_basis(pb)  # (n_mech * n_base, dim, *ps)
+    chains_p = np.repeat(pb, n_draws, axis=0)
+    chains_b = np.repeat(basis, n_draws, axis=0)
+    v0 = np.repeat(first._start_vectors(pb, v_init), n_draws, axis=0)
+    c0 = m.inner(chains_p[:, None], chains_b, v0[:, None])
+    coords = Euclidean(m.dim)
+    sigmas = np.array([k.sigma for k in mechanisms], dtype=float)
+    sigma = sigmas[0] if n_mech == 1 else np.repeat(sigmas, per_mech)
+
+    def log_density(c):
+        v = np.einsum("na,na...->n...", c, chains_b)
+        _, g = regression_gradient(m, chains_p, v, t, y, tau=tau, which="vector")
+        logp = -m.norm(chains_p, g) / sigma
+        if max_norm is not None:
+            logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)
+        return np.where(np.isfinite(logp), logp, -np.inf)
+
+    scale = max(np.mean(t**2), 1e-3)
+    result = metropolis_hastings(
+        coords, log_density, c0, n_samples=first.chain_length, n_chains=chains_p.shape[0],
+        burn_in=first.burn_in, step_size=sigmas[0] / scale if n_mech == 1 else sigmas / scale,
+        rng=rng, groups=None if n_mech == 1 else np.repeat(np.arange(n_mech), per_mech),
+    )
+    vals = np.einsum("na,na...->n...", result.final, chains_b)
+    vals = vals.reshape((n_mech, n_base, n_draws) + m.point_shape)
+    out = []
+    for k in range(n_mech):
+        chains = np.arange(k * per_mech, (k + 1) * per_mech)
+        sub = result if n_mech == 1 else result.subset(coords, chains, group=k)
+        diagnostics = sub.to_dict()
+        if n_base > 1:
+            # Chains at different footpoints target different densities: pooling them in one
+            # R-hat would flag disagreement that is not a mixing failure. Diagnose per footpoint.
+            per_group = [
+                _diagnostics(coords, c0[chains[g * n_draws]],
+                             sub.samples[g * n_draws:(g + 1) * n_draws],
+                             sub.log_density[g * n_draws:(g + 1) * n_draws])
+                for g in range(n_base)
+            ]
+            ess = [e for e, _ in per_group if np.isfinite(e)]
+            rhat = [r for _, r in per_group if np.isfinite(r)]
+            diagnostics["ess"] = float(min(ess)) if ess else None
+            diagnostics["rhat"] = float(max(rhat)) if rhat else None
+            diagnostics["diagnostics_grouping"] = "per footpoint (min ESS, max R-hat)"
+        out.append(MechanismResult(
+            values=vals[k], exact=False,
+            sampler=_sampler_label(first, per_mech,
+                                   "Metropolis-Hastings in tangent coordinates"),
+            diagnostics=diagnostics,
+        ))
+    return out
+
+
+__all__ = ["SIGMA_RULES", "KNormGradient", "sample_many", "regression_footpoints_many",
+           "regression_vectors_many"]

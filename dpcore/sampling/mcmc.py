@@ -41,8 +41,9 @@ class MCMCResult:
         Target log density at the draws, shape ``(n_chains, n_samples)``.
     acceptance_rate : numpy.ndarray
         Fraction of accepted proposals per chain after burn-in, shape ``(n_chains,)``.
-    step_size : float
-        The frozen proposal radius used after burn-in.
+    step_size : float or numpy.ndarray
+        The frozen proposal radius used after burn-in (one per group when the chains were run
+        in several groups, shape ``(n_groups,)``).
     ess : float
         Smallest effective sample size over the scalar summaries (tangent coordinates at the
         first chain's starting point, and the log density).
@@ -52,6 +53,10 @@ class MCMCResult:
         Number of discarded (adaptation) steps per chain.
     thin : int
         Steps between stored draws.
+    groups : numpy.ndarray or None
+        Group label of every chain (``None``: one group).
+    reference : numpy.ndarray or None
+        Point whose tangent coordinates enter the ESS / R-hat summaries.
     """
 
     samples: np.ndarray
@@ -62,6 +67,25 @@ class MCMCResult:
     rhat: float
     n_burn_in: int
     thin: int = 1
+    groups: np.ndarray | None = None
+    reference: np.ndarray | None = None
+
+    def subset(self, manifold, chains, *, group=None):
+        """The result restricted to the chains ``chains`` (an index array), with ESS and R-hat
+        recomputed on them; ``group`` selects the step size of that group."""
+        chains = np.asarray(chains)
+        samples = self.samples[chains]
+        log_values = self.log_density[chains]
+        reference = samples[0, 0] if self.reference is None else self.reference
+        ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+        step = self.step_size
+        if group is not None and np.ndim(step) > 0:
+            step = float(np.asarray(step)[group])
+        return MCMCResult(
+            samples=samples, log_density=log_values,
+            acceptance_rate=self.acceptance_rate[chains], step_size=step, ess=ess, rhat=rhat,
+            n_burn_in=self.n_burn_in, thin=self.thin, groups=None, reference=self.reference,
+        )
 
     @property
     def final(self):
@@ -85,7 +109,8 @@ class MCMCResult:
             "n_samples": self.n_samples,
             "n_burn_in": int(self.n_burn_in),
             "thin": int(self.thin),
-            "step_size": _json_float(self.step_size),
+            "step_size": (_json_float(self.step_size) if np.ndim(self.step_size) == 0
+                          else [_json_float(v) for v in np.ravel(self.step_size)]),
             "acceptance_rate_mean": _json_float(np.mean(acc)),
             "acceptance_rate_min": _json_float(np.min(acc)),
             "acceptance_rate_max": _json_float(np.max(acc)),
@@ -161,7 +186,7 @@ def _propose(manifold, x, eta, rng):
     n = x.shape[0]
     v = manifold.random_tangent(x, rng)
     nv = manifold.norm(x, v)
-    radius = eta * rng.random(n) ** (1.0 / manifold.dim)
+    radius = eta * rng.random(n) ** (1.0 / manifold.dim)  # eta: scalar or one per chain
     scale = np.where(nv > 0, radius / nv, 0.0)
     return manifold.exp(x, v * manifold._pw(scale))
 
@@ -196,6 +221,7 @@ def metropolis_hastings(
     thin=1,
     rng=None,
     adapt=True,
+    groups=None,
 ):
     r"""Riemannian random-walk Metropolis-Hastings with many chains in one array.
 
@@ -217,9 +243,9 @@ def metropolis_hastings(
     burn_in : int, optional
         Discarded steps per chain, during which the step size is tuned
         (default ``max(200, n_samples // 2)``).
-    step_size : float, optional
-        Initial proposal radius :math:`\eta` (default ``min(1, inj / 4)``); always capped at half
-        the injectivity radius.
+    step_size : float or array, optional
+        Initial proposal radius :math:`\eta` (default ``min(1, inj / 4)``), or one per group;
+        always capped at half the injectivity radius.
     target_accept : float
         Acceptance rate the step size is tuned toward.
     thin : int
@@ -229,6 +255,11 @@ def metropolis_hastings(
     adapt : bool
         Tune the step size during burn-in (Robbins-Monro on :math:`\log\eta` with the chains'
         mean acceptance probability, then frozen at the average of the second half of burn-in).
+    groups : array of int, optional
+        Group label ``0 .. G-1`` of every chain, shape ``(n_chains,)``. Each group has its own
+        step size, tuned on its chains' acceptance, so one run can serve targets of very
+        different scales (e.g. one group per privacy budget); the ESS and R-hat reported are
+        the worst over the groups. Default: all chains in one group.
 
     Returns
     -------
@@ -263,9 +294,17 @@ def metropolis_hastings(
     burn_in = check_int(burn_in, "burn_in", minimum=0)
     target_accept = _check_probability(target_accept, "target_accept")
     eta_max = _max_step(manifold)
+    labels, n_groups = _check_groups(groups, n_chains)
     if step_size is None:
         step_size = min(1.0, 0.5 * eta_max)
-    eta = min(check_positive(step_size, "step_size"), eta_max)
+    if np.ndim(step_size) == 0:
+        eta = np.full(n_groups, min(check_positive(step_size, "step_size"), eta_max))
+    else:
+        eta = np.asarray(step_size, dtype=float)
+        if eta.shape != (n_groups,) or not np.all(eta > 0):
+            raise ValueError(f"`step_size` must be positive, one value or one per group "
+                             f"({n_groups}), got shape {eta.shape}.")
+        eta = np.minimum(eta, eta_max)
     rng = np.random.default_rng(rng)
 
     x = _check_init(manifold, init, n_chains)
@@ -276,46 +315,81 @@ def metropolis_hastings(
     with np.errstate(all="ignore"):
         logp = _evaluate(log_density, x, n_chains)
         eta, x, logp = _burn_in(
-            manifold, log_density, x, logp, eta, eta_max, burn_in, target_accept, adapt, rng
+            manifold, log_density, x, logp, eta, eta_max, burn_in, target_accept, adapt, rng,
+            labels, n_groups,
         )
+        eta_chain = eta[labels] if n_groups > 1 else float(eta[0])
         for i in range(n_samples * thin):
-            x, logp, accepted, _ = _step(manifold, log_density, x, logp, eta, rng)
+            x, logp, accepted, _ = _step(manifold, log_density, x, logp, eta_chain, rng)
             accepted_total += accepted
             if (i + 1) % thin == 0:
                 samples[:, i // thin] = x
                 log_values[:, i // thin] = logp
-    ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+    if n_groups == 1:
+        ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+    else:
+        per_group = [_diagnostics(manifold, reference, samples[labels == g],
+                                  log_values[labels == g]) for g in range(n_groups)]
+        ess_values = [e for e, _ in per_group if math.isfinite(e)]
+        rhat_values = [r for _, r in per_group if math.isfinite(r)]
+        ess = min(ess_values) if ess_values else math.nan
+        rhat = max(rhat_values) if rhat_values else math.nan
     return MCMCResult(
         samples=samples,
         log_density=log_values,
         acceptance_rate=accepted_total / (n_samples * thin),
-        step_size=float(eta),
+        step_size=float(eta[0]) if n_groups == 1 else eta,
         ess=ess,
         rhat=rhat,
         n_burn_in=burn_in,
         thin=thin,
+        groups=None if n_groups == 1 else labels,
+        reference=reference,
     )
 
 
-def _burn_in(manifold, log_density, x, logp, eta, eta_max, n_steps, target, adapt, rng):
-    """Run the burn-in, tuning the step size; returns ``(frozen eta, x, logp)``."""
+def _check_groups(groups, n_chains):
+    """Labels ``(n_chains,)`` in ``0 .. G-1`` and G (one group when ``groups`` is None)."""
+    if groups is None:
+        return np.zeros(n_chains, dtype=int), 1
+    labels = np.asarray(groups)
+    if labels.shape != (n_chains,) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"`groups` must be integer labels, one per chain ({n_chains}), got "
+                         f"{labels.dtype} array of shape {labels.shape}.")
+    n_groups = int(labels.max()) + 1 if labels.size else 1
+    if labels.min() < 0 or np.unique(labels).size != n_groups:
+        raise ValueError("`groups` must use every label 0 .. G-1 (G groups).")
+    return labels.astype(int), n_groups
+
+
+def _burn_in(manifold, log_density, x, logp, eta, eta_max, n_steps, target, adapt, rng,
+             labels, n_groups):
+    """Run the burn-in, tuning one step size per group; returns ``(frozen etas, x, logp)``."""
+    single = n_groups == 1
     if not adapt:
+        step = float(eta[0]) if single else eta[labels]
         for _ in range(n_steps):
-            x, logp, _, _ = _step(manifold, log_density, x, logp, eta, rng)
+            x, logp, _, _ = _step(manifold, log_density, x, logp, step, rng)
         return eta, x, logp
-    log_eta = math.log(eta)
+    log_eta = np.log(eta)
     log_cap = math.log(eta_max) if math.isfinite(eta_max) else math.inf
+    counts = np.bincount(labels, minlength=n_groups)
     history = []
     for t in range(n_steps):
-        x, logp, _, accept_prob = _step(manifold, log_density, x, logp, math.exp(log_eta), rng)
+        step = math.exp(log_eta[0]) if single else np.exp(log_eta)[labels]
+        x, logp, _, accept_prob = _step(manifold, log_density, x, logp, step, rng)
         gain = _GAIN / (1.0 + t / 10.0) ** 0.6
-        rate = float(np.mean(np.nan_to_num(accept_prob, nan=0.0)))
-        log_eta = min(log_eta + gain * (rate - target), log_cap)
+        accept_prob = np.nan_to_num(accept_prob, nan=0.0)
+        if single:
+            rate = float(np.mean(accept_prob))
+        else:
+            rate = np.bincount(labels, weights=accept_prob, minlength=n_groups) / counts
+        log_eta = np.minimum(log_eta + gain * (rate - target), log_cap)
         if t >= n_steps // 2:
             history.append(log_eta)
     if history:
-        log_eta = float(np.mean(history))
-    return min(math.exp(log_eta), eta_max), x, logp
+        log_eta = np.mean(history, axis=0)
+    return np.minimum(np.exp(log_eta), eta_max), x, logp
 
 
 def _diagnostics(manifold, reference, samples, log_values):

@@ -296,7 +296,7 @@ class TestRecordedFailures:
 
         import dpcore.experiments.studies as studies_module
 
-        monkeypatch.setattr(budget_module, "private_geodesic_regression", broken)
+        monkeypatch.setattr(budget_module, "private_geodesic_regression_budgets", broken)
         monkeypatch.setattr(studies_module, "private_geodesic_regression", broken)
         x, y = make_regression_data(SPD(2), 20, rng=1)
         df = real_data_budget_sweep(SPD(2), x, y, on_error="record", **self.KW)

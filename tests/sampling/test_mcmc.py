@@ -166,3 +166,56 @@ def test_non_homogeneous_manifold_is_refused():
 
     with pytest.raises(NotImplementedError, match="Hastings correction"):
         metropolis_hastings(Lumpy(2), lambda y: np.zeros(len(y)), np.zeros(2), n_samples=5)
+
+
+# ------------------------------------------------------------------------ step-size groups
+@pytest.mark.statistical
+def test_groups_tune_their_own_step_and_match_exact_samplers(rng):
+    """Two groups whose targets differ in scale by 80: each tunes its own step size toward the
+    target acceptance, and each group's draws match the exact sampler (two-sample KS)."""
+    m = Sphere(2)
+    sigmas = np.array([0.005, 0.4])
+    n_per = 600
+    groups = np.repeat([0, 1], n_per)
+    sigma_chain = sigmas[groups]
+    result = metropolis_hastings(
+        m, lambda y: -m.dist(NORTH, y) / sigma_chain, NORTH, n_samples=4,
+        n_chains=2 * n_per, burn_in=250, thin=80, rng=rng, groups=groups,
+        step_size=sigmas,
+    )
+    assert result.step_size.shape == (2,)
+    assert result.step_size[1] > 10 * result.step_size[0]
+    assert json.dumps(result.to_dict())
+    for g, sigma in enumerate(sigmas):
+        rate = result.acceptance_rate[groups == g].mean()
+        assert 0.25 < rate < 0.55
+        draws = m.dist(NORTH, result.samples[groups == g].reshape(-1, 3))
+        exact = m.dist(NORTH, sample_laplace(m, NORTH, sigma, size=4 * n_per, rng=rng))
+        assert ks2_pvalue(draws, exact) > P_THRESHOLD
+        sub = result.subset(m, np.flatnonzero(groups == g), group=g)
+        assert sub.step_size == result.step_size[g]
+        assert sub.samples.shape == (n_per, 4, 3) and np.isfinite(sub.ess)
+
+
+def test_one_group_is_the_ungrouped_sampler():
+    m = Sphere(2)
+
+    def run(**kw):
+        return metropolis_hastings(m, lambda y: -m.dist(NORTH, y) / 0.3, NORTH, n_samples=30,
+                                   n_chains=5, burn_in=40, rng=3, **kw)
+
+    a, b = run(), run(groups=np.zeros(5, dtype=int))
+    np.testing.assert_array_equal(a.samples, b.samples)
+    assert a.step_size == b.step_size and np.ndim(b.step_size) == 0
+
+
+def test_group_labels_are_validated():
+    m = Euclidean(1)
+    kw = dict(n_samples=5, n_chains=4, burn_in=5, rng=0)
+    with pytest.raises(ValueError, match="one per chain"):
+        metropolis_hastings(m, lambda y: -np.abs(y[:, 0]), [0.0], groups=[0, 1], **kw)
+    with pytest.raises(ValueError, match="every label"):
+        metropolis_hastings(m, lambda y: -np.abs(y[:, 0]), [0.0], groups=[0, 0, 2, 2], **kw)
+    with pytest.raises(ValueError, match="one per group"):
+        metropolis_hastings(m, lambda y: -np.abs(y[:, 0]), [0.0], groups=[0, 0, 1, 1],
+                            step_size=[0.1, 0.2, 0.3], **kw)
