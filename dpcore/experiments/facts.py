@@ -64,7 +64,12 @@ class Fact:
                 "unit": self.unit, "detail": self.detail}
 
 
-def log_mse_falls_with_n(df):
+def _noise_note(z_scores, tolerance):
+    return (f"; rises within noise (|z| <= {tolerance:g}) are not counted"
+            if tolerance and np.isfinite(z_scores).any() else "")
+
+
+def log_mse_falls_with_n(df, *, tolerance=0.0):
     """Log MSE (mean over replicates) falls from each sample size to the next at every budget.
 
     Parameters
@@ -72,6 +77,10 @@ def log_mse_falls_with_n(df):
     df : pandas.DataFrame
         From :func:`~dpcore.experiments.budget_sweep` (columns ``n``, ``eps_p``, ``eps_v``,
         ``log_mse``), with at least two sample sizes.
+    tolerance : float, optional
+        With several replicates, a rise smaller than ``tolerance`` standard errors of the
+        difference of the two means is attributed to Monte Carlo noise and does not make the
+        claim fail (it is still listed in ``detail``). The default 0 counts every rise.
 
     Returns
     -------
@@ -79,25 +88,33 @@ def log_mse_falls_with_n(df):
         ``margin``: the smallest drop in mean log MSE between consecutive sizes over all budget
         pairs; ``detail`` lists the budgets where it does not fall.
     """
-    means = df.groupby(["eps_p", "eps_v", "n"])["log_mse"].mean().unstack("n")
+    groups = df.groupby(["eps_p", "eps_v", "n"])["log_mse"]
+    means = groups.mean().unstack("n")
+    # standard error of each mean (NaN with one replicate: then every rise counts)
+    ses = (groups.std() / np.sqrt(groups.count())).unstack("n")
     sizes = list(means.columns)
     if len(sizes) < 2:
         raise ValueError("Need at least two sample sizes.")
-    drops = pd.DataFrame({f"{a}->{b}": means[a] - means[b]
-                          for a, b in zip(sizes[:-1], sizes[1:], strict=True)})
+    pairs = list(zip(sizes[:-1], sizes[1:], strict=True))
+    drops = pd.DataFrame({f"{a}->{b}": means[a] - means[b] for a, b in pairs})
+    z = pd.DataFrame({f"{a}->{b}": (means[a] - means[b]) / np.hypot(ses[a], ses[b])
+                      for a, b in pairs})
+    significant = (drops <= 0) & ~(z.abs() <= tolerance)
     worst = drops.stack().idxmin()
     margin = float(drops.to_numpy().min())
     bad = drops[(drops <= 0).any(axis=1)]
     exceptions = "; ".join(
         f"(eps_p, eps_v) = ({ep:.3g}, {ev:.3g}): "
-        + ", ".join(f"{c} {v:+.2f}" for c, v in row.items() if v <= 0)
+        + ", ".join(f"{c} {v:+.2f}" + (f" (z = {z.loc[(ep, ev), c]:+.1f})"
+                                       if np.isfinite(z.loc[(ep, ev), c]) else "")
+                    for c, v in row.items() if v <= 0)
         for (ep, ev), row in bad.iterrows())
     detail = (f"smallest drop {margin:+.2f} at (eps_p, eps_v) = ({worst[0]:.3g}, "
               f"{worst[1]:.3g}), n {worst[2]}")
     if exceptions:
-        detail += f"; does not fall at {exceptions}"
-    return Fact("log MSE falls as n grows at every budget", margin > 0, margin, "log MSE",
-                detail)
+        detail += f"; does not fall at {exceptions}" + _noise_note(z.to_numpy(), tolerance)
+    holds = not significant.to_numpy().any()
+    return Fact("log MSE falls as n grows at every budget", holds, margin, "log MSE", detail)
 
 
 def unequal_ends_highest(df):
@@ -135,7 +152,7 @@ def unequal_ends_highest(df):
                 "; ".join(notes))
 
 
-def private_approaches_nonprivate(df):
+def private_approaches_nonprivate(df, *, tolerance=0.0):
     """Private MSE above the non-private one, with the gap shrinking as ε grows.
 
     The gap is the mean over replicates of ``log(mse / nonprivate_mse)`` (both on the same
@@ -146,6 +163,9 @@ def private_approaches_nonprivate(df):
     ----------
     df : pandas.DataFrame
         From :func:`~dpcore.experiments.budget_sweep` with ``split="equal"`` (several totals).
+    tolerance : float, optional
+        As in :func:`log_mse_falls_with_n`: a rise of the gap smaller than ``tolerance``
+        standard errors is attributed to noise (default 0: every rise counts).
 
     Returns
     -------
@@ -155,17 +175,30 @@ def private_approaches_nonprivate(df):
         non-private fit minimizes the MSE, and is meant to become small).
     """
     gap = np.log(df["mse"] / df["nonprivate_mse"])
-    means = df.assign(gap=gap).groupby(["n", "epsilon"])["gap"].mean()
-    drops_all, positive, notes = [], True, []
+    groups = df.assign(gap=gap).groupby(["n", "epsilon"])["gap"]
+    means, ses = groups.mean(), groups.std() / np.sqrt(groups.count())
+    drops_all, positive, notes, significant, z_all = [], True, [], False, []
     for n, g in means.groupby(level="n"):
         values = g.to_numpy()
+        se = ses.loc[n].to_numpy()
         positive &= bool(np.all(values > 0))
-        drops_all.append((values[:-1] - values[1:]).min() if values.size > 1 else np.inf)
+        steps = values[:-1] - values[1:]
+        z = steps / np.hypot(se[:-1], se[1:])
+        z_all.extend(z)
+        significant |= bool(np.any((steps <= 0) & ~(np.abs(z) <= tolerance)))
+        drops_all.append(steps.min() if values.size > 1 else np.inf)
+        rises = [f"{g.index[i][1]:.3g}->{g.index[i + 1][1]:.3g} {-steps[i]:+.3f}"
+                 + (f" (z = {z[i]:+.1f})" if np.isfinite(z[i]) else "")
+                 for i in np.flatnonzero(steps <= 0)]
         notes.append(f"n={n}: gap {values[0]:.2f} at eps={g.index[0][1]:.3g} -> "
-                     f"{values[-1]:.2f} at eps={g.index[-1][1]:.3g} (log ratio to non-private)")
+                     f"{values[-1]:.2f} at eps={g.index[-1][1]:.3g} (log ratio to non-private)"
+                     + (f", rises {', '.join(rises)}" if rises else ""))
     margin = float(min(drops_all))
+    detail = "; ".join(notes)
+    if margin <= 0:
+        detail += _noise_note(np.asarray(z_all), tolerance)
     return Fact("private energy above the non-private level, approaching it as eps grows",
-                positive and margin > 0, margin, "log ratio", "; ".join(notes))
+                positive and not significant, margin, "log ratio", detail)
 
 
 def ratios_at_least_one(df, label=""):

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_int, check_positive
-from ..manifolds import Euclidean, Manifold
+from ..manifolds import CutLocusError, Euclidean, Manifold
 
 
 class ConvergenceWarning(UserWarning):
@@ -66,7 +66,8 @@ def frechet_mean(
         Stop when ``|grad F(z)| < tol``.
     max_iter : int
     init : array-like, optional
-        Starting point; the first data point by default.
+        Starting point. By default the first data point from which every data point has a
+        logarithm (on the sphere: no data point antipodal to it); the first 64 are tried.
     return_info : bool
         Also return a dict with ``n_iter``, ``grad_norm`` and ``converged``.
 
@@ -74,6 +75,12 @@ def frechet_mean(
     -------
     mean : ndarray, shape point_shape
     info : dict, only if ``return_info``
+
+    Raises
+    ------
+    ValueError
+        If no start point works: every candidate is in the cut locus of some data point (e.g.
+        only pairs of antipodal points on the sphere, whose Fréchet mean is not unique).
 
     Warns
     -----
@@ -102,15 +109,19 @@ def frechet_mean(
         info = {"n_iter": 0, "grad_norm": 0.0, "converged": True}
         return (z, info) if return_info else z
 
-    z = points[0].copy() if init is None else np.asarray(init, dtype=float).copy()
-    energy, grad = energy_grad(z)
+    z, energy, grad = _start(manifold, points, init, energy_grad)
     gnorm = float(manifold.norm(z, grad))
     n_iter = 0
     while gnorm >= tol and n_iter < max_iter:
         h = 1.0
         while True:
             cand = manifold.exp(z, -h * grad)
-            cand_energy, cand_grad = energy_grad(cand)
+            try:
+                cand_energy, cand_grad = energy_grad(cand)
+            except CutLocusError:
+                # The step landed where some data point is conjugate (its log is undefined):
+                # reject it like a step that raises the energy.
+                cand_energy, cand_grad = np.inf, None
             # Armijo with a relative slack of a few ulps so steps near the optimum, whose
             # decrease is below floating-point resolution of F, are still taken.
             if cand_energy <= energy - 1e-4 * h * gnorm**2 + 8 * np.finfo(float).eps * abs(energy):
@@ -133,3 +144,31 @@ def frechet_mean(
         )
     info = {"n_iter": n_iter, "grad_norm": gnorm, "converged": converged}
     return (z, info) if return_info else z
+
+
+#: Data points tried as start points of the Fréchet mean iteration.
+_MAX_STARTS = 64
+
+
+def _start(manifold, points, init, energy_grad):
+    """``(z, energy, gradient)`` at the first usable start point (see :func:`frechet_mean`)."""
+    if init is not None:
+        z = np.asarray(init, dtype=float).copy()
+        try:
+            return (z, *energy_grad(z))
+        except CutLocusError as exc:
+            raise ValueError(
+                "`init` is in the cut locus of a data point (e.g. antipodal to it on the "
+                "sphere): the gradient of the Fréchet energy is undefined there."
+            ) from exc
+    for z in points[:_MAX_STARTS]:
+        try:
+            return (z.copy(), *energy_grad(z))
+        except CutLocusError:
+            continue
+    raise ValueError(
+        "The Fréchet mean is not defined by this data: every data point tried as a start lies "
+        "in the cut locus of another (e.g. antipodal points on the sphere), so the mean is not "
+        "unique. Remove antipodal pairs or restrict the data to a ball of radius below half the "
+        "injectivity radius."
+    )

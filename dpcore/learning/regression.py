@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation import check_int, check_positive
 from ..manifolds._functions import jacobi_point_scale, jacobi_vector_scale
+from ..manifolds.base import CutLocusError
 from .frechet import ConvergenceWarning, _check_points, frechet_mean
 
 
@@ -188,8 +189,18 @@ class GeodesicRegression:
         m = self.manifold
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            center = frechet_mean(m, y, tol=1e-6, max_iter=100)
-        logs = m.log(center, y)
+            try:
+                center = frechet_mean(m, y, tol=1e-6, max_iter=100)
+            except ValueError as exc:
+                raise ValueError(f"Geodesic regression cannot start: {exc}") from exc
+        try:
+            logs = m.log(center, y)
+        except CutLocusError as exc:
+            raise ValueError(
+                f"Observation(s) {_conjugate_rows(m, center, y)} (0-based) lie in the cut locus "
+                "of the responses' Fréchet mean (e.g. antipodal to it on the sphere): the "
+                "starting geodesic is undefined; remove or correct them."
+            ) from exc
         tb = t.reshape((-1,) + (1,) * m.point_ndim)
         t_mean = t.mean()
         slope = np.sum((tb - t_mean) * (logs - logs.mean(axis=0)), axis=0) / np.sum(
@@ -241,7 +252,15 @@ class GeodesicRegression:
         eps = np.finfo(float).eps
         p, v = self._init_params(t, y)
         energy = float(regression_energy(m, p, v, t, y))
-        gp, gv = regression_gradient(m, p, v, t, y)
+        try:
+            gp, gv = regression_gradient(m, p, v, t, y)
+        except CutLocusError as exc:
+            pred = m.exp(p, m._pw(t) * v)
+            raise ValueError(
+                f"Observation(s) {_conjugate_rows(m, pred, y)} (0-based) lie in the cut locus "
+                "of the starting geodesic's prediction (e.g. antipodal to it on the sphere), "
+                "where the residual direction is undefined: remove or correct them."
+            ) from exc
         gnorm = float(np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2))
         n_iter = 0
         while gnorm >= tol and n_iter < max_iter:
@@ -253,14 +272,18 @@ class GeodesicRegression:
                 v_new = m.proj_tangent(p_new, m.transport(p, p_new, v - h * dv))
                 e_new = float(regression_energy(m, p_new, v_new, t, y))
                 if e_new <= energy - 1e-4 * h * slope + 8 * eps * abs(energy):
-                    break
+                    try:
+                        g_new = regression_gradient(m, p_new, v_new, t, y)
+                        break
+                    except CutLocusError:
+                        pass  # a response is conjugate to its new prediction: shorter step
                 h *= 0.5
                 if h < 1e-10:
                     break
             if h < 1e-10:
                 break
             p, v, energy = p_new, v_new, e_new
-            gp, gv = regression_gradient(m, p, v, t, y)
+            gp, gv = g_new
             gnorm = float(np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2))
             n_iter += 1
 
@@ -303,3 +326,15 @@ class GeodesicRegression:
         center = frechet_mean(self.manifold, y)
         total = np.sum(self.manifold.squared_dist(center, y))
         return 1.0 - self.mse(x, y) * y.shape[0] / total
+
+
+def _conjugate_rows(manifold, a, b):
+    """Indices i where ``log(a_i, b_i)`` is undefined (cut locus), for error messages."""
+    a = np.broadcast_to(np.asarray(a, dtype=float), np.shape(b))
+    rows = []
+    for i in range(np.shape(b)[0]):
+        try:
+            manifold.log(a[i], b[i])
+        except CutLocusError:
+            rows.append(i)
+    return rows
