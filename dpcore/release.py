@@ -41,7 +41,11 @@ from .mechanisms import (
     embed,
 )
 from .mechanisms.base import check_manifold
-from .mechanisms.kng import regression_footpoints_many, regression_vectors_many
+from .mechanisms.kng import (
+    regression_footpoints_many,
+    regression_joint_many,
+    regression_vectors_many,
+)
 from .mechanisms.laplace import _laplace_integrable, unembed
 from .sensitivity import (
     frechet_gradient_sensitivity,
@@ -57,6 +61,8 @@ SEQUENTIAL_CAVEAT = (
     "non-private estimate, which the sensitivity proof treats as fixed; the total is the sum "
     "epsilon_p + epsilon_v per geodesic."
 )
+#: Ways of splitting the budget of one private geodesic (DESIGN §8).
+SCHEMES = ("sequential", "joint")
 SEEDED_CAVEAT = "Seeded randomness: reproducible demo, not for publication."
 PAPER_CAVEAT = (
     "Paper mode: bounds were taken from the data and/or sigma = Delta/epsilon was used; the "
@@ -294,6 +300,7 @@ def private_geodesic_regression(
     max_speed=None,
     chain_length=2000,
     burn_in=1000,
+    scheme="sequential",
 ):
     r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
 
@@ -331,6 +338,14 @@ def private_geodesic_regression(
         (default: the diameter on compact spaces, 2 (tau_m + tau) otherwise, paper 002 app. C).
     chain_length, burn_in : int
         Metropolis-Hastings settings where no exact sampler exists.
+    scheme : {"sequential", "joint"}
+        ``"sequential"`` (the papers): footpoints by KNG with budget ``eps_p``, then vectors by
+        KNG with budget ``eps_v`` (the release records that the footpoint stage holds v at its
+        non-private estimate). ``"joint"``: one KNG on the tangent bundle over (p, v) with the
+        stacked gradient, sensitivity :math:`\sqrt{\Delta_p^2 + \Delta_v^2}` and budget
+        ``eps_p + eps_v`` per geodesic (DESIGN §8), no caveat; ``n_footpoints * n_vectors``
+        independent pairs are drawn and returned as footpoints ``(n_draws, *point_shape)`` with
+        one vector each ``(n_draws, 1, *point_shape)``.
 
     Returns
     -------
@@ -346,7 +361,7 @@ def private_geodesic_regression(
         manifold, x, y, [(eps_p, eps_v)], tau=tau, covariate_range=covariate_range,
         tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
         n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
-        burn_in=burn_in, stacklevel=3,
+        burn_in=burn_in, scheme=scheme, stacklevel=3,
     )[0]
 
 
@@ -397,9 +412,12 @@ def _geodesic_regression_releases(
     max_speed=None,
     chain_length=2000,
     burn_in=1000,
+    scheme="sequential",
     stacklevel=2,
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"`scheme` must be one of {SCHEMES}, got {scheme!r}.")
     m = check_manifold(manifold)
     mode = _check_mode(mode)
     n_vectors = check_int(n_vectors, "n_vectors")
@@ -504,6 +522,19 @@ def _geodesic_regression_releases(
     v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
         0.999 * speed_cap / v_norm)
 
+    common = dict(lo=lo, hi=hi, mode=mode, seeded=seeded, assumptions=assumptions,
+                  n=int(y.shape[0]), kappa_low=kappa_low)
+    if scheme == "joint":
+        releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
+                                   delta_v=delta_v, sigma_rule=sigma_rule, clip=clip,
+                                   foot_support=foot_support, speed_cap=speed_cap,
+                                   n_draws=n_footpoints * n_vectors, chain_length=chain_length,
+                                   burn_in=burn_in,
+                                   caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
+                                   **common)
+        _warn_paper_mode(mode, leaks, stacklevel + 1)
+        return releases
+
     # --- footpoints and shooting vectors, all budgets in one sampler run per stage -------
     kng_p = [KNormGradient(manifold=m, epsilon=ep, sensitivity=delta_p, sigma_rule=sigma_rule,
                            chain_length=chain_length, burn_in=burn_in) for ep, _ in budgets]
@@ -528,47 +559,90 @@ def _geodesic_regression_releases(
         vecs = regression_vectors_many(kng_v, t, y, np.concatenate(footpoints),
                                        np.concatenate(v_inits), n_vectors, gen, tau=clip,
                                        max_norm=speed_cap)
+    _warn_paper_mode(mode, leaks, stacklevel + 1)
+    releases = []
+    for (eps_p, eps_v), fp, kp, kv, foot, vec in zip(budgets, footpoints, kng_p, kng_v, feet,
+                                                     vecs, strict=True):
+        vectors = np.asarray(vec.values).reshape((n_footpoints, n_vectors, *m.point_shape))
+        guarantee_p = kp.guarantee(exact=foot.exact)
+        guarantee_v = kv.guarantee(exact=vec.exact)
+        n_draws_v = n_footpoints * n_vectors
+        releases.append(_regression_release(
+            m, fp, vectors, eps_p=eps_p, eps_v=eps_v, mechanism="kng_sequential",
+            epsilon=n_footpoints * eps_p + n_draws_v * eps_v,
+            delta=n_footpoints * guarantee_p["delta"] + n_draws_v * guarantee_v["delta"],
+            exact=bool(foot.exact and vec.exact),
+            delta_note=guarantee_p["delta_note"] or guarantee_v["delta_note"],
+            sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
+            sigma={"footpoint": kp.sigma, "shooting_vector": kv.sigma},
+            diagnostics={
+                "footpoint": {**foot.diagnostics, "exact": foot.exact, "sampler": foot.sampler},
+                "shooting_vector": {**vec.diagnostics, "exact": vec.exact,
+                                    "sampler": vec.sampler},
+            },
+            caveats=list(caveats), sigma_rule=guarantee_p["sigma_rule"],
+            draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)", **common,
+        ))
+    return releases
+
+
+def _warn_paper_mode(mode, leaks, stacklevel):
     if mode == "paper":
         warnings.warn(
             "Paper mode: " + (f"bounds taken from the data ({', '.join(leaks)}); " if leaks else "")
             + "KNG uses sigma = Delta/epsilon. The release is not differentially private.",
             PrivacyLeakWarning, stacklevel=stacklevel,
         )
-    return [
-        _regression_release(
-            m, eps_p, eps_v, fp, kp, kv, foot, vec, lo=lo, hi=hi, n_vectors=n_vectors,
-            mode=mode, seeded=seeded, caveats=list(caveats), assumptions=dict(assumptions),
-            n=int(y.shape[0]), kappa_low=kappa_low, delta_p=delta_p, delta_v=delta_v,
-        )
-        for (eps_p, eps_v), fp, kp, kv, foot, vec
-        in zip(budgets, footpoints, kng_p, kng_v, feet, vecs, strict=True)
-    ]
 
 
-def _regression_release(m, eps_p, eps_v, footpoints, kng_p, kng_v, foot, vec, *, lo, hi,
-                        n_vectors, mode, seeded, caveats, assumptions, n, kappa_low, delta_p,
-                        delta_v):
-    """The :class:`Release` of one budget pair from its footpoint and vector draws."""
-    n_footpoints = footpoints.shape[0]
-    vectors = np.asarray(vec.values).reshape((n_footpoints, n_vectors, *m.point_shape))
+def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
+                    clip, foot_support, speed_cap, n_draws, chain_length, burn_in, caveats,
+                    **common):
+    """Releases of ``scheme="joint"``: one KNG over (p, v) per budget pair, all in one run."""
+    delta_j = float(np.hypot(delta_p, delta_v))
+    kng = [KNormGradient(manifold=m, epsilon=ep + ev, sensitivity=delta_j,
+                         sigma_rule=sigma_rule, chain_length=chain_length, burn_in=burn_in)
+           for ep, ev in budgets]
+    ball = None if foot_support is None else Ball.make(m, *foot_support)
+    if isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
+        draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
+    else:
+        draws = regression_joint_many(kng, t, y, p_hat, v_start, size=n_draws, rng=gen,
+                                      tau=clip, support=ball, max_norm=speed_cap)
+    releases = []
+    for (eps_p, eps_v), k, res in zip(budgets, kng, draws, strict=True):
+        values = np.asarray(res.values)
+        g = k.guarantee(exact=res.exact)
+        releases.append(_regression_release(
+            m, values[:, 0], values[:, 1][:, None], eps_p=eps_p, eps_v=eps_v,
+            mechanism="kng_joint", epsilon=n_draws * (eps_p + eps_v), delta=n_draws * g["delta"],
+            exact=res.exact, delta_note=g["delta_note"],
+            sensitivity={"joint": delta_j, "footpoint": delta_p, "shooting_vector": delta_v},
+            sigma={"joint": k.sigma},
+            diagnostics={"joint": {**res.diagnostics, "exact": res.exact,
+                                   "sampler": res.sampler}},
+            caveats=list(caveats), sigma_rule=g["sigma_rule"],
+            draws=f"{n_draws} (footpoint, vector) pair(s)", **common,
+        ))
+    return releases
+
+
+def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsilon, delta,
+                        exact, delta_note, sensitivity, sigma, diagnostics, caveats, sigma_rule,
+                        draws, lo, hi, mode, seeded, assumptions, n, kappa_low):
+    """The :class:`Release` of one budget pair from its footpoints ``(m, *ps)`` and vectors
+    ``(m, r, *ps)`` (rescaled covariate units)."""
+    n_footpoints, n_vectors = vectors.shape[:2]
     # --- back to the original covariate units (as GeodesicRegression does) ----------------
     fp_b = np.broadcast_to(footpoints[:, None], vectors.shape)
     intercepts = m.exp(fp_b, (-lo / (hi - lo)) * vectors)
     coefs = m.transport(fp_b, intercepts, vectors) / (hi - lo)
-
-    exact = bool(foot.exact and vec.exact)
-    guarantee_p = kng_p.guarantee(exact=foot.exact)
-    guarantee_v = kng_v.guarantee(exact=vec.exact)
-    n_draws_v = n_footpoints * n_vectors
-    epsilon = n_footpoints * eps_p + n_draws_v * eps_v
-    delta = n_footpoints * guarantee_p["delta"] + n_draws_v * guarantee_v["delta"]
     if not exact:
-        caveats.append(guarantee_p["delta_note"] or guarantee_v["delta_note"])
+        caveats.append(delta_note)
     if n_footpoints > 1 or n_vectors > 1:
         caveats.append(
-            f"{n_footpoints} footpoint(s) x {n_vectors} vector(s) drawn: each geodesic costs "
-            f"epsilon_p + epsilon_v = {eps_p + eps_v:g}; publishing all of them costs "
-            f"epsilon = {epsilon:g}."
+            f"{draws} drawn: each geodesic costs epsilon_p + epsilon_v = {eps_p + eps_v:g}; "
+            f"publishing all of them costs epsilon = {epsilon:g}."
         )
     if seeded:
         caveats.append(SEEDED_CAVEAT)
@@ -581,28 +655,26 @@ def _regression_release(m, eps_p, eps_v, footpoints, kng_p, kng_v, foot, vec, *,
             "intercept": intercepts,
             "coef": coefs,
         },
-        mechanism="kng_sequential",
+        mechanism=mechanism,
         epsilon=float(epsilon),
         delta=float(delta),
         mu=None,
-        sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
-        sigma={"footpoint": kng_p.sigma, "shooting_vector": kng_v.sigma},
-        assumptions=assumptions,
-        diagnostics={
-            "footpoint": {**foot.diagnostics, "exact": foot.exact, "sampler": foot.sampler},
-            "shooting_vector": {**vec.diagnostics, "exact": vec.exact, "sampler": vec.sampler},
-        },
+        sensitivity=sensitivity,
+        sigma=sigma,
+        assumptions=dict(assumptions),
+        diagnostics=diagnostics,
         mode=mode,
         seeded=seeded,
         caveats=caveats,
         details={
+            "scheme": "joint" if mechanism == "kng_joint" else "sequential",
             "epsilon_p": eps_p,
             "epsilon_v": eps_v,
             "epsilon_per_geodesic": eps_p + eps_v,
             "n": n,
             "n_footpoints": n_footpoints,
             "n_vectors": n_vectors,
-            "sigma_rule": guarantee_p["sigma_rule"],
+            "sigma_rule": sigma_rule,
             "kappa_low": kappa_low,
             "manifold": repr(m),
         },

@@ -148,16 +148,30 @@ with col_budget, st.container(border=True):
         share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
         eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
         st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
+    init("gr_scheme", "gr_scheme", "sequential", str, rp.SCHEME_LABELS)
+    scheme = st.radio("Scheme", tuple(rp.SCHEME_LABELS), key="gr_scheme", horizontal=True,
+                      format_func=rp.SCHEME_LABELS.get,
+                      help="Sequential (the papers): footpoint with ε_p, then vectors with ε_v. "
+                           "Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
+                           "ε_v and sensitivity √(Δ_p² + Δ_v²) — compare the two to see what "
+                           "the split costs.")
     init("gr_nf", "gr_nf", 3, int, range(1, rp.MAX_FOOTPOINTS + 1))
     init("gr_nv", "gr_nv", 3, int, range(1, rp.MAX_VECTORS + 1))
     c1, c2 = st.columns(2)
     n_foot = int(c1.number_input("Private footpoints", 1, rp.MAX_FOOTPOINTS, key="gr_nf"))
     n_vec = int(c2.number_input("Vectors per footpoint", 1, rp.MAX_VECTORS, key="gr_nv"))
-    st.caption(
-        f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
-        f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
-        f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger records."
-    )
+    if scheme == "joint":
+        st.caption(
+            f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint scheme "
+            f"draws {n_foot * n_vec} independent (footpoint, vector) pairs; publishing all "
+            f"costs **{n_foot * n_vec * (eps_p + eps_v):.3g}**, the amount the ledger records."
+        )
+    else:
+        st.caption(
+            f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
+            f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
+            f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger records."
+        )
 
 with col_mode, st.container(border=True):
     st.subheader("3 · Mode and public bounds")
@@ -230,7 +244,7 @@ settings = rp.ReleaseSettings(
     kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
     covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
     n_vectors=n_vec, chain_length=chain, burn_in=burn,
-    seed=release_seed if fix_seed else None,
+    seed=release_seed if fix_seed else None, scheme=scheme,
 )
 
 # Settings, never data, go to the URL; also keep an in-session copy for page switches.
@@ -333,12 +347,21 @@ if fit is not None:
             m5.metric("Length error", f"{met['relative_length_error'] * 100:+.2g}%",
                       help=f"Mean of |ṽ| − |v̂| relative to |v̂| "
                            f"(absolute: {met['length_error']:+.3g}).")
-            st.markdown(
-                "| | footpoint | shooting vector |\n|---|---|---|\n"
-                f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} |\n"
-                f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
-                f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
-            )
+            if met["scheme"] == "joint":
+                st.markdown(
+                    "| | footpoint | shooting vector | joint (p, v) |\n|---|---|---|---|\n"
+                    f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} | "
+                    f"{met['delta_joint']:.3g} |\n"
+                    f"| noise scale σ | – | – | {met['sigma_joint']:.3g} |\n"
+                    f"| budget ε | – | – | {settings.eps_p + settings.eps_v:.3g} |"
+                )
+            else:
+                st.markdown(
+                    "| | footpoint | shooting vector |\n|---|---|---|\n"
+                    f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} |\n"
+                    f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
+                    f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
+                )
             st.markdown(
                 f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
                 f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
@@ -376,6 +399,9 @@ with col_t, st.expander("Teaching notes: the formulas behind this page", expande
     st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is small, "
                 "first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
     st.latex(rp.LATEX_NOTES["kng"])
+    st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
+                "conditioning on the non-private v̂:")
+    st.latex(rp.LATEX_NOTES["kng_joint"])
     st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
                 "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
     st.latex(rp.LATEX_NOTES["sensitivity_flat"])

@@ -52,8 +52,8 @@ RECORD_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "
                "assumptions", "diagnostics", "mode", "seeded", "version", "label", "caveats",
                "details"}
 REGRESSION_VALUES = {"footpoint", "shooting_vector", "intercept", "coef"}
-REGRESSION_DETAILS = {"epsilon_p", "epsilon_v", "epsilon_per_geodesic", "n", "n_footpoints",
-                      "n_vectors", "sigma_rule", "kappa_low", "manifold"}
+REGRESSION_DETAILS = {"scheme", "epsilon_p", "epsilon_v", "epsilon_per_geodesic", "n",
+                      "n_footpoints", "n_vectors", "sigma_rule", "kappa_low", "manifold"}
 REGRESSION_ASSUMPTIONS = {"covariate_range", "tau", "tau_m", "center", "footpoint_support",
                           "max_speed"}
 FRECHET_DETAILS = {"n", "n_draws", "epsilon_per_draw", "mu_per_draw", "manifold"}

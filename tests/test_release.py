@@ -286,3 +286,51 @@ class TestBudgetBatch:
             private_geodesic_regression_budgets(Euclidean(2), x, y, budgets=[])
         with pytest.raises(ValueError, match="eps_v"):
             private_geodesic_regression_budgets(Euclidean(2), x, y, budgets=[(1.0, -1.0)])
+
+
+# ------------------------------------------------------------------ joint scheme (DESIGN §8)
+class TestJointScheme:
+    def test_record(self, sphere_data):
+        x, y = sphere_data
+        rel = private_geodesic_regression(Sphere(2), x, y, eps_p=0.4, eps_v=0.6, tau=0.3,
+                                          covariate_range=(0.0, 1.0), rng=2, n_footpoints=2,
+                                          n_vectors=3, chain_length=40, burn_in=40,
+                                          scheme="joint")
+        check_record(rel)
+        assert rel.mechanism == "kng_joint" and rel.details["scheme"] == "joint"
+        assert rel.values["footpoint"].shape == (6, 3)
+        assert rel.values["shooting_vector"].shape == (6, 1, 3)
+        assert rel.epsilon == pytest.approx(6 * 1.0)
+        dp, dv = rel.sensitivity["footpoint"], rel.sensitivity["shooting_vector"]
+        assert rel.sensitivity["joint"] == pytest.approx(np.hypot(dp, dv))
+        assert rel.sigma["joint"] == pytest.approx(2 * rel.sensitivity["joint"] / 1.0)
+        assert not any("Sequential scheme" in c for c in rel.caveats)
+        assert any("MCMC" in c for c in rel.caveats)
+        assert set(rel.diagnostics) == {"joint"}
+
+    def test_strict_spd_respects_the_supports(self):
+        m = SPD(2)
+        x, y = make_regression_data(m, 30, rng=5)
+        rel = private_geodesic_regression(m, x, y, eps_p=0.01, eps_v=0.01, tau=0.5, tau_m=2.0,
+                                          covariate_range=(0.0, 1.0), rng=5, n_footpoints=8,
+                                          chain_length=60, burn_in=60, scheme="joint")
+        assert np.all(m.dist(np.eye(2), rel.values["footpoint"]) <= 2.5 * (1 + 1e-9))
+        speeds = m.norm(rel.values["footpoint"][:, None], rel.values["shooting_vector"])
+        assert np.all(speeds <= rel.assumptions["max_speed"]["value"] * (1 + 1e-9))
+
+    def test_unknown_scheme(self, sphere_data):
+        x, y = sphere_data
+        with pytest.raises(ValueError, match="scheme"):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.3,
+                                        covariate_range=(0.0, 1.0), scheme="parallel")
+
+    def test_budgets_batch_supports_joint(self, sphere_data):
+        from dpcore.release import private_geodesic_regression_budgets
+
+        x, y = sphere_data
+        rels = private_geodesic_regression_budgets(
+            Sphere(2), x, y, budgets=[(0.2, 0.2), (2.0, 2.0)], tau=0.3,
+            covariate_range=(0.0, 1.0), rng=0, n_footpoints=2, chain_length=30, burn_in=30,
+            scheme="joint")
+        assert [r.mechanism for r in rels] == ["kng_joint"] * 2
+        assert rels[0].sigma["joint"] == pytest.approx(10 * rels[1].sigma["joint"])

@@ -42,6 +42,9 @@ from . import figures
 
 # ============================================================================ manifolds
 MANIFOLD_KINDS = ("sphere", "spd", "kendall", "euclidean")
+#: Budget schemes of the release (DESIGN §8) and their labels.
+SCHEME_LABELS = {"sequential": "sequential (papers: ε_p then ε_v)",
+                 "joint": "joint (one ε over (p, v))"}
 MANIFOLD_LABELS = {
     "sphere": "Sphere S²",
     "spd": "SPD(2) covariance matrices",
@@ -258,6 +261,7 @@ class ReleaseSettings:
     chain_length: int = DEFAULT_CHAIN
     burn_in: int = DEFAULT_BURN_IN
     seed: int | None = None
+    scheme: str = "sequential"
 
     @property
     def manifold(self):
@@ -272,6 +276,7 @@ class ReleaseSettings:
             "chain_length": int(min(self.chain_length, MAX_CHAIN)),
             "burn_in": int(min(self.burn_in, MAX_CHAIN)),
             "rng": self.seed,
+            "scheme": self.scheme,
         }
         if self.mode == "strict":
             kw["tau"] = self.tau
@@ -419,9 +424,10 @@ def release_metrics(kind, param, dataset, release, fit):
     dict
         ``mse_private`` (mean over draws), ``mse_private_min/max``, ``mse_nonprivate``,
         ``footpoint_distance``, ``angle_deg``, ``length_error``, ``relative_length_error``
-        (means over draws), ``delta_p``, ``delta_v``, ``sigma_p``, ``sigma_v``,
-        ``eps_per_geodesic``, ``epsilon``, ``delta``, ``n_draws`` and per-stage diagnostics
-        ``diag_footpoint``, ``diag_vector``.
+        (means over draws), ``scheme``, ``delta_p``, ``delta_v``, ``sigma_p``, ``sigma_v``
+        (None for the joint scheme), ``delta_joint``, ``sigma_joint`` (None for the sequential
+        one), ``eps_per_geodesic``, ``epsilon``, ``delta``, ``n_draws`` and ``diagnostics``,
+        the display strings of each sampler stage.
     """
     m = make_manifold(kind, param)
     mse = release_mse(m, release, dataset.x, dataset.y)
@@ -435,16 +441,18 @@ def release_metrics(kind, param, dataset, release, fit):
         "angle_deg": float(np.degrees(np.nanmean(err["angle"]))),
         "length_error": float(np.mean(err["length_error"])),
         "relative_length_error": float(np.nanmean(err["relative_length_error"])),
+        "scheme": release.details.get("scheme", "sequential"),
         "delta_p": float(release.sensitivity["footpoint"]),
         "delta_v": float(release.sensitivity["shooting_vector"]),
-        "sigma_p": float(release.sigma["footpoint"]),
-        "sigma_v": float(release.sigma["shooting_vector"]),
+        "delta_joint": release.sensitivity.get("joint"),
+        "sigma_p": release.sigma.get("footpoint"),
+        "sigma_v": release.sigma.get("shooting_vector"),
+        "sigma_joint": release.sigma.get("joint"),
         "eps_per_geodesic": float(release.details["epsilon_per_geodesic"]),
         "epsilon": float(release.epsilon),
         "delta": float(release.delta),
         "n_draws": int(mse.size),
-        "diag_footpoint": _stage(release.diagnostics["footpoint"]),
-        "diag_vector": _stage(release.diagnostics["shooting_vector"]),
+        "diagnostics": {stage: _stage(diag) for stage, diag in release.diagnostics.items()},
     }
 
 
@@ -470,10 +478,10 @@ def noise_hint(kind, metrics, mode):
 
 def diagnostics_table(metrics):
     """Rows of the sampler-diagnostics table."""
-    return [
-        {"stage": "footpoint p̃", **metrics["diag_footpoint"]},
-        {"stage": "shooting vector ṽ", **metrics["diag_vector"]},
-    ]
+    names = {"footpoint": "footpoint p̃", "shooting_vector": "shooting vector ṽ",
+             "joint": "joint (p̃, ṽ)"}
+    return [{"stage": names.get(stage, stage), **row}
+            for stage, row in metrics["diagnostics"].items()]
 
 
 def release_json(release):
@@ -683,6 +691,9 @@ LATEX_NOTES = {
            r" f(\tilde v) \propto \exp\!\Big(-\frac{\|\nabla_v E(\tilde p, \tilde v)\|}"
            r"{\sigma_v}\Big), \quad \sigma = \frac{2\Delta}{\epsilon}\ \text{(strict)},\ "
            r"\frac{\Delta}{\epsilon}\ \text{(paper)}",
+    "kng_joint": r"f(\tilde p, \tilde v) \propto \exp\!\Big(-\frac{\sqrt{\|\nabla_p E\|^2"
+                 r" + \|\nabla_v E\|^2}}{\sigma}\Big), \quad \Delta = \sqrt{\Delta_p^2 +"
+                 r" \Delta_v^2}",
     "sensitivity_flat": r"\kappa_l \ge 0:\quad \Delta_p = \Delta_v = \frac{2\tau}{n}",
     "sensitivity_neg": r"\kappa_l < 0:\quad \Delta_p = \frac{2\tau}{n}\cosh(2c), \quad"
                        r" \Delta_v = \frac{\tau}{n}\,\frac{\sinh(2c)}{c}, \quad"

@@ -182,6 +182,51 @@ class KNormGradient:
         out.values = vals
         return out
 
+    def regression_joint(self, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None, support=None,
+                         max_norm=None):
+        r"""Private (footpoint, shooting vector) pairs: one KNG on the tangent bundle.
+
+        The density is :math:`\propto \exp(-\sqrt{\|\nabla_p E\|^2 + \|\nabla_v E\|^2}/\sigma)`
+        over :math:`(p, v) \in TM` (DESIGN §8, ``scheme="joint"``); the sensitivity of the
+        stacked gradient is :math:`\sqrt{\Delta_p^2 + \Delta_v^2}`, to be passed as this
+        mechanism's ``sensitivity``. Chains start at ``(p_hat, v_hat)`` and move by
+        :class:`~dpcore.mechanisms.bundle.TangentBundleWalk`.
+
+        Returns
+        -------
+        MechanismResult
+            ``values`` of shape ``(size, 2, *point_shape)``: ``[:, 0]`` footpoints,
+            ``[:, 1]`` shooting vectors.
+        """
+        if (isinstance(self.manifold, Euclidean) and tau is None and support is None
+                and max_norm is None):
+            return self._euclidean_joint(np.asarray(t, dtype=float),
+                                         np.asarray(y, dtype=float), size, rng)
+        return regression_joint_many([self], t, y, p_hat, v_hat, size, rng, tau=tau,
+                                     support=support, max_norm=max_norm)[0]
+
+    def _euclidean_joint(self, t, y, size, rng):
+        # With z = (p, v), the stacked gradient is H z - b, H = [[1, tbar], [tbar, mean t^2]]
+        # (x) I_d, b = (ybar, mean(t y)). Substituting w = H z - b (constant Jacobian), w has
+        # density proportional to exp(-|w|/sigma) on R^{2d}: an exact Euclidean K-norm draw
+        # mapped back by H^{-1}.
+        from ..sampling import sample_laplace
+
+        d = self.manifold.dim
+        t_bar, t2 = float(t.mean()), float(np.mean(t**2))
+        if t2 - t_bar**2 <= 0:
+            raise ValueError("All covariates are equal: the shooting vector is not "
+                             "identifiable.")
+        a_inv = np.linalg.inv(np.array([[1.0, t_bar], [t_bar, t2]]))
+        b = np.stack([y.mean(axis=0), np.mean(t[:, None] * y, axis=0)])  # (2, d)
+        n_draws = int(np.prod(size_tuple(size))) if size is not None else 1
+        w = sample_laplace(Euclidean(2 * d), np.zeros(2 * d), self.sigma, size=n_draws,
+                           rng=rng).reshape(n_draws, 2, d)
+        z = np.einsum("ij,njk->nik", a_inv, b[None] + w)
+        values = z[0] if size is None else z.reshape(size_tuple(size) + (2, d))
+        return MechanismResult(values=values, exact=True,
+                               sampler="exact Euclidean K-norm (affine stacked gradient)")
+
     # ------------------------------------------------------------------ helpers
     def _start_vectors(self, pb, v_init):
         """Starting vectors, one per footpoint, made tangent (and shortened into the support)."""
@@ -381,5 +426,42 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
     return out
 
 
+def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None,
+                          support=None, max_norm=None):
+    """:meth:`KNormGradient.regression_joint` for several budgets in one sampler run.
+
+    ``support`` (a :class:`Ball` or None) restricts the footpoint, ``max_norm`` the shooting
+    vector's norm. Returns one :class:`MechanismResult` per mechanism, values
+    ``(size, 2, *point_shape)``.
+    """
+    from .bundle import TangentBundleWalk
+
+    mechanisms = _check_batch(mechanisms)
+    m = mechanisms[0].manifold
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    # Vector moves a factor 1/mean(t^2) longer than footpoint moves: the energy is that much
+    # flatter in v (its Hessian in v scales with mean t^2), as in the sequential vector stage.
+    bundle = TangentBundleWalk(m, vector_scale=1.0 / max(float(np.mean(t**2)), 1e-3))
+
+    def gradient_norm(z):
+        p, v = bundle.split(z)
+        v = m.proj_tangent(p, v)
+        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
+        norm = np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2)
+        inside = np.ones(norm.shape, dtype=bool)
+        if support is not None:
+            inside &= support.contains(m, p)
+        if max_norm is not None:
+            inside &= m.norm(p, v) <= max_norm
+        return np.where(inside, norm, np.inf)
+
+    start = bundle.join(p_hat, m.proj_tangent(p_hat, v_hat))
+    out = sample_many(mechanisms, gradient_norm, start, size, rng, domain=bundle)
+    for res in out:
+        res.sampler = res.sampler.replace("Riemannian random-walk", "tangent-bundle random-walk")
+    return out
+
+
 __all__ = ["SIGMA_RULES", "KNormGradient", "sample_many", "regression_footpoints_many",
-           "regression_vectors_many"]
+           "regression_joint_many", "regression_vectors_many"]

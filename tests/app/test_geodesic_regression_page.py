@@ -94,6 +94,20 @@ def test_release_records_ledger_and_shows_metrics():
     assert len(at.session_state[LEDGER]) == 1
 
 
+def test_joint_scheme_release():
+    at = quick_sampler(open_page())
+    at.radio(key="gr_scheme").set_value("joint").run()
+    assert any("independent (footpoint, vector) pairs" in c.value for c in at.caption)
+    release(at)
+    entry = at.session_state[LEDGER][0]
+    assert entry["epsilon"] == pytest.approx(9 * 3.0)  # 9 pairs x (eps_p + eps_v)
+    assert any("joint (p, v)" in m.value for m in at.markdown)
+    stages = at.dataframe[0].value["stage"].tolist()
+    assert stages == ["joint (p̃, ṽ)"]
+    assert "gr_scheme=joint" in str(at.query_params) or at.query_params.get("gr_scheme") in (
+        "joint", ["joint"])
+
+
 def test_changed_settings_hide_the_old_release():
     at = release(quick_sampler(open_page()))
     at.select_slider(key="gr_eps_p").set_value(0.5).run()
