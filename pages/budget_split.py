@@ -215,7 +215,8 @@ c_run, c_info = st.columns([1, 4])
 pressed = c_run.button("Run simulation", type="primary", key="bs_run",
                        disabled=problem is not None)
 c_info.caption(problem or (
-    f"{count} releases of {n_foot} × {n_vec} private geodesics, sequentially. "
+    f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each data set "
+    "share one batched sampler run). "
     "Results of a given configuration and seed are cached."))
 
 if pressed and problem is None:

@@ -271,10 +271,11 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
             st.plotly_chart(A.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
                             key="fm_ellipses")
     errors = {labels[k]: v for k, v in res["errors"].items()}
-    st.plotly_chart(figures.histogram_figure(
-        errors, reference=None, x_title="geodesic distance to the non-private mean",
-        y_title="private means", title="Distribution of the error per mechanism",
-        subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}", nbins=40),
+    st.plotly_chart(figures.ecdf_figure(
+        errors, x_title="geodesic distance to the non-private mean",
+        title="Distribution of the error per mechanism",
+        subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}; diamonds: medians; "
+                 "further left is better"),
         width="stretch", key="fm_hist")
     table = pd.DataFrame({
         "mechanism": [labels[k] for k in res["draws"]],

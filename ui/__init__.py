@@ -8,6 +8,7 @@ Streamlit, so figures can be built and tested without a running app.
 from .figures import (
     band_figure,
     curves_figure,
+    ecdf_figure,
     ellipse_xy,
     euclidean_regression_figure,
     geodesic_curve,
@@ -26,6 +27,7 @@ from .figures import (
 __all__ = [
     "band_figure",
     "curves_figure",
+    "ecdf_figure",
     "ellipse_xy",
     "euclidean_regression_figure",
     "geodesic_curve",

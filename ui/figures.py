@@ -28,6 +28,7 @@ __all__ = [
     "euclidean_regression_figure",
     "geodesic_curve",
     "heatmap_figure",
+    "ecdf_figure",
     "histogram_figure",
     "kendall_shapes_figure",
     "mean_and_se",
@@ -42,6 +43,8 @@ __all__ = [
 #: Base font size (axis labels, ticks, legend) and title size, in px.
 FONT_SIZE = 14
 TITLE_SIZE = 19
+#: Text colour of titles, ticks and legends (dark grey, readable on white).
+TEXT_COLOR = "#262730"
 #: Default heights in px.
 HEIGHT_3D = 640
 HEIGHT_2D = 460
@@ -132,7 +135,8 @@ def _finish(fig, title, height, *, subtitle=None, legend_below=False, margin_top
     fig.update_layout(
         template="plotly_white",
         title=title_spec,
-        font={"size": FONT_SIZE},
+        # Explicit colours: Streamlit's chart theme would otherwise draw light-grey text.
+        font={"size": FONT_SIZE, "color": TEXT_COLOR},
         height=int(height),
         legend=legend,
         showlegend=True,
@@ -140,8 +144,9 @@ def _finish(fig, title, height, *, subtitle=None, legend_below=False, margin_top
         hoverlabel={"font": {"size": FONT_SIZE - 1}},
     )
     # Powers of ten rather than SI prefixes (plotly's "100µ" would clash with the GDP µ).
-    fig.update_xaxes(exponentformat="power")
-    fig.update_yaxes(exponentformat="power")
+    axis_text = {"tickfont": {"color": TEXT_COLOR}, "title_font": {"color": TEXT_COLOR}}
+    fig.update_xaxes(exponentformat="power", **axis_text)
+    fig.update_yaxes(exponentformat="power", **axis_text)
     return fig
 
 
@@ -1122,14 +1127,25 @@ def band_figure(
                     for k, v in reference.items()]
         else:
             refs = [(reference_label, float(reference), colors.NONPRIVATE)]
-        for name, level, color in refs:
+        grouped = isinstance(reference, Mapping)
+        for (name, level, color), key in zip(refs, (reference if grouped else [None]),
+                                              strict=True):
+            # One legend entry per series is enough: each dashed line joins its series' legend
+            # group (clicking "n = 20" hides both) and one grey entry explains the dashes.
             fig.add_trace(go.Scatter(
                 x=[x_lo, x_hi], y=[level, level], mode="lines", name=name,
                 line={"color": color, "width": 2, "dash": "dash"},
+                legendgroup=str(key) if grouped else None, showlegend=not grouped,
                 hovertemplate=f"{name}: %{{y:.4g}}<extra></extra>",
             ))
-    xs = [tr.x for tr in fig.data]
-    ys = [tr.y for tr in fig.data]
+        if grouped:
+            fig.add_trace(go.Scatter(
+                x=[None], y=[None], mode="lines", name=f"{reference_label} (dashed)",
+                line={"color": colors.NONPRIVATE, "width": 2, "dash": "dash"},
+                hoverinfo="skip",
+            ))
+    xs = [tr.x for tr in fig.data if tr.x is not None and tr.x[0] is not None]
+    ys = [tr.y for tr in fig.data if tr.y is not None and tr.y[0] is not None]
     fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, xs))
     fig.update_yaxes(title={"text": y_title}, **_axis_type(log_y, ys))
     return _finish(fig, title, height, subtitle=subtitle)
@@ -1309,6 +1325,58 @@ def histogram_figure(
     fig.update_layout(barmode="overlay", bargap=0.02)
     fig.update_xaxes(title={"text": x_title})
     fig.update_yaxes(title={"text": y_title})
+    return _finish(fig, title, height, subtitle=subtitle)
+
+
+def ecdf_figure(
+    samples,
+    *,
+    x_title="value",
+    title="Empirical distribution",
+    subtitle=None,
+    log_x=False,
+    height=HEIGHT_2D,
+):
+    """Empirical CDFs of several samples, with each median marked (easier to compare than
+    overlaid histograms: a curve further left and higher means smaller values).
+
+    Parameters
+    ----------
+    samples : mapping of str to array-like
+        One sample per legend entry.
+    x_title, title, subtitle : str
+    log_x : bool
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Per sample a step line (its CDF) and a marker at its median.
+    """
+    named = _named(samples, "samples", "sample")
+    fig = go.Figure()
+    palette = colors.qualitative_colors(len(named))
+    for (label, a), color in zip(named, palette, strict=True):
+        a = np.sort(_array(a, f"samples[{label!r}]").ravel())
+        a = a[np.isfinite(a)]
+        if a.size == 0:
+            raise ValueError(f"`samples[{label!r}]` has no finite values.")
+        p = np.arange(1, a.size + 1) / a.size
+        fig.add_trace(go.Scatter(
+            x=a, y=p, mode="lines", line={"color": color, "width": 2.5, "shape": "hv"},
+            name=f"{label} (n = {a.size})", legendgroup=label,
+            hovertemplate=f"{label}<br>%{{y:.0%}} of draws ≤ %{{x:.3g}}<extra></extra>",
+        ))
+        median = float(np.median(a))
+        fig.add_trace(go.Scatter(
+            x=[median], y=[0.5], mode="markers", legendgroup=label, showlegend=False,
+            marker={"color": color, "size": 10, "symbol": "diamond",
+                    "line": {"color": "white", "width": 1}},
+            name=f"{label} median", hovertemplate=f"{label} median %{{x:.3g}}<extra></extra>",
+        ))
+    fig.add_hline(y=0.5, line={"color": colors.NONPRIVATE, "width": 1, "dash": "dot"})
+    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, [t.x for t in fig.data]))
+    fig.update_yaxes(title={"text": "share of draws ≤ x"}, range=[0, 1.02], tickformat=".0%")
     return _finish(fig, title, height, subtitle=subtitle)
 
 

@@ -841,6 +841,12 @@ def _bands_without_markers(fig):
     return fig
 
 
+def _replicate_note(replicates):
+    if replicates == 1:
+        return "One replicate (no error band); dashed: non-private level"
+    return f"Mean ± 2 SE over {replicates} replicates; dashed: non-private level"
+
+
 def unequal_figure(df, config):
     """Log mean MSE against ε_p at a fixed total, one line per n, ±2 SE bands."""
     series, refs = _series(df, "eps_p")
@@ -848,7 +854,7 @@ def unequal_figure(df, config):
         series, reference=refs, reference_label="non-private",
         x_title="ε_p (footpoint budget; ε_v = total − ε_p)", y_title="log mean MSE",
         title=f"Unequal split at a fixed total ε_p + ε_v = {config.total:g}",
-        subtitle=f"Mean ± 2 SE over {config.replicates} replicates; dashed: non-private level",
+        subtitle=_replicate_note(config.replicates),
         log_x=False,
     ))
 
@@ -860,7 +866,7 @@ def equal_figure(df, config):
         series, reference=refs, reference_label="non-private",
         x_title="total ε = ε_p + ε_v (split equally)", y_title="log mean MSE",
         title="Equal split across total budgets",
-        subtitle=f"Mean ± 2 SE over {config.replicates} replicates; dashed: non-private level",
+        subtitle=_replicate_note(config.replicates),
         log_x=True,
     ))
 

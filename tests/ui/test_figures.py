@@ -384,8 +384,12 @@ def test_band_figure():
     check_axis_titles(fig)
     bands = [t for t in fig.data if t.fill == "toself"]
     lines = [t for t in fig.data if t.fill != "toself" and t.line.dash != "dash"]
-    refs = [t for t in fig.data if t.line.dash == "dash"]
+    refs = [t for t in fig.data if t.line.dash == "dash" and t.x[0] is not None]
     assert len(bands) == len(lines) == len(refs) == 2
+    # the dashed lines join their series' legend group; one entry explains them
+    assert [r.legendgroup for r in refs] == ["n = 20", "n = 50"]
+    assert not any(r.showlegend for r in refs)
+    assert [t.name for t in fig.data if t.x[0] is None] == ["Non-private level (dashed)"]
     np.testing.assert_allclose(bands[0].y, [3.2, 2.4, 1.6, 0.4, 1.6, 2.8])  # mean ± 2 SE
     assert refs[0].line.color == lines[0].line.color
     assert list(refs[0].y) == [0.2, 0.2] and list(refs[0].x) == [0.1, 1.0]
@@ -478,3 +482,19 @@ def test_long_log_axis_uses_powers_of_ten():
     assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
     short = uf.curves_figure({"d": (e, e)}, log_y=True)
     assert list(short.layout.yaxis.ticktext) == ["0.1", "0.2", "0.5", "1", "2", "5"]
+
+
+def test_ecdf_figure(rng):
+    a, b = rng.exponential(1.0, 200), rng.exponential(2.0, 50)
+    fig = uf.ecdf_figure({"fast": a, "slow": b}, x_title="error", title="Errors")
+    check_common(fig)
+    check_axis_titles(fig)
+    steps = [t for t in fig.data if t.mode == "lines"]
+    medians = [t for t in fig.data if t.mode == "markers"]
+    assert [t.name for t in steps] == ["fast (n = 200)", "slow (n = 50)"]
+    np.testing.assert_allclose(steps[0].x, np.sort(a))
+    np.testing.assert_allclose(steps[0].y[[0, -1]], [1 / 200, 1.0])
+    assert medians[1].x[0] == pytest.approx(np.median(b))
+    assert medians[0].legendgroup == "fast" and not medians[0].showlegend
+    with pytest.raises(ValueError, match="finite"):
+        uf.ecdf_figure({"empty": [np.nan]})
