@@ -27,8 +27,10 @@ venv-dev: $(VENV)/.stamp-dev
 
 # The interpreter is an order-only prerequisite: creating the venv must not force a reinstall,
 # only a change of a requirements file does.
+# --upgrade-deps: the pip and setuptools bundled with the interpreter are old (setuptools 65.5
+# has known vulnerabilities, found by the dependency audit), so take the current ones.
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --upgrade-deps $(VENV)
 
 $(VENV)/.stamp-run: requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install -r requirements.txt
