@@ -75,6 +75,23 @@ def _eigh_2x2(p, q, r):
 # orthonormal basis (u, w) of v's complement: a repeated or nearly repeated pair stays accurate
 # and orthogonal, and working with A rather than B keeps small eigenvalues of (nearly) diagonal
 # input to full relative accuracy (v, u, w are then exact unit vectors).
+def _deflate(a, v, u, w):
+    """Rayleigh quotient of the symmetric 3x3 matrix ``a`` (entries a00, a11, a22, a10, a20,
+    a21) at the unit vector ``v``, and its 2x2 block ``(p, q, r)`` = (u'Au, w'Aw, w'Au) on the
+    orthonormal complement (u, w). Works on floats and on arrays alike."""
+    a00, a11, a22, a10, a20, a21 = a
+
+    def times_a(x):
+        return (a00 * x[0] + a10 * x[1] + a20 * x[2], a10 * x[0] + a11 * x[1] + a21 * x[2],
+                a20 * x[0] + a21 * x[1] + a22 * x[2])
+
+    def dot(x, y):
+        return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+    au = times_a(u)
+    return dot(v, times_a(v)), (dot(u, au), dot(w, times_a(w)), dot(w, au))
+
+
 def _eigh_3x3_scalar(a00, a11, a22, a10, a20, a21):
     """Closed-form eigendecomposition of one symmetric 3 x 3 matrix given its lower triangle.
 
@@ -125,21 +142,9 @@ def _eigh_3x3_scalar(a00, a11, a22, a10, a20, a21):
         n = math.sqrt(vy * vy + vz * vz)
         ux, uy, uz = 0.0, vz / n, -vy / n
     wx, wy, wz = vy * uz - vz * uy, vz * ux - vx * uz, vx * uy - vy * ux
-    lam = (
-        vx * (a00 * vx + a10 * vy + a20 * vz)
-        + vy * (a10 * vx + a11 * vy + a21 * vz)
-        + vz * (a20 * vx + a21 * vy + a22 * vz)
-    )
-    aux = a00 * ux + a10 * uy + a20 * uz
-    auy = a10 * ux + a11 * uy + a21 * uz
-    auz = a20 * ux + a21 * uy + a22 * uz
-    low, high, (cl, sl), (ch, sh) = _eigh_2x2_scalar(
-        ux * aux + uy * auy + uz * auz,
-        wx * (a00 * wx + a10 * wy + a20 * wz)
-        + wy * (a10 * wx + a11 * wy + a21 * wz)
-        + wz * (a20 * wx + a21 * wy + a22 * wz),
-        wx * aux + wy * auy + wz * auz,
-    )
+    a = (a00, a11, a22, a10, a20, a21)
+    lam, block = _deflate(a, (vx, vy, vz), (ux, uy, uz), (wx, wy, wz))
+    low, high, (cl, sl), (ch, sh) = _eigh_2x2_scalar(*block)
     v_low = (cl * ux + sl * wx, cl * uy + sl * wy, cl * uz + sl * wz)
     v_high = (ch * ux + sh * wx, ch * uy + sh * wy, ch * uz + sh * wz)
     v = (vx, vy, vz)
@@ -215,21 +220,9 @@ def _eigh_3x3_closed(a00, a11, a22, a10, a20, a21, q, m):
     uy = np.where(first, 0.0, vz) / n
     uz = np.where(first, vx, -vy) / n
     wx, wy, wz = vy * uz - vz * uy, vz * ux - vx * uz, vx * uy - vy * ux
-    lam = (
-        vx * (a00 * vx + a10 * vy + a20 * vz)
-        + vy * (a10 * vx + a11 * vy + a21 * vz)
-        + vz * (a20 * vx + a21 * vy + a22 * vz)
-    )
-    aux = a00 * ux + a10 * uy + a20 * uz
-    auy = a10 * ux + a11 * uy + a21 * uz
-    auz = a20 * ux + a21 * uy + a22 * uz
-    low, high, (cl, sl), (ch, sh) = _eigh_2x2(
-        ux * aux + uy * auy + uz * auz,
-        wx * (a00 * wx + a10 * wy + a20 * wz)
-        + wy * (a10 * wx + a11 * wy + a21 * wz)
-        + wz * (a20 * wx + a21 * wy + a22 * wz),
-        wx * aux + wy * auy + wz * auz,
-    )
+    a = (a00, a11, a22, a10, a20, a21)
+    lam, block = _deflate(a, (vx, vy, vz), (ux, uy, uz), (wx, wy, wz))
+    low, high, (cl, sl), (ch, sh) = _eigh_2x2(*block)
     u, w = np.stack([ux, uy, uz], axis=-1), np.stack([wx, wy, wz], axis=-1)
     v_low = cl[..., None] * u + sl[..., None] * w
     v_high = ch[..., None] * u + sh[..., None] * w
