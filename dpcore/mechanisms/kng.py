@@ -401,7 +401,9 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
     out = []
     for k in range(n_mech):
         chains = np.arange(k * per_mech, (k + 1) * per_mech)
-        sub = result if n_mech == 1 else result.subset(coords, chains, group=k)
+        # With several footpoints the diagnostics are computed per footpoint below.
+        sub = result if n_mech == 1 else result.subset(coords, chains, group=k,
+                                                       diagnose=n_base == 1)
         diagnostics = sub.to_dict()
         if n_base > 1:
             # Chains at different footpoints target different densities: pooling them in one

@@ -57,6 +57,8 @@ class MCMCResult:
         Group label of every chain (``None``: one group).
     reference : numpy.ndarray or None
         Point whose tangent coordinates enter the ESS / R-hat summaries.
+    group_diagnostics : tuple or None
+        ``(ess, rhat)`` of each group when the chains ran in several groups.
     """
 
     samples: np.ndarray
@@ -69,15 +71,24 @@ class MCMCResult:
     thin: int = 1
     groups: np.ndarray | None = None
     reference: np.ndarray | None = None
+    group_diagnostics: tuple | None = None
 
-    def subset(self, manifold, chains, *, group=None):
-        """The result restricted to the chains ``chains`` (an index array), with ESS and R-hat
-        recomputed on them; ``group`` selects the step size of that group."""
+    def subset(self, manifold, chains, *, group=None, diagnose=True):
+        """The result restricted to the chains ``chains`` (an index array); ``group`` selects the
+        step size of that group. ESS and R-hat are those of the group when ``chains`` are exactly
+        its chains (computed once by the sampler), else recomputed on ``chains`` (NaN with
+        ``diagnose=False``, for callers that diagnose otherwise)."""
         chains = np.asarray(chains)
         samples = self.samples[chains]
         log_values = self.log_density[chains]
         reference = samples[0, 0] if self.reference is None else self.reference
-        ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+        if (group is not None and self.group_diagnostics is not None
+                and np.array_equal(chains, np.flatnonzero(self.groups == group))):
+            ess, rhat = self.group_diagnostics[group]
+        elif diagnose:
+            ess, rhat = _diagnostics(manifold, reference, samples, log_values)
+        else:
+            ess, rhat = math.nan, math.nan
         step = self.step_size
         if group is not None and np.ndim(step) > 0:
             step = float(np.asarray(step)[group])
@@ -325,11 +336,12 @@ def metropolis_hastings(
             if (i + 1) % thin == 0:
                 samples[:, i // thin] = x
                 log_values[:, i // thin] = logp
+    per_group = None
     if n_groups == 1:
         ess, rhat = _diagnostics(manifold, reference, samples, log_values)
     else:
-        per_group = [_diagnostics(manifold, reference, samples[labels == g],
-                                  log_values[labels == g]) for g in range(n_groups)]
+        per_group = tuple(_diagnostics(manifold, reference, samples[labels == g],
+                                       log_values[labels == g]) for g in range(n_groups))
         ess_values = [e for e, _ in per_group if math.isfinite(e)]
         rhat_values = [r for _, r in per_group if math.isfinite(r)]
         ess = min(ess_values) if ess_values else math.nan
@@ -345,6 +357,7 @@ def metropolis_hastings(
         thin=thin,
         groups=None if n_groups == 1 else labels,
         reference=reference,
+        group_diagnostics=per_group,
     )
 
 
