@@ -10,18 +10,16 @@ from streamlit.testing.v1 import AppTest
 
 from ui import regression_page as rp
 
+from .pages import open_app_page
+
 ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
 PAGE = ROOT / "pages" / "budget_split.py"
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
 
 
 def open_page():
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/budget_split.py").run()
-    assert not at.exception
-    return at
+    return open_app_page("budget_split.py", timeout=TIMEOUT)
 
 
 def tiny(at, sizes=(10, 20)):

@@ -5,31 +5,23 @@ Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
 itself is :func:`dpcore.data.load_csv`, tested in ``tests/data``.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import SPD, Sphere
 from ui import analysis_pages as A
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+from .pages import open_app_page
+
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
 
 
 def open_page(**query):
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/frechet_mean.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_app_page("frechet_mean.py", timeout=TIMEOUT, **query)
 
 
 def light(at):

@@ -4,29 +4,21 @@ The page has no file upload (its data are synthetic by design), so there is no u
 its one release (a Gaussian-DP mean of synthetic S² data) is tested through the ledger.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from dpcore.privacy import eps_to_mu, gdp_mu_circle, tradeoff_gdp
 from ui import analysis_pages as A
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+from .pages import open_app_page
+
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
 
 
 def open_page(**query):
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/gaussian_dp.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_app_page("gaussian_dp.py", timeout=TIMEOUT, **query)
 
 
 def metric(at, label):

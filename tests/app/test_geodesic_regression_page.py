@@ -15,31 +15,22 @@ from dpcore.data import DataValidationError, make_regression_data, to_csv
 from dpcore.manifolds import Sphere
 from ui import regression_page as rp
 
+from .pages import gr_quick_sampler, gr_release, open_app_page
+
 ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
 PAGE = ROOT / "pages" / "geodesic_regression.py"
 TIMEOUT = 120
 LEDGER = "privacy_ledger"
 
 
 def open_page():
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/geodesic_regression.py").run()
-    assert not at.exception
-    return at
+    return open_app_page("geodesic_regression.py", timeout=TIMEOUT)
 
 
-def quick_sampler(at):
-    """Short chains keep these tests fast (the page's default is longer)."""
-    at.number_input(key="gr_chain").set_value(50)
-    at.number_input(key="gr_burn").set_value(50)
-    return at
+quick_sampler = gr_quick_sampler
 
 
-def release(at):
-    at.button(key="gr_release_button").click().run()
-    assert not at.exception, at.exception
-    return at
+release = gr_release
 
 
 def metric_labels(at):

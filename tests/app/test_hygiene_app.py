@@ -47,6 +47,8 @@ from dpcore.data import load_csv, make_mean_data, make_regression_data, neutrali
 from dpcore.manifolds import Sphere
 from ui import regression_page as rp
 
+from .pages import gr_quick_sampler, gr_release, open_app_page
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 TIMEOUT = 120
@@ -62,22 +64,13 @@ MAX_FILE_BYTES = 64 * 2**20
 
 # =========================================================================== helpers
 def open_page():
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/geodesic_regression.py").run()
-    assert not at.exception
-    return at
+    return open_app_page("geodesic_regression.py", timeout=TIMEOUT)
 
 
-def quick_sampler(at):
-    at.number_input(key="gr_chain").set_value(50)
-    at.number_input(key="gr_burn").set_value(50)
-    return at
+quick_sampler = gr_quick_sampler
 
 
-def press_release(at):
-    at.button(key="gr_release_button").click().run()
-    assert not at.exception, at.exception
-    return at
+press_release = gr_release
 
 
 def last_release(at):

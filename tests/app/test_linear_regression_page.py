@@ -7,16 +7,14 @@ tested directly below.
 """
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from ui import analysis_pages as A
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+from .pages import open_app_page
+
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
@@ -28,13 +26,7 @@ GOOD_CSV = (
 
 
 def open_page(**query):
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/linear_regression.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_app_page("linear_regression.py", timeout=TIMEOUT, **query)
 
 
 def ledger(at):

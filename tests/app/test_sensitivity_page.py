@@ -6,27 +6,19 @@ changes, the URL round trip and the computations behind the figures.
 """
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from ui import analysis_pages as A
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+from .pages import open_app_page
+
 TIMEOUT = 180
 
 
 def open_page(**query):
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/sensitivity.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_app_page("sensitivity.py", timeout=TIMEOUT, **query)
 
 
 def summary(at):

@@ -12,18 +12,15 @@ around it.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from dpcore.data import make_mean_data, make_regression_data, to_csv
 from dpcore.manifolds import SPD, Sphere
 from ui import regression_page as rp
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+from .pages import open_app_page
+
 TIMEOUT = 120
 ROW_CAP = 60  # DPCORE_MAX_ROWS for these tests, so "too many rows" stays a small file
 
@@ -109,8 +106,7 @@ def test_geodesic_regression_uploader_survives_the_corpus(kind):
     param = rp.PARAM_RANGE[kind][2] if kind in rp.PARAM_RANGE else None
     m = rp.make_manifold(kind, param)
     data = make_regression_data(m, 12, rng=3)
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/geodesic_regression.py").run()
+    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
     at.selectbox(key="gr_manifold").set_value(kind).run()
     at.radio(key="gr_source").set_value("upload").run()
     shown = {}
@@ -135,8 +131,7 @@ def _too_many(valid_text):
 def test_frechet_mean_uploader_survives_the_corpus(key, manifold):
     radius = 0.3 if key == "sphere" else 1.0
     y = make_mean_data(manifold, 12, radius=radius, rng=3)
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/frechet_mean.py").run()
+    at = open_app_page("frechet_mean.py", timeout=TIMEOUT)
     at.selectbox(key="fm_manifold").set_value(key).run()
     at.radio(key="fm_source").set_value("upload").run()
     for label, content, expectation in corpus(to_csv(manifold, y), key):
