@@ -13,48 +13,28 @@ import pandas as pd
 import streamlit as st
 
 from ui import regression_page as rp
-from ui.session import query_value, write_query
+from ui.session import PageSettings, query_value
 
-SAVED = "bs_saved"
 RESULT = "bs_result"
-FIRST_RUN = "bs_initialized" not in st.session_state
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
                "grid": "Heatmap over (ε_p, ε_v)"}
 CAPS = rp.SWEEP_CAPS
-_url = {}
-_keys = []
-
-
-def init(key, qkey, default, cast=None, choices=None, bounds=None):
-    """Starting value of widget ``key``: this session's last value, else the URL (first run of
-    the page only), else ``default``; ``bounds`` clamps a URL value into range."""
-    _keys.append(key)
-    if qkey:
-        _url[qkey] = key
-    if key in st.session_state:
-        return
-    saved = st.session_state.setdefault(SAVED, {})
-    if key in saved:
-        st.session_state[key] = saved[key]
-        return
-    value = query_value(qkey, default, cast, choices) if FIRST_RUN and qkey else default
-    if bounds is not None:
-        value = min(max(value, bounds[0]), bounds[1])
-    st.session_state[key] = value
+settings_state = PageSettings("bs")
+init = settings_state.init
 
 
 def range_value(key, qkey, default):
     """Value for a range ``select_slider`` (passed as ``value=``: AppTest loses the range of a
     select_slider whose value was set through ``st.session_state``)."""
-    _keys.append(key)
-    _url[qkey] = key
+    settings_state.keys.append(key)
+    settings_state.url[qkey] = key
     pairs = [(a, b) for a in rp.EPS_GRID for b in rp.EPS_GRID if a < b]
     if key in st.session_state:
         value = tuple(st.session_state[key])
     else:
-        value = tuple(st.session_state.setdefault(SAVED, {}).get(key, ()))
-        if not value and FIRST_RUN:
+        value = tuple(settings_state.saved.get(key, ()))
+        if not value and settings_state.first_run:
             value = query_value(qkey, default, float_pair)
     return value if tuple(value) in pairs else default
 
@@ -184,16 +164,7 @@ with col_r, st.container(border=True):
                "here (one replicate, 3 × 3 draws, short chains, heatmap off) are a quick look "
                "that finishes in about a second. Add replicates for smoother curves.")
 
-saved = st.session_state.setdefault(SAVED, {})
-saved.update({k: st.session_state[k] for k in _keys if k in st.session_state})
-query = {}
-for qkey, key in _url.items():
-    value = st.session_state[key]
-    if isinstance(value, (list, tuple)):
-        value = ",".join(str(v) for v in value)
-    query[qkey] = value
-write_query(**query)
-st.session_state["bs_initialized"] = True
+settings_state.finish()
 
 config = rp.SweepConfig(
     kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), total=total,

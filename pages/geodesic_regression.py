@@ -12,34 +12,14 @@ import streamlit as st
 
 from dpcore.data import DataValidationError
 from ui import regression_page as rp
-from ui.session import query_value, record_release, write_query
+from ui.session import PageSettings, record_release
 
 PAGE = "Geodesic regression"
-SAVED = "gr_saved"  # in-session copy of the settings (survives switching pages)
 LAST = "gr_last"  # the last release of this page
-FIRST_RUN = "gr_initialized" not in st.session_state
 SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
            "upload": "Upload a CSV"}
-_url = {}  # query-string key -> widget key
-_keys = []  # every widget key given a starting value by init()
-
-
-def init(key, qkey, default, cast=None, choices=None, bounds=None):
-    """Give widget ``key`` its starting value: this session's last value, else the URL (first
-    run of the page only), else ``default``; ``bounds`` clamps a URL value into range."""
-    _keys.append(key)
-    if qkey:
-        _url[qkey] = key
-    if key in st.session_state:
-        return
-    saved = st.session_state.setdefault(SAVED, {})
-    if key in saved and (choices is None or saved[key] in choices):
-        st.session_state[key] = saved[key]
-        return
-    value = query_value(qkey, default, cast, choices) if FIRST_RUN and qkey else default
-    if bounds is not None:
-        value = min(max(value, bounds[0]), bounds[1])
-    st.session_state[key] = value
+settings_state = PageSettings("gr")
+init = settings_state.init
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -248,10 +228,7 @@ settings = rp.ReleaseSettings(
 )
 
 # Settings, never data, go to the URL; also keep an in-session copy for page switches.
-saved = st.session_state.setdefault(SAVED, {})
-saved.update({k: st.session_state[k] for k in _keys if k in st.session_state})
-write_query(**{qkey: st.session_state[key] for qkey, key in _url.items()})
-st.session_state["gr_initialized"] = True
+settings_state.finish()
 
 # ============================================================================== release
 range_error = None

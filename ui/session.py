@@ -107,3 +107,60 @@ def write_query(**settings):
         text = str(value)
         if st.query_params.get(key) != text:
             st.query_params[key] = text
+
+
+# ---------------------------------------------------------------------- widget state
+class PageSettings:
+    """Starting values of a page's widgets, their URL keys and their in-session copy.
+
+    A widget starts from this session's last value, else from its saved copy (which survives
+    switching pages), else from the URL (on the page's first run only), else its default.
+    :meth:`finish` stores the copy, writes the settings to the URL (lists comma-joined) and
+    marks the page as initialised.
+
+    Parameters
+    ----------
+    prefix : str
+        The page's key prefix: the copy lives under ``<prefix>_saved`` and the first-run flag
+        under ``<prefix>_initialized`` in ``st.session_state``.
+    """
+
+    def __init__(self, prefix):
+        self.saved_key = f"{prefix}_saved"
+        self.flag_key = f"{prefix}_initialized"
+        self.first_run = self.flag_key not in st.session_state
+        self.url = {}  # query-string key -> widget key
+        self.keys = []  # every widget key given a starting value
+
+    @property
+    def saved(self):
+        return st.session_state.setdefault(self.saved_key, {})
+
+    def init(self, key, qkey, default, cast=None, choices=None, bounds=None):
+        """Give widget ``key`` its starting value; ``bounds`` clamps a URL value into range
+        and ``choices`` rejects saved or URL values outside them."""
+        self.keys.append(key)
+        if qkey:
+            self.url[qkey] = key
+        if key in st.session_state:
+            return
+        saved = self.saved
+        if key in saved and (choices is None or saved[key] in choices):
+            st.session_state[key] = saved[key]
+            return
+        value = query_value(qkey, default, cast, choices) if self.first_run and qkey else default
+        if bounds is not None:
+            value = min(max(value, bounds[0]), bounds[1])
+        st.session_state[key] = value
+
+    def finish(self):
+        """Save the settings in the session, write them to the URL, mark the page initialised."""
+        self.saved.update({k: st.session_state[k] for k in self.keys if k in st.session_state})
+        query = {}
+        for qkey, key in self.url.items():
+            value = st.session_state[key]
+            if isinstance(value, (list, tuple)):
+                value = ",".join(str(v) for v in value)
+            query[qkey] = value
+        write_query(**query)
+        st.session_state[self.flag_key] = True
