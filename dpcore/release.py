@@ -28,7 +28,11 @@ import numpy as np
 from . import __version__
 from ._validation import check_int, check_positive
 from .data.synthetic import default_center
-from .exceptions import PrivacyLeakWarning
+from .exceptions import (
+    ApproximatePrivacyWarning,
+    ExactSamplingUnavailable,
+    PrivacyLeakWarning,
+)
 from .learning import GeodesicRegression, frechet_mean
 from .manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 from .mechanisms import (
@@ -42,17 +46,22 @@ from .mechanisms import (
 )
 from .mechanisms.base import check_manifold
 from .mechanisms.kng import (
+    exact_support_available,
+    frechet_mean_exact,
     regression_footpoints_many,
+    regression_gradient_bounds,
+    regression_joint_exact,
     regression_joint_many,
     regression_vectors_many,
 )
 from .mechanisms.laplace import _laplace_integrable, unembed
+from .sampling.rejection import worst_case_proposals
 from .sensitivity import (
     frechet_gradient_sensitivity,
     frechet_mean_sensitivity,
     geodesic_regression_sensitivity,
 )
-from .settings import check_limit
+from .settings import check_limit, get_limits
 
 MODES = ("strict", "paper")
 FRECHET_MECHANISMS = ("laplace", "kng", "gaussian", "ambient_laplace")
@@ -64,6 +73,28 @@ SEQUENTIAL_CAVEAT = (
 #: Ways of splitting the budget of one private geodesic (DESIGN §8).
 SCHEMES = ("sequential", "joint")
 SEEDED_CAVEAT = "Seeded randomness: reproducible demo, not for publication."
+#: What a release may claim (DESIGN §12), from :attr:`Release.guarantee`.
+GUARANTEES = ("private", "approximately private", "not covered", "not private")
+LABELS = {
+    "private": "private",
+    "not covered": "NOT PRIVATE (sequential scheme: not covered by the sensitivity proof)",
+    "not private": "NOT PRIVATE (paper mode: bounds from the data)",
+}
+APPROXIMATE_LABELS = {
+    "mcmc": "approximately private (MCMC; δ not certified)",
+    "monte_carlo": "approximately private (µ calibrated by Monte Carlo; not proven)",
+}
+SAMPLERS = ("auto", "exact", "mcmc")
+MCMC_CAVEAT = (
+    "MCMC sampler: the draws only approximate the mechanism's distribution; pure epsilon-DP "
+    "holds only approximately and no delta is certified (paper 002 app. A.1 gives delta of "
+    "order 1/chain length only if the chain has mixed, which no diagnostic proves)."
+)
+SEQUENTIAL_STRICT_CAVEAT = (
+    "Not covered by the sensitivity proof: the footpoint stage evaluates the gradient at the "
+    "data's own (non-private) shooting vector, which moves when one row is replaced (an audit "
+    "measured log-density ratios up to 4.2 epsilon_p). Use scheme='joint' for a private release."
+)
 PAPER_CAVEAT = (
     "Paper mode: bounds were taken from the data and/or sigma = Delta/epsilon was used; the "
     "output is NOT differentially private as stated."
@@ -145,6 +176,13 @@ class Release:
         Whether a seed or generator was supplied (reproducible, not for publication).
     version : str
     caveats : list of str
+    details : dict
+        Scenario facts (sample size, scheme, draws).
+    coverage : {"proven", "mcmc", "monte_carlo", "sequential"}
+        Which proof covers the draw: ``"proven"`` (exact sampler, proven sensitivity),
+        ``"mcmc"`` (MCMC sampler: δ not certified), ``"monte_carlo"`` (Gaussian µ calibrated by
+        Monte Carlo), ``"sequential"`` (footpoint stage outside the sensitivity proof). With
+        ``mode`` and the sources of the bounds it gives :attr:`guarantee` and :attr:`label`.
     """
 
     values: dict
@@ -161,21 +199,49 @@ class Release:
     version: str = __version__
     caveats: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    coverage: str = "proven"
 
     @property
-    def private(self):
-        """Whether the stated guarantee holds (strict mode and bounds all public)."""
+    def bounds_public(self):
+        """Whether strict mode ran and no bound the guarantee relies on came from the data."""
         return self.mode == "strict" and all(
             a.get("source") != "data" for a in self.assumptions.values() if isinstance(a, dict)
         )
 
     @property
-    def label(self):
-        if not self.private:
-            return "NOT PRIVATE (paper mode: bounds from the data)"
-        if self.seeded:
-            return "private mechanism, seeded: not for publication"
+    def guarantee(self):
+        """What is proven for this exact release (DESIGN §12), one of :data:`GUARANTEES`.
+
+        ``"private"``: proven sensitivity, exact sampler, public bounds (ε-DP with δ = 0, or a
+        µ-GDP proven in closed form). ``"approximately private"``: as before but drawn by MCMC
+        (δ not certified) or with a µ calibrated by Monte Carlo (a statistical estimate).
+        ``"not covered"``: the papers' sequential scheme, whose footpoint stage evaluates the
+        gradient at the data's own shooting vector, outside the sensitivity proof.
+        ``"not private"``: paper mode or bounds taken from the data.
+        """
+        if not self.bounds_public:
+            return "not private"
+        if self.coverage == "sequential":
+            return "not covered"
+        if self.coverage in ("mcmc", "monte_carlo"):
+            return "approximately private"
         return "private"
+
+    @property
+    def private(self):
+        """True only where a proof covers this exact release (``guarantee == "private"``)."""
+        return self.guarantee == "private"
+
+    @property
+    def label(self):
+        """The release's label; it never claims more than :attr:`guarantee`."""
+        base = LABELS[self.guarantee] if self.guarantee != "approximately private" else (
+            APPROXIMATE_LABELS[self.coverage])
+        if self.seeded and self.guarantee != "not private":
+            if self.guarantee == "private":
+                return "private mechanism, seeded: not for publication"
+            return base + ", seeded: not for publication"
+        return base
 
     def to_dict(self):
         """JSON-safe dict: private outputs and metadata only (no input data).
@@ -202,6 +268,8 @@ class Release:
             "seeded": self.seeded,
             "version": self.version,
             "label": self.label,
+            "guarantee": self.guarantee,
+            "private": self.private,
             "caveats": caveats,
             "details": self.details,
         }
@@ -300,7 +368,8 @@ def private_geodesic_regression(
     max_speed=None,
     chain_length=2000,
     burn_in=1000,
-    scheme="sequential",
+    scheme=None,
+    sampler="auto",
 ):
     r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
 
@@ -338,14 +407,25 @@ def private_geodesic_regression(
         (default: the diameter on compact spaces, 2 (tau_m + tau) otherwise, paper 002 app. C).
     chain_length, burn_in : int
         Metropolis-Hastings settings where no exact sampler exists.
-    scheme : {"sequential", "joint"}
-        ``"sequential"`` (the papers): footpoints by KNG with budget ``eps_p``, then vectors by
-        KNG with budget ``eps_v`` (the release records that the footpoint stage holds v at its
-        non-private estimate). ``"joint"``: one KNG on the tangent bundle over (p, v) with the
+    scheme : {None, "joint", "sequential"}
+        ``"joint"`` (default in strict mode): one KNG on the tangent bundle over (p, v) with the
         stacked gradient, sensitivity :math:`\sqrt{\Delta_p^2 + \Delta_v^2}` and budget
-        ``eps_p + eps_v`` per geodesic (DESIGN §8), no caveat; ``n_footpoints * n_vectors``
+        ``eps_p + eps_v`` per geodesic (DESIGN §8, §12); ``n_footpoints * n_vectors``
         independent pairs are drawn and returned as footpoints ``(n_draws, *point_shape)`` with
-        one vector each ``(n_draws, 1, *point_shape)``.
+        one vector each ``(n_draws, 1, *point_shape)``. ``"sequential"`` (default in paper
+        mode, the papers' scheme): footpoints by KNG with budget ``eps_p``, then vectors by KNG
+        with budget ``eps_v``; its footpoint stage evaluates the gradient at the data's own
+        shooting vector, outside the sensitivity proof, so a strict sequential release is
+        labelled not private.
+    sampler : {"auto", "exact", "mcmc"}
+        ``"exact"``: rejection sampling from uniform proposals (δ = 0,
+        :mod:`dpcore.sampling.rejection`); raises :class:`~dpcore.exceptions.
+        ExactSamplingUnavailable` before sampling where no exact sampler exists.
+        ``"mcmc"``: Metropolis-Hastings, labelled "approximately private". ``"auto"``: exact
+        in strict mode when its public worst-case cost is within the ``max_exact_work`` limit
+        (:mod:`dpcore.settings`), else MCMC with an
+        :class:`~dpcore.exceptions.ApproximatePrivacyWarning`; paper mode uses MCMC as the
+        papers did.
 
     Returns
     -------
@@ -361,7 +441,7 @@ def private_geodesic_regression(
         manifold, x, y, [(eps_p, eps_v)], tau=tau, covariate_range=covariate_range,
         tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
         n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
-        burn_in=burn_in, scheme=scheme, stacklevel=3,
+        burn_in=burn_in, scheme=scheme, sampler=sampler, stacklevel=3,
     )[0]
 
 
@@ -412,14 +492,19 @@ def _geodesic_regression_releases(
     max_speed=None,
     chain_length=2000,
     burn_in=1000,
-    scheme="sequential",
+    scheme=None,
+    sampler="auto",
     stacklevel=2,
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"`scheme` must be one of {SCHEMES}, got {scheme!r}.")
     m = check_manifold(manifold)
     mode = _check_mode(mode)
+    if scheme is None:
+        scheme = "joint" if mode == "strict" else "sequential"
+    if scheme not in SCHEMES:
+        raise ValueError(f"`scheme` must be one of {SCHEMES}, got {scheme!r}.")
+    if sampler not in SAMPLERS:
+        raise ValueError(f"`sampler` must be one of {SAMPLERS}, got {sampler!r}.")
     n_vectors = check_int(n_vectors, "n_vectors")
     n_footpoints = check_int(n_footpoints, "n_footpoints")
     check_limit("max_replicates", n_footpoints * n_vectors)
@@ -477,14 +562,17 @@ def _geodesic_regression_releases(
                 y = project_to_ball(m, y, center, tau_m)
         assumptions["center"] = _assumption(np.asarray(center), center_source)
 
-    # --- non-private fit (the chains start here) --------------------------------------
-    fit = GeodesicRegression(m, covariate_range=(0.0, 1.0), tol=1e-8).fit(t, y)
-    p_hat, v_hat = fit.footpoint_, fit.shooting_vector_
+    if tau is None and mode == "strict":
+        raise ValueError("Strict mode needs a public residual bound `tau`.")
+    # --- non-private fit: paper mode's chains and bounds start from it; a strict joint
+    # release never touches it (no data-dependent refusal, no chain started at the estimate).
+    p_hat = v_hat = None
+    if mode == "paper" or scheme == "sequential":
+        fit = GeodesicRegression(m, covariate_range=(0.0, 1.0), tol=1e-8).fit(t, y)
+        p_hat, v_hat = fit.footpoint_, fit.shooting_vector_
 
     # --- residual bound -----------------------------------------------------------------
     if tau is None:
-        if mode == "strict":
-            raise ValueError("Strict mode needs a public residual bound `tau`.")
         tau = float(np.max(m.dist(m.exp(p_hat, m._pw(t) * v_hat), y)))
         tau = max(tau, 1e-12)
         leaks.append("tau")
@@ -518,22 +606,41 @@ def _geodesic_regression_releases(
         assumptions["max_speed"] = _assumption(max_speed, speed_source,
                                                "shooting vectors restricted to this norm")
     speed_cap = max_speed if mode == "strict" else None
-    v_norm = float(m.norm(p_hat, v_hat))
-    v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
-        0.999 * speed_cap / v_norm)
+    v_start = None
+    if p_hat is not None:
+        v_norm = float(m.norm(p_hat, v_hat))
+        v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
+            0.999 * speed_cap / v_norm)
 
     common = dict(lo=lo, hi=hi, mode=mode, seeded=seeded, assumptions=assumptions,
                   n=int(y.shape[0]), kappa_low=kappa_low)
     if scheme == "joint":
+        delta_j = float(np.hypot(delta_p, delta_v))
+        sigma_factor = 2.0 if sigma_rule == "rigorous" else 1.0
+        smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
+        use_exact = _choose_exact(
+            m, sampler, mode, clip=clip, speed_cap=speed_cap,
+            g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
+                   if clip is not None and speed_cap is not None else None),
+            sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
+            what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1)
+        if p_hat is None:
+            p_hat, v_start = _public_start(m, foot_support)
         releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
                                    delta_v=delta_v, sigma_rule=sigma_rule, clip=clip,
                                    foot_support=foot_support, speed_cap=speed_cap,
                                    n_draws=n_footpoints * n_vectors, chain_length=chain_length,
-                                   burn_in=burn_in,
+                                   burn_in=burn_in, exact=use_exact,
                                    caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
                                    **common)
         _warn_paper_mode(mode, leaks, stacklevel + 1)
         return releases
+    if sampler == "exact":
+        raise ExactSamplingUnavailable(
+            "The sequential scheme has no exact sampler (its footpoint stage is not covered by "
+            "the sensitivity proof either); use scheme='joint' for an exact, private release.")
+    if mode == "strict":
+        caveats = [SEQUENTIAL_STRICT_CAVEAT]
 
     # --- footpoints and shooting vectors, all budgets in one sampler run per stage -------
     kng_p = [KNormGradient(manifold=m, epsilon=ep, sensitivity=delta_p, sigma_rule=sigma_rule,
@@ -581,9 +688,63 @@ def _geodesic_regression_releases(
                                     "sampler": vec.sampler},
             },
             caveats=list(caveats), sigma_rule=guarantee_p["sigma_rule"],
-            draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)", **common,
+            draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)",
+            coverage="sequential", **common,
         ))
     return releases
+
+
+def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, what,
+                  stacklevel, support_ok=True):
+    """Exact or MCMC, decided before sampling from public inputs only (DESIGN §12).
+
+    The exact sampler's worst-case expected cost over all data sets is ``draws * n *
+    exp(g_max / sigma)`` gradient terms (:func:`~dpcore.sampling.rejection.
+    worst_case_proposals`); ``"auto"`` takes it when that is within the ``max_exact_work``
+    limit.
+    """
+    if sampler == "mcmc":
+        return False
+    possible = (support_ok and exact_support_available(m) and clip is not None
+                and speed_cap is not None and g_max is not None)
+    if sampler == "exact":
+        if not possible:
+            raise ExactSamplingUnavailable(
+                f"No exact sampler for the {what} on {m!r} in {mode} mode (exact rejection "
+                "sampling needs strict mode and uniform proposals on the support: Sphere, "
+                "KendallShape, SPD(2), Euclidean, Hyperbolic). Pass sampler='mcmc' for an "
+                "approximately private release.")
+        return True
+    if mode == "paper" or not possible:
+        return False
+    work = exact_work(g_max, sigma, n, draws)
+    limit = get_limits().max_exact_work
+    if work <= limit:
+        return True
+    warnings.warn(
+        f"Exact sampling of the {what} could need up to {work:.3g} gradient terms (worst "
+        f"case over data sets: {draws} draw(s) x n = {n} x exp(g_max/sigma) = "
+        f"{worst_case_proposals(g_max, sigma):.3g} proposals per draw), above the limit "
+        f"max_exact_work = {limit:,}. Using MCMC: the release is only approximately private. "
+        "Pass sampler='exact' to insist, or lower n x epsilon / the number of draws.",
+        ApproximatePrivacyWarning, stacklevel=stacklevel)
+    return False
+
+
+def exact_work(g_max, sigma, n, draws):
+    """Public worst-case expected work (gradient terms) of an exact KNG release."""
+    return float(draws) * float(n) * worst_case_proposals(g_max, sigma)
+
+
+def _public_start(m, foot_support):
+    """A data-independent chain start ``(p, 0)`` for strict-mode MCMC: the public centre."""
+    if foot_support is not None:
+        p0 = np.asarray(foot_support[0], dtype=float)
+    elif isinstance(m, Sphere):
+        p0 = np.eye(m.dim + 1)[-1]
+    else:
+        p0 = m.random_point(rng=np.random.default_rng(0))
+    return p0, np.zeros_like(p0)
 
 
 def _warn_paper_mode(mode, leaks, stacklevel):
@@ -597,14 +758,17 @@ def _warn_paper_mode(mode, leaks, stacklevel):
 
 def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
                     clip, foot_support, speed_cap, n_draws, chain_length, burn_in, caveats,
-                    **common):
+                    exact=False, **common):
     """Releases of ``scheme="joint"``: one KNG over (p, v) per budget pair, all in one run."""
     delta_j = float(np.hypot(delta_p, delta_v))
     kng = [KNormGradient(manifold=m, epsilon=ep + ev, sensitivity=delta_j,
                          sigma_rule=sigma_rule, chain_length=chain_length, burn_in=burn_in)
            for ep, ev in budgets]
     ball = None if foot_support is None else Ball.make(m, *foot_support)
-    if isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
+    if exact:
+        draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
+                                       support=ball, max_norm=speed_cap)
+    elif isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
         draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
     else:
         draws = regression_joint_many(kng, t, y, p_hat, v_start, size=n_draws, rng=gen,
@@ -622,14 +786,15 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
             diagnostics={"joint": {**res.diagnostics, "exact": res.exact,
                                    "sampler": res.sampler}},
             caveats=list(caveats), sigma_rule=g["sigma_rule"],
-            draws=f"{n_draws} (footpoint, vector) pair(s)", **common,
+            draws=f"{n_draws} (footpoint, vector) pair(s)",
+            coverage="proven" if res.exact else "mcmc", **common,
         ))
     return releases
 
 
 def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsilon, delta,
                         exact, delta_note, sensitivity, sigma, diagnostics, caveats, sigma_rule,
-                        draws, lo, hi, mode, seeded, assumptions, n, kappa_low):
+                        draws, lo, hi, mode, seeded, assumptions, n, kappa_low, coverage):
     """The :class:`Release` of one budget pair from its footpoints ``(m, *ps)`` and vectors
     ``(m, r, *ps)`` (rescaled covariate units)."""
     n_footpoints, n_vectors = vectors.shape[:2]
@@ -638,7 +803,10 @@ def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsi
     intercepts = m.exp(fp_b, (-lo / (hi - lo)) * vectors)
     coefs = m.transport(fp_b, intercepts, vectors) / (hi - lo)
     if not exact:
-        caveats.append(delta_note)
+        caveats.append(MCMC_CAVEAT)
+        delta = None
+        if coverage == "proven":
+            coverage = "mcmc"
     if n_footpoints > 1 or n_vectors > 1:
         caveats.append(
             f"{draws} drawn: each geodesic costs epsilon_p + epsilon_v = {eps_p + eps_v:g}; "
@@ -657,7 +825,7 @@ def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsi
         },
         mechanism=mechanism,
         epsilon=float(epsilon),
-        delta=float(delta),
+        delta=None if delta is None else float(delta),
         mu=None,
         sensitivity=sensitivity,
         sigma=sigma,
@@ -666,6 +834,7 @@ def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsi
         mode=mode,
         seeded=seeded,
         caveats=caveats,
+        coverage=coverage,
         details={
             "scheme": "joint" if mechanism == "kng_joint" else "sequential",
             "epsilon_p": eps_p,
@@ -697,6 +866,7 @@ def private_frechet_mean(
     project=True,
     chain_length=2000,
     burn_in=1000,
+    sampler="auto",
 ):
     r"""Private Fréchet mean of points in a ball :math:`B_r(m_0)`.
 
@@ -718,6 +888,12 @@ def private_frechet_mean(
         Number of independent private means (each costs the budget).
     project : bool
         Ambient Laplace only: map the noisy result back onto the manifold.
+    chain_length, burn_in : int
+        KNG's Metropolis-Hastings settings when it runs by MCMC.
+    sampler : {"auto", "exact", "mcmc"}
+        KNG only, as in :func:`private_geodesic_regression`: exact rejection sampling on the
+        public ball (δ = 0; worst case :math:`e^{2r/\sigma}` proposals per draw), or MCMC
+        (labelled approximately private).
 
     Returns
     -------
@@ -727,6 +903,8 @@ def private_frechet_mean(
     """
     m = check_manifold(manifold)
     mode = _check_mode(mode)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"`sampler` must be one of {SAMPLERS}, got {sampler!r}.")
     if mechanism not in FRECHET_MECHANISMS:
         raise ValueError(f"`mechanism` must be one of {FRECHET_MECHANISMS}, got {mechanism!r}.")
     n_draws = check_int(n_draws, "n_draws")
@@ -784,6 +962,7 @@ def private_frechet_mean(
     mean = frechet_mean(m, y)
     sensitivity, sigma, mu_out, delta = {}, {}, None, 0.0
     diagnostics, values = {}, {}
+    coverage = "proven"
 
     if mechanism == "laplace":
         delta_m = frechet_mean_sensitivity(n, radius, kappa_high, inj)
@@ -800,16 +979,31 @@ def private_frechet_mean(
         diagnostics = {"exact": res.exact, "sampler": res.sampler}
         values["mean"] = res.values
         total_eps = n_draws * epsilon
+        if not res.exact:
+            coverage, delta = "mcmc", None
+            caveats.append(MCMC_CAVEAT + " Here the eigen-radius vector of SPD(k >= 3) is "
+                           "drawn by MCMC.")
     elif mechanism == "kng":
         delta_g = frechet_gradient_sensitivity(n, radius, kappa_high, inj)
         mech = KNormGradient(manifold=m, epsilon=epsilon, sensitivity=delta_g,
                              sigma_rule="rigorous" if mode == "strict" else "paper",
                              chain_length=chain_length, burn_in=burn_in)
-        res = mech.frechet_mean(y, mean, size=n_draws, rng=gen, support=ball.as_tuple())
-        g = mech.guarantee(exact=res.exact)
-        delta = n_draws * g["delta"]
+        # Points and proposals lie in B_r(m0): |mean log_z y_i| <= max d(z, y_i) <= 2r.
+        use_exact = _choose_exact(
+            m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
+            sigma=mech.sigma, n=n, draws=n_draws, what="Fréchet-mean KNG",
+            stacklevel=3, support_ok=mode == "strict" or sampler == "exact")
+        if use_exact:
+            res = frechet_mean_exact([mech], y, size=n_draws, rng=gen, support=ball)[0]
+        elif mode == "strict":
+            # MCMC from the public centre, not from the data's mean.
+            res = mech.frechet_mean(y, center, size=n_draws, rng=gen, support=ball.as_tuple())
+        else:
+            res = mech.frechet_mean(y, mean, size=n_draws, rng=gen, support=ball.as_tuple())
+        delta = 0.0
         if not res.exact:
-            caveats.append(g["delta_note"])
+            coverage, delta = "mcmc", None
+            caveats.append(MCMC_CAVEAT)
         sensitivity["gradient"], sigma["mean"] = delta_g, mech.sigma
         diagnostics = {**res.diagnostics, "exact": res.exact, "sampler": res.sampler}
         values["mean"] = res.values
@@ -825,6 +1019,15 @@ def private_frechet_mean(
         delta = None
         diagnostics = {"exact": res.exact, "sampler": res.sampler,
                        "mu_accounting": mech.accounting}
+        if not (isinstance(m, Euclidean) or (isinstance(m, Sphere) and m.dim == 1)):
+            coverage = "monte_carlo"
+            caveats.append(
+                "sigma was calibrated to mu by Monte Carlo (paper 004 Algorithm 2, fixed seed, "
+                "conservative by a few standard errors): a statistical estimate of the privacy "
+                "profile, not a proof.")
+        if not res.exact:
+            coverage = "mcmc"
+            caveats.append(MCMC_CAVEAT)
         values["mean"] = res.values
         total_eps = None
     else:  # ambient_laplace
@@ -870,6 +1073,7 @@ def private_frechet_mean(
         mode=mode,
         seeded=seeded,
         caveats=caveats,
+        coverage=coverage,
         details={"n": int(n), "n_draws": n_draws, "epsilon_per_draw": epsilon,
                  "mu_per_draw": mu, "manifold": repr(m)},
     )

@@ -17,6 +17,7 @@ field                  environment variable                     default
 ``max_burn_in``        ``DPCORE_MAX_BURN_IN``                   10 000
 ``max_mc_samples``     ``DPCORE_MAX_MC_SAMPLES``                200 000
 ``max_sweep_cells``    ``DPCORE_MAX_SWEEP_CELLS``               2 000
+``max_exact_work``     ``DPCORE_MAX_EXACT_WORK``              1 000 000 000
 =====================  =======================================  ===========
 
 The upload size is enforced by Streamlit itself, which reads ``server.maxUploadSize`` from
@@ -65,6 +66,10 @@ class Limits:
         Largest Monte Carlo budget of a GDP estimate, ``n_samples * repeats``.
     max_sweep_cells : int
         Largest number of cells (sample size x budget x replicate) of a budget sweep.
+    max_exact_work : int
+        Largest public worst-case expected work (gradient terms: draws x n x exp(g_max/sigma))
+        of an exact KNG release chosen by ``sampler="auto"`` (beyond it, MCMC is used and the
+        release is labelled approximately private).
 
     Raises
     ------
@@ -81,6 +86,7 @@ class Limits:
     max_burn_in: int = 10_000
     max_mc_samples: int = 200_000
     max_sweep_cells: int = 2_000
+    max_exact_work: int = 1_000_000_000
 
     def __post_init__(self):
         for field in dataclasses.fields(self):
@@ -102,6 +108,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "max_burn_in": ("DPCORE_MAX_BURN_IN",),
     "max_mc_samples": ("DPCORE_MAX_MC_SAMPLES",),
     "max_sweep_cells": ("DPCORE_MAX_SWEEP_CELLS",),
+    "max_exact_work": ("DPCORE_MAX_EXACT_WORK",),
 }
 
 _WHAT = {
@@ -112,6 +119,7 @@ _WHAT = {
     "max_burn_in": "MCMC burn-in steps per chain",
     "max_mc_samples": "Monte Carlo samples (n_samples x repeats) per privacy estimate",
     "max_sweep_cells": "cells per budget sweep",
+    "max_exact_work": "worst-case gradient terms of an exact KNG release",
 }
 
 

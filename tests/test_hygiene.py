@@ -50,7 +50,7 @@ NORTH = np.array([0.0, 0.0, 1.0])
 #: The documented contents of a release record (DESIGN §8, :class:`dpcore.release.Release`).
 RECORD_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
                "assumptions", "diagnostics", "mode", "seeded", "version", "label", "caveats",
-               "details"}
+               "details", "guarantee", "private"}
 REGRESSION_VALUES = {"footpoint", "shooting_vector", "intercept", "coef"}
 REGRESSION_DETAILS = {"scheme", "epsilon_p", "epsilon_v", "epsilon_per_geodesic", "n",
                       "n_footpoints", "n_vectors", "sigma_rule", "kappa_low", "manifold"}
@@ -65,7 +65,7 @@ DIAGNOSTIC_KEYS = {"sampler", "exact", "n_chains", "n_samples", "n_burn_in", "th
                    "step_size", "acceptance_rate_mean", "acceptance_rate_min",
                    "acceptance_rate_max", "ess", "rhat", "mu_accounting",
                    "fraction_left_manifold", "projected", "ambient_dimension",
-                   "diagnostics_grouping"}
+                   "diagnostics_grouping", "proposals", "acceptance"}
 
 
 # =========================================================================== helpers
@@ -110,7 +110,8 @@ def check_metadata(record, *, values, details, assumptions, strict=True):
         if strict:
             assert a["source"] in PUBLIC_SOURCES, (name, a)
     diag = record["diagnostics"]
-    stages = [diag[k] for k in ("footpoint", "shooting_vector")] if "footpoint" in diag else [diag]
+    stages = ([diag[k] for k in ("footpoint", "shooting_vector")] if "footpoint" in diag
+              else [diag["joint"]] if "joint" in diag else [diag])
     for stage in stages:
         assert set(stage) <= DIAGNOSTIC_KEYS, set(stage) - DIAGNOSTIC_KEYS
         for key, value in stage.items():  # summaries only: no arrays (no chains, no draws)
@@ -172,7 +173,7 @@ class TestFreshRandomness:
     @pytest.mark.parametrize("mechanism", FRECHET_MECHANISMS)
     def test_frechet_mean(self, mean_data, mechanism):
         a, b = frechet(mean_data, mechanism), frechet(mean_data, mechanism)
-        assert not a.seeded and a.label == "private"
+        assert not a.seeded and "not for publication" not in a.label
         assert not np.allclose(a.values["mean"], b.values["mean"])
 
     def test_draws_within_a_request_differ(self):

@@ -77,7 +77,8 @@ class TestGeodesicRegression:
         assert_names_limit(excinfo, "max_replicates")
         assert excinfo.value.value == 6 and excinfo.value.limit == 4
         rel = regression(line_data, n_footpoints=2, n_vectors=2)  # at the limit: fine
-        assert rel.values["shooting_vector"].shape[:2] == (2, 2)
+        # joint scheme (strict default): 2 x 2 independent (footpoint, vector) pairs
+        assert rel.values["shooting_vector"].shape[:2] == (4, 1)
 
     def test_chain_length(self, limit, line_data):
         limit("max_chain_length", 20)

@@ -36,7 +36,8 @@ class TestGeodesicRegression:
     def test_strict_sphere(self, sphere_data):
         x, y = sphere_data
         rel = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.2,
-                                          covariate_range=(0, 1), n_vectors=3, rng=0, **FAST)
+                                          covariate_range=(0, 1), n_vectors=3, rng=0,
+                                          scheme="sequential", **FAST)
         d = check_record(rel)
         assert d["mode"] == "strict" and d["seeded"] is True
         assert rel.values["footpoint"].shape == (1, 3)
@@ -44,11 +45,14 @@ class TestGeodesicRegression:
         assert rel.epsilon == pytest.approx(1.0 + 3 * 1.0)
         assert rel.sensitivity["footpoint"] == pytest.approx(2 * 0.2 / 50)
         assert rel.sigma["footpoint"] == pytest.approx(2 * rel.sensitivity["footpoint"] / 1.0)
-        assert rel.delta > 0  # MCMC
+        assert rel.delta is None  # MCMC: no delta is certified
         assert any("MCMC" in c for c in rel.caveats)
+        assert any("Not covered by the sensitivity proof" in c for c in rel.caveats)
         assert any("not for publication" in c for c in rel.caveats)
         assert all(a["source"] != "data" for a in rel.assumptions.values())
-        assert rel.private
+        # The papers' sequential scheme is outside the sensitivity proof (DESIGN §12).
+        assert not rel.private and rel.guarantee == "not covered"
+        assert rel.label.startswith("NOT PRIVATE (sequential scheme")
         assert np.all(Sphere(2).is_tangent(rel.values["footpoint"][:, None],
                                            rel.values["shooting_vector"]))
 
@@ -77,7 +81,7 @@ class TestGeodesicRegression:
         kw = dict(eps_p=1.0, eps_v=1.0, tau=0.2, covariate_range=(0, 1), **FAST)
         a = private_geodesic_regression(Sphere(2), x, y, **kw)
         b = private_geodesic_regression(Sphere(2), x, y, **kw)
-        assert not a.seeded and a.label == "private"
+        assert not a.seeded and "not for publication" not in a.label
         assert not np.allclose(a.values["footpoint"], b.values["footpoint"])
         c = private_geodesic_regression(Sphere(2), x, y, rng=5, **kw)
         e = private_geodesic_regression(Sphere(2), x, y, rng=5, **kw)
@@ -88,7 +92,8 @@ class TestGeodesicRegression:
         m = Sphere(2)
         fit = GeodesicRegression(m, covariate_range=(0, 1)).fit(x, y)
         rel = private_geodesic_regression(m, x, y, eps_p=1e4, eps_v=1e4, tau=0.2,
-                                          covariate_range=(0, 1), rng=1, **FAST)
+                                          covariate_range=(0, 1), rng=1, scheme="sequential",
+                                          **FAST)
         assert m.dist(rel.values["footpoint"][0], fit.footpoint_) < 1e-2
         assert np.linalg.norm(rel.values["shooting_vector"][0, 0] - fit.shooting_vector_) < 2e-2
 
@@ -97,7 +102,8 @@ class TestGeodesicRegression:
         m = Sphere(2)
         xs = 10 + 5 * x  # covariate in [10, 15]
         rel = private_geodesic_regression(m, xs, y, eps_p=1e4, eps_v=1e4, tau=0.2,
-                                          covariate_range=(10, 15), rng=1, **FAST)
+                                          covariate_range=(10, 15), rng=1, scheme="sequential",
+                                          **FAST)
         fit = GeodesicRegression(m, covariate_range=(10, 15)).fit(xs, y)
         assert m.dist(rel.values["intercept"][0, 0], fit.intercept_) < 5e-2
         pred = m.exp(rel.values["intercept"][0, 0], 12.0 * rel.values["coef"][0, 0])
@@ -119,7 +125,7 @@ class TestGeodesicRegression:
             kw["tau_m"] = 3.0
         rel = private_geodesic_regression(manifold, x, y, eps_p=2.0, eps_v=2.0, tau=0.5,
                                           covariate_range=(0, 1), n_footpoints=2, n_vectors=2,
-                                          rng=0, **kw, **FAST)
+                                          rng=0, scheme="sequential", **kw, **FAST)
         check_record(rel)
         fp = rel.values["footpoint"]
         assert fp.shape == (2, *manifold.point_shape) and np.all(manifold.belongs(fp))
@@ -194,7 +200,8 @@ class TestFrechetMean:
 def test_strict_record_withholds_data_dependent_diagnostics(sphere_data):
     x, y = sphere_data
     rel = private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.2,
-                                      covariate_range=(0, 1), rng=0, **FAST)
+                                      covariate_range=(0, 1), rng=0, scheme="sequential",
+                                      **FAST)
     assert "acceptance_rate_mean" in rel.diagnostics["footpoint"]  # available locally
     d = rel.to_dict()["diagnostics"]
     for part in ("footpoint", "shooting_vector"):
@@ -209,7 +216,8 @@ def test_strict_record_withholds_data_dependent_diagnostics(sphere_data):
 
 # ------------------------------------------------------------------ several budgets at once
 class TestBudgetBatch:
-    KW = dict(tau=0.3, covariate_range=(0.0, 1.0), chain_length=30, burn_in=30)
+    KW = dict(tau=0.3, covariate_range=(0.0, 1.0), chain_length=30, burn_in=30,
+              scheme="sequential")
 
     def test_one_budget_is_the_single_release(self, sphere_data):
         from dpcore.release import private_geodesic_regression_budgets
@@ -295,7 +303,7 @@ class TestJointScheme:
         rel = private_geodesic_regression(Sphere(2), x, y, eps_p=0.4, eps_v=0.6, tau=0.3,
                                           covariate_range=(0.0, 1.0), rng=2, n_footpoints=2,
                                           n_vectors=3, chain_length=40, burn_in=40,
-                                          scheme="joint")
+                                          scheme="joint", sampler="mcmc")
         check_record(rel)
         assert rel.mechanism == "kng_joint" and rel.details["scheme"] == "joint"
         assert rel.values["footpoint"].shape == (6, 3)
@@ -307,6 +315,19 @@ class TestJointScheme:
         assert not any("Sequential scheme" in c for c in rel.caveats)
         assert any("MCMC" in c for c in rel.caveats)
         assert set(rel.diagnostics) == {"joint"}
+        assert rel.guarantee == "approximately private" and rel.delta is None
+
+    def test_exact_release_is_private(self, sphere_data):
+        x, y = sphere_data
+        rel = private_geodesic_regression(Sphere(2), x[:20], y[:20], eps_p=0.5, eps_v=0.5,
+                                          tau=0.3, covariate_range=(0.0, 1.0), n_footpoints=3)
+        check_record(rel)
+        assert rel.details["scheme"] == "joint" and rel.diagnostics["joint"]["exact"]
+        assert rel.private and rel.label == "private" and rel.delta == 0.0
+        assert not any("MCMC" in c for c in rel.caveats)
+        # the acceptance rate depends on the data: kept out of the public record
+        assert "acceptance" in rel.diagnostics["joint"]
+        assert "acceptance" not in rel.to_dict()["diagnostics"]["joint"]
 
     def test_strict_spd_respects_the_supports(self):
         m = SPD(2)

@@ -193,8 +193,13 @@ class Sphere(Manifold):
         np.maximum(s, 0.0, out=s)
         np.sqrt(s, out=s)
         theta = np.arctan2(s, c, out=c)
+        cut = None
         if theta.size and theta.max() > np.pi - CUT_TOL:
-            raise CutLocusError("log is undefined for antipodal points on the sphere.")
+            if tau is None:
+                raise CutLocusError("log is undefined for antipodal points on the sphere.")
+            # Clipped (strict) gradient: a residual whose direction is undefined counts as 0,
+            # a fixed convention that keeps every term's norm <= tau (the sensitivity proof).
+            cut = theta > np.pi - CUT_TOL
         # f_i = theta_i / sin(theta_i), times min(1, tau/theta_i) when clipping: that is
         # min(theta_i, tau) / sin(theta_i). theta = s = 0 only where y_i is the prediction and
         # the residual vanishes whatever f_i is.
@@ -202,6 +207,8 @@ class Sphere(Manifold):
             np.minimum(theta, tau, out=theta)
         np.maximum(s, 1e-300, out=s)
         f = np.divide(theta, s, out=s)
+        if cut is not None:
+            f[cut] = 0.0
         # Gradient = (<p, W> p + (<u, W> - sum_i w_par_i) u - W) / n with W = sum_i w_perp_i y_i,
         # since sum_i w_perp_i P_i = <p, W> and sum_i w_perp_i U_i = <u, W>. Footpoint weights:
         # w_perp = f cos rho, w_par = f <e, y>; vector weights: t f sin(rho)/rho = f sin(rho)/|v|

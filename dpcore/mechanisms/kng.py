@@ -465,5 +465,128 @@ def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, t
     return out
 
 
-__all__ = ["SIGMA_RULES", "KNormGradient", "sample_many", "regression_footpoints_many",
-           "regression_joint_many", "regression_vectors_many"]
+# ---------------------------------------------------------------------- exact sampling
+def exact_support_available(manifold):
+    """Whether uniform proposals (hence exact KNG by rejection) exist on ``manifold``.
+
+    True for Euclidean, Sphere, KendallShape, Hyperbolic and SPD(k <= 2), the spaces with an
+    exact truncated Laplace sampler; False for SPD(k >= 3) and geomstats spaces.
+    """
+    from ..sampling.radial import volume_profile
+
+    return volume_profile(manifold) is not None
+
+
+def regression_gradient_bounds(manifold, tau, max_speed):
+    r"""Public bounds on :math:`\|\nabla_p E\|` and :math:`\|\nabla_v E\|` for every data set.
+
+    With residuals clipped to norm τ, covariates in [0, 1] and :math:`\|v\| \le V`
+    (``max_speed``), each term of :math:`\nabla_p E = -\frac1n\sum_i (d_p Exp)^\dagger
+    \epsilon_i` is a clipped residual transported back (an isometry) and scaled by the Jacobi
+    factors :math:`C(\lambda)` of DESIGN §3 along the eigen-directions of the curvature operator
+    of :math:`t_i v`, :math:`\lambda = K t_i^2 \|v\|^2` with K a sectional curvature. For
+    :math:`K \ge 0`, :math:`|C| = |\cos\sqrt\lambda| \le 1` and
+    :math:`|S| = |\sin\sqrt\lambda/\sqrt\lambda| \le 1`; for :math:`K \ge \kappa_l < 0`,
+    :math:`C \le \cosh(\sqrt{-\kappa_l} V)` and :math:`S \le \sinh(x)/x` with
+    :math:`x = \sqrt{-\kappa_l} V` (both increasing in :math:`-\lambda`). Averaging terms of norm
+    at most :math:`\tau C_{\max}` (and :math:`t_i \tau S_{\max}`, :math:`t_i \le 1`) gives
+
+    .. math:: \|\nabla_p E\| \le \tau C_{\max}, \qquad \|\nabla_v E\| \le \tau S_{\max}.
+
+    Returns
+    -------
+    (float, float)
+    """
+    kappa_low = manifold.curvature_bounds[0]
+    if kappa_low >= 0:
+        return float(tau), float(tau)
+    x = float(np.sqrt(-kappa_low) * max_speed)
+    return float(tau * np.cosh(x)), float(tau * (np.sinh(x) / x if x > 0 else 1.0))
+
+
+def _uniform_support(manifold, ball):
+    from ..sampling.radial import volume_profile
+    from ..sampling.rejection import UniformBall, WholeSpace
+
+    diameter = volume_profile(manifold).r_max
+    if ball is None or ball.radius >= diameter:
+        if not np.isfinite(diameter):
+            raise ValueError(f"Exact KNG on {manifold!r} needs a bounded support ball.")
+        return WholeSpace(manifold)
+    return UniformBall(manifold, ball.center, ball.radius)
+
+
+def _exact_results(mechanisms, values, tried, support, size):
+    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
+    out = []
+    for vals, n_tried in zip(values, tried, strict=True):
+        out.append(MechanismResult(
+            values=vals[0] if size is None else vals, exact=True,
+            sampler=f"exact rejection sampling from the {support.describe()}",
+            diagnostics={"proposals": int(n_tried),
+                         "acceptance": float(n_per / max(int(n_tried), 1))},
+        ))
+    return out
+
+
+def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support):
+    r"""Exact KNG draws on the Fréchet energy restricted to the public ball ``support``.
+
+    Rejection from the uniform law on the ball (:mod:`dpcore.sampling.rejection`); the gradient
+    norm :math:`\|\frac1n\sum_i \log_z y_i\|` is at most :math:`2r` there (points and
+    proposals in :math:`B_r(m_0)`), so a draw needs at most :math:`e^{2r/\sigma}` proposals on
+    average, whatever the data.
+    """
+    from ..sampling.rejection import sample_kng_exact
+
+    mechanisms = _check_batch(mechanisms)
+    m = mechanisms[0].manifold
+    points = np.asarray(points, dtype=float)
+    base = _uniform_support(m, support)
+
+    def gradient_norm(z):
+        return m.norm(z, frechet_mean_gradient(m, z, points))
+
+    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
+    values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
+                                     base, n_per, rng, n_terms=points.shape[0])
+    if size is not None:
+        values = values.reshape((len(mechanisms), *size_tuple(size), *m.point_shape))
+    return _exact_results(mechanisms, values, tried, base, size)
+
+
+def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
+                           max_norm):
+    r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
+
+    The support is :math:`K \times \{\|v\| \le V\}` with :math:`K` the whole compact
+    manifold or the public footpoint ball; proposals are uniform on it for the Sasaki volume
+    and accepted with probability :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are
+    clipped to ``tau``, which bounds the gradient by :func:`regression_gradient_bounds`.
+
+    Returns
+    -------
+    list of MechanismResult
+        One per mechanism, values ``(size, 2, *point_shape)``.
+    """
+    from ..sampling.rejection import BundleBall, sample_kng_exact
+
+    mechanisms = _check_batch(mechanisms)
+    m = mechanisms[0].manifold
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    bundle = BundleBall(_uniform_support(m, support), max_norm)
+
+    def gradient_norm(z):
+        p, v = z[:, 0], z[:, 1]
+        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
+        return np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2)
+
+    values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
+                                     bundle, int(size), rng, n_terms=t.shape[0])
+    return _exact_results(mechanisms, values, tried, bundle, size)
+
+
+__all__ = ["SIGMA_RULES", "KNormGradient", "exact_support_available", "frechet_mean_exact",
+           "regression_gradient_bounds", "regression_joint_exact", "sample_many",
+           "regression_footpoints_many", "regression_joint_many", "regression_vectors_many"]
