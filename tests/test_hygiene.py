@@ -527,3 +527,21 @@ def test_server_is_bound_to_localhost_by_default():
     run = re.search(r"^run:.*\n((?:\t.*\n)+)", makefile, re.M)
     assert run and "--server.address localhost" in run.group(1), run
     assert "0.0.0.0" not in makefile
+
+
+# =========================================================================== global randomness
+def test_library_never_uses_numpy_global_random_state():
+    """dpcore draws only from Generators it is given or creates (issue 11): no legacy
+    ``np.random.<function>`` call (seed, get_state, rand, normal, ...) anywhere in the library."""
+    import ast
+
+    allowed = {"default_rng", "Generator", "SeedSequence", "PCG64", "BitGenerator"}
+    found = []
+    for path in sorted((ROOT / "dpcore").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "random" and isinstance(node.value.value, ast.Name)
+                    and node.value.value.id in {"np", "numpy"} and node.attr not in allowed):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} np.random.{node.attr}")
+    assert found == []

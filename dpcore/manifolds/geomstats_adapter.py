@@ -80,21 +80,30 @@ class GeomstatsManifold(Manifold):
         return np.asarray(self.space.to_tangent(np.asarray(v, dtype=float), x), dtype=float)
 
     def random_point(self, size=None, rng=None):
-        """Random points from the space's own sampler, then made reproducible through ``rng``.
+        """Random points drawn from ``rng`` alone (numpy's global state is never touched).
 
-        geomstats samples from numpy's global state; to keep ``rng`` meaningful, the global
-        state is seeded from ``rng`` for the duration of the call and restored afterwards.
+        Standard Gaussian ambient arrays are mapped onto the space by its ``projection``
+        (normalization on a hypersphere, eigenvalue flooring on SPD matrices, ...); geomstats'
+        own ``random_point`` is not used because it draws from numpy's global random state.
+
+        Raises
+        ------
+        NotImplementedError
+            If the wrapped space has no ``projection``.
         """
         rng = np.random.default_rng(rng)
         n = 1 if size is None else int(np.prod(size))
-        # geomstats samples from numpy's legacy global state (hence the NPY002 exemptions).
-        saved = np.random.get_state()  # noqa: NPY002
-        try:
-            np.random.seed(int(rng.integers(2**32)))  # noqa: NPY002
-            pts = np.asarray(self.space.random_point(n_samples=n), dtype=float)
-        finally:
-            np.random.set_state(saved)  # noqa: NPY002
-        pts = pts.reshape((n,) + self.point_shape)
+        project = getattr(self.space, "projection", None)
+        if project is None:
+            raise NotImplementedError(
+                f"{type(self.space).__name__} has no `projection`; pass points of your own "
+                "instead of asking GeomstatsManifold for random ones."
+            )
+        raw = rng.standard_normal((n,) + self.point_shape)
+        if len(self.point_shape) == 2 and self.point_shape[0] == self.point_shape[1]:
+            raw = 0.5 * (raw + np.swapaxes(raw, -1, -2))
+            raw = raw + self.point_shape[0] * np.eye(self.point_shape[0])
+        pts = np.asarray(project(raw), dtype=float).reshape((n,) + self.point_shape)
         if size is None:
             return pts[0]
         return pts.reshape(tuple(np.atleast_1d(size).tolist()) + self.point_shape)
