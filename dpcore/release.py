@@ -731,6 +731,55 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
     return False
 
 
+def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_speed=None,
+                            draws=1, mode="strict", scheme=None, sampler="auto"):
+    """What :func:`private_geodesic_regression` will run, from public inputs only.
+
+    Lets a page say *before* sampling whether the release will be exact (labelled private) or
+    MCMC (approximately private), and why.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    n : int
+        Number of observations (public: the release states it).
+    eps_p, eps_v, tau, tau_m, max_speed, mode, scheme, sampler
+        As for :func:`private_geodesic_regression`.
+    draws : int
+        ``n_footpoints * n_vectors``.
+
+    Returns
+    -------
+    dict
+        ``scheme``, ``exact`` (bool: the sampler that will run), ``exact_possible`` (an exact
+        sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
+        terms), ``limit`` (``max_exact_work``) and ``guarantee`` (what the label will say).
+    """
+    m = check_manifold(manifold)
+    mode = _check_mode(mode)
+    scheme = ("joint" if mode == "strict" else "sequential") if scheme is None else scheme
+    out = {"scheme": scheme, "exact": False, "exact_possible": False,
+           "worst_case_proposals": None, "work": None, "limit": get_limits().max_exact_work}
+    if scheme == "sequential" or mode == "paper" or tau is None:
+        out["guarantee"] = ("not private" if mode == "paper" else "not covered")
+        return out
+    if max_speed is None:
+        max_speed = diameter(m) if is_compact(m) else 2.0 * (float(tau_m or 0.0) + tau)
+    dp, dv = geodesic_regression_sensitivity(int(n), tau, m.curvature_bounds[0],
+                                             tau_m if m.curvature_bounds[0] < 0 else None)
+    sigma = 2.0 * float(np.hypot(dp, dv)) / (eps_p + eps_v)
+    g_max = float(np.hypot(*regression_gradient_bounds(m, tau, max_speed)))
+    out["exact_possible"] = bool(exact_support_available(m))
+    out["worst_case_proposals"] = worst_case_proposals(g_max, sigma)
+    out["work"] = exact_work(g_max, sigma, n, draws)
+    if sampler == "exact":
+        out["exact"] = out["exact_possible"]
+    elif sampler == "auto":
+        out["exact"] = out["exact_possible"] and out["work"] <= out["limit"]
+    out["guarantee"] = "private" if out["exact"] else "approximately private"
+    return out
+
+
 def exact_work(g_max, sigma, n, draws):
     """Public worst-case expected work (gradient terms) of an exact KNG release."""
     return float(draws) * float(n) * worst_case_proposals(g_max, sigma)
@@ -1086,5 +1135,6 @@ __all__ = [
     "private_frechet_mean",
     "private_geodesic_regression",
     "private_geodesic_regression_budgets",
+    "plan_regression_sampler",
     "project_to_ball",
 ]

@@ -201,7 +201,7 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
             seconds = time.perf_counter() - start
             record_release(PAGE, rel)
             st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds}
-            status.update(label=f"Released in {seconds:.1f} s", state="complete")
+            status.update(label="Released", state="complete")
     last = st.session_state.get(LAST)
     if not last:
         return
@@ -216,12 +216,13 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     if rel.mu is not None:
         cols[0].metric("Guarantee", f"µ = {rel.mu:.3g}-GDP")
     else:
-        cols[0].metric("Guarantee", f"ε = {rel.epsilon:.3g}, δ = {rel.delta:.2g}")
+        delta = "not certified" if rel.delta is None else f"{rel.delta:.2g}"
+        cols[0].metric("Guarantee", f"ε = {rel.epsilon:.3g}, δ = {delta}")
     cols[1].metric("Distance to the non-private mean", f"{float(manifold.dist(mean, value)):.4g}")
     cols[2].metric("Noise scale σ", f"{float(next(iter(rel.sigma.values()))):.3g}")
     st.markdown("**Private mean:**")
     st.code(np.array2string(value, precision=5, suppress_small=True))
-    st.caption(f"Label: {rel.label}. Computed in {last['seconds']:.1f} s.")
+    st.caption(f"Label: {rel.label}.")
     st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                        file_name="frechet_mean_release.json", mime="application/json",
                        key="fm_download_release")

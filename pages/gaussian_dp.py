@@ -158,7 +158,7 @@ def release_section(mu_target):
             seconds = time.perf_counter() - start
             record_release(PAGE, rel)
             st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds, "y": y}
-            status.update(label=f"Released in {seconds:.1f} s", state="complete")
+            status.update(label="Released", state="complete")
     last = st.session_state.get(LAST)
     if last and last["key"] == key:
         rel = last["release"]
@@ -171,7 +171,7 @@ def release_section(mu_target):
         cols[3].metric("Distance to the non-private mean",
                        f"{float(Sphere(2).dist(mean, value)):.4g}")
         st.code(np.array2string(value, precision=5))
-        st.caption(f"Label: {rel.label}. Computed in {last['seconds']:.1f} s.")
+        st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="gaussian_dp_release.json", mime="application/json",
                            key="gd_download_release")

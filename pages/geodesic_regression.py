@@ -67,7 +67,7 @@ with col_data, st.container(border=True):
 
     dataset, upload_digest, data_error = None, None, None
     if source == "synthetic":
-        init("gr_n", "gr_n", 50, int, range(10, 501))
+        init("gr_n", "gr_n", 20, int, range(10, 501))
         n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
         noise_key = f"gr_noise_{kind}"
         if kind == "sphere":
@@ -128,13 +128,14 @@ with col_budget, st.container(border=True):
         share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
         eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
         st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
-    init("gr_scheme", "gr_scheme", "sequential", str, rp.SCHEME_LABELS)
+    init("gr_scheme", "gr_scheme", "joint", str, rp.SCHEME_LABELS)
     scheme = st.radio("Scheme", tuple(rp.SCHEME_LABELS), key="gr_scheme", horizontal=True,
                       format_func=rp.SCHEME_LABELS.get,
-                      help="Sequential (the papers): footpoint with ε_p, then vectors with ε_v. "
-                           "Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
-                           "ε_v and sensitivity √(Δ_p² + Δ_v²) — compare the two to see what "
-                           "the split costs.")
+                      help="Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
+                           "ε_v and sensitivity √(Δ_p² + Δ_v²), covered by the sensitivity "
+                           "proof. Sequential (the papers): footpoint with ε_p, then vectors "
+                           "with ε_v; its footpoint stage uses the data's own shooting vector, "
+                           "which the proof does not cover, so it is never labelled private.")
     init("gr_nf", "gr_nf", 3, int, range(1, rp.MAX_FOOTPOINTS + 1))
     init("gr_nv", "gr_nv", 3, int, range(1, rp.MAX_VECTORS + 1))
     c1, c2 = st.columns(2)
@@ -211,20 +212,27 @@ with col_mode, st.container(border=True):
                                     key="gr_chain", step=50))
         burn = int(st.number_input("Burn-in (tuning steps)", 0, rp.MAX_CHAIN, key="gr_burn",
                                    step=50))
+        init("gr_sampler", "gr_sampler", "auto", str, rp.SAMPLER_LABELS)
+        sampler = st.radio("Sampler", tuple(rp.SAMPLER_LABELS), key="gr_sampler",
+                           format_func=rp.SAMPLER_LABELS.get,
+                           help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
+                                "MCMC: Metropolis-Hastings chains (length and burn-in below); "
+                                "no δ is certified, so the label says approximately private.")
         init("gr_fix_seed", None, False, bool)
         init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
         fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
                                key="gr_fix_seed")
         release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
                                            disabled=not fix_seed))
-        st.caption("Longer chains mix better (watch ESS and R-hat) but take longer. "
+        st.caption("Chain settings apply to MCMC only. Longer chains mix better (watch ESS "
+                   "and R-hat) but take longer. "
                    "Without a fixed seed the randomness comes from the operating system.")
 
 settings = rp.ReleaseSettings(
     kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
     covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
     n_vectors=n_vec, chain_length=chain, burn_in=burn,
-    seed=release_seed if fix_seed else None, scheme=scheme,
+    seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
 )
 
 # Settings, never data, go to the URL; also keep an in-session copy for page switches.
@@ -249,6 +257,29 @@ if dataset is not None:
 
 data_key = (source, upload_digest) if source == "upload" else (source,)
 signature = (settings, data_key, getattr(dataset, "description", None))
+
+if dataset is not None:
+    plan = rp.sampler_plan(settings, len(dataset.x))
+    if plan["guarantee"] == "private":
+        st.success(
+            "This release will be drawn by **exact** rejection sampling and labelled "
+            f"**private** (ε-DP, δ = 0). Worst case over all data sets: "
+            f"{plan['worst_case_proposals']:.3g} proposals per draw.",
+            icon=":material/verified:")
+    elif plan["guarantee"] == "approximately private":
+        why = ("you chose MCMC" if settings.sampler == "mcmc" else
+               "no exact sampler exists for this space" if not plan["exact_possible"] else
+               f"exact sampling could need up to {plan['work']:.3g} gradient terms at this "
+               f"n × ε (limit {plan['limit']:.3g})")
+        st.warning(
+            f"This release will use **MCMC** ({why}) and be labelled **approximately private "
+            "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
+            "number of draws, or choose 'exact only' (it may take long).",
+            icon=":material/warning:")
+    elif plan["guarantee"] == "not covered":
+        st.warning("The sequential scheme is **not covered by the sensitivity proof**: its "
+                   "release is labelled NOT PRIVATE. Choose the joint scheme for a private "
+                   "release.", icon=":material/warning:")
 
 b1, b2, b3, _ = st.columns([1, 1, 1, 3])
 pressed = b1.button("Release", type="primary", key="gr_release_button",
@@ -342,7 +373,8 @@ if fit is not None:
             st.markdown(
                 f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
                 f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
-                f"δ = {met['delta']:.2g}. MSE over the draws ranges from "
+                f"δ = {'not certified (MCMC)' if met['delta'] is None else format(met['delta'], '.2g')}"
+                ". MSE over the draws ranges from "
                 f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
             )
             st.markdown("**Sampler diagnostics**")

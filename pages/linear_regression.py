@@ -333,11 +333,16 @@ def main():
     if current is not None:
         rel = current["release"]
         cols = st.columns(4)
-        cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = {rel.delta:.2g}")
+        cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = "
+                       f"{'not certified' if rel.delta is None else format(rel.delta, '.2g')}")
         cols[1].metric("Sensitivity Δ_p = Δ_v", f"{rel.sensitivity['footpoint']:.3g}")
-        cols[2].metric("σ_p / σ_v", f"{rel.sigma['footpoint']:.3g} / "
-                                    f"{rel.sigma['shooting_vector']:.3g}")
-        cols[3].metric("Release time", f"{current['seconds']:.1f} s")
+        if "joint" in rel.sigma:
+            cols[2].metric("σ (joint scheme)", f"{rel.sigma['joint']:.3g}")
+        else:
+            cols[2].metric("σ_p / σ_v", f"{rel.sigma['footpoint']:.3g} / "
+                                        f"{rel.sigma['shooting_vector']:.3g}")
+        # No release time: the run time of a strict release depends on the data.
+        cols[3].metric("Sampler", "exact" if rel.private or rel.delta == 0 else "MCMC")
         st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="linear_regression_release.json",

@@ -26,7 +26,7 @@ import numpy as np
 
 from dpcore.data import DEFAULT_NOISE, load_csv, make_regression_data, to_csv
 from dpcore.data.synthetic import default_center
-from dpcore.exceptions import PrivacyLeakWarning
+from dpcore.exceptions import ApproximatePrivacyWarning, PrivacyLeakWarning
 from dpcore.experiments import budget_sweep, default_eps_p_grid
 from dpcore.experiments.metrics import (
     geodesic_predictions,
@@ -36,15 +36,18 @@ from dpcore.experiments.metrics import (
 )
 from dpcore.learning import GeodesicRegression
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
-from dpcore.release import private_geodesic_regression
+from dpcore.release import plan_regression_sampler, private_geodesic_regression
 
 from . import figures
 
 # ============================================================================ manifolds
 MANIFOLD_KINDS = ("sphere", "spd", "kendall", "euclidean")
 #: Budget schemes of the release (DESIGN §8) and their labels.
-SCHEME_LABELS = {"sequential": "sequential (papers: ε_p then ε_v)",
-                 "joint": "joint (one ε over (p, v))"}
+SCHEME_LABELS = {"joint": "joint (one ε over (p, v); proven)",
+                 "sequential": "sequential (papers: ε_p then ε_v; not covered by the proof)"}
+SAMPLER_LABELS = {"auto": "exact when within reach, else MCMC",
+                  "exact": "exact only (private; may be slow)",
+                  "mcmc": "MCMC (approximately private)"}
 MANIFOLD_LABELS = {
     "sphere": "Sphere S²",
     "spd": "SPD(2) covariance matrices",
@@ -261,7 +264,8 @@ class ReleaseSettings:
     chain_length: int = DEFAULT_CHAIN
     burn_in: int = DEFAULT_BURN_IN
     seed: int | None = None
-    scheme: str = "sequential"
+    scheme: str = "joint"
+    sampler: str = "auto"
 
     @property
     def manifold(self):
@@ -277,6 +281,7 @@ class ReleaseSettings:
             "burn_in": int(min(self.burn_in, MAX_CHAIN)),
             "rng": self.seed,
             "scheme": self.scheme,
+            "sampler": self.sampler if self.scheme == "joint" else "auto",
         }
         if self.mode == "strict":
             kw["tau"] = self.tau
@@ -349,10 +354,22 @@ def run_release(settings, dataset):
     m = settings.manifold
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
+        warnings.simplefilter("always", ApproximatePrivacyWarning)
         release = private_geodesic_regression(m, dataset.x, dataset.y,
                                               **settings.release_kwargs())
-    notes = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    notes = [str(w.message) for w in caught
+             if issubclass(w.category, (PrivacyLeakWarning, ApproximatePrivacyWarning))]
     return release, notes
+
+
+def sampler_plan(settings, n):
+    """What the release button will run (exact or MCMC) and the label it will get, from public
+    inputs only (:func:`dpcore.release.plan_regression_sampler`)."""
+    return plan_regression_sampler(
+        settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
+        tau=settings.tau if settings.mode == "strict" else None,
+        tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
+        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler)
 
 
 def data_checks(settings, dataset, fit=None):
@@ -450,7 +467,7 @@ def release_metrics(kind, param, dataset, release, fit):
         "sigma_joint": release.sigma.get("joint"),
         "eps_per_geodesic": float(release.details["epsilon_per_geodesic"]),
         "epsilon": float(release.epsilon),
-        "delta": float(release.delta),
+        "delta": None if release.delta is None else float(release.delta),
         "n_draws": int(mse.size),
         "diagnostics": {stage: _stage(diag) for stage, diag in release.diagnostics.items()},
     }

@@ -34,6 +34,8 @@ def record_release(page, release, note=""):
         "delta": release.delta,
         "mu": release.mu,
         "label": release.label,
+        "guarantee": getattr(release, "guarantee", None) or (
+            "not private" if release.label.startswith("NOT PRIVATE") else "private"),
         "note": note,
         "time": _dt.datetime.now().strftime("%H:%M:%S"),
     }
@@ -47,8 +49,11 @@ def ledger_totals(entries):
     delta = sum(e["delta"] or 0.0 for e in entries)
     mus = [e["mu"] for e in entries if e["mu"] is not None]
     mu = float(np.sqrt(np.sum(np.square(mus)))) if mus else None
-    not_private = sum(1 for e in entries if e["label"].startswith("NOT PRIVATE"))
-    return {"epsilon": eps, "delta": delta, "mu": mu, "not_private": not_private}
+    kinds = [e.get("guarantee", "private") for e in entries]
+    not_private = sum(1 for g in kinds if g in ("not private", "not covered"))
+    approximate = sum(1 for g in kinds if g == "approximately private")
+    return {"epsilon": eps, "delta": delta, "mu": mu, "not_private": not_private,
+            "approximate": approximate}
 
 
 def render_ledger():
@@ -76,7 +81,12 @@ def render_ledger():
             text += f"; Gaussian DP µ = {tot['mu']:.3g}"
         st.markdown(text)
         if tot["not_private"]:
-            st.warning(f"{tot['not_private']} release(s) in paper mode: not private.")
+            st.warning(f"{tot['not_private']} release(s) not private (paper mode or the "
+                       "sequential scheme).")
+        if tot["approximate"]:
+            st.warning(f"{tot['approximate']} release(s) only approximately private (MCMC or "
+                       "Monte Carlo calibration): their δ is not certified, so the total δ "
+                       "is a lower bound.")
         if st.button("Clear ledger", key="ledger_clear"):
             st.session_state[LEDGER_KEY] = []
             st.rerun()

@@ -67,9 +67,10 @@ def test_release_records_ledger_and_shows_metrics():
     assert len(ledger) == 1
     entry = ledger[0]
     assert entry["page"] == "Geodesic regression"
-    # Default: eps_p = 1, eps_v = 2, 3 footpoints x 3 vectors -> 3 * 1 + 9 * 2.
-    assert entry["epsilon"] == pytest.approx(21.0)
-    assert entry["label"] == "private"
+    # Default: joint scheme, eps_p = 1, eps_v = 2, 3 x 3 = 9 (footpoint, vector) pairs
+    # -> 9 * (1 + 2); n = 20 keeps the exact sampler within reach: labelled private.
+    assert entry["epsilon"] == pytest.approx(27.0)
+    assert entry["label"] == "private" and entry["guarantee"] == "private"
     labels = metric_labels(at)
     for name in ("MSE, non-private", "MSE, private (mean)", "Footpoint shift",
                  "Vector angle", "Length error"):
@@ -158,8 +159,8 @@ def test_total_budget_with_a_split():
     at.number_input(key="gr_nf").set_value(1)
     at.number_input(key="gr_nv").set_value(2)
     release(quick_sampler(at))
-    # eps_p = 0.5, eps_v = 1.5: one footpoint and two vectors cost 0.5 + 2 * 1.5.
-    assert at.session_state[LEDGER][0]["epsilon"] == pytest.approx(3.5)
+    # eps_p = 0.5, eps_v = 1.5, joint scheme: two (footpoint, vector) pairs cost 2 * 2.
+    assert at.session_state[LEDGER][0]["epsilon"] == pytest.approx(4.0)
 
 
 def test_generated_example_has_its_covariate_range():
@@ -251,4 +252,4 @@ def test_junk_in_the_url_falls_back_to_defaults():
     assert at.selectbox(key="gr_manifold").value == "sphere"
     assert at.select_slider(key="gr_eps_p").value == 1.0
     assert at.number_input(key="gr_tau_sphere").value == pytest.approx(0.001)  # clamped
-    assert at.slider(key="gr_n").value == 50
+    assert at.slider(key="gr_n").value == 20

@@ -450,7 +450,7 @@ def test_download_data_goes_through_neutralize_cell(downloads, monkeypatch, sour
     assert payloads, [name for name, _, _ in downloads]
     assert calls, "the data download did not go through neutralize_cell"
     if source == "synthetic":
-        ds = rp.synthetic_dataset("sphere", None, 50, rp.SPHERE_NOISE_CHOICES[0], 0)
+        ds = rp.synthetic_dataset("sphere", None, 20, rp.SPHERE_NOISE_CHOICES[0], 0)
     else:
         ds = rp.example_dataset("sphere", None)
     assert payloads[-1] == to_csv(Sphere(2), ds.y, ds.x)
