@@ -370,11 +370,12 @@ if fit is not None:
                     f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
                     f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
                 )
+            delta_text = ("not certified (MCMC)" if met["delta"] is None
+                          else format(met["delta"], ".2g"))
             st.markdown(
                 f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
                 f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
-                f"δ = {'not certified (MCMC)' if met['delta'] is None else format(met['delta'], '.2g')}"
-                ". MSE over the draws ranges from "
+                f"δ = {delta_text}. MSE over the draws ranges from "
                 f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
             )
             st.markdown("**Sampler diagnostics**")
