@@ -48,6 +48,7 @@ from .mechanisms.base import check_manifold
 from .mechanisms.kng import (
     exact_support_available,
     frechet_mean_exact,
+    refined_chart_available,
     regression_footpoints_many,
     regression_gradient_bounds,
     regression_joint_exact,
@@ -695,17 +696,18 @@ def _geodesic_regression_releases(
 
 
 def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, what,
-                  stacklevel, support_ok=True):
+                  stacklevel, support_ok=True, predicted_work=None, refined=False):
     """Exact or MCMC, decided before sampling from public inputs only (DESIGN §12).
 
-    The exact sampler's worst-case expected cost over all data sets is ``draws * n *
-    exp(g_max / sigma)`` gradient terms (:func:`~dpcore.sampling.rejection.
-    worst_case_proposals`); ``"auto"`` takes it when that is within the ``max_exact_work``
-    limit.
+    The uniform-proposal sampler's worst-case expected cost over all data sets is ``draws * n
+    * exp(g_max / sigma)`` gradient terms (:func:`~dpcore.sampling.rejection.
+    worst_case_proposals`); the refined-envelope sampler's cost is predicted from a public
+    model target (``predicted_work``, :func:`~dpcore.sampling.envelope.predict_refined_cost`).
+    ``"auto"`` goes exact when either is within the ``max_exact_work`` limit.
     """
     if sampler == "mcmc":
         return False
-    possible = (support_ok and exact_support_available(m) and clip is not None
+    possible = (support_ok and (exact_support_available(m) or refined) and clip is not None
                 and speed_cap is not None and g_max is not None)
     if sampler == "exact":
         if not possible:
@@ -719,7 +721,7 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
         return False
     work = exact_work(g_max, sigma, n, draws)
     limit = get_limits().max_exact_work
-    if work <= limit:
+    if work <= limit or (predicted_work is not None and predicted_work <= limit):
         return True
     warnings.warn(
         f"Exact sampling of the {what} could need up to {work:.3g} gradient terms (worst "
@@ -778,6 +780,23 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         out["exact"] = out["exact_possible"] and out["work"] <= out["limit"]
     out["guarantee"] = "private" if out["exact"] else "approximately private"
     return out
+
+
+#: Relative cost of one gradient term (one log map) against the sphere's closed form, for the
+#: work predictions: SPD and Kendall logs need eigen- or complex decompositions.
+_TERM_COST = {"Sphere": 1.0, "Euclidean": 1.0, "Hyperbolic": 2.0}
+
+
+def predicted_frechet_kng_work(manifold, center, radius, sigma, n, draws):
+    """Public prediction of an exact (refined-envelope) Fréchet KNG release's work, in
+    sphere-equivalent gradient terms: (envelope cells + draws x proposals per draw) x n."""
+    from .sampling.envelope import NormalChart, frechet_gradient_lipschitz, predict_refined_cost
+
+    cells, per_draw = predict_refined_cost(NormalChart(manifold, center), radius,
+                                           frechet_gradient_lipschitz(manifold, radius), sigma,
+                                           draws=draws)
+    weight = _TERM_COST.get(type(manifold).__name__, 10.0)
+    return (cells + draws * per_draw) * float(n) * weight
 
 
 def exact_work(g_max, sigma, n, draws):
@@ -1038,10 +1057,14 @@ def private_frechet_mean(
                              sigma_rule="rigorous" if mode == "strict" else "paper",
                              chain_length=chain_length, burn_in=burn_in)
         # Points and proposals lie in B_r(m0): |mean log_z y_i| <= max d(z, y_i) <= 2r.
+        refined = refined_chart_available(m)
+        predicted = (predicted_frechet_kng_work(m, center, radius, mech.sigma, n, n_draws)
+                     if refined and mode == "strict" and sampler == "auto" else None)
         use_exact = _choose_exact(
             m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
             sigma=mech.sigma, n=n, draws=n_draws, what="Fréchet-mean KNG",
-            stacklevel=3, support_ok=mode == "strict" or sampler == "exact")
+            stacklevel=3, support_ok=mode == "strict" or sampler == "exact",
+            predicted_work=predicted, refined=refined)
         if use_exact:
             res = frechet_mean_exact([mech], y, size=n_draws, rng=gen, support=ball)[0]
         elif mode == "strict":

@@ -529,30 +529,69 @@ def _exact_results(mechanisms, values, tried, support, size):
     return out
 
 
-def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support):
+def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined=None):
     r"""Exact KNG draws on the Fréchet energy restricted to the public ball ``support``.
 
-    Rejection from the uniform law on the ball (:mod:`dpcore.sampling.rejection`); the gradient
-    norm :math:`\|\frac1n\sum_i \log_z y_i\|` is at most :math:`2r` there (points and
-    proposals in :math:`B_r(m_0)`), so a draw needs at most :math:`e^{2r/\sigma}` proposals on
-    average, whatever the data.
+    Two exact samplers (both rejection, δ = 0):
+
+    - ``refined`` (default where a normal chart exists: Sphere, KendallShape, Euclidean,
+      Hyperbolic, SPD): a piecewise envelope built from the gradient norm's Lipschitz
+      constant (:mod:`dpcore.sampling.envelope`), whose acceptance stays high however
+      concentrated the target is;
+    - uniform proposals on the ball (:mod:`dpcore.sampling.rejection`); the gradient norm
+      :math:`\|\frac1n\sum_i \log_z y_i\|` is at most :math:`2r` there (points and proposals
+      in :math:`B_r(m_0)`), so a draw needs at most :math:`e^{2r/\sigma}` proposals on average.
     """
+    from ..sampling.envelope import (
+        NormalChart,
+        RefinedEnvelope,
+        frechet_gradient_lipschitz,
+    )
     from ..sampling.rejection import sample_kng_exact
 
     mechanisms = _check_batch(mechanisms)
     m = mechanisms[0].manifold
     points = np.asarray(points, dtype=float)
-    base = _uniform_support(m, support)
+    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
 
     def gradient_norm(z):
         return m.norm(z, frechet_mean_gradient(m, z, points))
 
-    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
+    if refined is None:
+        refined = refined_chart_available(m)
+    if refined:
+        rng = np.random.default_rng(rng)
+        chart = NormalChart(m, support.center)
+        lip = frechet_gradient_lipschitz(m, support.radius)
+        out = []
+        for mech in mechanisms:
+            env = RefinedEnvelope(chart, support.radius, gradient_norm, lip, mech.sigma,
+                                  n_terms=points.shape[0], draws=n_per)
+            vals, tried, violations = env.sample(n_per, rng, n_terms=points.shape[0])
+            if size is not None:
+                vals = vals.reshape((*size_tuple(size), *m.point_shape))
+            out.append(MechanismResult(
+                values=vals[0] if size is None else vals, exact=True,
+                sampler=("exact rejection sampling from a refined Lipschitz envelope on the "
+                         f"ball of radius {support.radius:g}"),
+                diagnostics={"proposals": int(tried), "acceptance": float(n_per / tried),
+                             "envelope_cells": int(env.centers.shape[0]),
+                             "envelope_violations": int(violations)},
+            ))
+        return out
+    base = _uniform_support(m, support)
     values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
                                      base, n_per, rng, n_terms=points.shape[0])
     if size is not None:
         values = values.reshape((len(mechanisms), *size_tuple(size), *m.point_shape))
     return _exact_results(mechanisms, values, tried, base, size)
+
+
+def refined_chart_available(manifold):
+    """Whether :func:`frechet_mean_exact` can use the refined envelope on ``manifold``."""
+    from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+
+    return isinstance(manifold, (Sphere, KendallShape, Euclidean, Hyperbolic, SPD))
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
@@ -588,5 +627,6 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
 
 
 __all__ = ["SIGMA_RULES", "KNormGradient", "exact_support_available", "frechet_mean_exact",
+           "refined_chart_available",
            "regression_gradient_bounds", "regression_joint_exact", "sample_many",
            "regression_footpoints_many", "regression_joint_many", "regression_vectors_many"]

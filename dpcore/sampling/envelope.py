@@ -1,0 +1,333 @@
+r"""Exact KNG by rejection from a refined piecewise envelope (DESIGN §12).
+
+The uniform proposal of :mod:`dpcore.sampling.rejection` accepts at rate
+:math:`\int_K f/\mathrm{vol}(K)`, which becomes tiny once :math:`n\epsilon` makes the KNG
+target concentrate. Where the gradient norm :math:`g` is Lipschitz on the support, a piecewise
+envelope fixes that: on a cell :math:`C` whose points lie within :math:`h` of an anchor
+:math:`a`, :math:`g \ge g(a) - L h`, hence :math:`f = e^{-g/\sigma} \le
+\min(1, e^{-(g(a) - L h)/\sigma})`. Refining the cells where that bound is loose gives an
+envelope within a small factor of :math:`f` everywhere that matters; rejection from it is exact.
+
+Cells live in normal coordinates :math:`u \in \mathbb{R}^d` at the centre :math:`m_0` of the
+public ball :math:`K = B_r(m_0)` (coordinates in an orthonormal basis of :math:`T_{m_0}M`).
+The target in these coordinates has density :math:`f(\exp_{m_0} u)\, J(u)` w.r.t. Lebesgue
+measure on the ball :math:`|u| \le r`, with :math:`J` the volume density of the exponential map
+(:class:`NormalChart`). A cell is an axis-aligned cube of half-side :math:`s` and centre
+:math:`c`; its anchor is :math:`a = P(c)`, the projection of :math:`c` onto the ball. For
+:math:`u` in the cube and the ball, :math:`|u - a| \le |u - c| \le s\sqrt d` (projection onto a
+convex set is non-expansive), the segment from :math:`a` to :math:`u` stays in the ball, and so
+
+.. math:: d(\exp_{m_0} u, \exp_{m_0} a) \le \mathrm{Lip}(\exp_{m_0}|_{B_r})\, s\sqrt d = h.
+
+By Rauch's comparison theorem, with sectional curvature :math:`K \ge \kappa_l`,
+:math:`|d\exp_{m_0}(u)| \le 1` if :math:`\kappa_l \ge 0` and
+:math:`\le \sinh(\sqrt{-\kappa_l}\rho)/(\sqrt{-\kappa_l}\rho)` at :math:`|u| = \rho` otherwise.
+
+Lipschitz constant of the Fréchet-mean gradient norm. :math:`G(z) = -\frac1n\sum_i \log_z y_i`
+is the gradient of :math:`F(z) = \frac1{2n}\sum_i d(z, y_i)^2`, so its covariant derivative is
+the Hessian of :math:`F`. By the Hessian comparison theorem the eigenvalues of
+:math:`\mathrm{Hess}\,\tfrac12 d(\cdot, y)^2` at distance :math:`\delta` lie between
+:math:`\sqrt{\kappa_h}\delta\cot(\sqrt{\kappa_h}\delta)` and :math:`1` when :math:`\kappa_l \ge 0`,
+and up to :math:`\sqrt{-\kappa_l}\delta\coth(\sqrt{-\kappa_l}\delta)` when :math:`\kappa_l < 0`
+(the same comparison behind paper 001, Thm 2, whose :math:`h(r, \kappa)` is the lower end).
+In :math:`B_r(m_0)` with :math:`r < r^*` every :math:`\delta \le 2r < \pi/(2\sqrt{\kappa_h})`, so
+the lower end is positive and :math:`\|\nabla G\| \le L` with :math:`L = 1` (:math:`\kappa_l\ge0`)
+or :math:`L = \sqrt{-\kappa_l}\,2r\coth(\sqrt{-\kappa_l}\,2r)`. Along a geodesic in the (convex)
+ball, :math:`|g(z) - g(w)| \le |\Gamma G(z) - G(w)| \le L\, d(z, w)`.
+
+Run time depends on the data (a timing side channel); the output's law does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+
+#: Largest number of cells an envelope may hold (the refinement stops there).
+MAX_CELLS = 60_000
+
+
+def _log_sinc(x):
+    x = np.asarray(x, dtype=float)
+    safe = np.where(x > 1e-8, x, 1.0)
+    return np.where(x > 1e-8, np.log(np.abs(np.sin(safe)) / safe), -x * x / 6.0)
+
+
+def _log_sinhc(x):
+    x = np.asarray(x, dtype=float)
+    safe = np.where(x > 1e-8, x, 1.0)
+    return np.where(x > 1e-8, safe + np.log1p(-np.exp(-2 * safe)) - np.log(2 * safe),
+                    x * x / 6.0)
+
+
+class NormalChart:
+    r"""Normal coordinates at ``center``: :math:`u \mapsto \exp_{m_0}(\sum_a u_a e_a)`.
+
+    Parameters
+    ----------
+    manifold : Sphere, KendallShape, Euclidean, Hyperbolic or SPD
+    center : array, shape ``point_shape``
+
+    Notes
+    -----
+    Volume density :math:`J(u) = \prod_\lambda S(\lambda)` over the eigenvalues :math:`\lambda`
+    of the curvature operator :math:`w \mapsto R(w, u)u` (DESIGN §3, the singular values of
+    :math:`d\exp`): :math:`(\sin\rho/\rho)^{d-1}` on :math:`S^d`;
+    :math:`(\sin\rho/\rho)^{2m-2}\,\sin 2\rho/(2\rho)` on Kendall's :math:`CP^m`;
+    :math:`(\sinh\rho/\rho)^{d-1}` on :math:`H^d`; on SPD(k),
+    :math:`\prod_{i<j}\sinh(|\lambda_i-\lambda_j|/2)/(|\lambda_i-\lambda_j|/2)` with
+    :math:`\lambda` the eigenvalues of :math:`m_0^{-1/2} V m_0^{-1/2}`; 1 on :math:`\mathbb{R}^d`.
+    """
+
+    def __init__(self, manifold, center):
+        if not isinstance(manifold, (Sphere, KendallShape, Euclidean, Hyperbolic, SPD)):
+            raise NotImplementedError(f"No normal chart for {manifold!r}.")
+        self.manifold = manifold
+        self.center = np.asarray(center, dtype=float)
+        self.dim = manifold.dim
+        self.basis = manifold.orthonormal_basis(self.center)  # (d, *ps)
+        self.kappa_low = float(manifold.curvature_bounds[0])
+        if isinstance(manifold, SPD):
+            w, q = np.linalg.eigh(self.center)
+            self._inv_sqrt = (q / np.sqrt(w)) @ q.T
+
+    def tangent(self, u):
+        """Tangent vectors at the centre from coordinates ``(m, d)``."""
+        return np.einsum("ma,a...->m...", u, self.basis)
+
+    def to_point(self, u):
+        """Points ``exp_center(u)``, shape ``(m, *point_shape)``."""
+        return self.manifold.exp(self.center, self.tangent(u))
+
+    def log_jacobian(self, u):
+        """``log J(u)`` for coordinates ``(m, d)``."""
+        m = self.manifold
+        rho = np.linalg.norm(u, axis=-1)
+        if isinstance(m, Euclidean):
+            return np.zeros(rho.shape)
+        if isinstance(m, Sphere):
+            return (m.dim - 1) * _log_sinc(rho)
+        if isinstance(m, KendallShape):
+            return (m.dim - 2) * _log_sinc(rho) + _log_sinc(2 * rho)
+        if isinstance(m, Hyperbolic):
+            return (m.dim - 1) * _log_sinhc(rho)
+        w = self._inv_sqrt @ self.tangent(u) @ self._inv_sqrt
+        lam = np.linalg.eigvalsh(0.5 * (w + np.swapaxes(w, -1, -2)))
+        i, j = np.triu_indices(lam.shape[-1], 1)
+        return np.sum(_log_sinhc(0.5 * np.abs(lam[..., i] - lam[..., j])), axis=-1)
+
+    def log_jacobian_max(self, rho_lo, rho_hi):
+        """Upper bound of ``log J`` over ``rho_lo <= |u| <= rho_hi`` (arrays)."""
+        m = self.manifold
+        if isinstance(m, Euclidean):
+            return np.zeros(np.shape(rho_hi))
+        if isinstance(m, Sphere):  # sin(rho)/rho decreases on [0, pi]
+            return (m.dim - 1) * _log_sinc(rho_lo)
+        if isinstance(m, KendallShape):  # both factors decrease on [0, pi/2]
+            return (m.dim - 2) * _log_sinc(rho_lo) + _log_sinc(2 * np.asarray(rho_lo))
+        if isinstance(m, Hyperbolic):
+            return (m.dim - 1) * _log_sinhc(rho_hi)
+        # SPD(k): |lambda_i - lambda_j| <= sqrt(2) |u| and sinh(x)/x increases.
+        k = m.point_shape[0]
+        return 0.5 * k * (k - 1) * _log_sinhc(np.asarray(rho_hi) / math.sqrt(2.0))
+
+    def exp_lipschitz(self, rho):
+        """Lipschitz constant of ``exp_center`` on ``|u| <= rho`` (Rauch comparison)."""
+        if self.kappa_low >= 0:
+            return 1.0
+        x = math.sqrt(-self.kappa_low) * rho
+        return math.sinh(x) / x if x > 0 else 1.0
+
+
+def frechet_gradient_lipschitz(manifold, radius):
+    """Lipschitz constant of ``z -> |grad F(z)|`` on ``B_radius`` (module docstring)."""
+    kappa_low = float(manifold.curvature_bounds[0])
+    if kappa_low >= 0:
+        return 1.0
+    x = math.sqrt(-kappa_low) * 2.0 * radius
+    return x / math.tanh(x) if x > 0 else 1.0
+
+
+class RefinedEnvelope:
+    """Piecewise envelope of ``exp(-g/sigma)`` on ``B_radius(center)`` in normal coordinates.
+
+    Parameters
+    ----------
+    chart : NormalChart
+    radius : float
+    gradient_norm : callable
+        Maps points ``(m, *point_shape)`` to ``g >= 0`` ``(m,)``.
+    lipschitz : float
+        A proven Lipschitz constant of ``g`` on the ball.
+    sigma : float
+    max_cells : int
+    """
+
+    def __init__(self, chart, radius, gradient_norm, lipschitz, sigma, *, max_cells=MAX_CELLS,
+                 n_terms=1, draws=1):
+        self.chart = chart
+        self.radius = float(radius)
+        self.g = gradient_norm
+        self.lipschitz = float(lipschitz)
+        self.sigma = float(sigma)
+        self.max_cells = int(max_cells)
+        self.exp_lip = chart.exp_lipschitz(self.radius)
+        self.evaluations = 0
+        self.draws = int(draws)
+        # Points per gradient call, so that points x data terms stays near 2e6.
+        self.chunk = int(max(16, 2_000_000 // max(int(n_terms), 1)))
+        d = chart.dim
+        # Start with a grid of at most ~4^d (and <= max_cells / 4) cubes covering [-r, r]^d.
+        per_dim = max(1, min(4, int((self.max_cells / 4) ** (1.0 / d))))
+        s = self.radius / per_dim
+        ticks = -self.radius + s * (2 * np.arange(per_dim) + 1)
+        centers = np.stack(np.meshgrid(*([ticks] * d), indexing="ij"), -1).reshape(-1, d)
+        self._set_cells(centers, np.full(centers.shape[0], s))
+        self._refine()
+
+    # ------------------------------------------------------------------ construction
+    def _set_cells(self, centers, half):
+        d = self.chart.dim
+        # Drop cubes that miss the ball: the closest point of the cube to 0 is beyond r.
+        nearest = np.linalg.norm(np.maximum(np.abs(centers) - half[:, None], 0.0), axis=-1)
+        keep = nearest <= self.radius
+        centers, half = centers[keep], half[keep]
+        cn = np.linalg.norm(centers, axis=-1)
+        anchors = centers * np.minimum(1.0, self.radius / np.where(cn > 0, cn, 1.0))[:, None]
+        h = self.exp_lip * half * math.sqrt(d)
+        g = np.concatenate([
+            np.asarray(self.g(self.chart.to_point(anchors[i:i + self.chunk])), dtype=float)
+            for i in range(0, anchors.shape[0], self.chunk)]) if anchors.shape[0] else (
+            np.zeros(0))
+        self.evaluations += anchors.shape[0]
+        rho_lo = nearest[keep]
+        rho_hi = np.minimum(self.radius, cn + half * math.sqrt(d))
+        self.centers, self.half, self.h = centers, half, h
+        self.log_bound = (np.minimum(0.0, -(g - self.lipschitz * h) / self.sigma)
+                          + self.chart.log_jacobian_max(rho_lo, rho_hi))
+        # A lower bound of the target on the cell, used only to decide where to refine: J is
+        # smallest at the far end for curvature >= 0 and at least 1 for curvature <= 0.
+        log_j_low = (self.chart.log_jacobian_max(rho_hi, rho_hi) if self.chart.kappa_low >= 0
+                     else np.zeros(rho_hi.shape))
+        self.log_low = -(g + self.lipschitz * h) / self.sigma + log_j_low
+        self.log_volume = d * np.log(2 * half)
+
+    def _refine(self):
+        d = self.chart.dim
+        children = 2**d
+        while True:
+            mass = np.exp(self.log_bound + self.log_volume - self.log_bound.max())
+            low = np.exp(np.minimum(self.log_low, self.log_bound) + self.log_volume
+                         - self.log_bound.max())
+            excess = mass - low
+            total, total_excess = mass.sum(), excess.sum()
+            room = (self.max_cells - self.centers.shape[0]) // (children - 1)
+            # Stop once the envelope is provably within a factor 4 of the target in total
+            # (acceptance >= 1/4; in practice higher, the lower bounds are loose).
+            # Also stop when more cells would cost more gradient evaluations than the proposals
+            # they save: expected proposals are at most draws x total / lower mass.
+            low_total = max(total - total_excess, 1e-300)
+            if (total - total_excess >= 0.25 * total or room < 1
+                    or 4.0 * self.draws * total / low_total < self.centers.shape[0]):
+                break
+            order = np.argsort(excess)[::-1]
+            cum = np.cumsum(excess[order])
+            # Split the loosest cells holding half the excess, as many as there is room for.
+            k = int(min(room, max(1, np.searchsorted(cum, 0.5 * total_excess) + 1)))
+            split = order[:k]
+            rest = np.setdiff1d(np.arange(self.centers.shape[0]), split)
+            offsets = np.stack(np.meshgrid(*([[-1.0, 1.0]] * d), indexing="ij"),
+                               -1).reshape(-1, d)
+            hs = self.half[split] / 2
+            new_c = (self.centers[split][:, None, :] + hs[:, None, None] * offsets[None]
+                     ).reshape(-1, d)
+            new_h = np.repeat(hs, children)
+            old = (self.centers[rest], self.half[rest], self.h[rest], self.log_bound[rest],
+                   self.log_low[rest], self.log_volume[rest])
+            self._set_cells(new_c, new_h)
+            self.centers = np.concatenate([old[0], self.centers])
+            self.half = np.concatenate([old[1], self.half])
+            self.h = np.concatenate([old[2], self.h])
+            self.log_bound = np.concatenate([old[3], self.log_bound])
+            self.log_low = np.concatenate([old[4], self.log_low])
+            self.log_volume = np.concatenate([old[5], self.log_volume])
+
+    def acceptance_lower_bound(self):
+        """Proven lower bound on the acceptance rate (lower over upper envelope mass)."""
+        low = np.exp(np.minimum(self.log_low, self.log_bound) + self.log_volume)
+        return float(low.sum() / np.exp(self.log_bound + self.log_volume).sum())
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, size, rng, *, n_terms=1):
+        """``size`` exact draws; returns ``(points, proposals, envelope_violations)``."""
+        d = self.chart.dim
+        logm = self.log_bound + self.log_volume
+        prob = np.exp(logm - logm.max())
+        prob /= prob.sum()
+        out, have, tried, violations = [], 0, 0, 0
+        batch = int(max(64, min(200_000, 2_000_000 // max(int(n_terms), 1), 4 * size)))
+        while have < size:
+            idx = rng.choice(prob.size, size=batch, p=prob)
+            u = self.centers[idx] + self.half[idx, None] * rng.uniform(-1, 1, (batch, d))
+            inside = np.linalg.norm(u, axis=-1) <= self.radius
+            log_acc = np.full(batch, -np.inf)
+            if np.any(inside):
+                z = self.chart.to_point(u[inside])
+                g = np.asarray(self.g(z), dtype=float)
+                log_t = -g / self.sigma + self.chart.log_jacobian(u[inside])
+                log_acc[inside] = log_t - self.log_bound[idx[inside]]
+                violations += int(np.sum(log_acc[inside] > 1e-9))
+            ok = np.log(rng.random(batch)) < log_acc
+            hits = np.flatnonzero(ok)[: size - have]
+            tried += batch if hits.size < size - have else int(hits[-1]) + 1
+            if hits.size:
+                out.append(self.chart.to_point(u[hits]))
+                have += hits.size
+        return np.concatenate(out)[:size], tried, violations
+
+
+def predict_refined_cost(chart, radius, lipschitz, sigma, draws=1):
+    """Public prediction of the refined sampler's cost (no data involved).
+
+    Builds the envelope for the model target ``g(z) = d(z, m0)`` (a cone of slope 1 at the
+    ball's centre: the Fréchet gradient grows at least that fast away from the mean, by the
+    Hessian comparison, up to the factor h(r, kappa) of paper 001) and returns its number of
+    cells and the proposals per draw it implies. The data's own envelope differs (its cost is
+    data dependent, a timing side channel); this only says before sampling whether the request
+    is within reach.
+
+    Returns
+    -------
+    (cells, proposals_per_draw) : tuple of float
+    """
+    man, center = chart.manifold, chart.center
+
+    def cone(z):
+        return np.asarray(man.dist(z, center), dtype=float)
+
+    env = RefinedEnvelope(chart, radius, cone, lipschitz, sigma, draws=draws)
+    return float(env.centers.shape[0]), 1.0 / max(env.acceptance_lower_bound(), 1e-300)
+
+
+def refined_worst_case(dim, radius, exp_lip, lipschitz, sigma, max_cells=MAX_CELLS):
+    """Public bound on the refined sampler's cost, whatever the data.
+
+    With ``max_cells`` cells the refinement can at worst end as a uniform grid of
+    ``max_cells^(1/d)`` cubes per axis, of half-side ``s = r / that``; each cube's bound then
+    exceeds the target by at most ``exp(2 L h / sigma)``, ``h = Lip(exp) s sqrt(d)``, up to the
+    Jacobian's spread and the cubes' parts outside the ball (a factor 4 allowance).
+
+    Returns
+    -------
+    (cells, proposals_per_draw) : tuple of float
+    """
+    per_dim = max(1, int(max_cells ** (1.0 / dim)))
+    h = exp_lip * (radius / per_dim) * math.sqrt(dim)
+    return float(per_dim**dim), 4.0 * math.exp(min(2.0 * lipschitz * h / sigma, 700.0))
+
+
+__all__ = ["MAX_CELLS", "NormalChart", "RefinedEnvelope", "frechet_gradient_lipschitz",
+           "predict_refined_cost", "refined_worst_case"]
