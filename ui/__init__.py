@@ -1,8 +1,9 @@
 """Shared building blocks of the dashboard pages: plotly figure builders and colours.
 
-``ui.figures`` holds pure functions from numpy arrays to ``plotly.graph_objects.Figure``;
-``ui.colors`` the one colour-blind-safe palette they use. Nothing in this package imports
-Streamlit, so figures can be built and tested without a running app.
+``ui.figures`` and ``ui.colors`` re-export the library's :mod:`dpcore.visualization` (pure
+functions from numpy arrays to ``plotly.graph_objects.Figure``) and its colour-blind-safe
+palette. Importing ``ui``, ``ui.figures`` or ``ui.colors`` does not import Streamlit, so
+figures can be built and tested without a running app.
 """
 
 from .figures import (

@@ -16,8 +16,8 @@ whole run takes under 15 minutes on two cores; :data:`QUICK` (under 2 minutes, r
 every study further and chooses sizes and budgets so that each qualitative fact holds by a wide
 margin (see the report's "Qualitative facts" section).
 
-The figure builders come from the dashboard's ``ui.figures`` (pure plotly, no Streamlit); they
-are imported when the report is built, so ``dpcore`` itself does not depend on them.
+The figures are drawn by :mod:`dpcore.visualization` (plotly only), the builders the dashboard
+uses too; the report needs plotly but not the dashboard.
 """
 
 from __future__ import annotations
@@ -39,6 +39,14 @@ from .. import __version__
 from ..manifolds import SPD, KendallShape, Sphere
 from ..privacy import mu_to_eps
 from ..sensitivity import frechet_mean_sensitivity
+from ..visualization import (
+    band_figure,
+    curves_figure,
+    kendall_shapes_figure,
+    spd_ellipses_figure,
+    sphere_regression_figure,
+)
+from ..visualization.studies import sensitivity_ratios_figure, wine_fits_figure
 from . import facts as F
 from .budget import PAPER_TOTAL, budget_sweep, default_eps_p_grid
 from .studies import (
@@ -186,8 +194,6 @@ def _budget_series(df, x_col):
 
 
 def _budget_figures(unequal, equal, name, total):
-    from ui.figures import band_figure
-
     s_u, r_u = _budget_series(unequal, "eps_p")
     s_e, r_e = _budget_series(equal, "epsilon")
     f1 = band_figure(s_u, reference=r_u, reference_label="non-private",
@@ -329,8 +335,6 @@ def sec_p002_fig2(cfg, seed, n_jobs):
 
 
 def sec_p002_fig3(cfg, seed, n_jobs):
-    from ui.figures import kendall_shapes_figure
-
     c = cfg["fig3"]
     cl, bi = c["chain"]
     shapes = rat_skull_shapes(ages=c["ages"], eps_p=c["eps"], eps_v=c["eps"],
@@ -377,8 +381,6 @@ def sec_p002_fig3(cfg, seed, n_jobs):
 
 
 def sec_p002_fig5(cfg, seed, n_jobs):
-    from ui.figures import sphere_regression_figure
-
     c = cfg["fig5"]
     cl, bi = c["chain"]
     df = noise_spread_geodesics(noises=c["noises"], n=c["n"], totals=c["totals"],
@@ -415,8 +417,6 @@ def sec_p002_fig5(cfg, seed, n_jobs):
 
 
 def sec_p002_fig6(cfg, seed, n_jobs):
-    from ui.figures import band_figure
-
     c = cfg["fig6"]
     df = noise_spread_study(noises=c["noises"], n=c["n"], totals=c["totals"],
                             **_sweep_kwargs(c, _seed(seed, "p002_fig6"), n_jobs))
@@ -512,8 +512,6 @@ def sec_p002_fig7(cfg, seed, n_jobs):
 
 
 def sec_p002_fig8(cfg, seed, n_jobs):
-    from ui.figures import spd_ellipses_figure
-
     c = cfg["fig8"]
     cl, bi = c["chain"]
     df = spd_ellipses_study(n=c["n"], eps_p=c["eps"], eps_v=c["eps"],
@@ -546,27 +544,6 @@ def sec_p002_fig8(cfg, seed, n_jobs):
                 f"{cl}) at {c['n_covariates']} equally spaced covariates.")
     return Section("p002_fig8", "Paper 002, fig. 8: SPD(2) predictions as ellipses", protocol,
                    [fig], {"ellipses": df}, comparison, [])
-
-
-def _ratio_box(df, title):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    from ui import colors
-
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("r_p = Δ_p^thy / Δ_p^exp",
-                                                        "r_v = Δ_v^thy / Δ_v^exp"))
-    palette = colors.qualitative_colors(df["n"].nunique())
-    for col, param in enumerate(("footpoint", "shooting_vector"), start=1):
-        for (n, part), color in zip(df[df.parameter == param].groupby("n"), palette,
-                                    strict=True):
-            fig.add_trace(go.Box(y=part["ratio"], name=f"n = {n}", marker_color=color,
-                                 boxpoints="all", jitter=0.3, showlegend=col == 1,
-                                 legendgroup=str(n)), row=1, col=col)
-    fig.add_hline(y=1.0, line={"dash": "dash", "color": colors.NONPRIVATE})
-    fig.update_yaxes(type="log", title_text="ratio (log scale)")
-    fig.update_layout(title=title, template="plotly_white", height=460)
-    return fig
 
 
 def sec_p002_fig9_10(cfg, seed, n_jobs):
@@ -603,15 +580,13 @@ def sec_p002_fig9_10(cfg, seed, n_jobs):
                 f"τ_m = max distance from the fitted footpoint to the data. "
                 f"n = {'/'.join(map(str, c['sizes']))}, {c['pairs']} pairs each.")
     return Section("p002_fig9_10", "Paper 002, figs. 9–10: sensitivity ratios", protocol,
-                   [_ratio_box(sphere, "Sensitivity ratios on S² (fig. 9)"),
-                    _ratio_box(spd, "Sensitivity ratios on SPD(2) (fig. 10)")],
+                   [sensitivity_ratios_figure(sphere, "Sensitivity ratios on S² (fig. 9)"),
+                    sensitivity_ratios_figure(spd, "Sensitivity ratios on SPD(2) (fig. 10)")],
                    {"sphere": sphere, "spd": spd}, comparison, [f_s, f_p])
 
 
 # ------------------------------------------------------------------------ paper 001
 def _sensitivity_figure(df, title):
-    from ui.figures import curves_figure
-
     g = df.groupby("n")
     return curves_figure(
         {"ρ(x̄, x̄') per pair": (df["n"].to_numpy(), df["empirical"].to_numpy()),
@@ -624,8 +599,6 @@ def _sensitivity_figure(df, title):
 
 def _utility_figure(df, title, error="euclidean_error", sd_mult=1.0,
                     x_col="n", x_title="sample size n"):
-    from ui.figures import band_figure
-
     names = {"laplace": "manifold Laplace", "ambient_laplace": "ambient Laplace",
              "gaussian": "Riemannian Gaussian (equal µ)", "kng": "KNG"}
     series = {}
@@ -738,8 +711,6 @@ def sec_p001_fig1(cfg, seed, n_jobs):
 
 # ------------------------------------------------------------------------ paper 004
 def sec_p004_fig1(cfg, seed, n_jobs):
-    from ui.figures import band_figure, curves_figure
-
     c = cfg["p004"]
     s1, s2, s3 = _seed(seed, "p004_fig1").spawn(3)
     mis = gdp_mu_curve(c["sigmas"], replicates=c["mc_replicates"], estimators=("mis",),
@@ -844,53 +815,13 @@ def sec_p004_fig1(cfg, seed, n_jobs):
 
 
 # ------------------------------------------------------------------------ Wine Quality
-def _wine_figure(df, x, y, responses):
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
-    from ui import colors
-
-    fig = make_subplots(rows=2, cols=2, subplot_titles=responses)
-    grid = np.linspace(x.min(), x.max(), 2)
-    per_fit = df.groupby(["method", "replicate"])["mse"].mean()
-    picks = {}
-    for method in ("ols", "dpgr_strict", "dpgr_paper", "diffprivlib"):
-        if method in per_fit.index.get_level_values(0):
-            s = per_fit.loc[method]
-            picks[method] = int((s - s.median()).abs().idxmin())  # the median-MSE fit
-    names = {"ols": "non-private OLS", "dpgr_strict": "DPGR strict (median fit)",
-             "dpgr_paper": "DPGR paper mode (median fit)",
-             "diffprivlib": "diffprivlib (median fit)"}
-    palette = {"ols": colors.NONPRIVATE, "dpgr_strict": colors.VERMILLION,
-               "dpgr_paper": colors.ORANGE, "diffprivlib": colors.GREEN}
-    for j, resp in enumerate(responses):
-        r, cidx = divmod(j, 2)
-        jitter = x + np.random.default_rng(j).uniform(-0.12, 0.12, x.size)
-        fig.add_trace(go.Scatter(x=jitter, y=y[:, j], mode="markers", name="data (jittered)",
-                                 marker={"color": colors.DATA, "size": 5},
-                                 showlegend=j == 0), row=r + 1, col=cidx + 1)
-        for method, rep in picks.items():
-            row = df[(df.method == method) & (df.replicate == rep) & (df.response == resp)]
-            a, b = float(row["intercept"].iloc[0]), float(row["slope"].iloc[0])
-            fig.add_trace(go.Scatter(x=grid, y=a + b * grid, mode="lines", name=names[method],
-                                     line={"color": palette[method], "width": 2.5},
-                                     showlegend=j == 0, legendgroup=method),
-                          row=r + 1, col=cidx + 1)
-    lo, hi = float(np.min(y)), float(np.max(y))
-    fig.update_yaxes(range=[lo - 0.5, hi + 0.5])
-    fig.update_xaxes(title_text="quality score")
-    fig.update_layout(title="Wine Quality (first 100 red wines): fitted lines, standardised "
-                            "responses", template="plotly_white", height=720)
-    return fig
-
-
 def sec_wine(cfg, seed, n_jobs):
     c = cfg["wine"]
     df = linear_regression_comparison(replicates=c["replicates"], rng=_seed(seed, "wine"),
                                       n_jobs=n_jobs)
     summary = summarize_linear_regression(df)
     x, y, _ = load_wine()
-    fig = _wine_figure(df, x, y, list(WINE_RESPONSES))
+    fig = wine_fits_figure(df, x, y, list(WINE_RESPONSES))
     s = summary.set_index("method")
 
     def fmt(method):
@@ -1059,12 +990,6 @@ def build_report(out="reports", *, quick=False, seed=2024, n_jobs=None, only=Non
     config = QUICK if quick else FULL
     if stream is None:
         stream = sys.stdout
-    try:
-        import ui.figures  # noqa: F401
-    except ImportError as exc:
-        raise ImportError("The report draws its figures with the dashboard's `ui.figures`; "
-                          "run it from the repository root (python -m "
-                          "dpcore.experiments.report).") from exc
     if n_jobs is None:
         n_jobs = max(1, min(2, os.cpu_count() or 1))
     out = Path(out)

@@ -1,0 +1,61 @@
+"""Plotly figures of manifold data, private releases and utility studies.
+
+Every builder is a pure function from numpy arrays (and simple options) to a
+:class:`plotly.graph_objects.Figure` with a title, labelled axes, a legend and the
+``plotly_white`` template. The package needs plotly and nothing of the dashboard: the Streamlit
+pages hand these figures to ``st.plotly_chart``, the reproduction report
+(:mod:`dpcore.experiments.report`) writes them to HTML, and a notebook can show them directly.
+Manifold operations come from :mod:`dpcore.manifolds`; the only geometry done here is what
+drawing needs (a sphere mesh, an ellipse outline, (a, b, c) coordinates of 2x2 matrices).
+
+Modules, one per space plus generic charts:
+
+* :mod:`.sphere` -- S²: geodesic regression, clouds of private means;
+* :mod:`.spd` -- SPD(2): matrices as ellipses along the covariate, the cone of ``(a, b, c)``;
+* :mod:`.kendall` -- planar shapes, one panel per covariate value;
+* :mod:`.euclidean` -- linear regression in R^d, one panel per coordinate;
+* :mod:`.charts` -- lines with error bands, curves, heatmaps, histograms, ECDFs;
+* :mod:`.studies` -- figures of the paper-reproduction studies (sensitivity ratios, Wine);
+* :mod:`.geometry` -- points along a geodesic, for drawing it;
+* :mod:`.colors` -- the colour-blind-safe Okabe–Ito palette and the role of each colour: data
+  grey, the non-private estimate black, the data-generating truth dark blue, private draws
+  Okabe–Ito hues (viridis beyond five draws).
+"""
+
+from . import colors
+from .charts import (
+    band_figure,
+    curves_figure,
+    ecdf_figure,
+    heatmap_figure,
+    histogram_figure,
+    mean_and_se,
+)
+from .euclidean import euclidean_regression_figure
+from .geometry import geodesic_curve
+from .kendall import kendall_shapes_figure
+from .spd import ellipse_xy, spd_abc, spd_cone_figure, spd_ellipses_figure
+from .sphere import sphere_mesh, sphere_points_figure, sphere_regression_figure
+from .studies import sensitivity_ratios_figure, wine_fits_figure
+
+__all__ = [
+    "band_figure",
+    "colors",
+    "curves_figure",
+    "ecdf_figure",
+    "ellipse_xy",
+    "euclidean_regression_figure",
+    "geodesic_curve",
+    "heatmap_figure",
+    "histogram_figure",
+    "kendall_shapes_figure",
+    "mean_and_se",
+    "sensitivity_ratios_figure",
+    "spd_abc",
+    "spd_cone_figure",
+    "spd_ellipses_figure",
+    "sphere_mesh",
+    "sphere_points_figure",
+    "sphere_regression_figure",
+    "wine_fits_figure",
+]
