@@ -380,9 +380,15 @@ if fit is not None:
             )
             st.markdown("**Sampler diagnostics**")
             st.dataframe(rp.diagnostics_table(met), hide_index=True, width="stretch")
+            exact = all(d.get("exact") for d in release.diagnostics.values()
+                        if isinstance(d, dict))
             diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
                          "chains.")
-            if settings.n_footpoints > 1:
+            if exact:
+                diag_note = ("Exact sampler: the draws follow the mechanism's density exactly, "
+                             "so there are no chains to diagnose (its acceptance rate depends "
+                             "on the data and is not shown).")
+            elif settings.n_footpoints > 1:
                 diag_note += (" With several footpoints the vector chains target different "
                               "densities, so ESS and R-hat are computed per footpoint (worst "
                               "shown).")

@@ -52,7 +52,7 @@ RESULT_TIMEOUT_MS = 300_000
 #: Per session: data seed, sample size and footpoint budget (distinct ledger totals).
 EPS_P = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0)
 EPS_V = 1.0
-CHAIN = 50  # short chains: δ per draw is 1 / CHAIN
+CHAIN = 50  # short MCMC chains (the sessions ask for MCMC to put load on the server)
 
 #: Loaded into the server process through PYTHONPATH: records every temporary file it makes.
 SPOOL_HOOK = '''
@@ -228,7 +228,7 @@ def test_eight_browser_sessions_release_concurrently(chromium_browser, workdir):
         mem_idle = server.memory()
         settings = [{"gr_seed": 1000 + i, "gr_n": 20 + 5 * i, "gr_ep": EPS_P[i],
                      "gr_ev": EPS_V, "gr_nf": 1, "gr_nv": 1, "gr_chain": CHAIN,
-                     "gr_burn": CHAIN} for i in range(SESSIONS)]
+                     "gr_burn": CHAIN, "gr_sampler": "mcmc"} for i in range(SESSIONS)]
         pages = []
         for s in settings:
             ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -251,15 +251,17 @@ def test_eight_browser_sessions_release_concurrently(chromium_browser, workdir):
         elapsed = max(done)
         mem_after, cpu = server.memory(), server.cpu() - cpu0
 
-        expected_delta = f"{2 / CHAIN:.2g}"
+        # MCMC releases certify no δ: the ledger adds none (and warns that its δ is a lower
+        # bound); each is labelled approximately private, never with the green lock.
+        expected_delta = "0"
         nonprivate = []
         for i, (page, s) in enumerate(zip(pages, settings, strict=True)):
             assert page_errors(page) == [], (i, page_errors(page))
             captions = "\n".join(page.locator('[data-testid="stCaptionContainer"]')
                                  .all_inner_texts())
             assert f"n = {s['gr_n']}," in captions and f"seed {s['gr_seed']};" in captions, i
-            assert page.locator('[data-testid="stAlertContentSuccess"]').filter(
-                has_text="Label: private").count() == 1, i
+            assert page.locator('[data-testid="stAlertContentWarning"]').filter(
+                has_text="Label: approximately private (MCMC").count() == 1, i
             own = (f"{s['gr_ep'] + EPS_V:.3g}", expected_delta)
             assert sidebar_total(page) == own, (i, sidebar_total(page), own)
             nonprivate.append(metric(page, "MSE, non-private"))
