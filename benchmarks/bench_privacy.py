@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from dpcore import privacy
+from dpcore.privacy import profiles as privacy
 from dpcore.manifolds import Euclidean, Sphere
 
 from ._timing import per_call

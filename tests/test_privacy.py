@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, special, stats
 
-from dpcore import privacy
+from dpcore.privacy import profiles as privacy
 from dpcore.manifolds import Euclidean, Hyperbolic, Sphere
 from dpcore.privacy import (
     calibrate_sigma,

@@ -3,8 +3,10 @@
 This is the only ``ui`` module that imports Streamlit (figures stay testable without it).
 
 * The **privacy ledger** lives in ``st.session_state`` (one per browser session, never shared):
-  every release a page makes is recorded with its ε / µ / δ; the sidebar shows the list and the
-  totals (pure DP adds ε and δ; Gaussian DP composes as sqrt(sum µ²)).
+  every release a page makes is recorded with its ε / µ / δ and its guarantee; the sidebar shows
+  the list and one total composed by :class:`dpcore.privacy.PrivacyAccountant` (pure DP adds ε,
+  Gaussian DP composes as sqrt(sum µ²), both combine into one ε at δ; non-private releases are
+  counted apart, never added).
 * **Shareable scenarios**: widget defaults are read from the URL query string and the current
   settings are written back, so copying the URL shares the scenario (never uploaded data).
 """
@@ -12,9 +14,11 @@ This is the only ``ui`` module that imports Streamlit (figures stay testable wit
 from __future__ import annotations
 
 import datetime as _dt
+from types import SimpleNamespace
 
-import numpy as np
 import streamlit as st
+
+from dpcore.privacy import PrivacyAccountant
 
 LEDGER_KEY = "privacy_ledger"
 
@@ -44,16 +48,14 @@ def record_release(page, release, note=""):
 
 
 def ledger_totals(entries):
-    """Totals over entries: ε and δ add (basic composition); µ composes as sqrt(sum µ²)."""
-    eps = sum(e["epsilon"] or 0.0 for e in entries)
-    delta = sum(e["delta"] or 0.0 for e in entries)
-    mus = [e["mu"] for e in entries if e["mu"] is not None]
-    mu = float(np.sqrt(np.sum(np.square(mus)))) if mus else None
-    kinds = [e.get("guarantee", "private") for e in entries]
-    not_private = sum(1 for g in kinds if g in ("not private", "not covered"))
-    approximate = sum(1 for g in kinds if g == "approximately private")
-    return {"epsilon": eps, "delta": delta, "mu": mu, "not_private": not_private,
-            "approximate": approximate}
+    """Totals over entries, composed by :class:`dpcore.privacy.PrivacyAccountant`: one ε at the
+    accountant's δ (δ = 0 when every release is pure ε-DP from an exact sampler), the µ of the
+    Gaussian-DP releases, and counts of approximate and non-private releases (never added)."""
+    acc = PrivacyAccountant()
+    for e in entries:
+        acc.spend(SimpleNamespace(epsilon=e["epsilon"], delta=e["delta"], mu=e["mu"],
+                                  guarantee=e.get("guarantee"), label=e["label"]))
+    return acc.totals()
 
 
 def render_ledger():
@@ -78,7 +80,7 @@ def render_ledger():
         tot = ledger_totals(entries)
         text = f"**Total:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
         if tot["mu"] is not None:
-            text += f"; Gaussian DP µ = {tot['mu']:.3g}"
+            text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"
         st.markdown(text)
         if tot["not_private"]:
             st.warning(f"{tot['not_private']} release(s) not private (paper mode or the "

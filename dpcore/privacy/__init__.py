@@ -1,0 +1,43 @@
+"""Privacy accounting (DESIGN §7).
+
+- :mod:`dpcore.privacy.gdp`: generic accounting: pure-DP composition, Gaussian DP
+  (δ_µ(ε), ε ↔ µ, composition, trade-off curve);
+- :mod:`dpcore.privacy.profiles`: the GDP analysis of the Riemannian Gaussian mechanism
+  (exact µ on S¹, Monte Carlo µ, σ calibration; paper 004);
+- :mod:`dpcore.privacy.accountant`: a session's releases composed into one guarantee, with a
+  budget cap that raises :class:`~dpcore.exceptions.PrivacyBudgetError`.
+"""
+
+from .accountant import PrivacyAccountant, PrivacyEvent, epsilon_of_gdp
+from .gdp import (
+    compose_dp,
+    compose_gdp,
+    delta_mu,
+    eps_to_mu,
+    mu_from_delta,
+    mu_to_eps,
+    tradeoff_gdp,
+)
+from .profiles import (
+    calibrate_sigma,
+    gdp_mu_circle,
+    gdp_mu_monte_carlo,
+    privacy_profile_circle,
+)
+
+__all__ = [
+    "PrivacyAccountant",
+    "PrivacyEvent",
+    "calibrate_sigma",
+    "compose_dp",
+    "compose_gdp",
+    "delta_mu",
+    "eps_to_mu",
+    "epsilon_of_gdp",
+    "gdp_mu_circle",
+    "gdp_mu_monte_carlo",
+    "mu_from_delta",
+    "mu_to_eps",
+    "privacy_profile_circle",
+    "tradeoff_gdp",
+]
