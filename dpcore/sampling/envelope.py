@@ -151,6 +151,47 @@ def frechet_gradient_lipschitz(manifold, radius):
     return x / math.tanh(x) if x > 0 else 1.0
 
 
+class BallDomain:
+    """The ball ``|u| <= radius`` of a :class:`NormalChart` (the support of a Fréchet KNG)."""
+
+    def __init__(self, chart, radius):
+        self.chart = chart
+        self.radius = float(radius)
+        self.dim = chart.dim
+        self.exp_lip = chart.exp_lipschitz(self.radius)
+        self.half_width = np.full(self.dim, self.radius)
+
+    def inside(self, u):
+        return np.linalg.norm(u, axis=-1) <= self.radius
+
+    def misses(self, centers, half):
+        """Cubes that do not meet the domain."""
+        return np.linalg.norm(np.maximum(np.abs(centers) - half[:, None], 0.0),
+                              axis=-1) > self.radius
+
+    def project(self, c):
+        cn = np.linalg.norm(c, axis=-1)
+        return c * np.minimum(1.0, self.radius / np.where(cn > 0, cn, 1.0))[:, None]
+
+    def log_jacobian_bounds(self, centers, half):
+        """(upper bound of log J on each cube's part in the domain, a lower bound used only
+        to steer the refinement)."""
+        cn = np.linalg.norm(centers, axis=-1)
+        rho_lo = np.linalg.norm(np.maximum(np.abs(centers) - half[:, None], 0.0), axis=-1)
+        rho_hi = np.minimum(self.radius, cn + half * math.sqrt(self.dim))
+        upper = self.chart.log_jacobian_max(np.minimum(rho_lo, self.radius), rho_hi)
+        # J is smallest at the far end for curvature >= 0 and at least 1 for curvature <= 0.
+        lower = (self.chart.log_jacobian_max(rho_hi, rho_hi) if self.chart.kappa_low >= 0
+                 else np.zeros(rho_hi.shape))
+        return upper, lower
+
+    def to_point(self, u):
+        return self.chart.to_point(u)
+
+    def log_jacobian(self, u):
+        return self.chart.log_jacobian(u)
+
+
 class RefinedEnvelope:
     """Piecewise envelope of ``exp(-g/sigma)`` on ``B_radius(center)`` in normal coordinates.
 
@@ -167,56 +208,52 @@ class RefinedEnvelope:
     """
 
     def __init__(self, chart, radius, gradient_norm, lipschitz, sigma, *, max_cells=MAX_CELLS,
-                 n_terms=1, draws=1):
-        self.chart = chart
-        self.radius = float(radius)
+                 n_terms=1, draws=1, domain=None):
+        self.domain = BallDomain(chart, radius) if domain is None else domain
         self.g = gradient_norm
         self.lipschitz = float(lipschitz)
         self.sigma = float(sigma)
         self.max_cells = int(max_cells)
-        self.exp_lip = chart.exp_lipschitz(self.radius)
+        self.exp_lip = self.domain.exp_lip
         self.evaluations = 0
         self.draws = int(draws)
         # Points per gradient call, so that points x data terms stays near 2e6.
         self.chunk = int(max(16, 2_000_000 // max(int(n_terms), 1)))
-        d = chart.dim
-        # Start with a grid of at most ~4^d (and <= max_cells / 4) cubes covering [-r, r]^d.
+        d = self.domain.dim
+        # Start with a grid of at most ~4^d (and <= max_cells / 4) cubes covering the domain's
+        # bounding box (cubes of one side: the longest half-width sets it).
         per_dim = max(1, min(4, int((self.max_cells / 4) ** (1.0 / d))))
-        s = self.radius / per_dim
-        ticks = -self.radius + s * (2 * np.arange(per_dim) + 1)
-        centers = np.stack(np.meshgrid(*([ticks] * d), indexing="ij"), -1).reshape(-1, d)
+        widths = self.domain.half_width
+        s = float(widths.max()) / per_dim
+        axes = [(-w + s * (2 * np.arange(max(1, int(np.ceil(w / s - 1e-9)))) + 1))
+                for w in widths]
+        centers = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d)
         self._set_cells(centers, np.full(centers.shape[0], s))
         self._refine()
 
     # ------------------------------------------------------------------ construction
     def _set_cells(self, centers, half):
-        d = self.chart.dim
-        # Drop cubes that miss the ball: the closest point of the cube to 0 is beyond r.
-        nearest = np.linalg.norm(np.maximum(np.abs(centers) - half[:, None], 0.0), axis=-1)
-        keep = nearest <= self.radius
+        d = self.domain.dim
+        keep = ~self.domain.misses(centers, half)
         centers, half = centers[keep], half[keep]
-        cn = np.linalg.norm(centers, axis=-1)
-        anchors = centers * np.minimum(1.0, self.radius / np.where(cn > 0, cn, 1.0))[:, None]
+        # Anchors: the cube centres projected onto the (convex) domain; every point of the
+        # cube inside the domain is within |u - c| <= s sqrt(d) of the anchor.
+        anchors = self.domain.project(centers)
         h = self.exp_lip * half * math.sqrt(d)
         g = np.concatenate([
-            np.asarray(self.g(self.chart.to_point(anchors[i:i + self.chunk])), dtype=float)
+            np.asarray(self.g(self.domain.to_point(anchors[i:i + self.chunk])), dtype=float)
             for i in range(0, anchors.shape[0], self.chunk)]) if anchors.shape[0] else (
             np.zeros(0))
         self.evaluations += anchors.shape[0]
-        rho_lo = nearest[keep]
-        rho_hi = np.minimum(self.radius, cn + half * math.sqrt(d))
+        log_j_max, log_j_low = self.domain.log_jacobian_bounds(centers, half)
         self.centers, self.half, self.h = centers, half, h
-        self.log_bound = (np.minimum(0.0, -(g - self.lipschitz * h) / self.sigma)
-                          + self.chart.log_jacobian_max(rho_lo, rho_hi))
-        # A lower bound of the target on the cell, used only to decide where to refine: J is
-        # smallest at the far end for curvature >= 0 and at least 1 for curvature <= 0.
-        log_j_low = (self.chart.log_jacobian_max(rho_hi, rho_hi) if self.chart.kappa_low >= 0
-                     else np.zeros(rho_hi.shape))
+        self.log_bound = np.minimum(0.0, -(g - self.lipschitz * h) / self.sigma) + log_j_max
+        # A lower bound of the target on the cell, used only to decide where to refine.
         self.log_low = -(g + self.lipschitz * h) / self.sigma + log_j_low
         self.log_volume = d * np.log(2 * half)
 
     def _refine(self):
-        d = self.chart.dim
+        d = self.domain.dim
         children = 2**d
         while True:
             mass = np.exp(self.log_bound + self.log_volume - self.log_bound.max())
@@ -263,7 +300,7 @@ class RefinedEnvelope:
     # ------------------------------------------------------------------ sampling
     def sample(self, size, rng, *, n_terms=1):
         """``size`` exact draws; returns ``(points, proposals, envelope_violations)``."""
-        d = self.chart.dim
+        d = self.domain.dim
         logm = self.log_bound + self.log_volume
         prob = np.exp(logm - logm.max())
         prob /= prob.sum()
@@ -272,19 +309,19 @@ class RefinedEnvelope:
         while have < size:
             idx = rng.choice(prob.size, size=batch, p=prob)
             u = self.centers[idx] + self.half[idx, None] * rng.uniform(-1, 1, (batch, d))
-            inside = np.linalg.norm(u, axis=-1) <= self.radius
+            inside = self.domain.inside(u)
             log_acc = np.full(batch, -np.inf)
             if np.any(inside):
-                z = self.chart.to_point(u[inside])
+                z = self.domain.to_point(u[inside])
                 g = np.asarray(self.g(z), dtype=float)
-                log_t = -g / self.sigma + self.chart.log_jacobian(u[inside])
+                log_t = -g / self.sigma + self.domain.log_jacobian(u[inside])
                 log_acc[inside] = log_t - self.log_bound[idx[inside]]
                 violations += int(np.sum(log_acc[inside] > 1e-9))
             ok = np.log(rng.random(batch)) < log_acc
             hits = np.flatnonzero(ok)[: size - have]
             tried += batch if hits.size < size - have else int(hits[-1]) + 1
             if hits.size:
-                out.append(self.chart.to_point(u[hits]))
+                out.append(self.domain.to_point(u[hits]))
                 have += hits.size
         return np.concatenate(out)[:size], tried, violations
 
@@ -329,5 +366,6 @@ def refined_worst_case(dim, radius, exp_lip, lipschitz, sigma, max_cells=MAX_CEL
     return float(per_dim**dim), 4.0 * math.exp(min(2.0 * lipschitz * h / sigma, 700.0))
 
 
-__all__ = ["MAX_CELLS", "NormalChart", "RefinedEnvelope", "frechet_gradient_lipschitz",
+__all__ = ["MAX_CELLS", "BallDomain", "NormalChart", "RefinedEnvelope",
+           "frechet_gradient_lipschitz",
            "predict_refined_cost", "refined_worst_case"]
