@@ -314,19 +314,6 @@ def _check_responses(manifold, y, name="y"):
     return y
 
 
-def is_compact(manifold):
-    return isinstance(manifold, (Sphere, KendallShape))
-
-
-def diameter(manifold):
-    """Largest distance between two points (π on the unit sphere, π/2 on Kendall's space)."""
-    if isinstance(manifold, Sphere):
-        return np.pi
-    if isinstance(manifold, KendallShape):
-        return np.pi / 2
-    return np.inf
-
-
 def project_to_ball(manifold, points, center, radius):
     """Geodesic projection onto ``B_radius(center)``: pull far points back along the geodesic.
 
@@ -527,7 +514,7 @@ def _geodesic_regression_releases(
         raise ValueError("`x` contains NaN or infinite values.")
     gen, seeded = _resolve_rng(rng)
     kappa_low = m.curvature_bounds[0]
-    needs_ball = kappa_low < 0 or not is_compact(m)
+    needs_ball = kappa_low < 0 or not m.is_compact
     assumptions, caveats, leaks = {}, [SEQUENTIAL_CAVEAT], []
 
     # --- covariate range -------------------------------------------------------------
@@ -600,7 +587,7 @@ def _geodesic_regression_releases(
 
     # --- supports -----------------------------------------------------------------------
     if max_speed is None:
-        max_speed = diameter(m) if is_compact(m) else 2.0 * (tau_m + tau)
+        max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
         speed_source = "derived" if mode == "strict" else "derived from data bounds"
     else:
         max_speed = check_positive(max_speed, "max_speed")
@@ -774,7 +761,7 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         out["guarantee"] = ("not private" if mode == "paper" else "not covered")
         return out
     if max_speed is None:
-        max_speed = diameter(m) if is_compact(m) else 2.0 * (float(tau_m or 0.0) + tau)
+        max_speed = m.diameter if m.is_compact else 2.0 * (float(tau_m or 0.0) + tau)
     dp, dv = geodesic_regression_sensitivity(int(n), tau, m.curvature_bounds[0],
                                              tau_m if m.curvature_bounds[0] < 0 else None)
     sigma = 2.0 * float(np.hypot(dp, dv)) / (eps_p + eps_v)

@@ -36,6 +36,11 @@ class Manifold(ABC):
     is_homogeneous : bool
         Whether the isometry group acts transitively, so a density that depends only on the
         distance to its centre has a normalizing constant independent of that centre.
+    is_compact : bool
+        Whether the manifold is compact (then a mechanism's support can be all of it, and a
+        uniform law exists on it).
+    diameter : float
+        Largest distance between two points (``inf`` on non-compact manifolds).
     """
 
     point_shape: tuple[int, ...] = ()
@@ -43,6 +48,8 @@ class Manifold(ABC):
     curvature_bounds: tuple[float, float] = (0.0, 0.0)
     injectivity_radius: float = np.inf
     is_homogeneous: bool = True
+    is_compact: bool = False
+    diameter: float = np.inf
 
     @property
     def point_ndim(self) -> int:

@@ -48,6 +48,8 @@ class KendallShape(Manifold):
 
     curvature_bounds = (1.0, 4.0)
     injectivity_radius = np.pi / 2
+    is_compact = True
+    diameter = np.pi / 2
     is_homogeneous = True
 
     def __init__(self, k_landmarks: int):

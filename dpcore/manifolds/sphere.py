@@ -25,6 +25,8 @@ class Sphere(Manifold):
 
     curvature_bounds = (1.0, 1.0)
     injectivity_radius = np.pi
+    is_compact = True
+    diameter = np.pi
     is_homogeneous = True
 
     def __init__(self, d: int):

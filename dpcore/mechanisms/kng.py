@@ -505,12 +505,10 @@ def regression_gradient_bounds(manifold, tau, max_speed):
 
 
 def _uniform_support(manifold, ball):
-    from ..sampling.radial import volume_profile
     from ..sampling.rejection import UniformBall, WholeSpace
 
-    diameter = volume_profile(manifold).r_max
-    if ball is None or ball.radius >= diameter:
-        if not np.isfinite(diameter):
+    if ball is None or ball.radius >= manifold.diameter:
+        if not manifold.is_compact:
             raise ValueError(f"Exact KNG on {manifold!r} needs a bounded support ball.")
         return WholeSpace(manifold)
     return UniformBall(manifold, ball.center, ball.radius)

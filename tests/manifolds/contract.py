@@ -77,6 +77,18 @@ class ManifoldContract:
         assert manifold.injectivity_radius > 0
         assert isinstance(manifold.is_homogeneous, bool)
         assert manifold.dim >= 1
+        assert isinstance(manifold.is_compact, bool)
+        assert (manifold.diameter < np.inf) == manifold.is_compact
+
+    def test_distances_within_the_diameter(self, manifold, rng):
+        x, y = manifold.random_point(200, rng), manifold.random_point(200, rng)
+        d = manifold.dist(x, y)
+        assert np.all(d <= manifold.diameter + 1e-9)
+        if manifold.is_compact:  # attained: exp of a diameter-long geodesic from x
+            v = manifold.random_tangent(x[:1], rng)
+            v *= manifold.diameter / manifold.norm(x[:1], v)
+            far = manifold.exp(x[:1], v)
+            assert manifold.dist(x[:1], far)[0] == pytest.approx(manifold.diameter, abs=1e-6)
 
     def test_seeded_randomness_is_reproducible(self, manifold):
         a = manifold.random_point(3, np.random.default_rng(5))
