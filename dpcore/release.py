@@ -34,7 +34,7 @@ from .exceptions import (
     PrivacyLeakWarning,
 )
 from .learning import GeodesicRegression, frechet_mean
-from .manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+from .manifolds import SPD, Euclidean, Hyperbolic, Sphere
 from .mechanisms import (
     AmbientLaplace,
     Ball,
