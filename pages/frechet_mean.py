@@ -92,8 +92,9 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
                         f"Δ∇ = {info['delta_gradient']:.3g}."),
         ("Laplace", "σ = Δ/ε: the manifold is homogeneous, so the normalizing constant does "
                     "not depend on the centre."),
-        ("KNG", "σ = 2Δ∇/ε (rigorous rule); drawn by Metropolis–Hastings, so pure ε-DP holds "
-                "only approximately (δ of order 1/chain length)."),
+        ("KNG", "σ = 2Δ∇/ε (rigorous rule); the release is drawn exactly, by rejection from "
+                "a refined Lipschitz envelope (ε-DP, δ = 0). The simulations below still use "
+                "Metropolis–Hastings chains."),
         ("Gaussian", "µ-GDP with µ = µ(ε); the release calibrates σ by Monte Carlo (paper 004 "
                      "Alg. 2) with a 3-standard-error margin: a statistical guarantee."),
         ("Ambient Laplace", "noise on the extrinsic mean in the embedding, sensitivity "
@@ -182,7 +183,8 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
                     format_func=A.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
     note = {"gaussian": "The Gaussian release first calibrates σ by Monte Carlo: allow a few "
                         "seconds (longer on SPD).",
-            "kng": "KNG is drawn by Metropolis–Hastings (1000 burn-in + 2000 steps)."}.get(mech)
+            "kng": "KNG is drawn exactly by rejection sampling (its run time depends on the "
+                   "data and is not shown)."}.get(mech)
     st.caption("A release happens only when you press the button; it is drawn with OS entropy "
                "and recorded in the privacy ledger in the sidebar. " + (note or ""))
     key = f"{fingerprint}-{epsilon}-{mech}"

@@ -75,8 +75,10 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
                    f"{eps_p + eps_v:.3g} for dpcore"
                    + (f"; diffprivlib gets ε = {eps_p + eps_v:.3g} too (another release: the "
                       "ledger adds both)." if diffprivlib_on else ".")),
-        ("Sampler", "with clipping the gradient is no longer affine, so KNG is drawn by "
-                    "Metropolis–Hastings: δ of order 1/chain length."),
+        ("Sampler", "strict mode uses the joint scheme; with clipping the gradient is no "
+                    "longer affine, so KNG is drawn exactly by uniform rejection when its "
+                    "public worst-case cost allows (labelled private), otherwise by "
+                    "Metropolis–Hastings (labelled approximately private, δ not certified)."),
         ("Uploaded data", "parsed in memory, never written to disk, logged or cached."),
     ]
     with st.container(border=True):
