@@ -159,7 +159,10 @@ def load_data(manifold_key, manifold, source):
     try:
         y = load_csv(raw, manifold, task="mean")
     except DataValidationError as exc:
-        st.error(f"The file could not be used.\n\n{exc}")
+        message = str(exc).replace(
+            "Pass renormalize=True to project every point onto the sphere.",
+            "Normalize each row to unit length before uploading.")
+        st.error(f"The file could not be used.\n\n{message}")
         return None
     if y.shape[0] < 2:
         st.error("The file needs at least 2 data rows.")

@@ -220,9 +220,17 @@ def main():
                    help="Calibrated on S¹ for the target µ" if mode == "mu" else None)
     cols[1].metric("µ on S¹ (exact)", f"{mu_circle:.4g}")
     cols[2].metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}")
-    cols[3].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
-                   help=f"Paper 004 Algorithm 2 with 20 repeats of 1000 samples: ± {2 * mu_se:.2g}"
-                        " (2 standard errors).")
+    if np.isfinite(mu_hat) and np.isfinite(mu_se):
+        cols[3].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
+                       help=f"Paper 004 Algorithm 2 with 20 repeats of 1000 samples: "
+                            f"± {2 * mu_se:.2g} (2 standard errors).")
+    else:
+        # The two sample clouds do not overlap at all: the estimated privacy profile is 1 at
+        # ε = 0 and µ is beyond what 20 x 1000 samples can resolve.
+        cols[3].metric("µ on S² (Monte Carlo)", "too large",
+                       help="At this σ the Monte Carlo samples of the two neighbouring "
+                            "releases never overlap, so Algorithm 2 cannot resolve µ (it is "
+                            "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
     cols[4].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
                    help="The ε-DP budget whose GDP conversion equals µ on S¹.")
 

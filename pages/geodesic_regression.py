@@ -100,7 +100,11 @@ with col_data, st.container(border=True):
             try:
                 dataset = rp.parse_upload(raw, kind, param, renormalize=renormalize)
             except DataValidationError as exc:
-                data_error = str(exc)
+                # The library's hint names its keyword; here the checkbox above does it.
+                data_error = str(exc).replace(
+                    "Pass renormalize=True to project every point onto the sphere.",
+                    "Tick *Project points onto the sphere (renormalize)* above to project "
+                    "every point onto it.")
     if data_error:
         st.error(f"The uploaded file cannot be used:\n\n{data_error}")
     elif dataset is not None:

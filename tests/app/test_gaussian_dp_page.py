@@ -117,3 +117,13 @@ def test_tradeoff_and_profile_figures():
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     fig = A.privacy_profile_figure(1.0, sigma=1.0, sensitivity=1.0)
     assert len(fig.data) == 2 and fig.layout.showlegend
+
+
+def test_tiny_sigma_shows_no_inf_or_nan():
+    """Issue 14 §3: at σ = 0.05 the Monte Carlo µ on S² is not resolvable; the page says so
+    instead of showing inf."""
+    at = open_page(gd_sigma="0.05")
+    assert not at.exception
+    values = [str(m.value).strip().lower() for m in at.metric]
+    assert values and not any(v in ("inf", "nan", "-inf") for v in values)
+    assert metric(at, "µ on S² (Monte Carlo)") == "too large"

@@ -115,6 +115,8 @@ def test_geodesic_regression_uploader_survives_the_corpus(kind):
         shown[label] = _check(at, f"{kind}: {label}", expectation, "gr_release_button")
         if expectation == ERROR:
             assert any("cannot be used" in e.value for e in at.error), label
+            # Messages speak of the page's controls, not of library keywords (issue 14 §3).
+            assert not any("renormalize=True" in e.value for e in at.error), label
     assert not shown["valid"]
     # The row cap names itself and how to change it.
     at.file_uploader(key="gr_upload").set_value(
@@ -138,6 +140,7 @@ def test_frechet_mean_uploader_survives_the_corpus(key, manifold):
         at.file_uploader(key="fm_upload").set_value((f"{label}.csv", content, "text/csv")).run()
         assert not at.exception, (key, label, at.exception)
         errors = [e.value for e in at.error]
+        assert not any("renormalize=True" in e for e in errors), (key, label)
         if expectation == ERROR:
             assert errors, f"{key}: {label}: no error shown"
             assert "fm_release" not in [b.key for b in at.button], label  # nothing to release
