@@ -112,8 +112,13 @@ def load_table(source):
     return table, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
 
 
-def bounds_widgets(x, y, names, mode):
-    """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input."""
+def bounds_widgets(x, y, names, mode, scope=""):
+    """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
+
+    ``scope`` names the data and columns the bounds belong to: the widgets' keys include it,
+    so choosing another covariate or responses starts from that column's own range instead of
+    keeping the previous column's bounds (issue 14 §3).
+    """
     if mode == "paper":
         st.warning("Paper mode takes the covariate range, τ and the response ball from the "
                    "data. The release is labelled NOT PRIVATE.")
@@ -125,9 +130,9 @@ def bounds_widgets(x, y, names, mode):
                "replace them before publishing anything.")
     cols = st.columns([1, 1, 1, 3])
     lo, hi = A.nice_bounds(x)
-    cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo), key="lr_cov_lo",
+    cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo), key=f"lr_cov_lo_{scope}",
                                   format="%.4g")
-    cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi), key="lr_cov_hi",
+    cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi), key=f"lr_cov_hi_{scope}",
                                   format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
@@ -136,7 +141,7 @@ def bounds_widgets(x, y, names, mode):
     })
     with cols[3]:
         box = st.data_editor(default_box, hide_index=True, disabled=["response"],
-                             key="lr_box", width="stretch",
+                             key=f"lr_box_{scope}", width="stretch",
                              column_config={"lower": st.column_config.NumberColumn(
                                  "lower bound", format="%.4g"),
                                  "upper": st.column_config.NumberColumn(
@@ -154,7 +159,7 @@ def bounds_widgets(x, y, names, mode):
         return None
     tau_m = 0.5 * float(np.linalg.norm(upper - lower))
     tau = cols[2].number_input("Residual bound τ", min_value=1e-6, value=float(
-        f"{tau_m:.2g}"), key="lr_tau", format="%.4g",
+        f"{tau_m:.2g}"), key=f"lr_tau_{scope}", format="%.4g",
         help="Residual norms are clipped to τ; the sensitivity is 2τ/n.")
     return {"covariate_range": (float(cov_lo), float(cov_hi)), "tau": float(tau),
             "tau_m": tau_m, "center": 0.5 * (lower + upper),
@@ -278,7 +283,9 @@ def main():
         if not HAS_DIFFPRIVLIB:
             cols[3].info("diffprivlib is not installed (it is a development dependency: "
                          "`pip install diffprivlib`), so its comparison is skipped.")
-        bounds = bounds_widgets(x, y, responses, mode)
+        scope = hashlib.sha256(json.dumps([fingerprint, covariate, responses]).encode()
+                               ).hexdigest()[:12]
+        bounds = bounds_widgets(x, y, responses, mode, scope)
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
     if bounds is None:

@@ -204,3 +204,24 @@ def test_example_linear_fit_and_mse():
     fig = A.linear_regression_figure(x, y, ["a", "b"], {"OLS": (intercept, slope),
                                                         "Private": (intercept, slope)})
     assert {tr.name for tr in fig.data} >= {"OLS", "Private"}
+
+
+def test_covariate_bounds_follow_the_chosen_column():
+    """Issue 14 §3: choosing another covariate starts its public bounds from that column's
+    own range (they used to keep the first column's, silently clipping the new one)."""
+    at = open_page()
+    upload(at, b"a,b,c\n" + b"".join(f"{i},{100 + 10 * i},{i % 3}\n".encode()
+                                      for i in range(12)))
+    assert not at.exception, at.exception
+
+    def cov_bounds():
+        lo = [n for n in at.number_input if n.label == "Covariate lower bound"][0].value
+        hi = [n for n in at.number_input if n.label == "Covariate upper bound"][0].value
+        return lo, hi
+
+    lo_a, hi_a = cov_bounds()
+    assert lo_a <= 0 and 11 <= hi_a < 100
+    [s for s in at.selectbox if s.label.startswith("Covariate")][0].set_value("b").run()
+    assert not at.exception, at.exception
+    lo_b, hi_b = cov_bounds()
+    assert lo_b <= 100 and hi_b >= 210 and (lo_b, hi_b) != (lo_a, hi_a)
