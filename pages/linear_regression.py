@@ -130,10 +130,10 @@ def bounds_widgets(x, y, names, mode, scope=""):
                "replace them before publishing anything.")
     cols = st.columns([1, 1, 1, 3])
     lo, hi = A.nice_bounds(x)
-    cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo), key=f"lr_cov_lo_{scope}",
-                                  format="%.4g")
-    cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi), key=f"lr_cov_hi_{scope}",
-                                  format="%.4g")
+    cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
+                                  key=f"lr_cov_lo_{scope}", format="%.4g")
+    cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
+                                  key=f"lr_cov_hi_{scope}", format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
         "lower": [A.nice_bounds(y[:, j])[0] for j in range(len(names))],
