@@ -89,7 +89,7 @@ def geodesic_predictions(manifold, footpoints, vectors, t):
     return np.asarray(manifold.exp(base, tangent)).reshape(full)
 
 
-def release_mse(manifold, release, x, y):
+def release_mse(manifold, release, x, y, *, clip_covariates=True):
     r"""Mean squared geodesic error of every private geodesic of a release on data ``(x, y)``.
 
     Parameters
@@ -99,8 +99,11 @@ def release_mse(manifold, release, x, y):
     release : dpcore.release.Release
         From :func:`~dpcore.release.private_geodesic_regression`.
     x : array-like, shape (n,)
-        Covariates in original units (not clipped: a covariate outside the public range is
-        predicted by extending the geodesic).
+        Covariates in original units.
+    clip_covariates : bool
+        Clip the covariates to the release's covariate range first, as the release itself did
+        (default). Otherwise a covariate outside the range is predicted by extending the
+        geodesic, which on SPD overflows for far covariates (exp of a long tangent vector).
     y : array-like, shape (n, *point_shape)
         Responses.
 
@@ -118,6 +121,8 @@ def release_mse(manifold, release, x, y):
     if y.shape != (x.size, *ps):
         raise ValueError(f"`y` must have shape ({x.size}, {', '.join(map(str, ps))}), "
                          f"got {y.shape}.")
+    if clip_covariates:
+        x = np.clip(x, low, high)
     pred = geodesic_predictions(manifold, foot, vec, (x - low) / (high - low))
     target = np.broadcast_to(y, pred.shape)
     sq = np.asarray(manifold.squared_dist(pred.reshape((-1, *ps)), target.reshape((-1, *ps))))

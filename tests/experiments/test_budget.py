@@ -182,3 +182,22 @@ class TestReleaseMetrics:
         assert err["footpoint_distance"][0] == pytest.approx(0.0, abs=1e-7)
         assert err["angle"][0, 0] == pytest.approx(0.0, abs=1e-6)
         assert err["length_error"][0, 0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_release_mse_stays_finite_for_covariates_beyond_the_public_range():
+    """Issue 14 §3: on SPD a covariate far outside the public range used to extend the private
+    geodesic until exp overflowed ("MSE, private nan"); the MSE clips covariates as the release
+    did, and extending stays available on request."""
+    m = SPD(2)
+    data = make_regression_data(m, 20, rng=2)
+    x = 1.0 + 40.0 * data.x  # covariates in [1, 41], public range [0, 1]
+    rel = private_geodesic_regression(m, x, data.y, eps_p=1.0, eps_v=1.0, tau=0.5, tau_m=2.0,
+                                      covariate_range=(0.0, 1.0), rng=0, sampler="mcmc",
+                                      chain_length=20, burn_in=20)
+    mse = release_mse(m, rel, x, data.y)
+    assert np.all(np.isfinite(mse))
+    clipped = release_mse(m, rel, np.clip(x, 0.0, 1.0), data.y)
+    np.testing.assert_allclose(mse, clipped)
+    with np.errstate(all="ignore"):
+        extended = release_mse(m, rel, x, data.y, clip_covariates=False)
+    assert not np.allclose(extended, mse)
