@@ -28,6 +28,7 @@ from dpcore.privacy import (
     mu_to_eps,
 )
 from dpcore.release import private_frechet_mean
+from dpcore.settings import get_limits
 from ui import analysis_pages as A
 from ui.session import query_value, record_release, write_query
 
@@ -248,10 +249,13 @@ def main():
             "Samples per centre and repeat", [200, 500, 1000, 2000, 5000],
             value=query_value("gd_mc_n", 500, int, choices=[200, 500, 1000, 2000, 5000]),
             key="gd_mc_n")
-        mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5,
-                                       A.CAPS["mc_repeats"], value=int(np.clip(
-                                           query_value("gd_mc_r", 10, int), 5,
-                                           A.CAPS["mc_repeats"])), key="gd_mc_r")
+        # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50
+        # used to pass the slider and fail in the library with a traceback).
+        max_repeats = max(5, min(A.CAPS["mc_repeats"],
+                                 get_limits().max_mc_samples // int(mc_samples)))
+        mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
+                                       value=int(np.clip(query_value("gd_mc_r", 10, int), 5,
+                                                         max_repeats)), key="gd_mc_r")
     settings.update(gd_mc_n=mc_samples, gd_mc_r=mc_repeats)
     if sensitivity > math.pi:
         st.error("Δ must be at most π on the circle.")

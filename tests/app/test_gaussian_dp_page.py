@@ -127,3 +127,16 @@ def test_tiny_sigma_shows_no_inf_or_nan():
     values = [str(m.value).strip().lower() for m in at.metric]
     assert values and not any(v in ("inf", "nan", "-inf") for v in values)
     assert metric(at, "µ on S² (Monte Carlo)") == "too large"
+
+
+def test_monte_carlo_settings_fit_the_library_limit():
+    """Issue 13: the largest samples x repeats the page offers fits max_mc_samples (5000 x 50
+    used to reach the library and fail with a traceback)."""
+    from dpcore.settings import get_limits
+
+    at = open_page(gd_mc_n="5000", gd_mc_r="50")
+    assert not at.exception
+    repeats = at.slider(key="gd_mc_r")
+    assert at.select_slider(key="gd_mc_n").value == 5000
+    assert repeats.max * 5000 <= get_limits().max_mc_samples
+    assert repeats.value * 5000 <= get_limits().max_mc_samples
