@@ -1031,10 +1031,15 @@ def private_frechet_mean(
         delta_m = frechet_mean_sensitivity(n, radius, kappa_high, inj)
         support = None
         sigma_free = delta_m / epsilon
-        if not _laplace_integrable(m, sigma_free):
+        # Whole space only with a margin: the radial tail decays like exp(-(1/sigma - g) r)
+        # (g the volume growth rate), and for 1/sigma near g the draws reach distances that
+        # overflow float64 (non-SPD "means" found by the audit). Require 1/sigma >= 2 g, a
+        # public condition; otherwise restrict to the public ball.
+        if not _laplace_integrable(m, 2.0 * sigma_free):
             support = ball.as_tuple()
-            caveats.append("Support restricted to the public ball (density not integrable "
-                           "on the whole space at this epsilon); sigma = 2 Delta/epsilon.")
+            caveats.append("Support restricted to the public ball (on the whole space the "
+                           "density is not integrable, or its tail too heavy to sample in "
+                           "float64, at this epsilon); sigma = 2 Delta/epsilon.")
         mech = RiemannianLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_m,
                                  support=support)
         res = mech.release(mean, size=n_draws, rng=gen)
