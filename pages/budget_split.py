@@ -254,7 +254,7 @@ else:
         st.dataframe(rp.sweep_table(df), hide_index=True, width="stretch")
     st.download_button("Download simulation (CSV)", rp.sweep_csv(df),
                        file_name="budget_split_simulation.csv", mime="text/csv",
-                       key="bs_download")
+                       key="bs_download", on_click="ignore")
 
 with st.expander("Teaching notes: what is measured"):
     st.markdown(

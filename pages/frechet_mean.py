@@ -230,7 +230,7 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     st.caption(f"Label: {rel.label}.")
     st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                        file_name="frechet_mean_release.json", mime="application/json",
-                       key="fm_download_release")
+                       key="fm_download_release", on_click="ignore")
 
 
 def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok, is_synthetic):
@@ -431,7 +431,7 @@ def main():
     if source == "synthetic":
         st.download_button("Download data", to_csv(manifold, y), file_name=f"frechet_mean_"
                            f"{manifold_key}_n{n}_seed{meta['seed']}.csv", mime="text/csv",
-                           key="fm_download_data")
+                           key="fm_download_data", on_click="ignore")
 
     notes, assumptions = st.columns([1, 1])
     with notes, st.container(border=True):

@@ -141,7 +141,7 @@ def release_section(mu_target):
     )
     st.download_button("Download data", to_csv(Sphere(2), y),
                        file_name=f"gaussian_dp_sphere_n{n}_seed{seed}.csv", mime="text/csv",
-                       key="gd_download_data")
+                       key="gd_download_data", on_click="ignore")
     key = f"{n}-{seed}-{mu_target}"
     if st.button("Release", type="primary", key="gd_release"):
         with st.status("Calibrating σ and drawing one private mean …") as status:
@@ -175,7 +175,7 @@ def release_section(mu_target):
         st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="gaussian_dp_release.json", mime="application/json",
-                           key="gd_download_release")
+                           key="gd_download_release", on_click="ignore")
     elif last:
         st.info("The settings changed since the last release (it stays in the ledger).")
     return {"gd_rel_n": n, "gd_rel_seed": seed}

@@ -305,11 +305,11 @@ release = last["release"] if last and last["signature"] == signature else None
 if release is not None:
     b2.download_button("Download release", rp.release_json(release),
                        file_name="geodesic_regression_release.json", mime="application/json",
-                       key="gr_download_release")
+                       key="gr_download_release", on_click="ignore")
 if dataset is not None and dataset.generated:
     b3.download_button("Download data", rp.data_csv(kind, param, dataset),
                        file_name=f"{source}_{kind}.csv", mime="text/csv",
-                       key="gr_download_data")
+                       key="gr_download_data", on_click="ignore")
 if last and release is None:
     st.info("Settings changed since the last release (it stays in the ledger). "
             "Press **Release** to draw a private release for these settings.")

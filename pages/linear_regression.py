@@ -355,11 +355,11 @@ def main():
         st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="linear_regression_release.json",
-                           mime="application/json", key="lr_download_release")
+                           mime="application/json", key="lr_download_release", on_click="ignore")
     if example is not None:
         st.download_button("Download data", example.to_csv(index=False),
                            file_name="linear_regression_example.csv", mime="text/csv",
-                           key="lr_download_data")
+                           key="lr_download_data", on_click="ignore")
 
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):

@@ -1,0 +1,28 @@
+"""Polish the dashboard owes every user (issue 15): downloads never rerun the page, and the
+toolbar has no "Deploy" button."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_download_button_ignores_clicks():
+    missing = []
+    for path in sorted([*ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py"), ROOT / "app.py"]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "download_button"):
+                kw = {k.arg: k.value for k in node.keywords}
+                value = kw.get("on_click")
+                if not (isinstance(value, ast.Constant) and value.value == "ignore"):
+                    missing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert missing == []
+
+
+def test_toolbar_has_no_deploy_button():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["toolbarMode"] == "viewer"
