@@ -172,7 +172,16 @@ def _chunks(n_pairs, chains_per_pair):
 def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain_length,
                burn_in, release_kwargs):
     """Releases of ``n_footpoints x n_vectors`` private geodesics for several budget pairs on
-    one data set, sampled in one batched run; the mean MSE of each."""
+    one data set, sampled in one batched run; the mean MSE of each.
+
+    Inputs are first copied into fresh, aligned, C-ordered arrays: a distributed backend (Dask)
+    may hand over buffers that are not 8-byte aligned, on which numpy's SIMD loops round
+    differently, and a chain that differs in the last bit diverges: results would then depend on
+    the backend.
+    """
+    x = np.require(x, dtype=float, requirements=("C", "A", "O"))
+    y = np.require(y, dtype=float, requirements=("C", "A", "O"))
+    pairs = np.require(pairs, dtype=float, requirements=("C", "A", "O"))
     with warnings.catch_warnings():
         if mode == "paper":
             # The sweep reproduces the papers on synthetic data; the mode is in df.attrs.
@@ -355,8 +364,9 @@ def budget_sweep(
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_cells)(*job) for job in jobs)
+        # A plain list: every joblib backend supports it (multiprocessing, Dask, Ray), unlike
+        # return_as="generator"; progress is then reported as results are collected.
+        results = Parallel(n_jobs=n_jobs)(delayed(_run_cells)(*job) for job in jobs)
     mse_of = {}
     done = 0
     for (i, rep, chunk), values in zip(groups, results, strict=True):

@@ -1040,9 +1040,24 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=2024, help="seed of the whole report")
     parser.add_argument("--only", default=None,
                         help="comma-separated section keys, e.g. p002_fig1,wine")
+    parser.add_argument("--scheduler", default=os.environ.get("DPCORE_DASK_SCHEDULER"),
+                        help="address of a running Dask scheduler (default: the environment "
+                             "variable DPCORE_DASK_SCHEDULER); the sweeps' cells then run on "
+                             "that cluster, with results identical to one process")
     args = parser.parse_args(argv)
     only = None if args.only is None else [s.strip() for s in args.only.split(",") if s.strip()]
-    build_report(args.out, quick=args.quick, seed=args.seed, n_jobs=args.n_jobs, only=only)
+    if not args.scheduler:
+        build_report(args.out, quick=args.quick, seed=args.seed, n_jobs=args.n_jobs, only=only)
+        return 0
+    import joblib
+    from dask.distributed import Client
+
+    with Client(args.scheduler) as client, joblib.parallel_config(backend="dask"):
+        workers = max(1, sum(client.nthreads().values()))
+        print(f"[reproduce] Dask scheduler {args.scheduler}: {workers} worker thread(s)",
+              flush=True)
+        build_report(args.out, quick=args.quick, seed=args.seed,
+                     n_jobs=args.n_jobs or workers, only=only)
     return 0
 
 
