@@ -6,46 +6,5 @@ import path ``ui.colors`` working.
 
 from __future__ import annotations
 
-from dpcore.visualization.colors import (
-    BLACK,
-    BLUE,
-    DATA,
-    GREEN,
-    GREY,
-    HIGHLIGHT,
-    NONPRIVATE,
-    OKABE_ITO,
-    ORANGE,
-    PRIVATE,
-    PURPLE,
-    SEQUENTIAL,
-    SKY_BLUE,
-    TRUTH,
-    VERMILLION,
-    YELLOW,
-    private_colors,
-    qualitative_colors,
-    with_alpha,
-)
-
-__all__ = [
-    "BLACK",
-    "BLUE",
-    "DATA",
-    "GREEN",
-    "GREY",
-    "HIGHLIGHT",
-    "NONPRIVATE",
-    "OKABE_ITO",
-    "ORANGE",
-    "PRIVATE",
-    "PURPLE",
-    "SEQUENTIAL",
-    "SKY_BLUE",
-    "TRUTH",
-    "VERMILLION",
-    "YELLOW",
-    "private_colors",
-    "qualitative_colors",
-    "with_alpha",
-]
+from dpcore.visualization.colors import *  # noqa: F403 - the whole palette, re-exported
+from dpcore.visualization.colors import __all__  # noqa: F401
