@@ -37,6 +37,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ui.registry import HOME
+from ui.registry import PAGES as REGISTRY
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 REPEATS = 3
@@ -46,16 +49,9 @@ TOP = 3  # entry points listed per page and area
 SAMPLE_INTERVAL_S = 0.002
 SCRIPT_THREAD = "ScriptRunner.scriptThread"  # the name streamlit gives AppTest's script thread
 
-# (page file, label, key of the button that runs the default scenario or None)
-PAGES = [
-    ("home.py", "Home", None),
-    ("geodesic_regression.py", "Geodesic regression", "gr_release_button"),
-    ("budget_split.py", "Budget split", "bs_run"),
-    ("frechet_mean.py", "Fréchet mean", "fm_release"),
-    ("gaussian_dp.py", "Gaussian DP", "gd_release"),
-    ("sensitivity.py", "Sensitivity", None),
-    ("linear_regression.py", "Linear regression", "lr_release"),
-]
+# (page file, label, key of the button that runs the default scenario or None), from the
+# registry; the first page (Home) is the baseline.
+PAGES = [(spec.file, spec.title, spec.run_button) for spec in REGISTRY]
 
 
 @contextlib.contextmanager
@@ -225,14 +221,16 @@ def _best(values):
 
 
 def _selected_pages():
-    """All pages, or those whose label contains one of the comma-separated words of the
-    ``BENCH_PAGES`` environment variable (e.g. ``BENCH_PAGES=gaussian,budget make bench``)."""
+    """All pages, or those named by one of the comma-separated words of the ``BENCH_PAGES``
+    environment variable: a word selects a page if it is the page's short name in
+    :mod:`ui.registry` (e.g. ``gd``) or occurs in its title (e.g.
+    ``BENCH_PAGES=gaussian,budget make bench``)."""
     words = [w.strip().lower() for w in os.environ.get("BENCH_PAGES", "").split(",") if w.strip()]
     if not words:
         return PAGES
     # Home stays: it is the baseline of the ratios.
-    return [page for page in PAGES
-            if page[1] == "Home" or any(w in page[1].lower() for w in words)]
+    return [(spec.file, spec.title, spec.run_button) for spec in REGISTRY
+            if spec is HOME or any(w == spec.name or w in spec.title.lower() for w in words)]
 
 
 def _run():
@@ -254,7 +252,7 @@ def _run():
             rows.append(row)
             details.append((label, total, top))
     table = pd.DataFrame(rows).set_index("page")
-    baseline = table.loc["Home", "open_cold_s"]
+    baseline = table.loc[HOME.title, "open_cold_s"]
     table["ratio_cold"] = table["scenario_cold_s"] / baseline
     table["target_cold"] = table["scenario_cold_s"] <= TARGET_S
     table["target_warm"] = table["scenario_warm_s"] <= TARGET_S
@@ -269,7 +267,7 @@ def _run():
         for area, calls in top.items():
             if calls:
                 print(f"    {area}: " + "; ".join(f"{name} {sec:.2f}" for name, sec in calls))
-    pages = [label for label in table.index if label != "Home"]
+    pages = [label for label in table.index if label != HOME.title]
     for name, what in (("cold", "first visitor, caches empty"), ("warm", "caches filled")):
         met = [p for p in pages if table.loc[p, f"target_{name}"]]
         missed = [p for p in pages if p not in met]

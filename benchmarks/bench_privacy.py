@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from dpcore.privacy import profiles as privacy
 from dpcore.manifolds import Euclidean, Sphere
+from dpcore.privacy import profiles as privacy
 
 from ._timing import per_call
 

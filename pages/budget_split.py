@@ -12,6 +12,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
+from ui import manifolds as M
 from ui import regression_page as rp
 from ui.session import PageSettings, query_value
 
@@ -68,15 +69,16 @@ st.info(
 col_m, col_v, col_r = st.columns(3, gap="medium")
 with col_m, st.container(border=True):
     st.subheader("1 · Manifold and data")
-    init("bs_manifold", "bs_m", "sphere", str, rp.MANIFOLD_KINDS)
+    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+    init("bs_manifold", "bs_m", "sphere", M.canonical, rp.MANIFOLD_KINDS)
     kind = st.selectbox("Manifold", rp.MANIFOLD_KINDS, key="bs_manifold",
                         format_func=rp.MANIFOLD_LABELS.get)
     param = None
     if kind in rp.PARAM_RANGE:
         lo_p, hi_p, default_p = rp.PARAM_RANGE[kind]
         init(f"bs_param_{kind}", "bs_k", default_p, int, range(lo_p, hi_p + 1))
-        param = int(st.number_input("Number of landmarks k" if kind == "kendall"
-                                    else "Dimension d", lo_p, hi_p, key=f"bs_param_{kind}"))
+        param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
+                                    key=f"bs_param_{kind}"))
     init("bs_sizes", "bs_n", [20, 50, 100], int_list)
     # Typed entries arrive as text; keep whole numbers from 5 to 1000, report the rest.
     sizes, bad = set(), []
@@ -99,11 +101,11 @@ with col_m, st.container(border=True):
                                  "strict": "strict (public bounds)"}.get)
     tau = tau_m = None
     if mode == "strict":
-        init(f"bs_tau_{kind}", "bs_tau", rp.DEFAULT_TAU[kind], float, bounds=(0.001, 10.0))
+        init(f"bs_tau_{kind}", "bs_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
         tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
                                     key=f"bs_tau_{kind}", format="%.3f"))
         if rp.needs_ball(kind):
-            init(f"bs_taum_{kind}", "bs_taum", rp.DEFAULT_TAU_M[kind], float,
+            init(f"bs_taum_{kind}", "bs_taum", M.spec(kind).tau_m, float,
                  bounds=(0.01, 100.0))
             tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
                                           key=f"bs_taum_{kind}", format="%.3g"))

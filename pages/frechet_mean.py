@@ -23,6 +23,7 @@ from dpcore.privacy import eps_to_mu
 from dpcore.release import private_frechet_mean, project_to_ball
 from ui import analysis_pages as A
 from ui import figures
+from ui import manifolds as M
 from ui.session import query_value, record_release, write_query
 
 PAGE = "Fréchet mean"
@@ -45,7 +46,7 @@ sens_cached = st.cache_data(show_spinner=False, max_entries=64)(A.frechet_sensit
 @st.cache_data(show_spinner=False, max_entries=64)
 def synthetic_data(manifold_key, n, radius, seed):
     """Synthetic data in the ball (paper 001 protocol), cached: it is deterministic."""
-    return make_mean_data(A.make_manifold(manifold_key), n, radius=radius, rng=seed)
+    return make_mean_data(M.make_manifold(manifold_key), n, radius=radius, rng=seed)
 
 
 def parse_center(text, manifold):
@@ -112,12 +113,13 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
 
 def load_data(manifold_key, manifold, source):
     """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
-    label, _, r_default, (r_lo, r_hi) = A.FRECHET_MANIFOLDS[manifold_key]
+    r_lo, r_hi = A.FRECHET_MANIFOLDS[manifold_key]
+    r_default = M.spec(manifold_key).radius
     cols = st.columns(4)
     radius = cols[0].slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
         value=float(np.clip(query_value("fm_r", r_default, float), r_lo, r_hi)), step=0.01,
-        key=f"fm_radius_{manifold_key}",
+        key=f"fm_radius_{M.full_name(manifold_key)}",
         help="A public bound: every data point is assumed within distance r of the centre.",
     )
     meta = {"radius": radius}
@@ -241,13 +243,14 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
     st.caption("Seeded draws for illustration: not a release and not recorded in the ledger. "
                "Publishing all of them would cost ε each.")
     fn = draws_cached if cache_ok else A.frechet_mechanism_draws
+    base, size = M.spec(manifold_key).key, M.param_of(manifold_key)
     # SPD(k >= 3) samples its Gaussian by Markov chains: a smaller Monte Carlo check there.
-    mc = (1000, 20) if manifold_key != "spd3" else (200, 5)
+    mc = (200, 5) if base == "spd" and size >= 3 else (1000, 20)
     res = fn(manifold_key, y, float(radius), float(epsilon), int(n_draws), center=center,
              seed=1, chain_length=PREVIEW_CHAIN[0], burn_in=PREVIEW_CHAIN[1],
              mc_samples=mc[0], mc_repeats=mc[1])
     labels = {k: A.MECHANISM_LABELS[k] for k in res["draws"]}
-    if manifold_key == "sphere":
+    if base == "sphere":
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         fig = figures.sphere_points_figure(
             clouds, data=y, nonprivate_point=res["mean"],
@@ -261,7 +264,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
         with tab_zoom:
             st.plotly_chart(A.tangent_clouds_figure(manifold, res["mean"], clouds, data=y),
                             width="stretch", key="fm_zoom")
-    elif manifold_key == "spd2":
+    elif base == "spd" and size == 2:
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         clouds[labels["ambient_laplace"]] = res["ambient"]
         tab_cone, tab_ell = st.tabs(["SPD cone", "Ellipses"])
@@ -397,10 +400,11 @@ def main():
     with st.container(border=True):
         cols = st.columns([2, 2, 3])
         keys = list(A.FRECHET_MANIFOLDS)
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         manifold_key = cols[0].selectbox(
-            "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere", str,
-                                                           choices=keys)),
-            format_func=lambda k: A.FRECHET_MANIFOLDS[k][0], key="fm_manifold")
+            "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere",
+                                                           M.canonical, choices=keys)),
+            format_func=M.choice_label, key="fm_manifold")
         sources = ["synthetic", "upload"]
         source = cols[1].radio("Data", sources, index=sources.index(query_value(
             "fm_source", "synthetic", str, choices=sources)),
@@ -409,7 +413,7 @@ def main():
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,
             value=query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS), key="fm_eps")
-        manifold = A.make_manifold(manifold_key)
+        manifold = M.make_manifold(manifold_key)
         loaded = load_data(manifold_key, manifold, source)
     settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
     if loaded is None:
@@ -430,8 +434,8 @@ def main():
     cols[4].metric("Gaussian-DP equivalent µ(ε)", f"{eps_to_mu(epsilon):.3g}")
     if source == "synthetic":
         st.download_button("Download data", to_csv(manifold, y), file_name=f"frechet_mean_"
-                           f"{manifold_key}_n{n}_seed{meta['seed']}.csv", mime="text/csv",
-                           key="fm_download_data", on_click="ignore")
+                           f"{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
+                           mime="text/csv", key="fm_download_data", on_click="ignore")
 
     notes, assumptions = st.columns([1, 1])
     with notes, st.container(border=True):

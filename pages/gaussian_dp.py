@@ -30,13 +30,14 @@ from dpcore.privacy import (
 from dpcore.release import private_frechet_mean
 from dpcore.settings import get_limits
 from ui import analysis_pages as A
+from ui import manifolds as M
 from ui.session import query_value, record_release, write_query
 
 PAGE = "Gaussian DP"
 SIGMA_GRID = np.arange(1, 17) / 4  # paper 004 §4.2: σ = k/4, k = 1..16
 MC_SIGMAS = SIGMA_GRID[1::2]  # Monte Carlo at every other rate
 UTILITY_MUS = np.array([0.1, 0.2, 0.5, 1.0, 2.0, 5.0])  # rates chosen as sigma = Delta / mu
-RELEASE_RADIUS = math.pi / 8
+RELEASE_RADIUS = M.spec("sphere").radius  # π/8, the public data ball of the release
 LAST = "gd_last_release"
 
 table_cached = st.cache_data(show_spinner=False, max_entries=64)(A.mu_sigma_table)

@@ -11,6 +11,7 @@ import hashlib
 import streamlit as st
 
 from dpcore.data import DataValidationError
+from ui import manifolds as M
 from ui import regression_page as rp
 from ui.session import PageSettings, record_release
 
@@ -50,17 +51,16 @@ col_data, col_budget, col_mode = st.columns(3, gap="medium")
 
 with col_data, st.container(border=True):
     st.subheader("1 · Manifold and data")
-    init("gr_manifold", "gr_m", "sphere", str, rp.MANIFOLD_KINDS)
+    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+    init("gr_manifold", "gr_m", "sphere", M.canonical, rp.MANIFOLD_KINDS)
     kind = st.selectbox("Manifold", rp.MANIFOLD_KINDS, key="gr_manifold",
                         format_func=rp.MANIFOLD_LABELS.get)
     param = None
     if kind in rp.PARAM_RANGE:
         lo_p, hi_p, default_p = rp.PARAM_RANGE[kind]
         key = f"gr_param_{kind}"
-        init(key, "gr_k" if kind == "kendall" else "gr_d", default_p, int,
-             range(lo_p, hi_p + 1))
-        param = int(st.number_input("Number of landmarks k" if kind == "kendall"
-                                    else "Dimension d", lo_p, hi_p, key=key, step=1))
+        init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
+        param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
     init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
     source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
                       horizontal=True)
@@ -172,7 +172,7 @@ with col_mode, st.container(border=True):
             + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
             "their experiments, never to publish.", icon=":material/warning:")
     else:
-        init(f"gr_tau_{kind}", "gr_tau", rp.DEFAULT_TAU[kind], float, bounds=(0.001, 10.0))
+        init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
         tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                     key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
         range_default = rp.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
@@ -184,7 +184,7 @@ with col_mode, st.container(border=True):
         hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
         covariate_range = (lo, hi)
         if rp.needs_ball(kind):
-            init(f"gr_taum_{kind}", "gr_taum", rp.DEFAULT_TAU_M[kind], float,
+            init(f"gr_taum_{kind}", "gr_taum", M.spec(kind).tau_m, float,
                  bounds=(0.01, 100.0))
             tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
                                           "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
@@ -194,7 +194,7 @@ with col_mode, st.container(border=True):
                 c = float(st.number_input("Ball centre c·I, c =", 0.001, 1000.0,
                                           key="gr_center_spd", format="%.4g"))
                 center = (c,)
-            else:
+            elif kind == "euclidean":
                 init(f"gr_center_{param}", None, ", ".join(["0"] * int(param)), str)
                 text = st.text_input(f"Ball centre ({param} comma-separated numbers)",
                                      key=f"gr_center_{param}")
@@ -206,6 +206,8 @@ with col_mode, st.container(border=True):
                     st.error(f"The centre must be {param} comma-separated numbers; using the "
                              "origin.")
                     center = None
+            else:  # any other manifold: its default centre (ui.regression_page.center_point)
+                st.caption("Ball centre: the manifold's default point.")
         st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
                    "Strict mode clips covariates and residuals and projects responses to these "
                    "bounds, so the guarantee holds whatever the data.")

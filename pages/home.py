@@ -2,46 +2,9 @@
 
 import streamlit as st
 
-PAGE_SUMMARIES = [
-    (
-        "Geodesic regression",
-        "Fit a geodesic to synthetic, example or uploaded data on S², SPD(2), Kendall shape "
-        "space or R^d, then release private footpoints and shooting vectors (ε_p, ε_v) on a "
-        "button: private geodesics drawn beside the non-private fit, MSE, footpoint and angle "
-        "errors, sensitivities, σ's and sampler diagnostics",
-    ),
-    (
-        "Budget split",
-        "A simulation of how splitting a total ε between footpoint (ε_p) and shooting vector "
-        "(ε_v) changes the error, for several sample sizes: unequal and equal splits, and a "
-        "heatmap over (ε_p, ε_v) with the best split for a chosen total",
-    ),
-    (
-        "Fréchet mean",
-        "Riemannian Laplace, KNG, Riemannian Gaussian and ambient Euclidean Laplace on S² or "
-        "SPD(k) at one ε: clouds of private means, error against n, empirical sensitivity "
-        "against its bound, and one private release",
-    ),
-    (
-        "Gaussian DP",
-        "µ against σ on the circle (exact and Monte Carlo) and on the line, Gaussian versus "
-        "Laplace at equal µ on S², trade-off curves, the privacy profile δ(ε), an ε ↔ µ "
-        "converter and one Gaussian-DP release",
-    ),
-    (
-        "Sensitivity",
-        "Theory / empirical sensitivity ratios of geodesic regression on adjacent data sets, "
-        "and the Jacobi fields (cos, 1, cosh / sin, 1, sinh) behind the curvature terms",
-    ),
-    (
-        "Linear regression",
-        "The Euclidean case on an uploaded CSV or a generated example: private and "
-        "least-squares lines per response, an MSE table, and diffprivlib's LinearRegression "
-        "at the same ε",
-    ),
-]
+from ui.registry import HOME, PAGES
 
-st.title("Private statistics on manifolds")
+st.title(HOME.page_title)
 
 st.markdown(
     "This dashboard shows what differential privacy does to statistics of data that live on "
@@ -52,7 +15,7 @@ st.markdown(
 )
 
 st.subheader("Pages")
-rows = "\n".join(f"| {page} | {summary} |" for page, summary in PAGE_SUMMARIES)
+rows = "\n".join(f"| {spec.title} | {spec.summary} |" for spec in PAGES if spec is not HOME)
 st.markdown("| Page | What it shows |\n|---|---|\n" + rows)
 
 st.caption(

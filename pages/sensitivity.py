@@ -10,11 +10,11 @@ import numpy as np
 import streamlit as st
 
 from ui import analysis_pages as A
+from ui import manifolds as M
 from ui.session import query_value, write_query
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500]
 DEFAULT_NS = (20, 50, 100)  # paper 002 app. G
-KAPPA_LOW = {"sphere": 1.0, "spd2": -0.5, "kendall": 1.0}
 
 ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(A.regression_sensitivity_ratios)
 
@@ -37,11 +37,16 @@ def teaching_notes():
     )
 
 
+def kappa_low(manifold_key):
+    """The lower curvature bound κ_l of the manifold (the one the bounds use)."""
+    return float(M.make_manifold(manifold_key).curvature_bounds[0])
+
+
 def assumptions_box(manifold_key):
-    kappa = KAPPA_LOW[manifold_key]
+    kappa = kappa_low(manifold_key)
     rows = [
         ("Curvature", f"lower bound κ_l = {kappa:g} for "
-                      f"{A.REGRESSION_MANIFOLDS[manifold_key][0]}"
+                      f"{M.choice_label(manifold_key)}"
                       + (" (so the flat formula 2τ/n applies)." if kappa >= 0 else
                          " (so the cosh / sinh inflation applies).")),
         ("Residual bound τ", "the largest residual of the n + 1 points at the non-private fit "
@@ -62,10 +67,11 @@ def ratio_section():
     with st.container(border=True):
         cols = st.columns([2, 3, 2, 2])
         keys = list(A.REGRESSION_MANIFOLDS)
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         manifold_key = cols[0].selectbox(
-            "Manifold", keys, index=keys.index(query_value("se_manifold", "sphere", str,
-                                                           choices=keys)),
-            format_func=lambda k: A.REGRESSION_MANIFOLDS[k][0], key="se_manifold")
+            "Manifold", keys, index=keys.index(query_value("se_manifold", "sphere",
+                                                           M.canonical, choices=keys)),
+            format_func=M.choice_label, key="se_manifold")
         default_ns = [int(v) for v in str(query_value("se_ns", "20,50,100", str)).split(",")
                       if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
         ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
@@ -84,7 +90,7 @@ def ratio_section():
         frame = ratios_cached(manifold_key, tuple(sorted(int(v) for v in ns)), int(pairs),
                               seed=0)
         status.update(label=f"{len(frame)} adjacent pairs evaluated", state="complete")
-    label = A.REGRESSION_MANIFOLDS[manifold_key][0]
+    label = M.choice_label(manifold_key)
     cols = st.columns(2)
     cols[0].plotly_chart(A.ratio_histogram(frame, "p", log_scale=log_scale,
                                            manifold_label=label),
@@ -160,7 +166,7 @@ def curvature_section(manifold_key):
         "bound 2τ/n. In positive curvature the factors are at most 1, and the bounds simply "
         "keep 2τ/n."
     )
-    if manifold_key != "spd2":
+    if kappa_low(manifold_key) >= 0:
         st.caption("Select SPD(2) above to see the ratios under the cosh / sinh bounds.")
     return {"se_kappa": kappa, "se_tau_m": tau_m, "se_tau": tau}
 

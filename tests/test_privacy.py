@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, special, stats
 
-from dpcore.privacy import profiles as privacy
 from dpcore.manifolds import Euclidean, Hyperbolic, Sphere
 from dpcore.privacy import (
     calibrate_sigma,
@@ -24,6 +23,7 @@ from dpcore.privacy import (
     privacy_profile_circle,
     tradeoff_gdp,
 )
+from dpcore.privacy import profiles as privacy
 
 # Paper 004, Figure 1: Δ = 1 and σ = k/4 for k = 1..16.
 FIG1_SIGMAS = [k / 4 for k in range(1, 17)]

@@ -35,7 +35,7 @@ from dpcore.data import make_mean_data, make_regression_data
 from dpcore.data.synthetic import default_center
 from dpcore.learning import GeodesicRegression, frechet_mean
 from dpcore.learning.frechet import frechet_mean_gradient
-from dpcore.manifolds import SPD, KendallShape, Sphere
+from dpcore.manifolds import SPD, Sphere
 from dpcore.manifolds._functions import jacobi_point_scale, jacobi_vector_scale
 from dpcore.mechanisms import (
     AmbientLaplace,
@@ -68,6 +68,7 @@ from dpcore.sensitivity import (
 from dpcore.settings import get_limits
 
 from . import colors, figures
+from .manifolds import make_manifold
 
 __all__ = [
     "CAPS",
@@ -91,7 +92,6 @@ __all__ = [
     "jacobi_growth",
     "linear_fit",
     "linear_regression_figure",
-    "make_manifold",
     "mse_table",
     "mu_sigma_figure",
     "mu_sigma_table",
@@ -133,38 +133,17 @@ MECHANISM_LABELS = {
     "ambient_laplace": "Ambient Euclidean Laplace",
 }
 
-#: Manifolds of the Fréchet-mean page: key -> (label, constructor, default radius, radius range).
+#: Manifolds of the Fréchet-mean page: token of :mod:`ui.manifolds` -> range of the public
+#: radius slider (its default is the manifold's ``radius`` there).
 FRECHET_MANIFOLDS = {
-    "sphere": ("Sphere S²", lambda: Sphere(2), math.pi / 8, (0.05, 0.75)),
-    "spd2": ("SPD(2) covariance matrices", lambda: SPD(2), 1.5, (0.75, 3.0)),
-    "spd3": ("SPD(3) covariance matrices", lambda: SPD(3), 1.5, (1.0, 3.0)),
+    "sphere": (0.05, 0.75),
+    "spd": (0.75, 3.0),
+    "spd3": (1.0, 3.0),
 }
 
-#: Manifolds of the sensitivity page: key -> (label, constructor).
-REGRESSION_MANIFOLDS = {
-    "sphere": ("Sphere S²", lambda: Sphere(2)),
-    "spd2": ("SPD(2)", lambda: SPD(2)),
-    "kendall": ("Kendall shapes (8 landmarks)", lambda: KendallShape(8)),
-}
-
-
-def make_manifold(key):
-    """The manifold of a page key (see :data:`FRECHET_MANIFOLDS`, :data:`REGRESSION_MANIFOLDS`).
-
-    Parameters
-    ----------
-    key : str
-        ``"sphere"``, ``"spd2"``, ``"spd3"`` or ``"kendall"``.
-
-    Returns
-    -------
-    dpcore.manifolds.Manifold
-    """
-    table = {**{k: v[1] for k, v in FRECHET_MANIFOLDS.items()},
-             **{k: v[1] for k, v in REGRESSION_MANIFOLDS.items()}}
-    if key not in table:
-        raise ValueError(f"Unknown manifold key {key!r}; expected one of {sorted(table)}.")
-    return table[key]()
+#: Manifolds of the sensitivity page: tokens of :mod:`ui.manifolds` (Kendall with its default
+#: 8 landmarks).
+REGRESSION_MANIFOLDS = ("sphere", "spd", "kendall")
 
 
 def assumptions_markdown(items):
@@ -285,7 +264,7 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
     Parameters
     ----------
     manifold_key : str
-        Key of :data:`FRECHET_MANIFOLDS`.
+        Token of :data:`FRECHET_MANIFOLDS` (any key or token of :mod:`ui.manifolds` works).
     y : array-like, shape (n, *point_shape)
         The data.
     radius : float
@@ -1017,7 +996,7 @@ def regression_sensitivity_ratios(manifold_key, n_values, pairs, *, noise=None, 
     Parameters
     ----------
     manifold_key : str
-        Key of :data:`REGRESSION_MANIFOLDS`.
+        Token of :data:`REGRESSION_MANIFOLDS` (any key or token of :mod:`ui.manifolds` works).
     n_values : sequence of int
     pairs : int
         Adjacent pairs per n (capped by ``CAPS["sens_pairs"]``).

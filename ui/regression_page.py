@@ -6,7 +6,8 @@ tables and text to Streamlit. Everything here is plain Python on top of :mod:`dp
 
 Contents
 --------
-* manifolds and data sets: :func:`make_manifold`, :func:`synthetic_dataset`,
+* manifolds and data sets: :data:`MANIFOLD_KINDS` (manifolds themselves: :mod:`ui.manifolds`),
+  :func:`synthetic_dataset`,
   :func:`example_dataset`, :func:`parse_upload` (bytes of an uploaded CSV, never written to disk);
 * one release: :class:`ReleaseSettings`, :func:`fit_nonprivate`, :func:`run_release`,
   :func:`release_metrics`, :func:`regression_figures`, :func:`assumption_rows`;
@@ -25,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from dpcore.data import DEFAULT_NOISE, load_csv, make_regression_data, to_csv
-from dpcore.data.synthetic import default_center
+from dpcore.data.synthetic import GENERIC_NOISE, default_center
 from dpcore.exceptions import ApproximatePrivacyWarning, PrivacyLeakWarning
 from dpcore.experiments import budget_sweep, default_eps_p_grid
 from dpcore.experiments.metrics import (
@@ -35,32 +36,28 @@ from dpcore.experiments.metrics import (
     release_mse,
 )
 from dpcore.learning import GeodesicRegression
-from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 
 from . import figures
+from . import manifolds as M
+from .manifolds import make_manifold
 
 # ============================================================================ manifolds
-MANIFOLD_KINDS = ("sphere", "spd", "kendall", "euclidean")
+#: The manifolds of the regression pages: every key of :mod:`ui.manifolds`, in its order.
+MANIFOLD_KINDS = M.KEYS
+#: Manifolds whose parameter these pages let the user choose. SPD stays SPD(2) here: its
+#: figures draw 2 × 2 matrices as ellipses and in the cone.
+PARAM_KINDS = ("kendall", "euclidean")
 #: Budget schemes of the release (DESIGN §8) and their labels.
 SCHEME_LABELS = {"joint": "joint (one ε over (p, v); proven)",
                  "sequential": "sequential (papers: ε_p then ε_v; not covered by the proof)"}
 SAMPLER_LABELS = {"auto": "exact when within reach, else MCMC",
                   "exact": "exact only (private; may be slow)",
                   "mcmc": "MCMC (approximately private)"}
-MANIFOLD_LABELS = {
-    "sphere": "Sphere S²",
-    "spd": "SPD(2) covariance matrices",
-    "kendall": "Kendall planar shapes",
-    "euclidean": "Euclidean Rᵈ",
-}
+MANIFOLD_LABELS = {kind: M.label(kind) if kind in PARAM_KINDS else M.choice_label(kind)
+                   for kind in MANIFOLD_KINDS}
 #: Allowed range and default of the manifold parameter (landmarks k, dimension d).
-PARAM_RANGE = {"kendall": (3, 20, 8), "euclidean": (1, 6, 2)}
-
-#: Public bounds offered by default in strict mode. They are guesses a user states, not values
-#: read from the data: generous for the synthetic data of each manifold.
-DEFAULT_TAU = {"sphere": 0.2, "spd": 0.1, "kendall": 0.15, "euclidean": 0.5}
-DEFAULT_TAU_M = {"spd": 3.0, "euclidean": 6.0}
+PARAM_RANGE = {kind: M.spec(kind).param_range for kind in PARAM_KINDS}
 #: Choices of the sphere's noise variance delta (paper 002 §4.1 and app. E).
 SPHERE_NOISE_CHOICES = (0.001, 0.01, 0.1)
 
@@ -78,38 +75,14 @@ DEFAULT_CHAIN = 300
 DEFAULT_BURN_IN = 200
 
 
-def make_manifold(kind, param=None):
-    """The manifold of a page setting.
-
-    Parameters
-    ----------
-    kind : {"sphere", "spd", "kendall", "euclidean"}
-    param : int, optional
-        Number of landmarks (Kendall) or dimension (Euclidean); ignored otherwise.
-
-    Returns
-    -------
-    dpcore.manifolds.Manifold
-    """
-    if kind == "sphere":
-        return Sphere(2)
-    if kind == "spd":
-        return SPD(2)
-    if kind == "kendall":
-        return KendallShape(int(param or PARAM_RANGE["kendall"][2]))
-    if kind == "euclidean":
-        return Euclidean(int(param or PARAM_RANGE["euclidean"][2]))
-    raise ValueError(f"unknown manifold kind {kind!r}; expected one of {MANIFOLD_KINDS}.")
-
-
 def needs_ball(kind):
     """Whether strict mode needs a public ball ``B_{tau_m}(center)`` (non-compact or κ_l < 0)."""
-    return kind in ("spd", "euclidean")
+    return M.spec(kind).needs_ball
 
 
 def default_noise(kind):
     """Default noise of the synthetic data (variance δ on the sphere, a standard deviation else)."""
-    return float(DEFAULT_NOISE[type(make_manifold(kind, 3))])
+    return float(DEFAULT_NOISE.get(type(make_manifold(kind)), GENERIC_NOISE))
 
 
 # ============================================================================ data sets
@@ -157,7 +130,7 @@ def synthetic_dataset(kind, param, n, noise, seed):
 
     Parameters
     ----------
-    kind, param : manifold setting, see :func:`make_manifold`
+    kind, param : manifold setting, see :func:`ui.manifolds.make_manifold`
     n : int
         Sample size.
     noise : float
@@ -209,7 +182,7 @@ def parse_upload(data, kind, param, renormalize=False):
     ----------
     data : bytes
         File contents (e.g. ``UploadedFile.getvalue()``). Nothing is written to disk or logged.
-    kind, param : manifold setting, see :func:`make_manifold`
+    kind, param : manifold setting, see :func:`ui.manifolds.make_manifold`
     renormalize : bool
         Sphere: project every point onto the sphere instead of rejecting points off it.
 
@@ -302,7 +275,7 @@ def center_point(kind, param, center=None):
         return default_center(m)
     arr = np.asarray(center, dtype=float)
     if kind == "spd":
-        return float(arr.ravel()[0]) * np.eye(2)
+        return float(arr.ravel()[0]) * np.eye(m.point_shape[-1])
     return arr.reshape(m.point_shape)
 
 
@@ -612,7 +585,7 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
     Returns
     -------
     list of (str, plotly.graph_objects.Figure)
-        Caption and figure, in display order.
+        Caption and figure, in display order (empty for a manifold without a figure here).
     """
     m = make_manifold(kind, param)
     p_hat, v_hat, cr = fit.footpoint, fit.vector, fit.covariate_range
@@ -685,7 +658,7 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
             x_name=covariate_name, n_cols=min(len(xs), 2),
         )
         out.append(("Predicted shapes at the chosen covariate values.", fig))
-    else:
+    elif kind == "euclidean":
         grid = _curve_grid(dataset, cr, 60)
         priv = _private_at(m, release, grid) if release is not None else None
         fig = figures.euclidean_regression_figure(
@@ -942,6 +915,8 @@ __all__ = [
     "LATEX_NOTES",
     "MANIFOLD_KINDS",
     "MANIFOLD_LABELS",
+    "PARAM_KINDS",
+    "PARAM_RANGE",
     "ReleaseSettings",
     "SweepConfig",
     "assumption_rows",
@@ -950,7 +925,6 @@ __all__ = [
     "example_dataset",
     "fit_nonprivate",
     "heatmap_for_total",
-    "make_manifold",
     "parse_upload",
     "regression_figures",
     "release_json",

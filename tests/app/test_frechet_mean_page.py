@@ -13,6 +13,7 @@ import pytest
 from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import SPD, Sphere
 from ui import analysis_pages as A
+from ui import manifolds as M
 
 from .pages import open_app_page
 
@@ -87,12 +88,24 @@ def test_changed_widgets_rerun_cleanly():
 
 def test_spd2_shows_cone_and_ellipses():
     at = light(open_page())
-    at.selectbox(key="fm_manifold").set_value("spd2").run()
+    at.selectbox(key="fm_manifold").set_value("spd").run()
     assert not at.exception, at.exception
     assert not at.error
-    assert at.query_params["fm_manifold"] == "spd2"
+    assert at.query_params["fm_manifold"] == "spd"
     # cone, ellipses, histogram, error against n, share off the manifold, sensitivity
     assert len(at.get("plotly_chart")) >= 6
+    # The radius widget keeps its key per SPD size (the sphere's radius in the URL, clipped).
+    assert at.slider(key="fm_radius_spd2").value == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("value,token", [("spd2", "spd"), ("spd", "spd"), ("spd3", "spd3"),
+                                         ("spd9", "sphere"), ("junk", "sphere")])
+def test_manifold_links_old_and_new(value, token):
+    """The older value "spd2" still opens SPD(2); the URL then carries the one value "spd"."""
+    at = open_page(fm_manifold=value, fm_ns="10", fm_reps="5", fm_draws="10")
+    assert not at.exception, at.exception
+    assert at.selectbox(key="fm_manifold").value == token
+    assert at.query_params["fm_manifold"] == token
 
 
 # --------------------------------------------------------------------------- release
@@ -181,7 +194,7 @@ def test_mechanism_draws_have_the_right_shapes_and_scales():
 
 
 def test_simulation_rows_and_errors():
-    frame = A.frechet_simulation_one_n("spd2", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
+    frame = A.frechet_simulation_one_n("spd", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
     assert set(frame["mechanism"]) == set(A.MECHANISM_LABELS)
     assert len(frame) == 4 * 4
     assert (frame["geodesic_error"] >= 0).all() and (frame["ambient_error"] >= 0).all()
@@ -195,7 +208,7 @@ def test_empirical_sensitivity_stays_below_the_bound():
     frame = A.frechet_sensitivity_simulation("sphere", np.pi / 8, [10, 40], 5)
     assert len(frame) == 10
     assert (frame["ratio"] >= 1).all()
-    frame = A.frechet_sensitivity_simulation("spd2", 1.5, [10], 5)
+    frame = A.frechet_sensitivity_simulation("spd", 1.5, [10], 5)
     assert (frame["ratio"] >= 1).all()
 
 
@@ -211,9 +224,9 @@ def test_spd_figures_have_titles_and_legends():
         assert any(tr.showlegend is not False for tr in fig.data)
 
 
-@pytest.mark.parametrize("key", ["sphere", "spd2", "spd3"])
+@pytest.mark.parametrize("key", ["sphere", "spd", "spd3"])
 def test_isometry_moves_the_centre_and_keeps_distances(key):
-    m = A.make_manifold(key)
+    m = M.make_manifold(key)
     center = A.default_center(m)
     targets = make_mean_data(m, 6, radius=1.0 if key == "sphere" else 1.5, rng=2)
     points = make_mean_data(m, 6, radius=0.5, rng=3)

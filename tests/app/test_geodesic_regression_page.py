@@ -244,6 +244,19 @@ def test_scenario_is_read_from_the_url():
     assert at.slider(key="gr_n").value == 80
 
 
+def test_spd_alias_in_the_url_opens_spd():
+    """"spd2" (the value the Fréchet-mean and sensitivity pages used to write) names SPD(2)
+    here too; the page writes the one value "spd" back."""
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT)
+    at.query_params.update({"gr_m": "spd2"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="gr_manifold").value == "spd"
+    assert at.query_params["gr_m"] in ("spd", ["spd"])
+    assert at.number_input(key="gr_tau_spd").value == pytest.approx(0.1)
+    assert at.number_input(key="gr_taum_spd").value == pytest.approx(3.0)
+
+
 def test_junk_in_the_url_falls_back_to_defaults():
     at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT)
     at.query_params.update({"gr_m": "torus", "gr_ep": "0.123", "gr_tau": "-3", "gr_n": "x"})

@@ -40,7 +40,7 @@ def test_default_run_shows_histograms_and_jacobi_fields():
     assert "privacy_ledger" not in at.session_state or not at.session_state["privacy_ledger"]
 
 
-@pytest.mark.parametrize("manifold", ["spd2", "kendall"])
+@pytest.mark.parametrize("manifold", ["spd", "kendall"])
 def test_other_manifolds(manifold):
     at = open_page()
     at.selectbox(key="se_manifold").set_value(manifold)
@@ -73,6 +73,15 @@ def test_settings_are_read_from_the_url():
     assert list(summary(at)["n"]) == [20]
 
 
+def test_older_spd2_link_opens_spd():
+    """Links written before the manifold keys were unified ("spd2") still work."""
+    at = open_page(se_manifold="spd2", se_ns="20", se_pairs="5")
+    assert not at.exception, at.exception
+    assert at.selectbox(key="se_manifold").value == "spd"
+    assert at.query_params["se_manifold"] == "spd"
+    assert "κ_l = -0.5" in "\n".join(m.value for m in at.markdown)
+
+
 def test_empty_sample_size_choice_is_handled():
     at = open_page()
     at.multiselect(key="se_ns").set_value([]).run()
@@ -86,7 +95,7 @@ def test_ratios_are_at_least_one(key):
     frame = A.regression_sensitivity_ratios(key, [15], 4, seed=1)
     assert len(frame) == 4
     assert (frame["ratio_p"] >= 1).all() and (frame["ratio_v"] >= 1).all()
-    assert frame["tau_m"].notna().all() == (key == "spd2")
+    assert frame["tau_m"].notna().all() == (key == "spd")
     fig = A.ratio_histogram(frame, "v", log_scale=True)
     assert fig.layout.title.text and fig.layout.xaxis.title.text
     assert fig.data[0].name == "n = 15 (4 pairs)"

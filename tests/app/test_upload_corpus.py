@@ -17,6 +17,7 @@ import pytest
 
 from dpcore.data import make_mean_data, make_regression_data, to_csv
 from dpcore.manifolds import SPD, Sphere
+from ui import manifolds as M
 from ui import regression_page as rp
 
 from .pages import open_app_page
@@ -67,7 +68,7 @@ def corpus(valid_text, kind):
         off[last] = str(float(off[last]) + 3.0)
         cases.append(("off the sphere", _join(header, [rows[0], off] + rows[2:]).encode(),
                       ERROR))
-    if kind in ("spd", "spd2"):
+    if M.spec(kind).key == "spd":
         # upper triangle s11, s12, s22: |s12| > s11 = s22 makes the matrix indefinite
         bad = list(rows[1])
         start = 1 if header[0] == "x" else 0
@@ -104,7 +105,7 @@ def _row_cap(monkeypatch):
 @pytest.mark.parametrize("kind", rp.MANIFOLD_KINDS)
 def test_geodesic_regression_uploader_survives_the_corpus(kind):
     param = rp.PARAM_RANGE[kind][2] if kind in rp.PARAM_RANGE else None
-    m = rp.make_manifold(kind, param)
+    m = M.make_manifold(kind, param)
     data = make_regression_data(m, 12, rng=3)
     at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
     at.selectbox(key="gr_manifold").set_value(kind).run()
@@ -129,7 +130,7 @@ def _too_many(valid_text):
     return _join(header, rows * (ROW_CAP // len(rows) + 1)).encode()
 
 
-@pytest.mark.parametrize("key,manifold", [("sphere", Sphere(2)), ("spd2", SPD(2))])
+@pytest.mark.parametrize("key,manifold", [("sphere", Sphere(2)), ("spd", SPD(2))])
 def test_frechet_mean_uploader_survives_the_corpus(key, manifold):
     radius = 0.3 if key == "sphere" else 1.0
     y = make_mean_data(manifold, 12, radius=radius, rng=3)

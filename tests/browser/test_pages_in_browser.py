@@ -1,8 +1,9 @@
 """Every page of the dashboard in a real browser (Debian's Chromium driven by Playwright).
 
-For each page: open it, run its default scenario (press its Release / Run button when it has
-one), wait until Streamlit has finished, check that the plotly figures were drawn and that no
-error element or exception is shown, and download the release as JSON where there is one. On
+For each page of ``ui.registry``: open it, run its default scenario (press its Release / Run
+button when it has one), wait until Streamlit has finished, check that the plotly figures were
+drawn and that no error element or exception is shown, and download the result (the release as
+JSON, or the simulation as CSV) where there is one. On
 the geodesic regression page a CSV is uploaded through the file input. Every test saves a
 full-page screenshot to ``assets/screenshots/<page>.png`` (the README shows them).
 
@@ -13,13 +14,14 @@ The server and the browser come from ``conftest.py``. Selectors are Streamlit 1.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from dpcore.data import make_regression_data, to_csv
 from dpcore.manifolds import Sphere
+from ui import registry
+from ui.registry import HOME, PAGES, PageSpec
 
 from .conftest import SCREENSHOTS, VIEWPORT
 
@@ -61,31 +63,19 @@ CONTENT_HEIGHT = """() => {
 }"""
 
 
-@dataclass(frozen=True)
-class PageCase:
-    name: str  # URL path (also the screenshot's file name)
-    title: str  # st.title of the page
-    button: str | None  # the button that runs the default scenario, if any
-    done: str | None  # a button that appears once that run has finished
-    plots: int  # plotly figures after the default scenario, at least (every visible one
-    # must be drawn; the exact counts depend on the pages' defaults, tested with AppTest)
-
-
-PAGES = [
-    PageCase("home", "Private statistics on manifolds", None, None, 0),
-    PageCase("geodesic_regression", "Geodesic regression", "Release", "Download release", 1),
-    PageCase("budget_split", "Budget split", "Run simulation", "Download simulation (CSV)", 1),
-    PageCase("frechet_mean", "Fréchet mean", "Release", "Download release", 1),
-    PageCase("gaussian_dp", "Gaussian DP", "Release", "Download release", 1),
-    PageCase("sensitivity", "Sensitivity", None, None, 1),
-    PageCase("linear_regression", "Linear regression", "Release", "Download release", 1),
-]
+# The pages come from ui.registry: each is opened at its URL, its run button (if any) is pressed
+# and its download button waited for, both found by widget key (Streamlit gives an element with
+# key k the CSS class `st-key-k`). Every page but the landing page draws at least one plotly
+# figure after its default scenario (every visible one must be drawn; the exact counts depend
+# on the pages' defaults and are tested with AppTest).
+def min_plots(spec: PageSpec) -> int:
+    return 0 if spec is HOME else 1
 
 
 # --------------------------------------------------------------------------- helpers
-def open_page(page, case: PageCase):
-    page.goto("/" if case.name == "home" else f"/{case.name}", wait_until="domcontentloaded")
-    page.locator("h1").filter(has_text=case.title).first.wait_for(timeout=LOAD_TIMEOUT)
+def open_page(page, spec: PageSpec):
+    page.goto("/" if spec is HOME else f"/{spec.url_path}", wait_until="domcontentloaded")
+    page.locator("h1").filter(has_text=spec.page_title).first.wait_for(timeout=LOAD_TIMEOUT)
     wait_until_idle(page, LOAD_TIMEOUT)
 
 
@@ -107,13 +97,19 @@ def button(page, name: str):
     return page.locator("[data-testid='stMain']").get_by_role("button", name=name, exact=True)
 
 
-def run_default_scenario(page, case: PageCase):
+def keyed_button(page, key: str):
+    """The button of the widget with key ``key`` in the main area (by role: Streamlit may keep
+    an aria-hidden copy of a button with a tooltip in the same container)."""
+    return page.locator(f"[data-testid='stMain'] .st-key-{key}").get_by_role("button")
+
+
+def run_default_scenario(page, spec: PageSpec):
     """Press the page's run button and wait until the run has finished."""
-    run = button(page, case.button)
+    run = keyed_button(page, spec.run_button)
     run.wait_for(state="visible")
-    assert run.is_enabled(), f"{case.button!r} is disabled with the default settings"
+    assert run.is_enabled(), f"{spec.run_button!r} is disabled with the default settings"
     run.click()
-    button(page, case.done).wait_for(state="visible", timeout=RUN_TIMEOUT)
+    keyed_button(page, spec.done_button).wait_for(state="visible", timeout=RUN_TIMEOUT)
     wait_until_idle(page)
 
 
@@ -134,37 +130,42 @@ def save_screenshot(page, name: str, minimum_plots: int = 0) -> Path:
     return path
 
 
-def download_release(page) -> dict:
+def download(page, key: str):
+    """Click the download button with widget key ``key``: (file name, file text)."""
     with page.expect_download(timeout=30_000) as info:
-        button(page, "Download release").click()
-    download = info.value
-    assert download.suggested_filename.endswith(".json")
-    return json.loads(Path(download.path()).read_text(encoding="utf-8"))
+        keyed_button(page, key).click()
+    done = info.value
+    return done.suggested_filename, Path(done.path()).read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- tests
 @pytest.mark.browser
-@pytest.mark.parametrize("case", PAGES, ids=[case.name for case in PAGES])
-def test_page_default_scenario(app_page, case):
+@pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
+def test_page_default_scenario(app_page, spec):
     page = app_page
-    open_page(page, case)
+    open_page(page, spec)
     assert_no_errors(page)
-    if case.button:
-        run_default_scenario(page, case)
-    if case.plots:
-        wait_for_plots(page, case.plots)
+    if spec.run_button:
+        run_default_scenario(page, spec)
+    plots = min_plots(spec)
+    if plots:
+        wait_for_plots(page, plots)
         assert page.evaluate(COUNT_DRAWN) >= 1, "no plotly figure was drawn"
     else:  # the landing page: a table of the pages, no figure
-        for other in PAGES[1:]:
-            assert page.locator("[data-testid='stMain'] td").filter(
-                has_text=other.title).count() >= 1
+        for other in PAGES:
+            if other is not HOME:
+                assert page.locator("[data-testid='stMain'] td").filter(
+                    has_text=other.title).count() >= 1
     assert_no_errors(page)
-    save_screenshot(page, case.name, case.plots)
-    if case.done == "Download release":
-        record = download_release(page)
-        missing = RELEASE_KEYS - record.keys()
-        assert not missing, f"release JSON lacks {sorted(missing)}"
-        assert record["seeded"] is False  # the Release buttons draw from OS entropy
+    save_screenshot(page, spec.url_path, plots)
+    if spec.done_button:
+        name, text = download(page, spec.done_button)
+        assert text.strip(), f"{name} is empty"
+        if name.endswith(".json"):  # a release record
+            record = json.loads(text)
+            missing = RELEASE_KEYS - record.keys()
+            assert not missing, f"release JSON lacks {sorted(missing)}"
+            assert record["seeded"] is False  # the Release buttons draw from OS entropy
         wait_until_idle(page)
         assert_no_errors(page)
 
@@ -172,8 +173,7 @@ def test_page_default_scenario(app_page, case):
 @pytest.mark.browser
 def test_geodesic_regression_accepts_uploaded_csv(app_page):
     page = app_page
-    case = PAGES[1]
-    open_page(page, case)
+    open_page(page, registry.page("geodesic_regression.py"))
     page.locator("[data-testid='stMain']").get_by_text("Upload a CSV", exact=True).click()
     page.wait_for_selector(UPLOAD_INPUT, state="attached")
     wait_until_idle(page)
