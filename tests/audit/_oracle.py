@@ -117,6 +117,20 @@ def uniform_sphere(size, rng):
     return normalize(z)
 
 
+def uniform_bundle(max_speed):
+    """Proposal ``(k, rng) -> (k, 2, 3)`` uniform on S² x {|v| <= max_speed} (area x Lebesgue
+    on each tangent disk), for rejection sampling of joint-regression targets."""
+
+    def propose(k, r):
+        p = uniform_sphere(k, r)
+        f1, f2 = tangent_frame(p)
+        rho = max_speed * np.sqrt(r.uniform(size=(k, 1)))
+        phi = r.uniform(0, 2 * np.pi, size=(k, 1))
+        return np.stack([p, rho * (np.cos(phi) * f1 + np.sin(phi) * f2)], axis=1)
+
+    return propose
+
+
 # ----------------------------------------------------------------------------- sensitivity
 def frechet_h(radius):
     """h(r, κ=1) = 2r cot(2r) of paper 001 Thm 2."""

@@ -564,12 +564,7 @@ def test_regression_blackbox_has_power():
     oracle, _, _ = _regression_oracle(8.0)
     rng = np.random.default_rng(SEED)
 
-    def propose(k, r):
-        p = O.uniform_sphere(k, r)
-        f1, f2 = O.tangent_frame(p)
-        rho = MAX_SPEED_S * np.sqrt(r.uniform(size=(k, 1)))
-        phi = r.uniform(0, 2 * np.pi, size=(k, 1))
-        return np.stack([p, rho * (np.cos(phi) * f1 + np.sin(phi) * f2)], axis=1)
+    propose = O.uniform_bundle(MAX_SPEED_S)
 
     stats_ = []
     for data in (oracle.d, oracle.e):

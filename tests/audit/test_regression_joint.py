@@ -283,12 +283,7 @@ def test_blackbox_distinguisher_has_power(factor):
     thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)
     rng = np.random.default_rng(SEED)
 
-    def propose(k, r):
-        p = O.uniform_sphere(k, r)
-        f1, f2 = O.tangent_frame(p)
-        rho = MAX_SPEED * np.sqrt(r.uniform(size=(k, 1)))
-        phi = r.uniform(0, 2 * np.pi, size=(k, 1))
-        return np.stack([p, rho * (np.cos(phi) * f1 + np.sin(phi) * f2)], axis=1)
+    propose = O.uniform_bundle(MAX_SPEED)
 
     draws = []
     for data in (oracle.d, oracle.e):
