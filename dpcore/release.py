@@ -691,7 +691,7 @@ def _geodesic_regression_releases(
 
 
 def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, what,
-                  stacklevel, support_ok=True, predicted_work=None, refined=False):
+                  stacklevel, support_ok=True, predicted_work=None, refined=False, warn=True):
     """Exact or MCMC, decided before sampling from public inputs only (DESIGN §12).
 
     The uniform-proposal sampler's worst-case expected cost over all data sets is ``draws * n
@@ -706,6 +706,8 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
                 and speed_cap is not None and g_max is not None)
     if sampler == "exact":
         if not possible:
+            if not warn:
+                return False
             raise ExactSamplingUnavailable(
                 f"No exact sampler for the {what} on {m!r} in {mode} mode (exact rejection "
                 "sampling needs strict mode and uniform proposals on the support: Sphere, "
@@ -718,6 +720,8 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
     limit = get_limits().max_exact_work
     if work <= limit or (predicted_work is not None and predicted_work <= limit):
         return True
+    if not warn:
+        return False
     warnings.warn(
         f"Exact sampling of the {what} could need up to {work:.3g} gradient terms (worst "
         f"case over data sets: {draws} draw(s) x n = {n} x exp(g_max/sigma) = "
@@ -769,10 +773,10 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     out["exact_possible"] = bool(exact_support_available(m))
     out["worst_case_proposals"] = worst_case_proposals(g_max, sigma)
     out["work"] = exact_work(g_max, sigma, n, draws)
-    if sampler == "exact":
-        out["exact"] = out["exact_possible"]
-    elif sampler == "auto":
-        out["exact"] = out["exact_possible"] and out["work"] <= out["limit"]
+    # The release's own decision rule (_choose_exact), without its warning or error.
+    out["exact"] = out["exact_possible"] and _choose_exact(
+        m, sampler, mode, clip=tau, speed_cap=max_speed, g_max=g_max, sigma=sigma, n=int(n),
+        draws=draws, what="plan", stacklevel=2, warn=False)
     out["guarantee"] = "private" if out["exact"] else "approximately private"
     return out
 
