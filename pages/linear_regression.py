@@ -314,7 +314,8 @@ def main():
                 out["seconds"] = time.perf_counter() - start
                 out["key"] = key
                 st.session_state[LAST] = out
-                status.update(label=f"Released in {out['seconds']:.1f} s", state="complete")
+                # No run time: that of a strict release depends on the data.
+                status.update(label="Released", state="complete")
     last = st.session_state.get(LAST)
     current = last if last and last["key"] == key else None
     if last and current is None:
@@ -342,8 +343,11 @@ def main():
     if current is not None:
         rel = current["release"]
         cols = st.columns(4)
-        cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = "
-                       f"{'not certified' if rel.delta is None else format(rel.delta, '.2g')}")
+        if rel.delta is None:
+            cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}",
+                           help="MCMC release: no δ is certified (see its label).")
+        else:
+            cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = {rel.delta:.2g}")
         cols[1].metric("Sensitivity Δ_p = Δ_v", f"{rel.sensitivity['footpoint']:.3g}")
         if "joint" in rel.sigma:
             cols[2].metric("σ (joint scheme)", f"{rel.sigma['joint']:.3g}")

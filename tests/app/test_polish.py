@@ -26,3 +26,11 @@ def test_every_download_button_ignores_clicks():
 def test_toolbar_has_no_deploy_button():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["client"]["toolbarMode"] == "viewer"
+
+
+def test_no_page_shows_the_run_time_of_a_release():
+    """The run time of a strict release depends on the data (issue 11, point 4)."""
+    shown = [f"{p.name}: {phrase}" for p in sorted(ROOT.glob("pages/*.py"))
+             for phrase in ("Released in", "Computed in", "Release time")
+             if phrase in p.read_text(encoding="utf-8")]
+    assert shown == []
