@@ -4,10 +4,10 @@ Two independent samplers of the same target exp(−‖∇_{(p,v)} E‖/σ) on S�
 rejection from uniform proposals (``regression_joint_exact``) and the tangent-bundle random walk
 (``regression_joint_many``), one independent chain per draw, each run far past burn-in. Their
 draws are compared by two-sample KS tests on five summaries (height and first coordinate of
-the footpoint, speed, distance from the non-private footpoint, gradient norm), at two budgets: a diffuse target
-(ε = 1) and a concentrated one (ε = 6, acceptance ≈ 1%). Bonferroni over the ten tests keeps a
-false failure below 1e-6 if both samplers draw the target (the MCMC bias after 3000 steps is far
-below what 1000 draws can see; it is the quantity under test).
+the footpoint, speed, distance from the non-private footpoint, gradient norm), at two budgets:
+a diffuse target (ε = 1) and a concentrated one (ε = 6, acceptance ≈ 1%). Bonferroni over the
+ten tests keeps a false failure below 1e-6 if both samplers draw the target (the MCMC bias after
+3000 steps is far below what 1000 draws can see; it is the quantity under test).
 """
 
 from __future__ import annotations
