@@ -80,6 +80,26 @@ class Ball:
     def contains(self, manifold, points):
         return manifold.dist(points, self.center) <= self.radius
 
+    def pull_inside(self, manifold, points, margin=0.999):
+        """Points outside the ball moved along the geodesic from the centre to distance
+        ``margin * radius``; points inside are returned unchanged. Shape ``(..., *point_shape)``.
+
+        Used for the starting point of chains restricted to the ball: a chain started outside
+        has log-density −inf at every proposal and never enters its support.
+        """
+        points = np.asarray(points, dtype=float)
+        if not np.isfinite(self.radius):
+            return points
+        d = np.asarray(manifold.dist(points, self.center), dtype=float)
+        if np.all(d <= self.radius):
+            return points
+        log = manifold.log(self.center, points)
+        scale = np.where(d > self.radius, margin * self.radius / np.maximum(d, 1e-300), 1.0)
+        moved = manifold.exp(self.center, log * scale.reshape(scale.shape
+                                                              + (1,) * manifold.point_ndim))
+        inside = (d <= self.radius).reshape(d.shape + (1,) * manifold.point_ndim)
+        return np.where(inside, points, moved)
+
     def to_dict(self):
         return {"center": np.asarray(self.center).tolist(), "radius": float(self.radius)}
 

@@ -313,6 +313,8 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
 
     if step_size is None:
         step_size = sigmas[0] if n_mech == 1 else sigmas
+    if support is not None:
+        init = support.pull_inside(domain, init)
     result = metropolis_hastings(
         domain, log_density, init, n_samples=first.chain_length, n_chains=n_mech * n_per,
         burn_in=first.burn_in, step_size=step_size, rng=rng,
