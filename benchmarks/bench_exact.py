@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.data import make_mean_data, make_regression_data
-from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
+from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 from dpcore.release import private_frechet_mean, private_geodesic_regression
 
 REPEATS = 3
@@ -41,6 +41,9 @@ def _regression_rows():
         ("S²", Sphere(2), 40, 0.5, 0.5, 3, 3, {}),
         ("R²", Euclidean(2), 20, 1.0, 1.0, 3, 3, {"tau_m": 2.0}),
         ("Kendall k=4", KendallShape(4), 12, 0.5, 0.5, 1, 3, {}),
+        ("SPD(2)", SPD(2), 10, 0.5, 0.5, 3, 3, {"tau_m": 0.6, "center": np.eye(2)}),
+        ("H²", Hyperbolic(2), 10, 0.5, 0.5, 3, 3, {"tau_m": 0.6,
+                                                  "center": Hyperbolic(2).origin}),
     ]
     rows = []
     for name, m, n, ep, ev, nf, nv, extra in cases:
@@ -68,6 +71,7 @@ def _frechet_rows():
         ("SPD(2)", SPD(2), np.eye(2), 1.5, 50, 1.0, 1),
         ("SPD(2), n = 1000", SPD(2), np.eye(2), 1.5, 1000, 1.0, 10),
         ("Kendall k=4", KendallShape(4), None, 0.3, 50, 1.0, 1),
+        ("H²", Hyperbolic(2), Hyperbolic(2).origin, 0.5, 50, 1.0, 1),
     ]
     rows = []
     for name, m, c, r, n, eps, draws in cases:
