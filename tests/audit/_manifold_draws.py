@@ -5,10 +5,10 @@ gathered over several seeded calls of ``dpcore.release``; each call is a separat
 and the pooled draws are an i.i.d. sample of the one-draw mechanism. Every call must state the
 same guarantee (mode, ε per draw, δ per draw).
 
-Error budget of the extension. The twelve privacy certifications added for these manifolds
+Error budget of the extension. The thirteen privacy certifications added for these manifolds
 (Laplace, KNG and joint regression on R²; unrestricted Laplace, ball-restricted Laplace,
 KNG and joint regression on SPD(2); Laplace, KNG and joint regression on Kendall Σ²₃;
-Laplace and KNG on H²) share a family-wise false-failure chance of 1e-6 by Bonferroni,
+Laplace, KNG and joint regression on H²) share a family-wise false-failure chance of 1e-6 by Bonferroni,
 shared with the sphere's certifications in :mod:`tests.audit._draws`. Their goodness-of-fit
 tests (fewer than 30) fail falsely with chance ≤ 1e-8 each.
 """
@@ -24,8 +24,8 @@ from . import _oracle as O
 from ._draws import PER_CALL
 
 ALPHA_TOTAL = 1e-6
-#: Shared with the sphere audit (tests/audit/_draws.py): 3 + 12 certifications, 1e-6 in all.
-N_PRIVACY_TESTS = 15
+#: Shared with the sphere audit (tests/audit/_draws.py): 3 + 13 certifications, 1e-6 in all.
+N_PRIVACY_TESTS = 16
 ALPHA_EACH = ALPHA_TOTAL / N_PRIVACY_TESTS
 GOF_ALPHA = 1e-8
 #: Draws per data set in the black-box tests.

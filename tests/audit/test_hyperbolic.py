@@ -47,6 +47,17 @@ from dpcore.release import private_frechet_mean
 from . import _manifold_oracle as M
 from . import _oracle as O
 from ._draws import record_only
+from ._hyperbolic_oracle import (
+    dist,
+    exp,
+    frame,
+    frechet_mean_batch,
+    log,
+    log_coords,
+    mink,
+    transport,
+    volume_density,
+)
 from ._manifold_draws import (
     ALPHA_EACH,
     GOF_ALPHA,
@@ -61,56 +72,7 @@ EPS = 1.0
 SEED = 1_732
 
 
-# ============================================================================ own geometry
-def mink(u, w):
-    return np.sum(u[..., 1:] * w[..., 1:], axis=-1) - u[..., 0] * w[..., 0]
-
-
-def dist(x, y):
-    d = np.asarray(x, float) - np.asarray(y, float)
-    return 2.0 * np.arcsinh(0.5 * np.sqrt(np.maximum(mink(d, d), 0.0)))
-
-
-def exp(x, v):
-    x, v = np.broadcast_arrays(np.asarray(x, float), np.asarray(v, float))
-    nv = np.sqrt(np.maximum(mink(v, v), 0.0))[..., None]
-    return np.cosh(nv) * x + M.sinhc(nv) * v
-
-
-def log(x, y):
-    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
-    d = dist(x, y)[..., None]
-    u = y + mink(x, y)[..., None] * x
-    return u / M.sinhc(d)  # ‖u‖_L = sinh d
-
-
-def boost(b):
-    """Lorentz boost (..., 3, 3) taking o = (1, 0, 0) to b (an isometry of H²)."""
-    b = np.asarray(b, float)
-    s = b[..., 1:]
-    out = np.empty(b.shape + (3,))
-    out[..., 0, 0] = b[..., 0]
-    out[..., 0, 1:] = s
-    out[..., 1:, 0] = s
-    out[..., 1:, 1:] = np.eye(2) + s[..., :, None] * s[..., None, :] / (1.0 + b[..., 0, None,
-                                                                                   None])
-    return out
-
-
-def frame(z):
-    """Orthonormal frame (e₁, e₂) of T_z H², each (..., 3): the boost of the axes at o."""
-    bz = boost(z)
-    return bz[..., :, 1], bz[..., :, 2]
-
-
-def log_coords(z, y):
-    """Coordinates of Log_z y in the frame at z, (..., 2)."""
-    z, y = np.broadcast_arrays(np.asarray(z, float), np.asarray(y, float))
-    v = log(z, y)
-    e1, e2 = frame(z)
-    return np.stack([mink(v, e1), mink(v, e2)], axis=-1)
-
-
+# ============================================================================ chart at C
 O_H = np.array([1.0, 0.0, 0.0])
 CENTER = exp(O_H, np.array([0.0, 0.7, -0.4]))
 E1, E2 = frame(CENTER)
@@ -125,22 +87,6 @@ def chart(c):
 
 def chart_inv(z):
     return log_coords(np.broadcast_to(CENTER, np.shape(z)), z)
-
-
-def volume_density(c):
-    return M.sinhc(M.norm_last(c))
-
-
-def frechet_mean_batch(y, iters=200):
-    """Fréchet means of data sets y (..., n, 3) by the fixed point m ← Exp_m(mean Log_m y)
-    (a gradient step of unit length; contractive on H², where F is strictly convex)."""
-    y = np.asarray(y, float)
-    m = y[..., 0, :]
-    for _ in range(iters):
-        step = log(m[..., None, :], y).mean(axis=-2)
-        m = exp(m, step)
-        m = m / np.sqrt(-mink(m, m))[..., None]  # stay on the hyperboloid
-    return m
 
 
 def ball_pt(a, radius=RADIUS):
@@ -187,6 +133,14 @@ def test_own_geometry_against_finite_differences():
     gram = np.array([[mink(a, b) for b in cols] for a in cols])
     assert np.allclose(np.sqrt(np.linalg.det(np.moveaxis(gram, -1, 0))), volume_density(c),
                        rtol=1e-6)
+    # parallel transport: tangent at y, an isometry, and Log_x y ↦ −Log_y x along the geodesic
+    u = rng.normal(size=(50, 2))
+    a = u[:, 0:1] * e1 + u[:, 1:2] * e2
+    moved = transport(x, y, a)
+    assert np.allclose(mink(moved, y), 0.0, atol=1e-9)
+    assert np.allclose(mink(moved, moved), mink(a, a))
+    assert np.allclose(mink(transport(x, y, v), transport(x, y, a)), mink(v, a))
+    assert np.allclose(transport(x, y, log(x, y)), -log(y, x), atol=1e-9)
     # the Fréchet mean is a critical point of F
     data = ball_pt(rng.normal(scale=2.0, size=(7, 9, 2)))
     m = frechet_mean_batch(data)

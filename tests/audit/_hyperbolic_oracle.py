@@ -1,0 +1,84 @@
+r"""The audit's own geometry of the hyperbolic plane H² (hyperboloid model, curvature −1).
+
+Closed forms, independent of ``dpcore`` (checked against finite differences in
+tests/audit/test_hyperbolic.py): d(x, y) = 2 asinh(‖x − y‖_L/2), Exp, Log, an orthonormal
+frame by the Lorentz boost of the axes at o = (1, 0, 0), parallel transport along geodesics,
+the volume density sinh ρ/ρ of normal coordinates and Fréchet means.
+"""
+
+import numpy as np
+
+from . import _manifold_oracle as M
+
+
+def mink(u, w):
+    return np.sum(u[..., 1:] * w[..., 1:], axis=-1) - u[..., 0] * w[..., 0]
+
+
+def dist(x, y):
+    d = np.asarray(x, float) - np.asarray(y, float)
+    return 2.0 * np.arcsinh(0.5 * np.sqrt(np.maximum(mink(d, d), 0.0)))
+
+
+def exp(x, v):
+    x, v = np.broadcast_arrays(np.asarray(x, float), np.asarray(v, float))
+    nv = np.sqrt(np.maximum(mink(v, v), 0.0))[..., None]
+    return np.cosh(nv) * x + M.sinhc(nv) * v
+
+
+def log(x, y):
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    d = dist(x, y)[..., None]
+    u = y + mink(x, y)[..., None] * x
+    return u / M.sinhc(d)  # ‖u‖_L = sinh d
+
+
+def boost(b):
+    """Lorentz boost (..., 3, 3) taking o = (1, 0, 0) to b (an isometry of H²)."""
+    b = np.asarray(b, float)
+    s = b[..., 1:]
+    out = np.empty(b.shape + (3,))
+    out[..., 0, 0] = b[..., 0]
+    out[..., 0, 1:] = s
+    out[..., 1:, 0] = s
+    out[..., 1:, 1:] = np.eye(2) + s[..., :, None] * s[..., None, :] / (1.0 + b[..., 0, None,
+                                                                                   None])
+    return out
+
+
+def frame(z):
+    """Orthonormal frame (e₁, e₂) of T_z H², each (..., 3): the boost of the axes at o."""
+    bz = boost(z)
+    return bz[..., :, 1], bz[..., :, 2]
+
+
+def log_coords(z, y):
+    """Coordinates of Log_z y in the frame at z, (..., 2)."""
+    z, y = np.broadcast_arrays(np.asarray(z, float), np.asarray(y, float))
+    v = log(z, y)
+    e1, e2 = frame(z)
+    return np.stack([mink(v, e1), mink(v, e2)], axis=-1)
+
+
+def transport(x, y, v):
+    """Parallel transport of v ∈ T_x along the geodesic to y:
+    v + ⟨y, v⟩_L/(1 − ⟨x, y⟩_L) (x + y) (tangent at y since ⟨x + y, y⟩_L = ⟨x, y⟩_L − 1)."""
+    x, y, v = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float),
+                                  np.asarray(v, float))
+    return v + (mink(y, v) / (1.0 - mink(x, y)))[..., None] * (x + y)
+
+
+def volume_density(c):
+    return M.sinhc(M.norm_last(c))
+
+
+def frechet_mean_batch(y, iters=200):
+    """Fréchet means of data sets y (..., n, 3) by the fixed point m ← Exp_m(mean Log_m y)
+    (a gradient step of unit length; contractive on H², where F is strictly convex)."""
+    y = np.asarray(y, float)
+    m = y[..., 0, :]
+    for _ in range(iters):
+        step = log(m[..., None, :], y).mean(axis=-2)
+        m = exp(m, step)
+        m = m / np.sqrt(-mink(m, m))[..., None]  # stay on the hyperboloid
+    return m
