@@ -8,9 +8,9 @@ same guarantee (mode, ε per draw, δ per draw).
 Error budget of the extension. The thirteen privacy certifications added for these manifolds
 (Laplace, KNG and joint regression on R²; unrestricted Laplace, ball-restricted Laplace,
 KNG and joint regression on SPD(2); Laplace, KNG and joint regression on Kendall Σ²₃;
-Laplace, KNG and joint regression on H²) share a family-wise false-failure chance of 1e-6 by Bonferroni,
-shared with the sphere's certifications in :mod:`tests.audit._draws`. Their goodness-of-fit
-tests (fewer than 30) fail falsely with chance ≤ 1e-8 each.
+Laplace, KNG and joint regression on H²) share a family-wise false-failure chance of 1e-6
+by Bonferroni, shared with the sphere's certifications in :mod:`tests.audit._draws`. Their
+goodness-of-fit tests (fewer than 30) fail falsely with chance ≤ 1e-8 each.
 """
 
 from __future__ import annotations
