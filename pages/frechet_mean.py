@@ -1,6 +1,6 @@
 """Page: private Fréchet means on the sphere S² and on SPD(k), four mechanisms compared.
 
-Widgets -> :mod:`ui.analysis_pages` (cached simulations) and :mod:`dpcore.release` (the one
+Widgets -> :mod:`ui.logic.frechet_mean` (cached simulations) and :mod:`dpcore.release` (the one
 private release, on a button) -> figures from :mod:`ui.figures`.
 """
 
@@ -15,15 +15,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore import visualization as V
 from dpcore.data import DataValidationError, load_csv, make_mean_data, to_csv
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import Sphere
 from dpcore.privacy import eps_to_mu
 from dpcore.release import private_frechet_mean, project_to_ball
-from ui import analysis_pages as A
 from ui import figures
 from ui import manifolds as M
+from ui.logic import common as C
+from ui.logic import frechet_mean as L
 from ui.session import query_value, record_release, write_query
 
 PAGE = "Fréchet mean"
@@ -38,9 +40,9 @@ METRICS = {
 }
 LAST = "fm_last_release"
 
-draws_cached = st.cache_data(show_spinner=False, max_entries=64)(A.frechet_mechanism_draws)
-sim_cached = st.cache_data(show_spinner=False, max_entries=512)(A.frechet_simulation_one_n)
-sens_cached = st.cache_data(show_spinner=False, max_entries=64)(A.frechet_sensitivity_simulation)
+draws_cached = st.cache_data(show_spinner=False, max_entries=64)(L.frechet_mechanism_draws)
+sim_cached = st.cache_data(show_spinner=False, max_entries=512)(L.frechet_simulation_one_n)
+sens_cached = st.cache_data(show_spinner=False, max_entries=64)(L.frechet_sensitivity_simulation)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -108,12 +110,12 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
                                       "disk or cached across sessions."))
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown(A.assumptions_markdown(rows))
+        st.markdown(C.assumptions_markdown(rows))
 
 
 def load_data(manifold_key, manifold, source):
     """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
-    r_lo, r_hi = A.FRECHET_MANIFOLDS[manifold_key]
+    r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = M.spec(manifold_key).radius
     cols = st.columns(4)
     radius = cols[0].slider(
@@ -182,10 +184,10 @@ def load_data(manifold_key, manifold, source):
 
 def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     st.subheader("Release one private mean")
-    mech = st.radio("Mechanism", list(A.MECHANISM_LABELS),
-                    index=list(A.MECHANISM_LABELS).index(query_value(
-                        "fm_mech", "laplace", str, choices=list(A.MECHANISM_LABELS))),
-                    format_func=A.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
+    mech = st.radio("Mechanism", list(V.MECHANISM_LABELS),
+                    index=list(V.MECHANISM_LABELS).index(query_value(
+                        "fm_mech", "laplace", str, choices=list(V.MECHANISM_LABELS))),
+                    format_func=V.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
     note = {"gaussian": "The Gaussian release first calibrates σ by Monte Carlo: allow a few "
                         "seconds (longer on SPD).",
             "kng": "KNG is drawn exactly by rejection sampling (its run time depends on the "
@@ -218,7 +220,7 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
         return
     rel = last["release"]
     value = np.asarray(rel.values["mean"])[0]
-    st.markdown(f"**{A.MECHANISM_LABELS[rel.mechanism]}** release")
+    st.markdown(f"**{V.MECHANISM_LABELS[rel.mechanism]}** release")
     cols = st.columns(3)
     if rel.mu is not None:
         cols[0].metric("Guarantee", f"µ = {rel.mu:.3g}-GDP")
@@ -237,19 +239,19 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
 
 def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok, is_synthetic):
     st.subheader("How the four mechanisms spread (simulation on the current data)")
-    n_draws = st.slider("Private means drawn per mechanism", 10, A.CAPS["cloud_draws"],
+    n_draws = st.slider("Private means drawn per mechanism", 10, C.CAPS["cloud_draws"],
                         value=int(np.clip(query_value("fm_draws", 50, int), 10,
-                                          A.CAPS["cloud_draws"])), step=10, key="fm_draws")
+                                          C.CAPS["cloud_draws"])), step=10, key="fm_draws")
     st.caption("Seeded draws for illustration: not a release and not recorded in the ledger. "
                "Publishing all of them would cost ε each.")
-    fn = draws_cached if cache_ok else A.frechet_mechanism_draws
+    fn = draws_cached if cache_ok else L.frechet_mechanism_draws
     base, size = M.spec(manifold_key).key, M.param_of(manifold_key)
     # SPD(k >= 3) samples its Gaussian by Markov chains: a smaller Monte Carlo check there.
     mc = (200, 5) if base == "spd" and size >= 3 else (1000, 20)
     res = fn(manifold_key, y, float(radius), float(epsilon), int(n_draws), center=center,
              seed=1, chain_length=PREVIEW_CHAIN[0], burn_in=PREVIEW_CHAIN[1],
              mc_samples=mc[0], mc_repeats=mc[1])
-    labels = {k: A.MECHANISM_LABELS[k] for k in res["draws"]}
+    labels = {k: V.MECHANISM_LABELS[k] for k in res["draws"]}
     if base == "sphere":
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         fig = figures.sphere_points_figure(
@@ -262,14 +264,14 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
         with tab_sphere:
             st.plotly_chart(fig, width="stretch", key="fm_cloud")
         with tab_zoom:
-            st.plotly_chart(A.tangent_clouds_figure(manifold, res["mean"], clouds, data=y),
+            st.plotly_chart(V.tangent_clouds_figure(manifold, res["mean"], clouds, data=y),
                             width="stretch", key="fm_zoom")
     elif base == "spd" and size == 2:
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         clouds[labels["ambient_laplace"]] = res["ambient"]
         tab_cone, tab_ell = st.tabs(["SPD cone", "Ellipses"])
         with tab_cone:
-            st.plotly_chart(A.spd_mean_clouds_cone_figure(
+            st.plotly_chart(V.spd_mean_clouds_cone_figure(
                 y, res["mean"], clouds,
                 title=f"Private means in the SPD(2) cone at ε = {epsilon:g}"),
                 width="stretch", key="fm_cone")
@@ -277,7 +279,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
                        "cone are not positive definite.")
         with tab_ell:
             ell = {labels[k]: v for k, v in res["draws"].items()}
-            st.plotly_chart(A.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
+            st.plotly_chart(V.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
                             key="fm_ellipses")
     errors = {labels[k]: v for k, v in res["errors"].items()}
     st.plotly_chart(figures.ecdf_figure(
@@ -326,10 +328,10 @@ def simulation_section(manifold_key, radius, epsilon):
                                                       str)).split(",") if v.strip().isdigit()]
         default_ns = [v for v in default_ns if v in N_OPTIONS] or list(DEFAULT_NS)
         ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
-                                 max_selections=A.CAPS["sim_sizes"], key="fm_ns")
-        reps = cols[1].slider("Replicates per n", 5, A.CAPS["sim_replicates"],
+                                 max_selections=C.CAPS["sim_sizes"], key="fm_ns")
+        reps = cols[1].slider("Replicates per n", 5, C.CAPS["sim_replicates"],
                               value=int(np.clip(query_value("fm_reps", 20, int), 5,
-                                                A.CAPS["sim_replicates"])), step=5,
+                                                C.CAPS["sim_replicates"])), step=5,
                               key="fm_reps")
         include_kng = cols[2].checkbox("Include KNG (MCMC, slowest)",
                                        value=query_value("fm_kng", True, bool), key="fm_kng")
@@ -350,14 +352,14 @@ def simulation_section(manifold_key, radius, epsilon):
                                  burn_in=SIM_CHAIN[1], seed=0))
     bar.empty()
     frame = pd.concat(frames, ignore_index=True)
-    st.plotly_chart(A.frechet_error_figure(frame, metric, epsilon=epsilon), width="stretch",
+    st.plotly_chart(V.frechet_error_figure(frame, metric, epsilon=epsilon), width="stretch",
                     key="fm_sim")
     amb = frame[frame["mechanism"] == "ambient_laplace"]["left_manifold"]
     if manifold_key == "sphere":
         st.info(f"Ambient releases off the manifold: {amb.mean():.0%} at every n of the "
                 "simulation. On the sphere this is certain: S² has measure zero in R³.")
     else:
-        st.plotly_chart(A.frechet_left_manifold_figure(frame), width="stretch", key="fm_left")
+        st.plotly_chart(V.frechet_left_manifold_figure(frame), width="stretch", key="fm_left")
     st.caption(
         f"{reps} fresh data sets per n (paper 001 protocol), one private mean per mechanism "
         f"each. KNG here uses shorter chains ({SIM_CHAIN[1]} burn-in + {SIM_CHAIN[0]} steps) "
@@ -372,7 +374,7 @@ def simulation_section(manifold_key, radius, epsilon):
 def sensitivity_section(manifold_key, radius):
     st.subheader("Sensitivity: empirical vs theoretical bound")
     frame = sens_cached(manifold_key, float(radius), DEFAULT_NS, 20, seed=0)
-    st.plotly_chart(A.frechet_sensitivity_figure(frame), width="stretch", key="fm_sens")
+    st.plotly_chart(V.frechet_sensitivity_figure(frame), width="stretch", key="fm_sens")
     worst = frame.groupby("n")["ratio"].min()
     cols = st.columns([3, 2])
     with cols[0]:
@@ -399,7 +401,7 @@ def main():
     )
     with st.container(border=True):
         cols = st.columns([2, 2, 3])
-        keys = list(A.FRECHET_MANIFOLDS)
+        keys = list(L.FRECHET_MANIFOLDS)
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         manifold_key = cols[0].selectbox(
             "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere",
@@ -424,7 +426,7 @@ def main():
     if source == "synthetic":
         settings.update(fm_n=meta["n"], fm_seed=meta["seed"])
     n = y.shape[0]
-    info = A.frechet_summary(manifold, n, radius)
+    info = L.frechet_summary(manifold, n, radius)
     mean = frechet_mean(manifold, project_to_ball(manifold, y, center, radius))
     cols = st.columns(5)
     cols[0].metric("Sample size n", n)

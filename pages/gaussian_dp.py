@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import streamlit as st
 
+from dpcore import visualization as V
 from dpcore.data import make_mean_data, to_csv
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
@@ -29,8 +30,9 @@ from dpcore.privacy import (
 )
 from dpcore.release import private_frechet_mean
 from dpcore.settings import get_limits
-from ui import analysis_pages as A
 from ui import manifolds as M
+from ui.logic import common as C
+from ui.logic import gaussian_dp as L
 from ui.session import query_value, record_release, write_query
 
 PAGE = "Gaussian DP"
@@ -40,8 +42,8 @@ UTILITY_MUS = np.array([0.1, 0.2, 0.5, 1.0, 2.0, 5.0])  # rates chosen as sigma 
 RELEASE_RADIUS = M.spec("sphere").radius  # π/8, the public data ball of the release
 LAST = "gd_last_release"
 
-table_cached = st.cache_data(show_spinner=False, max_entries=64)(A.mu_sigma_table)
-utility_cached = st.cache_data(show_spinner=False, max_entries=32)(A.gaussian_laplace_utility)
+table_cached = st.cache_data(show_spinner=False, max_entries=64)(L.mu_sigma_table)
+utility_cached = st.cache_data(show_spinner=False, max_entries=32)(L.gaussian_laplace_utility)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -104,7 +106,7 @@ def assumptions_box(sensitivity):
     ]
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown(A.assumptions_markdown(rows))
+        st.markdown(C.assumptions_markdown(rows))
 
 
 def converter():
@@ -252,7 +254,7 @@ def main():
             key="gd_mc_n")
         # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50
         # used to pass the slider and fail in the library with a traceback).
-        max_repeats = max(5, min(A.CAPS["mc_repeats"],
+        max_repeats = max(5, min(C.CAPS["mc_repeats"],
                                  get_limits().max_mc_samples // int(mc_samples)))
         mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
                                        value=int(np.clip(query_value("gd_mc_r", 10, int), 5,
@@ -264,7 +266,7 @@ def main():
     with st.spinner("Computing µ on S¹ (exact and Monte Carlo) …"):
         table = table_cached(float(sensitivity), SIGMA_GRID, mc_sigmas=MC_SIGMAS,
                              mc_samples=int(mc_samples), mc_repeats=int(mc_repeats), seed=0)
-    st.plotly_chart(A.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
+    st.plotly_chart(V.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
                     width="stretch", key="gd_mu_sigma")
     st.caption(
         "For small σ the circle looks like a line and µ ≈ Δ/σ. For large σ the noise wraps "
@@ -281,17 +283,17 @@ def main():
                                                             choices=[5, 10, 20, 50, 100]),
                                           key="gd_sim_n")
         sim_reps = sim_cols[1].slider("Draws per rate and mechanism", 50,
-                                      A.CAPS["utility_replicates"], value=int(np.clip(
+                                      C.CAPS["utility_replicates"], value=int(np.clip(
                                           query_value("gd_sim_reps", 200, int), 50,
-                                          A.CAPS["utility_replicates"])), step=50,
+                                          C.CAPS["utility_replicates"])), step=50,
                                       key="gd_sim_reps")
     settings.update(gd_sim_n=sim_n, gd_sim_reps=sim_reps)
-    delta_sim = A.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]
+    delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]
     bar = st.progress(0.0, text="Estimating µ on S² by Monte Carlo and drawing …")
     frame = utility_cached(delta_sim / UTILITY_MUS, n=int(sim_n), radius=math.pi / 8,
                            replicates=int(sim_reps), mc_samples=500, mc_repeats=10, seed=0)
     bar.empty()
-    st.plotly_chart(A.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
+    st.plotly_chart(V.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
     st.caption(
         f"Protocol of paper 004 §5.2: data in a ball of radius π/8 on S² with n = {sim_n}, so "
         f"the mean has sensitivity Δ = 2r(2 − h)/(nh) = {delta_sim:.3g}. The Gaussian rates are "
@@ -307,10 +309,10 @@ def main():
         if abs(ref - mu_circle) > 0.05:
             refs[f"µ = {ref:g}"] = ref
     cols = st.columns(2)
-    cols[0].plotly_chart(A.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
+    cols[0].plotly_chart(V.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
     cols[0].caption("Any test of 'the data set is D' against 'it is D′' that wrongly rejects "
                     "with probability α misses with probability at least G_µ(α).")
-    cols[1].plotly_chart(A.privacy_profile_figure(mu_circle, sigma=float(sigma),
+    cols[1].plotly_chart(V.privacy_profile_figure(mu_circle, sigma=float(sigma),
                                                   sensitivity=float(sensitivity)),
                          width="stretch", key="gd_profile")
     cols[1].caption("The exact profile of the Gaussian mechanism on S¹ lies on or below δ_µ "

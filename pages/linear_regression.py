@@ -1,8 +1,8 @@
 """Page: the Euclidean case. Private linear regression of several responses on one covariate,
 dpcore's private geodesic regression on R^d against ordinary least squares and diffprivlib.
 
-Uploaded files are parsed in memory (:func:`ui.analysis_pages.parse_numeric_csv`), never written
-to disk, logged or cached.
+Uploaded files are parsed in memory (:func:`ui.logic.linear_regression.parse_numeric_csv`),
+never written to disk, logged or cached.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore import visualization as V
 from dpcore.manifolds import Euclidean
 from dpcore.release import private_geodesic_regression
-from ui import analysis_pages as A
+from ui.logic import common as C
+from ui.logic import linear_regression as L
 from ui.session import query_value, record_release, write_query
 
 PAGE = "Linear regression"
@@ -33,7 +35,7 @@ HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 @st.cache_data(show_spinner=False, max_entries=32)
 def example_frame(n, seed):
     """The generated example (deterministic, so cached)."""
-    return A.example_regression_frame(n, seed=seed)
+    return L.example_regression_frame(n, seed=seed)
 
 
 def teaching_notes():
@@ -83,7 +85,7 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
     ]
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown(A.assumptions_markdown(rows))
+        st.markdown(C.assumptions_markdown(rows))
 
 
 def load_table(source):
@@ -96,7 +98,7 @@ def load_table(source):
                                     key="lr_seed")
         frame = example_frame(int(n), int(seed))
         data = frame.to_csv(index=False).encode()
-        return A.parse_numeric_csv(data), f"example-{n}-{seed}", frame, {"lr_n": n,
+        return L.parse_numeric_csv(data), f"example-{n}-{seed}", frame, {"lr_n": n,
                                                                          "lr_seed": seed}
     upload = st.file_uploader("Upload a CSV file (header row, one observation per row)",
                               type=["csv", "txt"], key="lr_upload")
@@ -105,8 +107,8 @@ def load_table(source):
         return None, None, None, {}
     data = upload.getvalue()
     try:
-        table = A.parse_numeric_csv(data)
-    except A.CsvParseError as exc:
+        table = L.parse_numeric_csv(data)
+    except L.CsvParseError as exc:
         st.error("The file could not be read:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
         return None, None, None, {}
     return table, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
@@ -129,15 +131,15 @@ def bounds_widgets(x, y, names, mode, scope=""):
                "fields start from the data's range rounded outward, for convenience only: "
                "replace them before publishing anything.")
     cols = st.columns([1, 1, 1, 3])
-    lo, hi = A.nice_bounds(x)
+    lo, hi = L.nice_bounds(x)
     cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
                                   key=f"lr_cov_lo_{scope}", format="%.4g")
     cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
                                   key=f"lr_cov_hi_{scope}", format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
-        "lower": [A.nice_bounds(y[:, j])[0] for j in range(len(names))],
-        "upper": [A.nice_bounds(y[:, j])[1] for j in range(len(names))],
+        "lower": [L.nice_bounds(y[:, j])[0] for j in range(len(names))],
+        "upper": [L.nice_bounds(y[:, j])[1] for j in range(len(names))],
     })
     with cols[3]:
         box = st.data_editor(default_box, hide_index=True, disabled=["response"],
@@ -248,8 +250,8 @@ def main():
         write_query(**settings)
         return
     try:
-        values = A.select_numeric(table, [covariate, *responses])
-    except A.CsvParseError as exc:
+        values = L.select_numeric(table, [covariate, *responses])
+    except L.CsvParseError as exc:
         st.error("Some cells of the chosen columns cannot be used:\n\n"
                  + "\n".join(f"- {p}" for p in exc.problems))
         write_query(**settings)
@@ -292,7 +294,7 @@ def main():
         write_query(**settings)
         return
 
-    a0, b0 = A.linear_fit(x, y)
+    a0, b0 = L.linear_fit(x, y)
     lines = {"Non-private least squares": (a0, b0)}
     key = json.dumps([fingerprint, covariate, responses, epsilon, share, mode, bool(use_dpl),
                       bounds["covariate_range"], bounds["tau"],
@@ -330,14 +332,14 @@ def main():
         if "diffprivlib_error" in current:
             st.info(current["diffprivlib_error"] + " Its comparison is skipped.")
 
-    st.plotly_chart(A.linear_regression_figure(
+    st.plotly_chart(V.linear_regression_figure(
         x, y, responses, lines, x_name=covariate,
         title=f"Least-squares and private lines at ε = {epsilon:g}" if current else
         "Least-squares lines (press Release for the private ones)"),
         width="stretch", key="lr_figure")
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
-    st.dataframe(A.mse_table(y, responses, preds), width="stretch",
+    st.dataframe(L.mse_table(y, responses, preds), width="stretch",
                  column_config={name: st.column_config.NumberColumn(name, format="%.4g")
                                 for name in preds})
     if current is not None:

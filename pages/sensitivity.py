@@ -9,14 +9,16 @@ import math
 import numpy as np
 import streamlit as st
 
-from ui import analysis_pages as A
+from dpcore import visualization as V
 from ui import manifolds as M
+from ui.logic import common as C
+from ui.logic import sensitivity as L
 from ui.session import query_value, write_query
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500]
 DEFAULT_NS = (20, 50, 100)  # paper 002 app. G
 
-ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(A.regression_sensitivity_ratios)
+ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(L.regression_sensitivity_ratios)
 
 
 def teaching_notes():
@@ -59,14 +61,14 @@ def assumptions_box(manifold_key):
     ]
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown(A.assumptions_markdown(rows))
+        st.markdown(C.assumptions_markdown(rows))
 
 
 def ratio_section():
     st.subheader("Theory / empirical ratios on adjacent data sets")
     with st.container(border=True):
         cols = st.columns([2, 3, 2, 2])
-        keys = list(A.REGRESSION_MANIFOLDS)
+        keys = list(L.REGRESSION_MANIFOLDS)
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         manifold_key = cols[0].selectbox(
             "Manifold", keys, index=keys.index(query_value("se_manifold", "sphere",
@@ -76,8 +78,8 @@ def ratio_section():
                       if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
         ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
                                  max_selections=4, key="se_ns")
-        pairs = cols[2].slider("Adjacent pairs per n", 5, A.CAPS["sens_pairs"], value=int(
-            np.clip(query_value("se_pairs", 20, int), 5, A.CAPS["sens_pairs"])), step=5,
+        pairs = cols[2].slider("Adjacent pairs per n", 5, C.CAPS["sens_pairs"], value=int(
+            np.clip(query_value("se_pairs", 20, int), 5, C.CAPS["sens_pairs"])), step=5,
             key="se_pairs")
         log_scale = cols[3].toggle("log₁₀ ratio axis", value=query_value("se_log", False, bool),
                                    key="se_log")
@@ -92,10 +94,10 @@ def ratio_section():
         status.update(label=f"{len(frame)} adjacent pairs evaluated", state="complete")
     label = M.choice_label(manifold_key)
     cols = st.columns(2)
-    cols[0].plotly_chart(A.ratio_histogram(frame, "p", log_scale=log_scale,
+    cols[0].plotly_chart(V.ratio_histogram(frame, "p", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_p")
-    cols[1].plotly_chart(A.ratio_histogram(frame, "v", log_scale=log_scale,
+    cols[1].plotly_chart(V.ratio_histogram(frame, "v", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_v")
     summary = frame.groupby("n").agg(
@@ -150,11 +152,11 @@ def curvature_section(manifold_key):
     )
     s_max = max(3.0, 1.2 * reach)
     cols = st.columns(2)
-    cols[0].plotly_chart(A.jacobi_figure(kappa, s_max, which="point", mark=reach),
+    cols[0].plotly_chart(V.jacobi_figure(kappa, s_max, which="point", mark=reach),
                          width="stretch", key="se_jacobi_p")
     cols[0].latex(rf"\Delta_p = \frac{{2\tau}}{{n}}\cosh(2c) = \frac{{2\tau}}{{n}}"
                   rf"\times {math.cosh(2 * c):.4g}")
-    cols[1].plotly_chart(A.jacobi_figure(kappa, s_max, which="vector", mark=reach),
+    cols[1].plotly_chart(V.jacobi_figure(kappa, s_max, which="vector", mark=reach),
                          width="stretch", key="se_jacobi_v")
     cols[1].latex(rf"\Delta_v = \frac{{2\tau}}{{n}}\,\frac{{\sinh(2c)}}{{2c}} = "
                   rf"\frac{{2\tau}}{{n}}\times {math.sinh(2 * c) / (2 * c):.4g}")

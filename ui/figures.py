@@ -27,8 +27,7 @@ from dpcore.visualization import (
     sphere_regression_figure,
 )
 
-# Layout constants and the shared layout helpers, used by the dashboard's own figures
-# (ui.analysis_pages) so they look like the library's.
+# Layout constants and the shared layout helpers, for dashboard code that adds to a figure.
 from dpcore.visualization._base import (  # noqa: F401
     EYE_DISTANCE,
     FONT_SIZE,

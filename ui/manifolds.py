@@ -13,7 +13,8 @@ uses :func:`token`, so SPD(2) is ``"spd"`` on every page.
 
 Which manifolds a page offers stays with the page (or its logic module): the regression pages
 offer every key here, the Fréchet-mean and sensitivity pages a few tokens
-(:data:`ui.analysis_pages.FRECHET_MANIFOLDS`, :data:`ui.analysis_pages.REGRESSION_MANIFOLDS`).
+(:data:`ui.logic.frechet_mean.FRECHET_MANIFOLDS`,
+:data:`ui.logic.sensitivity.REGRESSION_MANIFOLDS`).
 
 No Streamlit import.
 """

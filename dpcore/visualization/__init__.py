@@ -15,6 +15,10 @@ Modules, one per space plus generic charts:
 * :mod:`.kendall` -- planar shapes, one panel per covariate value;
 * :mod:`.euclidean` -- linear regression in R^d, one panel per coordinate;
 * :mod:`.charts` -- lines with error bands, curves, heatmaps, histograms, ECDFs;
+* :mod:`.frechet` -- Fréchet-mean mechanism comparisons and clouds of private means;
+* :mod:`.privacy` -- Gaussian DP: µ against σ, trade-off curves, privacy profiles;
+* :mod:`.sensitivity` -- sensitivity-ratio histograms, Jacobi-field growth;
+* :mod:`.linear` -- linear regression with true, non-private and private lines;
 * :mod:`.studies` -- figures of the paper-reproduction studies (sensitivity ratios, Wine);
 * :mod:`.geometry` -- points along a geodesic, for drawing it;
 * :mod:`.colors` -- the colour-blind-safe Okabe–Ito palette and the role of each colour: data
@@ -32,14 +36,46 @@ from .charts import (
     mean_and_se,
 )
 from .euclidean import euclidean_regression_figure
+from .frechet import (
+    MECHANISM_LABELS,
+    frechet_error_figure,
+    frechet_left_manifold_figure,
+    frechet_sensitivity_figure,
+    spd_mean_clouds_cone_figure,
+    spd_mean_ellipses_figure,
+    tangent_clouds_figure,
+)
 from .geometry import geodesic_curve
 from .kendall import kendall_shapes_figure
+from .linear import linear_regression_figure
+from .privacy import (
+    gaussian_utility_figure,
+    mu_sigma_figure,
+    privacy_profile_figure,
+    tradeoff_figure,
+)
+from .sensitivity import jacobi_figure, jacobi_growth, ratio_histogram
 from .spd import ellipse_xy, spd_abc, spd_cone_figure, spd_ellipses_figure
 from .sphere import sphere_mesh, sphere_points_figure, sphere_regression_figure
 from .studies import sensitivity_ratios_figure, wine_fits_figure
 
 __all__ = [
+    "MECHANISM_LABELS",
     "band_figure",
+    "frechet_error_figure",
+    "frechet_left_manifold_figure",
+    "frechet_sensitivity_figure",
+    "gaussian_utility_figure",
+    "jacobi_figure",
+    "jacobi_growth",
+    "linear_regression_figure",
+    "mu_sigma_figure",
+    "privacy_profile_figure",
+    "ratio_histogram",
+    "spd_mean_clouds_cone_figure",
+    "spd_mean_ellipses_figure",
+    "tangent_clouds_figure",
+    "tradeoff_figure",
     "colors",
     "curves_figure",
     "ecdf_figure",

@@ -199,3 +199,12 @@ def _curve_trace3d(pts, name, color, width, *, dash=None, showlegend=True, group
         trace.hovertemplate = f"{name}<extra></extra>"
     return trace
 
+
+def legend_below(fig):
+    """Move the legend under the plot, leaving the full width to a figure in a narrow column."""
+    fig.update_layout(
+        legend={"orientation": "h", "x": 0.0, "xanchor": "left", "y": 0.0, "yref": "container",
+                "yanchor": "bottom"},
+        margin={"b": 150},
+    )
+    return fig

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
-from ui import analysis_pages as A
 from ui import manifolds as M
 from ui import regression_page as rp
+from ui.logic import frechet_mean as FL
+from ui.logic import sensitivity as SL
+from ui.manifolds import make_manifold
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The manifolds the dashboard had when the vocabulary was unified: their keys, labels and
@@ -91,7 +93,7 @@ def test_parameters_and_default_bounds_keep_their_values():
         "spd": 3.0, "euclidean": 6.0}
     assert [k for k in ORIGINAL if rp.needs_ball(k)] == ["spd", "euclidean"]
     assert M.spec("sphere").radius == math.pi / 8 and M.spec("spd").radius == 1.5
-    assert {k: A.FRECHET_MANIFOLDS[k] for k in ("sphere", "spd", "spd3")} == {
+    assert {k: FL.FRECHET_MANIFOLDS[k] for k in ("sphere", "spd", "spd3")} == {
         "sphere": (0.05, 0.75), "spd": (0.75, 3.0), "spd3": (1.0, 3.0)}
     assert M.spec("spd").param_label == "Matrix size k"
     assert M.spec("kendall").param_label == "Number of landmarks k"
@@ -99,7 +101,7 @@ def test_parameters_and_default_bounds_keep_their_values():
 
 
 def test_pages_offer_canonical_tokens():
-    for choices in (rp.MANIFOLD_KINDS, tuple(A.FRECHET_MANIFOLDS), A.REGRESSION_MANIFOLDS):
+    for choices in (rp.MANIFOLD_KINDS, tuple(FL.FRECHET_MANIFOLDS), SL.REGRESSION_MANIFOLDS):
         for choice in choices:
             assert M.token(choice) == choice
 
@@ -110,7 +112,7 @@ def test_one_make_manifold():
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.FunctionDef) and node.name == "make_manifold"]
     assert defined == ["ui/manifolds.py"]
-    assert rp.make_manifold is M.make_manifold and A.make_manifold is M.make_manifold
+    assert rp.make_manifold is M.make_manifold and make_manifold is M.make_manifold
 
 
 def test_no_old_manifold_keys_in_the_dashboard():

@@ -29,7 +29,7 @@ def test_public_names_exported():
 def test_figures_are_the_library_builders():
     for name in uf.__all__:
         assert getattr(uf, name) is getattr(vis, name)
-    # The layout helpers the dashboard's own figures use (ui.analysis_pages).
+    # The layout helpers re-exported for dashboard code that adds to a figure.
     for name in ("_finish", "_polyline", "FONT_SIZE", "HEIGHT_2D", "HEIGHT_3D"):
         assert getattr(uf, name) is getattr(_base, name)
 
