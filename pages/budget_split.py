@@ -1,7 +1,7 @@
 """Budget split: how dividing ε between footpoint and shooting vector changes the error.
 
 A simulation on synthetic data (paper 002 §4 protocol), not a release of anyone's data, so
-nothing here enters the privacy ledger. Widgets -> :mod:`ui.regression_page` ->
+nothing here enters the privacy ledger. Widgets -> :mod:`ui.logic` ->
 :func:`dpcore.experiments.budget_sweep` -> :mod:`ui.figures`. The simulation runs on a button,
 in chunks (view × n × replicate) with a progress bar; each chunk is a seeded, deterministic
 computation cached with ``st.cache_data``.
@@ -12,15 +12,17 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
+from dpcore import visualization as V
 from ui import manifolds as M
-from ui import regression_page as rp
+from ui.logic import budget_split as B
+from ui.logic import regression_data as D
 from ui.session import PageSettings, query_value
 
 RESULT = "bs_result"
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
                "grid": "Heatmap over (ε_p, ε_v)"}
-CAPS = rp.SWEEP_CAPS
+CAPS = B.SWEEP_CAPS
 settings_state = PageSettings("bs")
 init = settings_state.init
 
@@ -30,7 +32,7 @@ def range_value(key, qkey, default):
     select_slider whose value was set through ``st.session_state``)."""
     settings_state.keys.append(key)
     settings_state.url[qkey] = key
-    pairs = [(a, b) for a in rp.EPS_GRID for b in rp.EPS_GRID if a < b]
+    pairs = [(a, b) for a in D.EPS_GRID for b in D.EPS_GRID if a < b]
     if key in st.session_state:
         value = tuple(st.session_state[key])
     else:
@@ -53,7 +55,7 @@ def int_list(text):
 @st.cache_data(show_spinner=False, max_entries=4000)
 def cached_chunk(config, view, n, rep):
     # A seeded simulation on synthetic data: deterministic, so safe to cache and share.
-    return rp.run_chunk(config, view, n, rep)
+    return B.run_chunk(config, view, n, rep)
 
 
 st.title("Budget split")
@@ -70,12 +72,12 @@ col_m, col_v, col_r = st.columns(3, gap="medium")
 with col_m, st.container(border=True):
     st.subheader("1 · Manifold and data")
     # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-    init("bs_manifold", "bs_m", "sphere", M.canonical, rp.MANIFOLD_KINDS)
-    kind = st.selectbox("Manifold", rp.MANIFOLD_KINDS, key="bs_manifold",
-                        format_func=rp.MANIFOLD_LABELS.get)
+    init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
+    kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
+                        format_func=D.MANIFOLD_LABELS.get)
     param = None
-    if kind in rp.PARAM_RANGE:
-        lo_p, hi_p, default_p = rp.PARAM_RANGE[kind]
+    if kind in D.PARAM_RANGE:
+        lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
         init(f"bs_param_{kind}", "bs_k", default_p, int, range(lo_p, hi_p + 1))
         param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
                                     key=f"bs_param_{kind}"))
@@ -104,7 +106,7 @@ with col_m, st.container(border=True):
         init(f"bs_tau_{kind}", "bs_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
         tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
                                     key=f"bs_tau_{kind}", format="%.3f"))
-        if rp.needs_ball(kind):
+        if D.needs_ball(kind):
             init(f"bs_taum_{kind}", "bs_taum", M.spec(kind).tau_m, float,
                  bounds=(0.01, 100.0))
             tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
@@ -129,12 +131,12 @@ with col_v, st.container(border=True):
     n_unequal = int(c2.number_input("splits", 3, CAPS["n_unequal"], key="bs_nu"))
     init("bs_ne", "bs_ne", 5, int, range(2, CAPS["n_equal"] + 1))
     c1, c2 = st.columns([3, 1])
-    equal_range = c1.select_slider("Equal: totals from … to …", rp.EPS_GRID, key="bs_eq",
+    equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
                                    value=range_value("bs_eq", "bs_eq", (0.2, 2.0)))
     n_equal = int(c2.number_input("totals", 2, CAPS["n_equal"], key="bs_ne"))
     init("bs_ng", "bs_ng", 4, int, range(2, CAPS["n_grid"] + 1))
     c1, c2 = st.columns([3, 1])
-    grid_range = c1.select_slider("Heatmap: each budget from … to …", rp.EPS_GRID,
+    grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
                                   key="bs_grid",
                                   value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
     n_grid = int(c2.number_input("per axis", 2, CAPS["n_grid"], key="bs_ng"))
@@ -168,7 +170,7 @@ with col_r, st.container(border=True):
 
 settings_state.finish()
 
-config = rp.SweepConfig(
+config = B.SweepConfig(
     kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), total=total,
     n_unequal=n_unequal, equal_range=tuple(float(v) for v in equal_range), n_equal=n_equal,
     grid_range=tuple(float(v) for v in grid_range), n_grid=n_grid, grid_n=grid_n,
@@ -183,7 +185,7 @@ if not config.views:
     problem = "Pick at least one view."
 elif not sizes and set(config.views) - {"grid"}:
     problem = "Pick at least one sample size."
-count = 0 if problem else rp.n_releases(config)
+count = 0 if problem else B.n_releases(config)
 c_run, c_info = st.columns([1, 4])
 pressed = c_run.button("Run simulation", type="primary", key="bs_run",
                        disabled=problem is not None)
@@ -193,7 +195,7 @@ c_info.caption(problem or (
     "Results of a given configuration and seed are cached."))
 
 if pressed and problem is None:
-    chunks = rp.sweep_chunks(config)
+    chunks = B.sweep_chunks(config)
     parts = []
     try:
         with st.status("Simulating…", expanded=True) as status:
@@ -220,7 +222,7 @@ else:
         st.info("Settings changed since this simulation (" + ", ".join(changes) + "); the "
                 "figures show the last run. Press **Run simulation** to update.")
     st.caption(
-        f"{rp.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
+        f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
                                                else "")
         + f", {shown.mode} mode, {shown.replicates} replicate(s), {shown.n_footpoints} × "
         f"{shown.n_vectors} draws per release, chains {shown.burn_in} + {shown.chain_length}, "
@@ -228,10 +230,13 @@ else:
     )
     col1, col2 = st.columns(2, gap="medium")
     if "unequal" in shown.views:
-        col1.plotly_chart(rp.unequal_figure(df[df["view"] == "unequal"], shown),
+        col1.plotly_chart(V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
+                                                 subtitle=V.replicate_note(shown.replicates)),
                           width="stretch")
     if "equal" in shown.views:
-        col2.plotly_chart(rp.equal_figure(df[df["view"] == "equal"], shown), width="stretch")
+        col2.plotly_chart(V.equal_split_figure(df[df["view"] == "equal"],
+                                               subtitle=V.replicate_note(shown.replicates)),
+                          width="stretch")
     if "grid" in shown.views:
         grid_df = df[df["view"] == "grid"]
         lo_t = float(2 * shown.grid_range[0])
@@ -242,7 +247,8 @@ else:
         with col_t:
             best_total = st.slider("Total ε for the best split", lo_t, hi_t,
                                    key="bs_best_total", step=0.01)
-        fig, best = rp.heatmap_for_total(grid_df, shown, best_total)
+        fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
+                                            replicates=shown.replicates)
         col_h.plotly_chart(fig, width="stretch")
         with col_t:
             if best is None:
@@ -253,8 +259,8 @@ else:
                 st.caption(f"log mean MSE {best['log_mse']:.3g} at ε_p + ε_v = "
                            f"{best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
     with st.expander("Results table"):
-        st.dataframe(rp.sweep_table(df), hide_index=True, width="stretch")
-    st.download_button("Download simulation (CSV)", rp.sweep_csv(df),
+        st.dataframe(B.sweep_table(df), hide_index=True, width="stretch")
+    st.download_button("Download simulation (CSV)", B.sweep_csv(df),
                        file_name="budget_split_simulation.csv", mime="text/csv",
                        key="bs_download", on_click="ignore")
 

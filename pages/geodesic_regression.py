@@ -1,6 +1,6 @@
 """Geodesic regression: a private footpoint and shooting vectors next to the non-private fit.
 
-Widgets -> :mod:`ui.regression_page` (which calls dpcore) -> :mod:`ui.figures`. A release happens
+Widgets -> :mod:`ui.logic` (which calls dpcore) -> :mod:`ui.figures`. A release happens
 only when the Release button is pressed; it is kept in ``st.session_state`` for this page and
 recorded in the session's privacy ledger. Deterministic work (data generation, the non-private
 fit of generated data) is cached; releases and uploaded data never are.
@@ -12,7 +12,8 @@ import streamlit as st
 
 from dpcore.data import DataValidationError
 from ui import manifolds as M
-from ui import regression_page as rp
+from ui.logic import geodesic_regression as G
+from ui.logic import regression_data as D
 from ui.session import PageSettings, record_release
 
 PAGE = "Geodesic regression"
@@ -25,18 +26,18 @@ init = settings_state.init
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_synthetic(kind, param, n, noise, seed):
-    return rp.synthetic_dataset(kind, param, n, noise, seed)
+    return D.synthetic_dataset(kind, param, n, noise, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_example(kind, param):
-    return rp.example_dataset(kind, param)
+    return D.example_dataset(kind, param)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_fit(kind, param, x, y, covariate_range):
     # Only generated data reach this cache; uploaded data are fitted without caching.
-    return rp.fit_nonprivate(kind, param, x, y, covariate_range)
+    return G.fit_nonprivate(kind, param, x, y, covariate_range)
 
 
 st.title("Geodesic regression")
@@ -52,12 +53,12 @@ col_data, col_budget, col_mode = st.columns(3, gap="medium")
 with col_data, st.container(border=True):
     st.subheader("1 · Manifold and data")
     # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-    init("gr_manifold", "gr_m", "sphere", M.canonical, rp.MANIFOLD_KINDS)
-    kind = st.selectbox("Manifold", rp.MANIFOLD_KINDS, key="gr_manifold",
-                        format_func=rp.MANIFOLD_LABELS.get)
+    init("gr_manifold", "gr_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
+    kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
+                        format_func=D.MANIFOLD_LABELS.get)
     param = None
-    if kind in rp.PARAM_RANGE:
-        lo_p, hi_p, default_p = rp.PARAM_RANGE[kind]
+    if kind in D.PARAM_RANGE:
+        lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
         key = f"gr_param_{kind}"
         init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
         param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
@@ -71,12 +72,12 @@ with col_data, st.container(border=True):
         n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
         noise_key = f"gr_noise_{kind}"
         if kind == "sphere":
-            init(noise_key, "gr_noise", rp.SPHERE_NOISE_CHOICES[0], float,
-                 rp.SPHERE_NOISE_CHOICES)
+            init(noise_key, "gr_noise", D.SPHERE_NOISE_CHOICES[0], float,
+                 D.SPHERE_NOISE_CHOICES)
             noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
-                                     rp.SPHERE_NOISE_CHOICES, key=noise_key)
+                                     D.SPHERE_NOISE_CHOICES, key=noise_key)
         else:
-            init(noise_key, "gr_noise", rp.default_noise(kind), float, bounds=(0.0, 2.0))
+            init(noise_key, "gr_noise", D.default_noise(kind), float, bounds=(0.0, 2.0))
             noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
                                     key=noise_key, step=0.01, format="%.3f")
         init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
@@ -87,7 +88,7 @@ with col_data, st.container(border=True):
     else:
         uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
                                     key="gr_upload")
-        st.caption(f"Expected header: `{rp.expected_header(kind, param)}` (see the README "
+        st.caption(f"Expected header: `{D.expected_header(kind, param)}` (see the README "
                    "for the formats). The file stays in memory and is never stored.")
         renormalize = False
         if kind == "sphere":
@@ -98,7 +99,7 @@ with col_data, st.container(border=True):
             raw = uploaded.getvalue()
             upload_digest = hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
             try:
-                dataset = rp.parse_upload(raw, kind, param, renormalize=renormalize)
+                dataset = D.parse_upload(raw, kind, param, renormalize=renormalize)
             except DataValidationError as exc:
                 # The library's hint names its keyword; here the checkbox above does it.
                 data_error = str(exc).replace(
@@ -118,33 +119,33 @@ with col_budget, st.container(border=True):
                             format_func={"separate": "ε_p and ε_v",
                                          "total": "total ε and a split"}.get)
     if budget_input == "separate":
-        init("gr_eps_p", "gr_ep", 1.0, float, rp.EPS_GRID)
-        init("gr_eps_v", "gr_ev", 2.0, float, rp.EPS_GRID)
-        eps_p = st.select_slider("ε_p — footpoint budget (log scale)", rp.EPS_GRID,
+        init("gr_eps_p", "gr_ep", 1.0, float, D.EPS_GRID)
+        init("gr_eps_v", "gr_ev", 2.0, float, D.EPS_GRID)
+        eps_p = st.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
                                  key="gr_eps_p")
-        eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", rp.EPS_GRID,
+        eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
                                  key="gr_eps_v")
     else:
-        init("gr_total", "gr_tot", 3.0, float, rp.EPS_GRID)
+        init("gr_total", "gr_tot", 3.0, float, D.EPS_GRID)
         init("gr_share", "gr_share", 35, int, range(5, 96, 5))
-        total = st.select_slider("Total ε per geodesic (log scale)", rp.EPS_GRID,
+        total = st.select_slider("Total ε per geodesic (log scale)", D.EPS_GRID,
                                  key="gr_total")
         share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
         eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
         st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
-    init("gr_scheme", "gr_scheme", "joint", str, rp.SCHEME_LABELS)
-    scheme = st.radio("Scheme", tuple(rp.SCHEME_LABELS), key="gr_scheme", horizontal=True,
-                      format_func=rp.SCHEME_LABELS.get,
+    init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
+    scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
+                      format_func=G.SCHEME_LABELS.get,
                       help="Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
                            "ε_v and sensitivity √(Δ_p² + Δ_v²), covered by the sensitivity "
                            "proof. Sequential (the papers): footpoint with ε_p, then vectors "
                            "with ε_v; its footpoint stage uses the data's own shooting vector, "
                            "which the proof does not cover, so it is never labelled private.")
-    init("gr_nf", "gr_nf", 3, int, range(1, rp.MAX_FOOTPOINTS + 1))
-    init("gr_nv", "gr_nv", 3, int, range(1, rp.MAX_VECTORS + 1))
+    init("gr_nf", "gr_nf", 3, int, range(1, G.MAX_FOOTPOINTS + 1))
+    init("gr_nv", "gr_nv", 3, int, range(1, G.MAX_VECTORS + 1))
     c1, c2 = st.columns(2)
-    n_foot = int(c1.number_input("Private footpoints", 1, rp.MAX_FOOTPOINTS, key="gr_nf"))
-    n_vec = int(c2.number_input("Vectors per footpoint", 1, rp.MAX_VECTORS, key="gr_nv"))
+    n_foot = int(c1.number_input("Private footpoints", 1, G.MAX_FOOTPOINTS, key="gr_nf"))
+    n_vec = int(c2.number_input("Vectors per footpoint", 1, G.MAX_VECTORS, key="gr_nv"))
     if scheme == "joint":
         st.caption(
             f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint scheme "
@@ -168,14 +169,14 @@ with col_mode, st.container(border=True):
     if mode == "paper":
         st.warning(
             "**Paper mode is NOT private.** τ, the covariate range"
-            + (" and τ_m" if rp.needs_ball(kind) else "")
+            + (" and τ_m" if D.needs_ball(kind) else "")
             + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
             "their experiments, never to publish.", icon=":material/warning:")
     else:
         init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
         tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                     key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
-        range_default = rp.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
+        range_default = D.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
         init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
         init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
         c1, c2 = st.columns(2)
@@ -183,7 +184,7 @@ with col_mode, st.container(border=True):
                                    format="%.4g"))
         hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
         covariate_range = (lo, hi)
-        if rp.needs_ball(kind):
+        if D.needs_ball(kind):
             init(f"gr_taum_{kind}", "gr_taum", M.spec(kind).tau_m, float,
                  bounds=(0.01, 100.0))
             tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
@@ -206,21 +207,21 @@ with col_mode, st.container(border=True):
                     st.error(f"The centre must be {param} comma-separated numbers; using the "
                              "origin.")
                     center = None
-            else:  # any other manifold: its default centre (ui.regression_page.center_point)
+            else:  # any other manifold: its default centre (G.center_point)
                 st.caption("Ball centre: the manifold's default point.")
         st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
                    "Strict mode clips covariates and residuals and projects responses to these "
                    "bounds, so the guarantee holds whatever the data.")
     with st.expander("Advanced: sampler"):
-        init("gr_chain", "gr_chain", rp.DEFAULT_CHAIN, int, range(50, rp.MAX_CHAIN + 1))
-        init("gr_burn", "gr_burn", rp.DEFAULT_BURN_IN, int, range(0, rp.MAX_CHAIN + 1))
-        chain = int(st.number_input("Chain length (steps kept)", 50, rp.MAX_CHAIN,
+        init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, G.MAX_CHAIN + 1))
+        init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, G.MAX_CHAIN + 1))
+        chain = int(st.number_input("Chain length (steps kept)", 50, G.MAX_CHAIN,
                                     key="gr_chain", step=50))
-        burn = int(st.number_input("Burn-in (tuning steps)", 0, rp.MAX_CHAIN, key="gr_burn",
+        burn = int(st.number_input("Burn-in (tuning steps)", 0, G.MAX_CHAIN, key="gr_burn",
                                    step=50))
-        init("gr_sampler", "gr_sampler", "auto", str, rp.SAMPLER_LABELS)
-        sampler = st.radio("Sampler", tuple(rp.SAMPLER_LABELS), key="gr_sampler",
-                           format_func=rp.SAMPLER_LABELS.get,
+        init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
+        sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
+                           format_func=G.SAMPLER_LABELS.get,
                            help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
                                 "MCMC: Metropolis-Hastings chains (length and burn-in below); "
                                 "no δ is certified, so the label says approximately private.")
@@ -234,7 +235,7 @@ with col_mode, st.container(border=True):
                    "and R-hat) but take longer. "
                    "Without a fixed seed the randomness comes from the operating system.")
 
-settings = rp.ReleaseSettings(
+settings = G.ReleaseSettings(
     kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
     covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
     n_vectors=n_vec, chain_length=chain, burn_in=burn,
@@ -252,20 +253,20 @@ if covariate_range is not None and not covariate_range[1] > covariate_range[0]:
 
 fit = None
 if dataset is not None:
-    cr = rp.covariate_range_for(settings, dataset) if range_error is None else None
+    cr = G.covariate_range_for(settings, dataset) if range_error is None else None
     if cr is not None:
         if dataset.generated:
             fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
         else:
-            fit = rp.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
-        for note in rp.data_checks(settings, dataset, fit):
+            fit = G.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
+        for note in G.data_checks(settings, dataset, fit):
             st.info(note, icon=":material/content_cut:")
 
 data_key = (source, upload_digest) if source == "upload" else (source,)
 signature = (settings, data_key, getattr(dataset, "description", None))
 
 if dataset is not None:
-    plan = rp.sampler_plan(settings, len(dataset.x))
+    plan = G.sampler_plan(settings, len(dataset.x))
     if plan["guarantee"] == "private":
         st.success(
             "This release will be drawn by **exact** rejection sampling and labelled "
@@ -293,7 +294,7 @@ pressed = b1.button("Release", type="primary", key="gr_release_button",
 if pressed and fit is not None:
     try:
         with st.status("Drawing private footpoints and shooting vectors…") as status:
-            release, notes = rp.run_release(settings, dataset)
+            release, notes = G.run_release(settings, dataset)
             status.update(label=f"Release done: {release.label}", state="complete",
                           expanded=False)
     except Exception as exc:  # show the reason, keep the page alive
@@ -305,11 +306,11 @@ if pressed and fit is not None:
 last = st.session_state.get(LAST)
 release = last["release"] if last and last["signature"] == signature else None
 if release is not None:
-    b2.download_button("Download release", rp.release_json(release),
+    b2.download_button("Download release", G.release_json(release),
                        file_name="geodesic_regression_release.json", mime="application/json",
                        key="gr_download_release", on_click="ignore")
 if dataset is not None and dataset.generated:
-    b3.download_button("Download data", rp.data_csv(kind, param, dataset),
+    b3.download_button("Download data", D.data_csv(kind, param, dataset),
                        file_name=f"{source}_{kind}.csv", mime="text/csv",
                        key="gr_download_data", on_click="ignore")
 if last and release is None:
@@ -331,7 +332,7 @@ if fit is not None:
                                       float(hi_c), key="gr_kx")
             init("gr_kpanels", None, 4, int, bounds=(1, 8))
             panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
-        for caption, fig in rp.regression_figures(
+        for caption, fig in G.regression_figures(
                 kind, param, dataset, fit, release,
                 covariate_name="age (years)" if source == "example" else "x",
                 kendall_range=kendall_range, kendall_panels=panels):
@@ -343,7 +344,7 @@ if fit is not None:
             st.metric("MSE of the non-private fit", f"{fit.mse:.4g}")
             st.caption("Press **Release** to draw private geodesics and compare.")
         else:
-            met = rp.release_metrics(kind, param, dataset, release, fit)
+            met = G.release_metrics(kind, param, dataset, release, fit)
             if release.private:
                 st.success(f"Label: **{release.label}**", icon=":material/lock:")
             else:
@@ -385,7 +386,7 @@ if fit is not None:
                 f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
             )
             st.markdown("**Sampler diagnostics**")
-            st.dataframe(rp.diagnostics_table(met), hide_index=True, width="stretch")
+            st.dataframe(G.diagnostics_table(met), hide_index=True, width="stretch")
             exact = all(d.get("exact") for d in release.diagnostics.values()
                         if isinstance(d, dict))
             diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
@@ -399,7 +400,7 @@ if fit is not None:
                               "densities, so ESS and R-hat are computed per footpoint (worst "
                               "shown).")
             st.caption(diag_note)
-            hint = rp.noise_hint(kind, met, release.mode)
+            hint = G.noise_hint(kind, met, release.mode)
             if hint:
                 st.info(hint, icon=":material/lightbulb:")
             for note in last["notes"]:
@@ -412,21 +413,21 @@ if fit is not None:
 col_a, col_t = st.columns([2, 3], gap="medium")
 with col_a, st.container(border=True):
     st.markdown("**Assumptions in force**")
-    st.markdown("\n".join(rp.assumption_rows(settings, release)))
+    st.markdown("\n".join(G.assumption_rows(settings, release)))
 with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
     st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
-    st.latex(rp.LATEX_NOTES["energy"])
+    st.latex(G.LATEX_NOTES["energy"])
     st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
-    st.latex(rp.LATEX_NOTES["gradient"])
+    st.latex(G.LATEX_NOTES["gradient"])
     st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is small, "
                 "first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
-    st.latex(rp.LATEX_NOTES["kng"])
+    st.latex(G.LATEX_NOTES["kng"])
     st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
                 "conditioning on the non-private v̂:")
-    st.latex(rp.LATEX_NOTES["kng_joint"])
+    st.latex(G.LATEX_NOTES["kng_joint"])
     st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
                 "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
-    st.latex(rp.LATEX_NOTES["sensitivity_flat"])
-    st.latex(rp.LATEX_NOTES["sensitivity_neg"])
+    st.latex(G.LATEX_NOTES["sensitivity_flat"])
+    st.latex(G.LATEX_NOTES["sensitivity_neg"])
     st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
                 "the noise; negative curvature inflates it through cosh and sinh.")

@@ -443,10 +443,10 @@ def test_no_cache_persists_to_disk_or_is_a_resource():
 def test_release_helpers_are_not_cached_objects():
     """The functions pages call to release are plain functions (no cache wrapper)."""
     import dpcore.release as release_module
-    from ui import regression_page
+    from ui.logic import geodesic_regression
 
     for func in (release_module.private_geodesic_regression,
-                 release_module.private_frechet_mean, regression_page.run_release):
+                 release_module.private_frechet_mean, geodesic_regression.run_release):
         assert inspect.isfunction(func) and not hasattr(func, "clear"), func
 
 

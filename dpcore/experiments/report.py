@@ -42,9 +42,11 @@ from ..sensitivity import frechet_mean_sensitivity
 from ..visualization import (
     band_figure,
     curves_figure,
+    equal_split_figure,
     kendall_shapes_figure,
     spd_ellipses_figure,
     sphere_regression_figure,
+    unequal_split_figure,
 )
 from ..visualization.studies import sensitivity_ratios_figure, wine_fits_figure
 from . import facts as F
@@ -181,29 +183,15 @@ def _row(figure, paper, ours, difference):
 
 
 # ------------------------------------------------------------------------ budget figures
-def _budget_series(df, x_col):
-    series, refs = {}, {}
-    for n, part in df.groupby("n"):
-        g = part.groupby(x_col)["log_mse"]
-        mean = g.mean()
-        se = g.sem().fillna(0.0)
-        label = f"n = {n}"
-        series[label] = (mean.index.to_numpy(), mean.to_numpy(), se.to_numpy())
-        refs[label] = float(np.mean(np.log(part.groupby("replicate")["nonprivate_mse"].first())))
-    return series, refs
-
-
 def _budget_figures(unequal, equal, name, total):
-    s_u, r_u = _budget_series(unequal, "eps_p")
-    s_e, r_e = _budget_series(equal, "epsilon")
-    f1 = band_figure(s_u, reference=r_u, reference_label="non-private",
-                     x_title="ε_p (footpoint budget); ε_v = total − ε_p", log_x=True,
-                     title=f"{name}: unequal split of ε = {total:g}",
-                     subtitle="Mean log MSE ln Ē over replicates ± 2 SE; dashed: non-private")
-    f2 = band_figure(s_e, reference=r_e, reference_label="non-private",
-                     x_title="total budget ε = ε_p + ε_v (ε_p = ε_v)",
-                     title=f"{name}: equal split", subtitle="Mean log MSE ± 2 SE; dashed: "
-                     "non-private")
+    """The Budget split page's two figures (one builder each), with the report's titles."""
+    f1 = unequal_split_figure(
+        unequal, total, x_title="ε_p (footpoint budget); ε_v = total − ε_p", log_x=True,
+        title=f"{name}: unequal split of ε = {total:g}",
+        subtitle="Mean log MSE ln Ē over replicates ± 2 SE; dashed: non-private")
+    f2 = equal_split_figure(equal, x_title="total budget ε = ε_p + ε_v (ε_p = ε_v)",
+                            title=f"{name}: equal split",
+                            subtitle="Mean log MSE ± 2 SE; dashed: non-private")
     return [f1, f2]
 
 

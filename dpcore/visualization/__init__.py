@@ -19,6 +19,8 @@ Modules, one per space plus generic charts:
 * :mod:`.privacy` -- Gaussian DP: µ against σ, trade-off curves, privacy profiles;
 * :mod:`.sensitivity` -- sensitivity-ratio histograms, Jacobi-field growth;
 * :mod:`.linear` -- linear regression with true, non-private and private lines;
+* :mod:`.regression` -- one geodesic regression on any supported space (picks the view);
+* :mod:`.budget` -- budget-split studies: unequal and equal splits, the budget grid;
 * :mod:`.studies` -- figures of the paper-reproduction studies (sensitivity ratios, Wine);
 * :mod:`.geometry` -- points along a geodesic, for drawing it;
 * :mod:`.colors` -- the colour-blind-safe Okabe–Ito palette and the role of each colour: data
@@ -27,6 +29,13 @@ Modules, one per space plus generic charts:
 """
 
 from . import colors
+from .budget import (
+    budget_heatmap_figure,
+    equal_split_figure,
+    log_mse_summary,
+    replicate_note,
+    unequal_split_figure,
+)
 from .charts import (
     band_figure,
     curves_figure,
@@ -54,6 +63,7 @@ from .privacy import (
     privacy_profile_figure,
     tradeoff_figure,
 )
+from .regression import has_regression_figure, regression_figures
 from .sensitivity import jacobi_figure, jacobi_growth, ratio_histogram
 from .spd import ellipse_xy, spd_abc, spd_cone_figure, spd_ellipses_figure
 from .sphere import sphere_mesh, sphere_points_figure, sphere_regression_figure
@@ -62,6 +72,13 @@ from .studies import sensitivity_ratios_figure, wine_fits_figure
 __all__ = [
     "MECHANISM_LABELS",
     "band_figure",
+    "budget_heatmap_figure",
+    "equal_split_figure",
+    "has_regression_figure",
+    "log_mse_summary",
+    "regression_figures",
+    "replicate_note",
+    "unequal_split_figure",
     "frechet_error_figure",
     "frechet_left_manifold_figure",
     "frechet_sensitivity_figure",

@@ -200,11 +200,29 @@ def _curve_trace3d(pts, name, color, width, *, dash=None, showlegend=True, group
     return trace
 
 
-def legend_below(fig):
-    """Move the legend under the plot, leaving the full width to a figure in a narrow column."""
+def legend_below(fig, *, zoom=1.0, bottom=150):
+    """Move the legend under the plot, leaving the full width to a figure in a narrow column.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    zoom : float
+        For 3D figures: ``zoom > 1`` moves the camera closer (a column is narrower than a page).
+    bottom : int
+        Bottom margin in px that holds the legend.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``, changed in place.
+    """
+    eye = fig.layout.scene.camera.eye
+    if zoom != 1.0 and eye is not None and eye.x is not None:
+        fig.update_layout(scene_camera_eye={"x": eye.x / zoom, "y": eye.y / zoom,
+                                            "z": eye.z / zoom})
     fig.update_layout(
         legend={"orientation": "h", "x": 0.0, "xanchor": "left", "y": 0.0, "yref": "container",
                 "yanchor": "bottom"},
-        margin={"b": 150},
+        margin={"b": bottom},
     )
     return fig

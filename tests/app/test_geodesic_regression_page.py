@@ -2,7 +2,7 @@
 
 Uploads: streamlit 1.67's AppTest supports ``st.file_uploader`` (``FileUploader.set_value`` with
 ``(name, bytes, mime)``), so the upload path is tested end to end; the parser behind it,
-:func:`ui.regression_page.parse_upload`, takes the raw bytes and is also tested directly.
+:func:`ui.logic.regression_data.parse_upload`, takes the raw bytes and is also tested directly.
 """
 
 from pathlib import Path
@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.data import DataValidationError, make_regression_data, to_csv
 from dpcore.manifolds import Sphere
-from ui import regression_page as rp
+from ui.logic import regression_data as D
 
 from .pages import gr_quick_sampler, gr_release, open_app_page
 
@@ -223,12 +223,12 @@ def test_sphere_upload_can_be_renormalized():
 
 
 def test_parse_upload_takes_bytes():
-    ds = rp.parse_upload(sphere_csv(n=12), "sphere", None)
+    ds = D.parse_upload(sphere_csv(n=12), "sphere", None)
     assert ds.source == "upload" and not ds.generated
     assert ds.x.shape == (12,) and ds.y.shape == (12, 3)
     np.testing.assert_allclose(np.linalg.norm(ds.y, axis=1), 1.0)
     with pytest.raises(DataValidationError, match="(?i)row 3"):
-        rp.parse_upload(b"x,y1,y2,y3\n0.1,1,0,0\n0.2,2,0,0\n", "sphere", None)
+        D.parse_upload(b"x,y1,y2,y3\n0.1,1,0,0\n0.2,2,0,0\n", "sphere", None)
 
 
 # --------------------------------------------------------------------------- URL

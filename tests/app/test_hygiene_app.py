@@ -45,7 +45,8 @@ from streamlit.testing.v1 import AppTest
 import dpcore.data.csvio as csvio
 from dpcore.data import load_csv, make_mean_data, make_regression_data, neutralize_cell, to_csv
 from dpcore.manifolds import Sphere
-from ui import regression_page as rp
+from ui.logic import budget_split as B
+from ui.logic import regression_data as D
 
 from .pages import gr_quick_sampler, gr_release, open_app_page
 
@@ -338,7 +339,7 @@ def test_the_scans_would_see_a_leak(all_logs, tmp_path):
 def test_the_cache_recorder_sees_array_arguments(cache_calls):
     """Generated data are passed to ``cached_fit``: the recorder finds their values."""
     open_page()
-    ds = rp.synthetic_dataset("sphere", None, 50, rp.SPHERE_NOISE_CHOICES[0], 0)
+    ds = D.synthetic_dataset("sphere", None, 50, D.SPHERE_NOISE_CHOICES[0], 0)
     pattern = np.float64(ds.x[3]).tobytes()
     assert "cached_fit" in {name.rsplit(".", 1)[-1] for name, blob in cache_calls
                             if pattern in blob}
@@ -450,9 +451,9 @@ def test_download_data_goes_through_neutralize_cell(downloads, monkeypatch, sour
     assert payloads, [name for name, _, _ in downloads]
     assert calls, "the data download did not go through neutralize_cell"
     if source == "synthetic":
-        ds = rp.synthetic_dataset("sphere", None, 20, rp.SPHERE_NOISE_CHOICES[0], 0)
+        ds = D.synthetic_dataset("sphere", None, 20, D.SPHERE_NOISE_CHOICES[0], 0)
     else:
-        ds = rp.example_dataset("sphere", None)
+        ds = D.example_dataset("sphere", None)
     assert payloads[-1] == to_csv(Sphere(2), ds.y, ds.x)
     cells = _cells(payloads[-1])
     assert len(calls) >= len(cells)
@@ -462,14 +463,14 @@ def test_download_data_goes_through_neutralize_cell(downloads, monkeypatch, sour
 
 
 def test_budget_split_csv_has_no_formula_cells():
-    """The budget-split page's simulation CSV (:func:`ui.regression_page.sweep_csv`) is written
+    """The budget-split page's simulation CSV (:func:`ui.logic.budget_split.sweep_csv`) is written
     with ``DataFrame.to_csv``, not through ``neutralize_cell``; its cells are numbers and fixed
     view names, so none can start a formula. This pins that down."""
-    config = rp.SweepConfig(kind="euclidean", param=1, sample_sizes=(10,), n_equal=2,
+    config = B.SweepConfig(kind="euclidean", param=1, sample_sizes=(10,), n_equal=2,
                             replicates=1, n_footpoints=1, n_vectors=1, chain_length=20,
                             burn_in=10, views=("equal",))
-    df = rp.run_chunk(config, "equal", 10, 0)
-    cells = _cells(rp.sweep_csv(df))
+    df = B.run_chunk(config, "equal", 10, 0)
+    cells = _cells(B.sweep_csv(df))
     assert cells and all(neutralize_cell(c) == c for c in cells)
 
 

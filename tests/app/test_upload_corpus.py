@@ -18,7 +18,7 @@ import pytest
 from dpcore.data import make_mean_data, make_regression_data, to_csv
 from dpcore.manifolds import SPD, Sphere
 from ui import manifolds as M
-from ui import regression_page as rp
+from ui.logic import regression_data as D
 
 from .pages import open_app_page
 
@@ -102,9 +102,9 @@ def _row_cap(monkeypatch):
     monkeypatch.setenv("DPCORE_MAX_ROWS", str(ROW_CAP))
 
 
-@pytest.mark.parametrize("kind", rp.MANIFOLD_KINDS)
+@pytest.mark.parametrize("kind", D.MANIFOLD_KINDS)
 def test_geodesic_regression_uploader_survives_the_corpus(kind):
-    param = rp.PARAM_RANGE[kind][2] if kind in rp.PARAM_RANGE else None
+    param = D.PARAM_RANGE[kind][2] if kind in D.PARAM_RANGE else None
     m = M.make_manifold(kind, param)
     data = make_regression_data(m, 12, rng=3)
     at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)

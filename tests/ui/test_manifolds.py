@@ -11,8 +11,8 @@ import pytest
 
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from ui import manifolds as M
-from ui import regression_page as rp
 from ui.logic import frechet_mean as FL
+from ui.logic import regression_data as D
 from ui.logic import sensitivity as SL
 from ui.manifolds import make_manifold
 
@@ -76,7 +76,7 @@ def test_tokens_aliases_and_full_names():
 
 
 def test_labels_are_the_ones_the_pages_showed():
-    assert {k: rp.MANIFOLD_LABELS[k] for k in ORIGINAL} == {
+    assert {k: D.MANIFOLD_LABELS[k] for k in ORIGINAL} == {
         "sphere": "Sphere S²", "spd": "SPD(2) covariance matrices",
         "kendall": "Kendall planar shapes", "euclidean": "Euclidean Rᵈ"}
     assert [M.choice_label(t) for t in ("sphere", "spd", "spd3")] == [
@@ -85,13 +85,13 @@ def test_labels_are_the_ones_the_pages_showed():
 
 
 def test_parameters_and_default_bounds_keep_their_values():
-    assert {k: rp.PARAM_RANGE[k] for k in ("kendall", "euclidean")} == {
+    assert {k: D.PARAM_RANGE[k] for k in ("kendall", "euclidean")} == {
         "kendall": (3, 20, 8), "euclidean": (1, 6, 2)}
     assert {k: M.spec(k).tau for k in ORIGINAL} == {"sphere": 0.2, "spd": 0.1, "kendall": 0.15,
                                                     "euclidean": 0.5}
     assert {k: M.spec(k).tau_m for k in ORIGINAL if M.spec(k).needs_ball} == {
         "spd": 3.0, "euclidean": 6.0}
-    assert [k for k in ORIGINAL if rp.needs_ball(k)] == ["spd", "euclidean"]
+    assert [k for k in ORIGINAL if D.needs_ball(k)] == ["spd", "euclidean"]
     assert M.spec("sphere").radius == math.pi / 8 and M.spec("spd").radius == 1.5
     assert {k: FL.FRECHET_MANIFOLDS[k] for k in ("sphere", "spd", "spd3")} == {
         "sphere": (0.05, 0.75), "spd": (0.75, 3.0), "spd3": (1.0, 3.0)}
@@ -101,7 +101,7 @@ def test_parameters_and_default_bounds_keep_their_values():
 
 
 def test_pages_offer_canonical_tokens():
-    for choices in (rp.MANIFOLD_KINDS, tuple(FL.FRECHET_MANIFOLDS), SL.REGRESSION_MANIFOLDS):
+    for choices in (D.MANIFOLD_KINDS, tuple(FL.FRECHET_MANIFOLDS), SL.REGRESSION_MANIFOLDS):
         for choice in choices:
             assert M.token(choice) == choice
 
@@ -112,7 +112,7 @@ def test_one_make_manifold():
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.FunctionDef) and node.name == "make_manifold"]
     assert defined == ["ui/manifolds.py"]
-    assert rp.make_manifold is M.make_manifold and make_manifold is M.make_manifold
+    assert make_manifold is M.make_manifold and make_manifold is M.make_manifold
 
 
 def test_no_old_manifold_keys_in_the_dashboard():

@@ -1,0 +1,455 @@
+"""Page logic of the Geodesic regression page: release settings, the non-private fit, one
+release, its metrics, diagnostics, JSON record, assumptions and figures."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore import visualization as V
+from dpcore.data.synthetic import default_center
+from dpcore.exceptions import ApproximatePrivacyWarning, PrivacyLeakWarning
+from dpcore.experiments.metrics import (
+    geodesic_predictions,
+    parameter_errors,
+    release_covariate_range,
+    release_mse,
+)
+from dpcore.learning import GeodesicRegression
+from dpcore.release import plan_regression_sampler, private_geodesic_regression
+from ui.manifolds import make_manifold
+
+from .regression_data import needs_ball
+
+__all__ = [
+    "assumption_rows",
+    "center_point",
+    "covariate_range_for",
+    "data_checks",
+    "DEFAULT_BURN_IN",
+    "DEFAULT_CHAIN",
+    "diagnostics_table",
+    "Fit",
+    "fit_nonprivate",
+    "LATEX_NOTES",
+    "MAX_CHAIN",
+    "MAX_DRAWN",
+    "MAX_FOOTPOINTS",
+    "MAX_VECTORS",
+    "noise_hint",
+    "regression_figures",
+    "release_json",
+    "release_metrics",
+    "ReleaseSettings",
+    "residual_norms",
+    "run_release",
+    "SAMPLER_LABELS",
+    "sampler_plan",
+    "SCHEME_LABELS",
+]
+
+#: Budget schemes of the release (DESIGN §8) and their labels.
+SCHEME_LABELS = {"joint": "joint (one ε over (p, v); proven)",
+                 "sequential": "sequential (papers: ε_p then ε_v; not covered by the proof)"}
+
+
+SAMPLER_LABELS = {"auto": "exact when within reach, else MCMC",
+                  "exact": "exact only (private; may be slow)",
+                  "mcmc": "MCMC (approximately private)"}
+
+
+#: Caps on replicates of one release and on the MCMC settings.
+MAX_FOOTPOINTS = 10
+
+
+MAX_VECTORS = 10
+
+
+MAX_CHAIN = 5000
+
+
+#: Private draws drawn in a figure (the metrics use all of them).
+MAX_DRAWN = 25
+
+
+#: Default MCMC settings: the default scenario (S², n = 50, 3 x 3 draws) takes about a second.
+DEFAULT_CHAIN = 300
+
+
+DEFAULT_BURN_IN = 200
+
+
+@dataclass(frozen=True)
+class ReleaseSettings:
+    """Everything the release button uses (all public: no data in here).
+
+    ``tau``, ``covariate_range``, ``tau_m`` and ``center`` are ignored in paper mode (the
+    release then takes them from the data). ``seed`` None means OS entropy.
+    """
+
+    kind: str
+    param: int | None
+    eps_p: float
+    eps_v: float
+    mode: str = "strict"
+    tau: float | None = None
+    covariate_range: tuple | None = None
+    tau_m: float | None = None
+    center: tuple | None = None
+    n_footpoints: int = 3
+    n_vectors: int = 3
+    chain_length: int = DEFAULT_CHAIN
+    burn_in: int = DEFAULT_BURN_IN
+    seed: int | None = None
+    scheme: str = "joint"
+    sampler: str = "auto"
+
+    @property
+    def manifold(self):
+        return make_manifold(self.kind, self.param)
+
+    def release_kwargs(self):
+        """Keyword arguments of :func:`dpcore.release.private_geodesic_regression`."""
+        kw = {
+            "eps_p": float(self.eps_p), "eps_v": float(self.eps_v), "mode": self.mode,
+            "n_footpoints": int(min(self.n_footpoints, MAX_FOOTPOINTS)),
+            "n_vectors": int(min(self.n_vectors, MAX_VECTORS)),
+            "chain_length": int(min(self.chain_length, MAX_CHAIN)),
+            "burn_in": int(min(self.burn_in, MAX_CHAIN)),
+            "rng": self.seed,
+            "scheme": self.scheme,
+            "sampler": self.sampler if self.scheme == "joint" else "auto",
+        }
+        if self.mode == "strict":
+            kw["tau"] = self.tau
+            kw["covariate_range"] = self.covariate_range
+            if needs_ball(self.kind):
+                kw["tau_m"] = self.tau_m
+                kw["center"] = center_point(self.kind, self.param, self.center)
+        return kw
+
+
+def center_point(kind, param, center=None):
+    """The public centre of the response ball as a point (``center`` as entered, or default).
+
+    SPD: ``center`` is a scalar c giving c·I. Euclidean: a tuple of d coordinates.
+    """
+    m = make_manifold(kind, param)
+    if center is None:
+        return default_center(m)
+    arr = np.asarray(center, dtype=float)
+    if kind == "spd":
+        return float(arr.ravel()[0]) * np.eye(m.point_shape[-1])
+    return arr.reshape(m.point_shape)
+
+
+def covariate_range_for(settings, dataset):
+    """The covariate range the release uses: public in strict mode, the data's in paper mode."""
+    if settings.mode == "strict":
+        low, high = settings.covariate_range
+        return float(low), float(high)
+    return float(dataset.x.min()), float(dataset.x.max())
+
+
+@dataclass(frozen=True, eq=False)
+class Fit:
+    """A non-private geodesic: footpoint at the low end of ``covariate_range``, velocity per
+    unit of the rescaled covariate, its MSE on the data and whether the descent converged."""
+
+    footpoint: np.ndarray
+    vector: np.ndarray
+    covariate_range: tuple
+    mse: float
+    converged: bool
+
+
+def fit_nonprivate(kind, param, x, y, covariate_range):
+    """Non-private geodesic regression, parametrized by ``covariate_range`` (deterministic).
+
+    Returns
+    -------
+    Fit
+    """
+    m = make_manifold(kind, param)
+    cr = (float(covariate_range[0]), float(covariate_range[1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = GeodesicRegression(m, covariate_range=cr, tol=1e-9).fit(x, y)
+    return Fit(fit.footpoint_, fit.shooting_vector_, cr, float(fit.mse(x, y)),
+               bool(fit.converged_))
+
+
+def run_release(settings, dataset):
+    """Make one private release (never cached: every call draws fresh randomness).
+
+    Returns
+    -------
+    (release, notes) : tuple
+        The :class:`~dpcore.release.Release` and the messages of any
+        :class:`~dpcore.exceptions.PrivacyLeakWarning` raised (paper mode).
+    """
+    m = settings.manifold
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        warnings.simplefilter("always", ApproximatePrivacyWarning)
+        release = private_geodesic_regression(m, dataset.x, dataset.y,
+                                              **settings.release_kwargs())
+    notes = [str(w.message) for w in caught
+             if issubclass(w.category, (PrivacyLeakWarning, ApproximatePrivacyWarning))]
+    return release, notes
+
+
+def sampler_plan(settings, n):
+    """What the release button will run (exact or MCMC) and the label it will get, from public
+    inputs only (:func:`dpcore.release.plan_regression_sampler`)."""
+    return plan_regression_sampler(
+        settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
+        tau=settings.tau if settings.mode == "strict" else None,
+        tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
+        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler)
+
+
+def data_checks(settings, dataset, fit=None):
+    """What strict mode will do to this data set (for the analyst's eyes only, not released).
+
+    Returns
+    -------
+    list of str
+        Counts of covariates outside the public range (clipped), of residuals of the
+        non-private fit above τ (clipped in the gradient) and of responses outside the public
+        ball (projected onto it).
+    """
+    if settings.mode != "strict":
+        return []
+    out = []
+    m = settings.manifold
+    low, high = settings.covariate_range
+    k = int(np.sum((dataset.x < low) | (dataset.x > high)))
+    if k:
+        out.append(f"{k} of {dataset.n} covariates lie outside the public range "
+                   f"[{low:g}, {high:g}] and are clipped to it.")
+    if fit is not None:
+        res = residual_norms(settings.kind, settings.param, dataset.x, dataset.y, fit)
+        k = int(np.sum(res > settings.tau))
+        if k:
+            out.append(f"{k} of {dataset.n} residuals of the non-private fit exceed τ = "
+                       f"{settings.tau:g}; they are clipped to norm τ inside the gradients.")
+    if needs_ball(settings.kind):
+        center = center_point(settings.kind, settings.param, settings.center)
+        d = np.asarray(m.dist(dataset.y, np.broadcast_to(center, dataset.y.shape)))
+        k = int(np.sum(d > settings.tau_m))
+        if k:
+            out.append(f"{k} of {dataset.n} responses lie outside the public ball of radius "
+                       f"τ_m = {settings.tau_m:g}; they are projected onto it.")
+    return out
+
+
+def residual_norms(kind, param, x, y, fit):
+    """Norms of the residuals of a fitted geodesic (:class:`Fit`) at the data."""
+    m = make_manifold(kind, param)
+    low, high = fit.covariate_range
+    pred = m.geodesic(fit.footpoint, fit.vector, (np.asarray(x, dtype=float) - low) / (high - low))
+    return np.asarray(m.dist(pred, y), dtype=float)
+
+
+def _stage(diag):
+    """Acceptance, ESS and R-hat of one sampler stage, as display strings."""
+    if diag.get("exact"):
+        return {"acceptance": "exact", "ess": "exact", "rhat": "exact"}
+
+    def fmt(key, spec):
+        value = diag.get(key)
+        return "–" if value is None else format(value, spec)
+
+    return {"acceptance": fmt("acceptance_rate_mean", ".2f"), "ess": fmt("ess", ".0f"),
+            "rhat": fmt("rhat", ".3f")}
+
+
+def release_metrics(kind, param, dataset, release, fit):
+    """Utility numbers of a release next to the non-private fit.
+
+    Parameters
+    ----------
+    fit : Fit
+        The non-private fit, parametrized by the release's covariate range.
+
+    Returns
+    -------
+    dict
+        ``mse_private`` (mean over draws), ``mse_private_min/max``, ``mse_nonprivate``,
+        ``footpoint_distance``, ``angle_deg``, ``length_error``, ``relative_length_error``
+        (means over draws), ``scheme``, ``delta_p``, ``delta_v``, ``sigma_p``, ``sigma_v``
+        (None for the joint scheme), ``delta_joint``, ``sigma_joint`` (None for the sequential
+        one), ``eps_per_geodesic``, ``epsilon``, ``delta``, ``n_draws`` and ``diagnostics``,
+        the display strings of each sampler stage.
+    """
+    m = make_manifold(kind, param)
+    mse = release_mse(m, release, dataset.x, dataset.y)
+    err = parameter_errors(m, release, fit.footpoint, fit.vector)
+    return {
+        "mse_private": float(np.mean(mse)),
+        "mse_private_min": float(np.min(mse)),
+        "mse_private_max": float(np.max(mse)),
+        "mse_nonprivate": float(fit.mse),
+        "footpoint_distance": float(np.mean(err["footpoint_distance"])),
+        "angle_deg": float(np.degrees(np.nanmean(err["angle"]))),
+        "length_error": float(np.mean(err["length_error"])),
+        "relative_length_error": float(np.nanmean(err["relative_length_error"])),
+        "scheme": release.details.get("scheme", "sequential"),
+        "delta_p": float(release.sensitivity["footpoint"]),
+        "delta_v": float(release.sensitivity["shooting_vector"]),
+        "delta_joint": release.sensitivity.get("joint"),
+        "sigma_p": release.sigma.get("footpoint"),
+        "sigma_v": release.sigma.get("shooting_vector"),
+        "sigma_joint": release.sigma.get("joint"),
+        "eps_per_geodesic": float(release.details["epsilon_per_geodesic"]),
+        "epsilon": float(release.epsilon),
+        "delta": None if release.delta is None else float(release.delta),
+        "n_draws": int(mse.size),
+        "diagnostics": {stage: _stage(diag) for stage, diag in release.diagnostics.items()},
+    }
+
+
+def noise_hint(kind, metrics, mode):
+    """A hint when the private draws are far from the fit (None otherwise)."""
+    if metrics["mse_private"] <= 10 * max(metrics["mse_nonprivate"], 1e-12):
+        return None
+    text = (f"The private geodesics are far from the fit (MSE "
+            f"{metrics['mse_private'] / max(metrics['mse_nonprivate'], 1e-300):.3g}× the "
+            "non-private one). ")
+    if mode == "strict":
+        text += ("In strict mode residuals are clipped, so the gradient norm is bounded and the "
+                 "KNG density never falls below about exp(−nε/4) of its peak: when nε is small "
+                 "(or the space has many dimensions) that floor carries most of the mass and "
+                 "the draws spread over the whole support. Try a larger ε or n")
+        text += (", a smaller τ_m (the SPD bounds grow like cosh(2c))" if kind == "spd" else "")
+        text += (", fewer landmarks" if kind == "kendall" else "")
+        text += ", or compare with paper mode."
+    else:
+        text += "Try a larger ε or n."
+    return text
+
+
+def diagnostics_table(metrics):
+    """Rows of the sampler-diagnostics table."""
+    names = {"footpoint": "footpoint p̃", "shooting_vector": "shooting vector ṽ",
+             "joint": "joint (p̃, ṽ)"}
+    return [{"stage": names.get(stage, stage), **row}
+            for stage, row in metrics["diagnostics"].items()]
+
+
+def release_json(release):
+    """The release record as JSON text (private outputs and metadata, no input data)."""
+    return json.dumps(release.to_dict(), indent=2)
+
+
+def assumption_rows(settings, release=None):
+    """The assumptions in force, as markdown bullet lines.
+
+    From the release's own record when there is one, from the settings otherwise.
+    """
+    rows = []
+    if release is not None:
+        for name, a in release.assumptions.items():
+            if not isinstance(a, dict):
+                continue
+            value = a.get("value")
+            if isinstance(value, (list, tuple)) and len(value) == 2 and name == "covariate_range":
+                text = f"[{value[0]:.4g}, {value[1]:.4g}]"
+            elif isinstance(value, (int, float)):
+                text = f"{value:.4g}"
+            else:
+                arr = np.asarray(value, dtype=float)
+                text = np.array2string(arr, precision=3, suppress_small=True,
+                                       separator=", ").replace("\n", "")
+            src = a.get("source", "")
+            note = f"; {a['note']}" if a.get("note") else ""
+            flag = " **(from the data: not private)**" if src == "data" else ""
+            rows.append(f"- `{name}` = {text} — source: {src}{flag}{note}")
+        rows.append(f"- noise scale rule: σ = {release.details['sigma_rule']}")
+        rows.append(f"- mode: **{release.mode}**; label: *{release.label}*")
+        return rows
+    if settings.mode == "paper":
+        rows.append("- τ, the covariate range" + (" and τ_m" if needs_ball(settings.kind) else "")
+                    + " will be **taken from the data** (not private).")
+        rows.append("- noise scale rule: σ = Δ/ε (the papers' choice).")
+    else:
+        low, high = settings.covariate_range
+        rows.append(f"- residual bound τ = {settings.tau:g} (public; residuals clipped to it)")
+        rows.append(f"- covariate range [{low:g}, {high:g}] (public; covariates clipped to it)")
+        if needs_ball(settings.kind):
+            rows.append(f"- responses in a ball of radius τ_m = {settings.tau_m:g} about the "
+                        "public centre (responses projected onto it)")
+        rows.append("- noise scale rule: σ = 2Δ/ε (the normalizing constant depends on the data).")
+    rows.append("- MCMC sampler: δ of order 1/chain length per draw, assuming the chain mixed.")
+    rows.append("- sequential scheme: p̃ is drawn with the shooting vector fixed at its "
+                "non-private estimate (a gap in the papers' proof).")
+    return rows
+
+
+def _private_at(m, release, x_values):
+    """Private geodesics at covariates ``x_values``: list (one per draw) of (len, *ps)."""
+    low, high = release_covariate_range(release)
+    t = (np.asarray(x_values, dtype=float) - low) / (high - low)
+    pred = geodesic_predictions(m, release.values["footpoint"],
+                                release.values["shooting_vector"], t)
+    flat = pred.reshape((-1, *pred.shape[2:]))
+    return list(flat[:MAX_DRAWN])
+
+
+LATEX_NOTES = {
+    "energy": r"E(p, v) = \frac{1}{2n} \sum_{i=1}^{n} d\big(\mathrm{Exp}(p, x_i v),\, y_i\big)^2,"
+              r"\qquad x_i \in [0, 1]",
+    "gradient": r"\nabla_p E = -\frac{1}{n} \sum_{i} (d_p \mathrm{Exp})^{\dagger} \varepsilon_i,"
+                r"\qquad \nabla_v E = -\frac{1}{n} \sum_{i} x_i\, (d_v \mathrm{Exp})^{\dagger}"
+                r" \varepsilon_i, \qquad \varepsilon_i = \mathrm{Log}(\hat y_i, y_i)",
+    "kng": r"f(\tilde p) \propto \exp\!\Big(-\frac{\|\nabla_p E(\tilde p,"
+           r" \Gamma_{\hat p \to \tilde p} \hat v)\|}{\sigma_p}\Big), \quad"
+           r" f(\tilde v) \propto \exp\!\Big(-\frac{\|\nabla_v E(\tilde p, \tilde v)\|}"
+           r"{\sigma_v}\Big), \quad \sigma = \frac{2\Delta}{\epsilon}\ \text{(strict)},\ "
+           r"\frac{\Delta}{\epsilon}\ \text{(paper)}",
+    "kng_joint": r"f(\tilde p, \tilde v) \propto \exp\!\Big(-\frac{\sqrt{\|\nabla_p E\|^2"
+                 r" + \|\nabla_v E\|^2}}{\sigma}\Big), \quad \Delta = \sqrt{\Delta_p^2 +"
+                 r" \Delta_v^2}",
+    "sensitivity_flat": r"\kappa_l \ge 0:\quad \Delta_p = \Delta_v = \frac{2\tau}{n}",
+    "sensitivity_neg": r"\kappa_l < 0:\quad \Delta_p = \frac{2\tau}{n}\cosh(2c), \quad"
+                       r" \Delta_v = \frac{\tau}{n}\,\frac{\sinh(2c)}{c}, \quad"
+                       r" c = \sqrt{-\kappa_l}\,(\tau_m + \tau)",
+}
+
+
+def regression_figures(kind, param, dataset, fit, release=None, *, covariate_name="x",
+                       kendall_range=None, kendall_panels=4):
+    """The page's figures for one manifold (:func:`dpcore.visualization.regression_figures`).
+
+    Parameters
+    ----------
+    kind, param
+        The manifold (:func:`ui.manifolds.make_manifold`).
+    dataset : Dataset
+    fit : Fit
+        The non-private geodesic.
+    release : Release, optional
+        Private geodesics to overlay (coloured by draw; at most :data:`MAX_DRAWN` drawn).
+    kendall_range : (float, float), optional
+        Covariate interval of the Kendall panels (default: the covariate range).
+    kendall_panels : int
+        Number of Kendall panels.
+
+    Returns
+    -------
+    list of (str, plotly.graph_objects.Figure)
+        Caption and figure, in display order (empty for a manifold without a figure).
+    """
+    m = make_manifold(kind, param)
+    n_draws = 0 if release is None else int(np.prod(release.values["shooting_vector"].shape[:2]))
+    return V.regression_figures(
+        m, dataset.x, dataset.y, fit.footpoint, fit.vector, fit.covariate_range,
+        private_at=None if release is None else (lambda xs: _private_at(m, release, xs)),
+        n_draws=n_draws, mode=None if release is None else release.mode,
+        truth_at=lambda xs: dataset.truth_points(m, xs), covariate_name=covariate_name,
+        kendall_range=kendall_range, kendall_panels=kendall_panels,
+    )
