@@ -58,225 +58,231 @@ def cached_chunk(config, view, n, rep):
     return B.run_chunk(config, view, n, rep)
 
 
-st.title("Budget split")
-st.info(
-    "**Simulation on synthetic data** (paper 002 protocol), not a release of anyone's data: "
-    "nothing on this page enters the privacy ledger. It shows how the split of a budget "
-    "between the footpoint (ε_p) and the shooting vector (ε_v) of a private geodesic changes "
-    "its error, and how that depends on the sample size n.",
-    icon=":material/science:",
-)
-
-# ============================================================================== settings
-col_m, col_v, col_r = st.columns(3, gap="medium")
-with col_m, st.container(border=True):
-    st.subheader("1 · Manifold and data")
-    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-    init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
-    kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
-                        format_func=D.MANIFOLD_LABELS.get)
-    param = None
-    if kind in D.PARAM_RANGE:
-        lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
-        init(f"bs_param_{kind}", "bs_k", default_p, int, range(lo_p, hi_p + 1))
-        param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
-                                    key=f"bs_param_{kind}"))
-    init("bs_sizes", "bs_n", [20, 50, 100], int_list)
-    # Typed entries arrive as text; keep whole numbers from 5 to 1000, report the rest.
-    sizes, bad = set(), []
-    for v in st.session_state["bs_sizes"]:
-        text = str(v).strip()
-        if text.isdigit() and 5 <= int(text) <= 1000:
-            sizes.add(int(text))
-        else:
-            bad.append(text)
-    sizes = sorted(sizes)
-    st.session_state["bs_sizes"] = sizes
-    st.multiselect("Sample sizes n (type a number to add one)",
-                   sorted(set(SIZE_OPTIONS) | set(sizes)), key="bs_sizes",
-                   accept_new_options=True, max_selections=CAPS["sample_sizes"])
-    if bad:
-        st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to 1000.")
-    init("bs_mode", "bs_mode", "paper", str, ("paper", "strict"))
-    mode = st.radio("Mode", ("paper", "strict"), key="bs_mode", horizontal=True,
-                    format_func={"paper": "paper (reproduces the figures)",
-                                 "strict": "strict (public bounds)"}.get)
-    tau = tau_m = None
-    if mode == "strict":
-        init(f"bs_tau_{kind}", "bs_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
-        tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
-                                    key=f"bs_tau_{kind}", format="%.3f"))
-        if D.needs_ball(kind):
-            init(f"bs_taum_{kind}", "bs_taum", M.spec(kind).tau_m, float,
-                 bounds=(0.01, 100.0))
-            tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
-                                          key=f"bs_taum_{kind}", format="%.3g"))
-        st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1].")
-    else:
-        st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
-                   "the papers (not private; harmless here because the data are synthetic).")
-
-with col_v, st.container(border=True):
-    st.subheader("2 · Budget views")
-    init("bs_views", "bs_views", ["unequal", "equal"],
-         lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
-    views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
-                           format_func=VIEW_LABELS.get)
-    init("bs_total", "bs_total", 2.02, float, bounds=(0.02, 20.0))
-    init("bs_nu", "bs_nu", 7, int, range(3, CAPS["n_unequal"] + 1))
-    c1, c2 = st.columns(2)
-    total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
-                                  format="%.3g", help="Paper 002 uses 2.02: ε_p from 0.02 "
-                                  "to 2.0 and ε_v = 2.02 − ε_p."))
-    n_unequal = int(c2.number_input("splits", 3, CAPS["n_unequal"], key="bs_nu"))
-    init("bs_ne", "bs_ne", 5, int, range(2, CAPS["n_equal"] + 1))
-    c1, c2 = st.columns([3, 1])
-    equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
-                                   value=range_value("bs_eq", "bs_eq", (0.2, 2.0)))
-    n_equal = int(c2.number_input("totals", 2, CAPS["n_equal"], key="bs_ne"))
-    init("bs_ng", "bs_ng", 4, int, range(2, CAPS["n_grid"] + 1))
-    c1, c2 = st.columns([3, 1])
-    grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
-                                  key="bs_grid",
-                                  value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
-    n_grid = int(c2.number_input("per axis", 2, CAPS["n_grid"], key="bs_ng"))
-    grid_choices = sorted(set(sizes) | {50}) if sizes else [50]
-    init("bs_grid_n", "bs_gn", 50, int, grid_choices)
-    if st.session_state["bs_grid_n"] not in grid_choices:
-        st.session_state["bs_grid_n"] = grid_choices[0]
-    grid_n = int(st.selectbox("Heatmap: sample size n", grid_choices, key="bs_grid_n"))
-
-with col_r, st.container(border=True):
-    st.subheader("3 · Replicates and sampler")
-    init("bs_reps", "bs_reps", 1, int, range(1, CAPS["replicates"] + 1))
-    replicates = int(st.slider("Replicates (fresh data set and release each)", 1,
-                               CAPS["replicates"], key="bs_reps"))
-    init("bs_nf", "bs_nf", 3, int, range(1, CAPS["draws"] + 1))
-    init("bs_nv", "bs_nv", 3, int, range(1, CAPS["draws"] + 1))
-    c1, c2 = st.columns(2)
-    n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["draws"], key="bs_nf"))
-    n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["draws"], key="bs_nv"))
-    init("bs_chain", "bs_chain", 80, int, range(10, CAPS["chain_length"] + 1))
-    init("bs_burn", "bs_burn", 80, int, range(0, CAPS["chain_length"] + 1))
-    c1, c2 = st.columns(2)
-    chain = int(c1.number_input("Chain length", 10, CAPS["chain_length"], key="bs_chain",
-                                step=50))
-    burn = int(c2.number_input("Burn-in", 0, CAPS["chain_length"], key="bs_burn", step=50))
-    init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
-    seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
-    st.caption("The papers use 10 × 10 draws per budget pair and long chains; the defaults "
-               "here (one replicate, 3 × 3 draws, short chains, heatmap off) are a quick look "
-               "that finishes in about a second. Add replicates for smoother curves.")
-
-settings_state.finish()
-
-config = B.SweepConfig(
-    kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), total=total,
-    n_unequal=n_unequal, equal_range=tuple(float(v) for v in equal_range), n_equal=n_equal,
-    grid_range=tuple(float(v) for v in grid_range), n_grid=n_grid, grid_n=grid_n,
-    replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec, chain_length=chain,
-    burn_in=burn, tau=tau, tau_m=tau_m, views=tuple(v for v in VIEW_LABELS if v in views),
-    seed=seed,
-)
-
-# ============================================================================== run
-problem = None
-if not config.views:
-    problem = "Pick at least one view."
-elif not sizes and set(config.views) - {"grid"}:
-    problem = "Pick at least one sample size."
-count = 0 if problem else B.n_releases(config)
-c_run, c_info = st.columns([1, 4])
-pressed = c_run.button("Run simulation", type="primary", key="bs_run",
-                       disabled=problem is not None)
-c_info.caption(problem or (
-    f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each data set "
-    "share one batched sampler run). "
-    "Results of a given configuration and seed are cached."))
-
-if pressed and problem is None:
-    chunks = B.sweep_chunks(config)
-    parts = []
-    try:
-        with st.status("Simulating…", expanded=True) as status:
-            bar = st.progress(0.0, text="starting")
-            for i, (view, n, rep) in enumerate(chunks, start=1):
-                parts.append(cached_chunk(config, view, n, rep))
-                bar.progress(i / len(chunks),
-                             text=f"{VIEW_LABELS[view]}: n = {n}, replicate {rep + 1}")
-            status.update(label="Simulation done", state="complete", expanded=False)
-    except Exception as exc:  # show the reason, keep the page alive
-        st.error(f"The simulation failed: {exc}")
-    else:
-        st.session_state[RESULT] = {"config": config, "df": pd.concat(parts,
-                                                                       ignore_index=True)}
-
-result = st.session_state.get(RESULT)
-if result is None:
-    st.caption("Press **Run simulation** to compute the views.")
-else:
-    shown, df = result["config"], result["df"]
-    if shown != config:
-        changes = [f.name for f in dataclasses.fields(config)
-                   if getattr(config, f.name) != getattr(shown, f.name)]
-        st.info("Settings changed since this simulation (" + ", ".join(changes) + "); the "
-                "figures show the last run. Press **Run simulation** to update.")
-    st.caption(
-        f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
-                                               else "")
-        + f", {shown.mode} mode, {shown.replicates} replicate(s), {shown.n_footpoints} × "
-        f"{shown.n_vectors} draws per release, chains {shown.burn_in} + {shown.chain_length}, "
-        f"seed {shown.seed}. Synthetic data only."
+def main():
+    """The page: widgets -> page logic -> dpcore -> figures."""
+    st.title("Budget split")
+    st.info(
+        "**Simulation on synthetic data** (paper 002 protocol), not a release of anyone's data: "
+        "nothing on this page enters the privacy ledger. It shows how the split of a budget "
+        "between the footpoint (ε_p) and the shooting vector (ε_v) of a private geodesic changes "
+        "its error, and how that depends on the sample size n.",
+        icon=":material/science:",
     )
-    col1, col2 = st.columns(2, gap="medium")
-    if "unequal" in shown.views:
-        col1.plotly_chart(V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
-                                                 subtitle=V.replicate_note(shown.replicates)),
-                          width="stretch")
-    if "equal" in shown.views:
-        col2.plotly_chart(V.equal_split_figure(df[df["view"] == "equal"],
-                                               subtitle=V.replicate_note(shown.replicates)),
-                          width="stretch")
-    if "grid" in shown.views:
-        grid_df = df[df["view"] == "grid"]
-        lo_t = float(2 * shown.grid_range[0])
-        hi_t = float(2 * shown.grid_range[1])
-        if not lo_t <= st.session_state.get("bs_best_total", -1.0) <= hi_t:
-            st.session_state["bs_best_total"] = min(max(2.02, lo_t), hi_t)
-        col_h, col_t = st.columns([3, 1], gap="medium")
-        with col_t:
-            best_total = st.slider("Total ε for the best split", lo_t, hi_t,
-                                   key="bs_best_total", step=0.01)
-        fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
-                                            replicates=shown.replicates)
-        col_h.plotly_chart(fig, width="stretch")
-        with col_t:
-            if best is None:
-                st.warning("No grid cell fits within this total.")
+
+    # ============================================================================== settings
+    col_m, col_v, col_r = st.columns(3, gap="medium")
+    with col_m, st.container(border=True):
+        st.subheader("1 · Manifold and data")
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+        init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
+        kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
+                            format_func=D.MANIFOLD_LABELS.get)
+        param = None
+        if kind in D.PARAM_RANGE:
+            lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
+            init(f"bs_param_{kind}", "bs_k", default_p, int, range(lo_p, hi_p + 1))
+            param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
+                                        key=f"bs_param_{kind}"))
+        init("bs_sizes", "bs_n", [20, 50, 100], int_list)
+        # Typed entries arrive as text; keep whole numbers from 5 to 1000, report the rest.
+        sizes, bad = set(), []
+        for v in st.session_state["bs_sizes"]:
+            text = str(v).strip()
+            if text.isdigit() and 5 <= int(text) <= 1000:
+                sizes.add(int(text))
             else:
-                st.metric("Best split within the total", f"ε_p = {best['eps_p']:.3g}",
-                          delta=f"ε_v = {best['eps_v']:.3g}", delta_color="off", delta_arrow="off")
-                st.caption(f"log mean MSE {best['log_mse']:.3g} at ε_p + ε_v = "
-                           f"{best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
-    with st.expander("Results table"):
-        st.dataframe(B.sweep_table(df), hide_index=True, width="stretch")
-    st.download_button("Download simulation (CSV)", B.sweep_csv(df),
-                       file_name="budget_split_simulation.csv", mime="text/csv",
-                       key="bs_download", on_click="ignore")
+                bad.append(text)
+        sizes = sorted(sizes)
+        st.session_state["bs_sizes"] = sizes
+        st.multiselect("Sample sizes n (type a number to add one)",
+                       sorted(set(SIZE_OPTIONS) | set(sizes)), key="bs_sizes",
+                       accept_new_options=True, max_selections=CAPS["sample_sizes"])
+        if bad:
+            st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to 1000.")
+        init("bs_mode", "bs_mode", "paper", str, ("paper", "strict"))
+        mode = st.radio("Mode", ("paper", "strict"), key="bs_mode", horizontal=True,
+                        format_func={"paper": "paper (reproduces the figures)",
+                                     "strict": "strict (public bounds)"}.get)
+        tau = tau_m = None
+        if mode == "strict":
+            init(f"bs_tau_{kind}", "bs_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
+            tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
+                                        key=f"bs_tau_{kind}", format="%.3f"))
+            if D.needs_ball(kind):
+                init(f"bs_taum_{kind}", "bs_taum", M.spec(kind).tau_m, float,
+                     bounds=(0.01, 100.0))
+                tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
+                                              key=f"bs_taum_{kind}", format="%.3g"))
+            st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1].")
+        else:
+            st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
+                       "the papers (not private; harmless here because the data are synthetic).")
 
-with st.expander("Teaching notes: what is measured"):
-    st.markdown(
-        "For every budget pair (ε_p, ε_v) a release draws m private footpoints and r vectors at "
-        "each. Each private geodesic (p̃_i, ṽ_ij) is scored by its mean squared error on the "
-        "data, and the figure shows the log of their average (paper 002 §4):"
+    with col_v, st.container(border=True):
+        st.subheader("2 · Budget views")
+        init("bs_views", "bs_views", ["unequal", "equal"],
+             lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
+        views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
+                               format_func=VIEW_LABELS.get)
+        init("bs_total", "bs_total", 2.02, float, bounds=(0.02, 20.0))
+        init("bs_nu", "bs_nu", 7, int, range(3, CAPS["n_unequal"] + 1))
+        c1, c2 = st.columns(2)
+        total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
+                                      format="%.3g", help="Paper 002 uses 2.02: ε_p from 0.02 "
+                                      "to 2.0 and ε_v = 2.02 − ε_p."))
+        n_unequal = int(c2.number_input("splits", 3, CAPS["n_unequal"], key="bs_nu"))
+        init("bs_ne", "bs_ne", 5, int, range(2, CAPS["n_equal"] + 1))
+        c1, c2 = st.columns([3, 1])
+        equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
+                                       value=range_value("bs_eq", "bs_eq", (0.2, 2.0)))
+        n_equal = int(c2.number_input("totals", 2, CAPS["n_equal"], key="bs_ne"))
+        init("bs_ng", "bs_ng", 4, int, range(2, CAPS["n_grid"] + 1))
+        c1, c2 = st.columns([3, 1])
+        grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
+                                      key="bs_grid",
+                                      value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
+        n_grid = int(c2.number_input("per axis", 2, CAPS["n_grid"], key="bs_ng"))
+        grid_choices = sorted(set(sizes) | {50}) if sizes else [50]
+        init("bs_grid_n", "bs_gn", 50, int, grid_choices)
+        if st.session_state["bs_grid_n"] not in grid_choices:
+            st.session_state["bs_grid_n"] = grid_choices[0]
+        grid_n = int(st.selectbox("Heatmap: sample size n", grid_choices, key="bs_grid_n"))
+
+    with col_r, st.container(border=True):
+        st.subheader("3 · Replicates and sampler")
+        init("bs_reps", "bs_reps", 1, int, range(1, CAPS["replicates"] + 1))
+        replicates = int(st.slider("Replicates (fresh data set and release each)", 1,
+                                   CAPS["replicates"], key="bs_reps"))
+        init("bs_nf", "bs_nf", 3, int, range(1, CAPS["draws"] + 1))
+        init("bs_nv", "bs_nv", 3, int, range(1, CAPS["draws"] + 1))
+        c1, c2 = st.columns(2)
+        n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["draws"], key="bs_nf"))
+        n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["draws"], key="bs_nv"))
+        init("bs_chain", "bs_chain", 80, int, range(10, CAPS["chain_length"] + 1))
+        init("bs_burn", "bs_burn", 80, int, range(0, CAPS["chain_length"] + 1))
+        c1, c2 = st.columns(2)
+        chain = int(c1.number_input("Chain length", 10, CAPS["chain_length"], key="bs_chain",
+                                    step=50))
+        burn = int(c2.number_input("Burn-in", 0, CAPS["chain_length"], key="bs_burn", step=50))
+        init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
+        seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
+        st.caption("The papers use 10 × 10 draws per budget pair and long chains; the defaults "
+                   "here (one replicate, 3 × 3 draws, short chains, heatmap off) are a quick look "
+                   "that finishes in about a second. Add replicates for smoother curves.")
+
+    settings_state.finish()
+
+    config = B.SweepConfig(
+        kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), total=total,
+        n_unequal=n_unequal, equal_range=tuple(float(v) for v in equal_range), n_equal=n_equal,
+        grid_range=tuple(float(v) for v in grid_range), n_grid=n_grid, grid_n=grid_n,
+        replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec, chain_length=chain,
+        burn_in=burn, tau=tau, tau_m=tau_m, views=tuple(v for v in VIEW_LABELS if v in views),
+        seed=seed,
     )
-    st.latex(r"E_{ij} = \frac{1}{n}\sum_{k=1}^{n} d\big(\mathrm{Exp}(\tilde p_i,"
-             r" x_k \tilde v_{ij}), y_k\big)^2, \qquad"
-             r" \ln \bar{\mathcal E} = \ln \frac{1}{mr}\sum_{i,j} E_{ij}")
-    st.markdown(
-        "Lines are means over replicates (fresh data set and release each) with ±2 standard "
-        "error bands; dashed lines are the non-private fit's log MSE. Both parameters matter: "
-        "starving either budget (very small ε_p or ε_v) makes that parameter noisy and the "
-        "error climbs at both ends of the unequal split. Larger n lowers the sensitivity "
-        "Δ = 2τ/n and with it the noise, so the curves approach the non-private level."
-    )
+
+    # ============================================================================== run
+    problem = None
+    if not config.views:
+        problem = "Pick at least one view."
+    elif not sizes and set(config.views) - {"grid"}:
+        problem = "Pick at least one sample size."
+    count = 0 if problem else B.n_releases(config)
+    c_run, c_info = st.columns([1, 4])
+    pressed = c_run.button("Run simulation", type="primary", key="bs_run",
+                           disabled=problem is not None)
+    c_info.caption(problem or (
+        f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each data set "
+        "share one batched sampler run). "
+        "Results of a given configuration and seed are cached."))
+
+    if pressed and problem is None:
+        chunks = B.sweep_chunks(config)
+        parts = []
+        try:
+            with st.status("Simulating…", expanded=True) as status:
+                bar = st.progress(0.0, text="starting")
+                for i, (view, n, rep) in enumerate(chunks, start=1):
+                    parts.append(cached_chunk(config, view, n, rep))
+                    bar.progress(i / len(chunks),
+                                 text=f"{VIEW_LABELS[view]}: n = {n}, replicate {rep + 1}")
+                status.update(label="Simulation done", state="complete", expanded=False)
+        except Exception as exc:  # show the reason, keep the page alive
+            st.error(f"The simulation failed: {exc}")
+        else:
+            st.session_state[RESULT] = {"config": config, "df": pd.concat(parts,
+                                                                           ignore_index=True)}
+
+    result = st.session_state.get(RESULT)
+    if result is None:
+        st.caption("Press **Run simulation** to compute the views.")
+    else:
+        shown, df = result["config"], result["df"]
+        if shown != config:
+            changes = [f.name for f in dataclasses.fields(config)
+                       if getattr(config, f.name) != getattr(shown, f.name)]
+            st.info("Settings changed since this simulation (" + ", ".join(changes) + "); the "
+                    "figures show the last run. Press **Run simulation** to update.")
+        st.caption(
+            f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
+                                                   else "")
+            + f", {shown.mode} mode, {shown.replicates} replicate(s), {shown.n_footpoints} × "
+            f"{shown.n_vectors} draws per release, chains {shown.burn_in} + {shown.chain_length}, "
+            f"seed {shown.seed}. Synthetic data only."
+        )
+        col1, col2 = st.columns(2, gap="medium")
+        if "unequal" in shown.views:
+            col1.plotly_chart(V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
+                                                     subtitle=V.replicate_note(shown.replicates)),
+                              width="stretch")
+        if "equal" in shown.views:
+            col2.plotly_chart(V.equal_split_figure(df[df["view"] == "equal"],
+                                                   subtitle=V.replicate_note(shown.replicates)),
+                              width="stretch")
+        if "grid" in shown.views:
+            grid_df = df[df["view"] == "grid"]
+            lo_t = float(2 * shown.grid_range[0])
+            hi_t = float(2 * shown.grid_range[1])
+            if not lo_t <= st.session_state.get("bs_best_total", -1.0) <= hi_t:
+                st.session_state["bs_best_total"] = min(max(2.02, lo_t), hi_t)
+            col_h, col_t = st.columns([3, 1], gap="medium")
+            with col_t:
+                best_total = st.slider("Total ε for the best split", lo_t, hi_t,
+                                       key="bs_best_total", step=0.01)
+            fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
+                                                replicates=shown.replicates)
+            col_h.plotly_chart(fig, width="stretch")
+            with col_t:
+                if best is None:
+                    st.warning("No grid cell fits within this total.")
+                else:
+                    st.metric("Best split within the total", f"ε_p = {best['eps_p']:.3g}",
+                              delta=f"ε_v = {best['eps_v']:.3g}", delta_color="off",
+                              delta_arrow="off")
+                    st.caption(f"log mean MSE {best['log_mse']:.3g} at ε_p + ε_v = "
+                               f"{best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
+        with st.expander("Results table"):
+            st.dataframe(B.sweep_table(df), hide_index=True, width="stretch")
+        st.download_button("Download simulation (CSV)", B.sweep_csv(df),
+                           file_name="budget_split_simulation.csv", mime="text/csv",
+                           key="bs_download", on_click="ignore")
+
+    with st.expander("Teaching notes: what is measured"):
+        st.markdown(
+            "For every budget pair (ε_p, ε_v) a release draws m private footpoints and r vectors "
+            "at each. Each private geodesic (p̃_i, ṽ_ij) is scored by its mean squared error on the "
+            "data, and the figure shows the log of their average (paper 002 §4):"
+        )
+        st.latex(r"E_{ij} = \frac{1}{n}\sum_{k=1}^{n} d\big(\mathrm{Exp}(\tilde p_i,"
+                 r" x_k \tilde v_{ij}), y_k\big)^2, \qquad"
+                 r" \ln \bar{\mathcal E} = \ln \frac{1}{mr}\sum_{i,j} E_{ij}")
+        st.markdown(
+            "Lines are means over replicates (fresh data set and release each) with ±2 standard "
+            "error bands; dashed lines are the non-private fit's log MSE. Both parameters matter: "
+            "starving either budget (very small ε_p or ε_v) makes that parameter noisy and the "
+            "error climbs at both ends of the unequal split. Larger n lowers the sensitivity "
+            "Δ = 2τ/n and with it the noise, so the curves approach the non-private level."
+        )
+
+
+main()

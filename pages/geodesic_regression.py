@@ -40,394 +40,399 @@ def cached_fit(kind, param, x, y, covariate_range):
     return G.fit_nonprivate(kind, param, x, y, covariate_range)
 
 
-st.title("Geodesic regression")
-st.markdown(
-    "Fit a geodesic to manifold-valued responses and release its footpoint p and shooting "
-    "vector v with differential privacy (K-norm gradient mechanism, paper 002). Compare the "
-    "private geodesics with the non-private fit, and read off what privacy cost."
-)
+def main():
+    """The page: widgets -> page logic -> dpcore -> figures."""
+    st.title("Geodesic regression")
+    st.markdown(
+        "Fit a geodesic to manifold-valued responses and release its footpoint p and shooting "
+        "vector v with differential privacy (K-norm gradient mechanism, paper 002). Compare the "
+        "private geodesics with the non-private fit, and read off what privacy cost."
+    )
 
-# ============================================================================== settings
-col_data, col_budget, col_mode = st.columns(3, gap="medium")
+    # ============================================================================== settings
+    col_data, col_budget, col_mode = st.columns(3, gap="medium")
 
-with col_data, st.container(border=True):
-    st.subheader("1 · Manifold and data")
-    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-    init("gr_manifold", "gr_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
-    kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
-                        format_func=D.MANIFOLD_LABELS.get)
-    param = None
-    if kind in D.PARAM_RANGE:
-        lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
-        key = f"gr_param_{kind}"
-        init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
-        param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
-    init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
-    source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
-                      horizontal=True)
+    with col_data, st.container(border=True):
+        st.subheader("1 · Manifold and data")
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+        init("gr_manifold", "gr_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
+        kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
+                            format_func=D.MANIFOLD_LABELS.get)
+        param = None
+        if kind in D.PARAM_RANGE:
+            lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
+            key = f"gr_param_{kind}"
+            init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
+            param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
+        init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
+        source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
+                          horizontal=True)
 
-    dataset, upload_digest, data_error = None, None, None
-    if source == "synthetic":
-        init("gr_n", "gr_n", 20, int, range(10, 501))
-        n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
-        noise_key = f"gr_noise_{kind}"
-        if kind == "sphere":
-            init(noise_key, "gr_noise", D.SPHERE_NOISE_CHOICES[0], float,
-                 D.SPHERE_NOISE_CHOICES)
-            noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
-                                     D.SPHERE_NOISE_CHOICES, key=noise_key)
+        dataset, upload_digest, data_error = None, None, None
+        if source == "synthetic":
+            init("gr_n", "gr_n", 20, int, range(10, 501))
+            n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
+            noise_key = f"gr_noise_{kind}"
+            if kind == "sphere":
+                init(noise_key, "gr_noise", D.SPHERE_NOISE_CHOICES[0], float,
+                     D.SPHERE_NOISE_CHOICES)
+                noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
+                                         D.SPHERE_NOISE_CHOICES, key=noise_key)
+            else:
+                init(noise_key, "gr_noise", D.default_noise(kind), float, bounds=(0.0, 2.0))
+                noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
+                                        key=noise_key, step=0.01, format="%.3f")
+            init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
+            seed = int(st.number_input("Data seed", 0, 10**6, key="gr_seed", step=1))
+            dataset = cached_synthetic(kind, param, int(n), float(noise), seed)
+        elif source == "example":
+            dataset = cached_example(kind, param)
         else:
-            init(noise_key, "gr_noise", D.default_noise(kind), float, bounds=(0.0, 2.0))
-            noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
-                                    key=noise_key, step=0.01, format="%.3f")
-        init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
-        seed = int(st.number_input("Data seed", 0, 10**6, key="gr_seed", step=1))
-        dataset = cached_synthetic(kind, param, int(n), float(noise), seed)
-    elif source == "example":
-        dataset = cached_example(kind, param)
-    else:
-        uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
-                                    key="gr_upload")
-        st.caption(f"Expected header: `{D.expected_header(kind, param)}` (see the README "
-                   "for the formats). The file stays in memory and is never stored.")
-        renormalize = False
-        if kind == "sphere":
-            init("gr_renormalize", None, False, bool)
-            renormalize = st.checkbox("Project points onto the sphere (renormalize) instead of "
-                                      "rejecting points off it", key="gr_renormalize")
-        if uploaded is not None:
-            raw = uploaded.getvalue()
-            upload_digest = hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
-            try:
-                dataset = D.parse_upload(raw, kind, param, renormalize=renormalize)
-            except DataValidationError as exc:
-                # The library's hint names its keyword; here the checkbox above does it.
-                data_error = str(exc).replace(
-                    "Pass renormalize=True to project every point onto the sphere.",
-                    "Tick *Project points onto the sphere (renormalize)* above to project "
-                    "every point onto it.")
-    if data_error:
-        st.error(f"The uploaded file cannot be used:\n\n{data_error}")
-    elif dataset is not None:
-        st.caption(dataset.description)
-
-with col_budget, st.container(border=True):
-    st.subheader("2 · Privacy budget")
-    init("gr_budget_input", "gr_bi", "separate", str, ("separate", "total"))
-    budget_input = st.radio("Set", ("separate", "total"), key="gr_budget_input",
-                            horizontal=True,
-                            format_func={"separate": "ε_p and ε_v",
-                                         "total": "total ε and a split"}.get)
-    if budget_input == "separate":
-        init("gr_eps_p", "gr_ep", 1.0, float, D.EPS_GRID)
-        init("gr_eps_v", "gr_ev", 2.0, float, D.EPS_GRID)
-        eps_p = st.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
-                                 key="gr_eps_p")
-        eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
-                                 key="gr_eps_v")
-    else:
-        init("gr_total", "gr_tot", 3.0, float, D.EPS_GRID)
-        init("gr_share", "gr_share", 35, int, range(5, 96, 5))
-        total = st.select_slider("Total ε per geodesic (log scale)", D.EPS_GRID,
-                                 key="gr_total")
-        share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
-        eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
-        st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
-    init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
-    scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
-                      format_func=G.SCHEME_LABELS.get,
-                      help="Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
-                           "ε_v and sensitivity √(Δ_p² + Δ_v²), covered by the sensitivity "
-                           "proof. Sequential (the papers): footpoint with ε_p, then vectors "
-                           "with ε_v; its footpoint stage uses the data's own shooting vector, "
-                           "which the proof does not cover, so it is never labelled private.")
-    init("gr_nf", "gr_nf", 3, int, range(1, G.MAX_FOOTPOINTS + 1))
-    init("gr_nv", "gr_nv", 3, int, range(1, G.MAX_VECTORS + 1))
-    c1, c2 = st.columns(2)
-    n_foot = int(c1.number_input("Private footpoints", 1, G.MAX_FOOTPOINTS, key="gr_nf"))
-    n_vec = int(c2.number_input("Vectors per footpoint", 1, G.MAX_VECTORS, key="gr_nv"))
-    if scheme == "joint":
-        st.caption(
-            f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint scheme "
-            f"draws {n_foot * n_vec} independent (footpoint, vector) pairs; publishing all "
-            f"costs **{n_foot * n_vec * (eps_p + eps_v):.3g}**, the amount the ledger records."
-        )
-    else:
-        st.caption(
-            f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
-            f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
-            f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger records."
-        )
-
-with col_mode, st.container(border=True):
-    st.subheader("3 · Mode and public bounds")
-    init("gr_mode", "gr_mode", "strict", str, ("strict", "paper"))
-    mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
-                    format_func={"strict": "strict (private)",
-                                 "paper": "paper (NOT private)"}.get)
-    tau = covariate_range = tau_m = center = None
-    if mode == "paper":
-        st.warning(
-            "**Paper mode is NOT private.** τ, the covariate range"
-            + (" and τ_m" if D.needs_ball(kind) else "")
-            + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
-            "their experiments, never to publish.", icon=":material/warning:")
-    else:
-        init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
-        tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
-                                    key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
-        range_default = D.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
-        init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
-        init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
-        c1, c2 = st.columns(2)
-        lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}",
-                                   format="%.4g"))
-        hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
-        covariate_range = (lo, hi)
-        if D.needs_ball(kind):
-            init(f"gr_taum_{kind}", "gr_taum", M.spec(kind).tau_m, float,
-                 bounds=(0.01, 100.0))
-            tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
-                                          "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
-                                          step=0.5, format="%.3g"))
-            if kind == "spd":
-                init("gr_center_spd", "gr_c", 1.0, float, bounds=(0.001, 1000.0))
-                c = float(st.number_input("Ball centre c·I, c =", 0.001, 1000.0,
-                                          key="gr_center_spd", format="%.4g"))
-                center = (c,)
-            elif kind == "euclidean":
-                init(f"gr_center_{param}", None, ", ".join(["0"] * int(param)), str)
-                text = st.text_input(f"Ball centre ({param} comma-separated numbers)",
-                                     key=f"gr_center_{param}")
+            uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
+                                        key="gr_upload")
+            st.caption(f"Expected header: `{D.expected_header(kind, param)}` (see the README "
+                       "for the formats). The file stays in memory and is never stored.")
+            renormalize = False
+            if kind == "sphere":
+                init("gr_renormalize", None, False, bool)
+                renormalize = st.checkbox("Project points onto the sphere (renormalize) instead of "
+                                          "rejecting points off it", key="gr_renormalize")
+            if uploaded is not None:
+                raw = uploaded.getvalue()
+                upload_digest = hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
                 try:
-                    center = tuple(float(s) for s in text.split(","))
-                    if len(center) != int(param):
-                        raise ValueError
-                except ValueError:
-                    st.error(f"The centre must be {param} comma-separated numbers; using the "
-                             "origin.")
-                    center = None
-            else:  # any other manifold: its default centre (G.center_point)
-                st.caption("Ball centre: the manifold's default point.")
-        st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
-                   "Strict mode clips covariates and residuals and projects responses to these "
-                   "bounds, so the guarantee holds whatever the data.")
-    with st.expander("Advanced: sampler"):
-        init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, G.MAX_CHAIN + 1))
-        init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, G.MAX_CHAIN + 1))
-        chain = int(st.number_input("Chain length (steps kept)", 50, G.MAX_CHAIN,
-                                    key="gr_chain", step=50))
-        burn = int(st.number_input("Burn-in (tuning steps)", 0, G.MAX_CHAIN, key="gr_burn",
-                                   step=50))
-        init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
-        sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
-                           format_func=G.SAMPLER_LABELS.get,
-                           help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
-                                "MCMC: Metropolis-Hastings chains (length and burn-in below); "
-                                "no δ is certified, so the label says approximately private.")
-        init("gr_fix_seed", None, False, bool)
-        init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
-        fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
-                               key="gr_fix_seed")
-        release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
-                                           disabled=not fix_seed))
-        st.caption("Chain settings apply to MCMC only. Longer chains mix better (watch ESS "
-                   "and R-hat) but take longer. "
-                   "Without a fixed seed the randomness comes from the operating system.")
+                    dataset = D.parse_upload(raw, kind, param, renormalize=renormalize)
+                except DataValidationError as exc:
+                    # The library's hint names its keyword; here the checkbox above does it.
+                    data_error = str(exc).replace(
+                        "Pass renormalize=True to project every point onto the sphere.",
+                        "Tick *Project points onto the sphere (renormalize)* above to project "
+                        "every point onto it.")
+        if data_error:
+            st.error(f"The uploaded file cannot be used:\n\n{data_error}")
+        elif dataset is not None:
+            st.caption(dataset.description)
 
-settings = G.ReleaseSettings(
-    kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
-    covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
-    n_vectors=n_vec, chain_length=chain, burn_in=burn,
-    seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
-)
-
-# Settings, never data, go to the URL; also keep an in-session copy for page switches.
-settings_state.finish()
-
-# ============================================================================== release
-range_error = None
-if covariate_range is not None and not covariate_range[1] > covariate_range[0]:
-    range_error = "The covariate range needs low < high."
-    st.error(range_error)
-
-fit = None
-if dataset is not None:
-    cr = G.covariate_range_for(settings, dataset) if range_error is None else None
-    if cr is not None:
-        if dataset.generated:
-            fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
+    with col_budget, st.container(border=True):
+        st.subheader("2 · Privacy budget")
+        init("gr_budget_input", "gr_bi", "separate", str, ("separate", "total"))
+        budget_input = st.radio("Set", ("separate", "total"), key="gr_budget_input",
+                                horizontal=True,
+                                format_func={"separate": "ε_p and ε_v",
+                                             "total": "total ε and a split"}.get)
+        if budget_input == "separate":
+            init("gr_eps_p", "gr_ep", 1.0, float, D.EPS_GRID)
+            init("gr_eps_v", "gr_ev", 2.0, float, D.EPS_GRID)
+            eps_p = st.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
+                                     key="gr_eps_p")
+            eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
+                                     key="gr_eps_v")
         else:
-            fit = G.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
-        for note in G.data_checks(settings, dataset, fit):
-            st.info(note, icon=":material/content_cut:")
-
-data_key = (source, upload_digest) if source == "upload" else (source,)
-signature = (settings, data_key, getattr(dataset, "description", None))
-
-if dataset is not None:
-    plan = G.sampler_plan(settings, len(dataset.x))
-    if plan["guarantee"] == "private":
-        st.success(
-            "This release will be drawn by **exact** rejection sampling and labelled "
-            f"**private** (ε-DP, δ = 0). Worst case over all data sets: "
-            f"{plan['worst_case_proposals']:.3g} proposals per draw.",
-            icon=":material/verified:")
-    elif plan["guarantee"] == "approximately private":
-        why = ("you chose MCMC" if settings.sampler == "mcmc" else
-               "no exact sampler exists for this space" if not plan["exact_possible"] else
-               f"exact sampling could need up to {plan['work']:.3g} gradient terms at this "
-               f"n × ε (limit {plan['limit']:.3g})")
-        st.warning(
-            f"This release will use **MCMC** ({why}) and be labelled **approximately private "
-            "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
-            "number of draws, or choose 'exact only' (it may take long).",
-            icon=":material/warning:")
-    elif plan["guarantee"] == "not covered":
-        st.warning("The sequential scheme is **not covered by the sensitivity proof**: its "
-                   "release is labelled NOT PRIVATE. Choose the joint scheme for a private "
-                   "release.", icon=":material/warning:")
-
-b1, b2, b3, _ = st.columns([1, 1, 1, 3])
-pressed = b1.button("Release", type="primary", key="gr_release_button",
-                    disabled=fit is None, help="Draw a private release with these settings.")
-if pressed and fit is not None:
-    try:
-        with st.status("Drawing private footpoints and shooting vectors…") as status:
-            release, notes = G.run_release(settings, dataset)
-            status.update(label=f"Release done: {release.label}", state="complete",
-                          expanded=False)
-    except Exception as exc:  # show the reason, keep the page alive
-        st.error(f"The release failed: {exc}")
-    else:
-        record_release(PAGE, release)
-        st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}
-
-last = st.session_state.get(LAST)
-release = last["release"] if last and last["signature"] == signature else None
-if release is not None:
-    b2.download_button("Download release", G.release_json(release),
-                       file_name="geodesic_regression_release.json", mime="application/json",
-                       key="gr_download_release", on_click="ignore")
-if dataset is not None and dataset.generated:
-    b3.download_button("Download data", D.data_csv(kind, param, dataset),
-                       file_name=f"{source}_{kind}.csv", mime="text/csv",
-                       key="gr_download_data", on_click="ignore")
-if last and release is None:
-    st.info("Settings changed since the last release (it stays in the ledger). "
-            "Press **Release** to draw a private release for these settings.")
-
-# ============================================================================== results
-if fit is not None:
-    col_fig, col_num = st.columns([3, 2], gap="medium")
-    with col_fig:
-        kendall_range, panels = None, 4
-        if kind == "kendall":
-            lo_c, hi_c = fit.covariate_range
-            current = st.session_state.get("gr_kx")
-            if (current is None or not lo_c <= current[0] <= current[1] <= hi_c):
-                st.session_state["gr_kx"] = (float(lo_c), float(hi_c))
-            k1, k2 = st.columns([3, 1])
-            kendall_range = k1.slider("Covariate values of the shape panels", float(lo_c),
-                                      float(hi_c), key="gr_kx")
-            init("gr_kpanels", None, 4, int, bounds=(1, 8))
-            panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
-        for caption, fig in G.regression_figures(
-                kind, param, dataset, fit, release,
-                covariate_name="age (years)" if source == "example" else "x",
-                kendall_range=kendall_range, kendall_panels=panels):
-            st.plotly_chart(fig, width="stretch")
-            st.caption(caption)
-
-    with col_num:
-        if release is None:
-            st.metric("MSE of the non-private fit", f"{fit.mse:.4g}")
-            st.caption("Press **Release** to draw private geodesics and compare.")
-        else:
-            met = G.release_metrics(kind, param, dataset, release, fit)
-            if release.private:
-                st.success(f"Label: **{release.label}**", icon=":material/lock:")
-            else:
-                st.warning(f"Label: **{release.label}**", icon=":material/warning:")
-            m1, m2 = st.columns(2)
-            m1.metric("MSE, non-private", f"{met['mse_nonprivate']:.4g}")
-            m2.metric("MSE, private (mean)", f"{met['mse_private']:.4g}",
-                      delta=f"{met['mse_private'] / max(met['mse_nonprivate'], 1e-300):.3g}× "
-                            "non-private", delta_color="off", delta_arrow="off")
-            m3, m4, m5 = st.columns(3)
-            m3.metric("Footpoint shift", f"{met['footpoint_distance']:.3g}",
-                      help="Mean geodesic distance d(p̃, p̂) over the private footpoints.")
-            m4.metric("Vector angle", f"{met['angle_deg']:.3g}°",
-                      help="Mean angle between v̂ and ṽ transported to p̂.")
-            m5.metric("Length error", f"{met['relative_length_error'] * 100:+.2g}%",
-                      help=f"Mean of |ṽ| − |v̂| relative to |v̂| "
-                           f"(absolute: {met['length_error']:+.3g}).")
-            if met["scheme"] == "joint":
-                st.markdown(
-                    "| | footpoint | shooting vector | joint (p, v) |\n|---|---|---|---|\n"
-                    f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} | "
-                    f"{met['delta_joint']:.3g} |\n"
-                    f"| noise scale σ | – | – | {met['sigma_joint']:.3g} |\n"
-                    f"| budget ε | – | – | {settings.eps_p + settings.eps_v:.3g} |"
-                )
-            else:
-                st.markdown(
-                    "| | footpoint | shooting vector |\n|---|---|---|\n"
-                    f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} |\n"
-                    f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
-                    f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
-                )
-            delta_text = ("not certified (MCMC)" if met["delta"] is None
-                          else format(met["delta"], ".2g"))
-            st.markdown(
-                f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
-                f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
-                f"δ = {delta_text}. MSE over the draws ranges from "
-                f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
+            init("gr_total", "gr_tot", 3.0, float, D.EPS_GRID)
+            init("gr_share", "gr_share", 35, int, range(5, 96, 5))
+            total = st.select_slider("Total ε per geodesic (log scale)", D.EPS_GRID,
+                                     key="gr_total")
+            share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
+            eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
+            st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
+        init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
+        scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
+                          format_func=G.SCHEME_LABELS.get,
+                          help="Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + "
+                               "ε_v and sensitivity √(Δ_p² + Δ_v²), covered by the sensitivity "
+                               "proof. Sequential (the papers): footpoint with ε_p, then vectors "
+                               "with ε_v; its footpoint stage uses the data's own shooting vector, "
+                               "which the proof does not cover, so it is never labelled private.")
+        init("gr_nf", "gr_nf", 3, int, range(1, G.MAX_FOOTPOINTS + 1))
+        init("gr_nv", "gr_nv", 3, int, range(1, G.MAX_VECTORS + 1))
+        c1, c2 = st.columns(2)
+        n_foot = int(c1.number_input("Private footpoints", 1, G.MAX_FOOTPOINTS, key="gr_nf"))
+        n_vec = int(c2.number_input("Vectors per footpoint", 1, G.MAX_VECTORS, key="gr_nv"))
+        if scheme == "joint":
+            st.caption(
+                f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint scheme "
+                f"draws {n_foot * n_vec} independent (footpoint, vector) pairs; publishing all "
+                f"costs **{n_foot * n_vec * (eps_p + eps_v):.3g}**, the amount the ledger records."
             )
-            st.markdown("**Sampler diagnostics**")
-            st.dataframe(G.diagnostics_table(met), hide_index=True, width="stretch")
-            exact = all(d.get("exact") for d in release.diagnostics.values()
-                        if isinstance(d, dict))
-            diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
-                         "chains.")
-            if exact:
-                diag_note = ("Exact sampler: the draws follow the mechanism's density exactly, "
-                             "so there are no chains to diagnose (its acceptance rate depends "
-                             "on the data and is not shown).")
-            elif settings.n_footpoints > 1:
-                diag_note += (" With several footpoints the vector chains target different "
-                              "densities, so ESS and R-hat are computed per footpoint (worst "
-                              "shown).")
-            st.caption(diag_note)
-            hint = G.noise_hint(kind, met, release.mode)
-            if hint:
-                st.info(hint, icon=":material/lightbulb:")
-            for note in last["notes"]:
-                st.warning(note, icon=":material/warning:")
-            with st.expander(f"Caveats of this release ({len(release.caveats)})"):
-                for c in release.caveats:
-                    st.markdown(f"- {c}")
+        else:
+            st.caption(
+                f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
+                f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
+                f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger records."
+            )
 
-# ============================================================================== notes
-col_a, col_t = st.columns([2, 3], gap="medium")
-with col_a, st.container(border=True):
-    st.markdown("**Assumptions in force**")
-    st.markdown("\n".join(G.assumption_rows(settings, release)))
-with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
-    st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
-    st.latex(G.LATEX_NOTES["energy"])
-    st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
-    st.latex(G.LATEX_NOTES["gradient"])
-    st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is small, "
-                "first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
-    st.latex(G.LATEX_NOTES["kng"])
-    st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
-                "conditioning on the non-private v̂:")
-    st.latex(G.LATEX_NOTES["kng_joint"])
-    st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
-                "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
-    st.latex(G.LATEX_NOTES["sensitivity_flat"])
-    st.latex(G.LATEX_NOTES["sensitivity_neg"])
-    st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
-                "the noise; negative curvature inflates it through cosh and sinh.")
+    with col_mode, st.container(border=True):
+        st.subheader("3 · Mode and public bounds")
+        init("gr_mode", "gr_mode", "strict", str, ("strict", "paper"))
+        mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
+                        format_func={"strict": "strict (private)",
+                                     "paper": "paper (NOT private)"}.get)
+        tau = covariate_range = tau_m = center = None
+        if mode == "paper":
+            st.warning(
+                "**Paper mode is NOT private.** τ, the covariate range"
+                + (" and τ_m" if D.needs_ball(kind) else "")
+                + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
+                "their experiments, never to publish.", icon=":material/warning:")
+        else:
+            init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
+            tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
+                                        key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
+            range_default = D.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
+            init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
+            init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
+            c1, c2 = st.columns(2)
+            lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}",
+                                       format="%.4g"))
+            hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
+            covariate_range = (lo, hi)
+            if D.needs_ball(kind):
+                init(f"gr_taum_{kind}", "gr_taum", M.spec(kind).tau_m, float,
+                     bounds=(0.01, 100.0))
+                tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
+                                              "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
+                                              step=0.5, format="%.3g"))
+                if kind == "spd":
+                    init("gr_center_spd", "gr_c", 1.0, float, bounds=(0.001, 1000.0))
+                    c = float(st.number_input("Ball centre c·I, c =", 0.001, 1000.0,
+                                              key="gr_center_spd", format="%.4g"))
+                    center = (c,)
+                elif kind == "euclidean":
+                    init(f"gr_center_{param}", None, ", ".join(["0"] * int(param)), str)
+                    text = st.text_input(f"Ball centre ({param} comma-separated numbers)",
+                                         key=f"gr_center_{param}")
+                    try:
+                        center = tuple(float(s) for s in text.split(","))
+                        if len(center) != int(param):
+                            raise ValueError
+                    except ValueError:
+                        st.error(f"The centre must be {param} comma-separated numbers; using the "
+                                 "origin.")
+                        center = None
+                else:  # any other manifold: its default centre (G.center_point)
+                    st.caption("Ball centre: the manifold's default point.")
+            st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
+                       "Strict mode clips covariates and residuals and projects responses to these "
+                       "bounds, so the guarantee holds whatever the data.")
+        with st.expander("Advanced: sampler"):
+            init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, G.MAX_CHAIN + 1))
+            init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, G.MAX_CHAIN + 1))
+            chain = int(st.number_input("Chain length (steps kept)", 50, G.MAX_CHAIN,
+                                        key="gr_chain", step=50))
+            burn = int(st.number_input("Burn-in (tuning steps)", 0, G.MAX_CHAIN, key="gr_burn",
+                                       step=50))
+            init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
+            sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
+                               format_func=G.SAMPLER_LABELS.get,
+                               help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
+                                    "MCMC: Metropolis-Hastings chains (length and burn-in below); "
+                                    "no δ is certified, so the label says approximately private.")
+            init("gr_fix_seed", None, False, bool)
+            init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
+            fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
+                                   key="gr_fix_seed")
+            release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
+                                               disabled=not fix_seed))
+            st.caption("Chain settings apply to MCMC only. Longer chains mix better (watch ESS "
+                       "and R-hat) but take longer. "
+                       "Without a fixed seed the randomness comes from the operating system.")
+
+    settings = G.ReleaseSettings(
+        kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
+        covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
+        n_vectors=n_vec, chain_length=chain, burn_in=burn,
+        seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
+    )
+
+    # Settings, never data, go to the URL; also keep an in-session copy for page switches.
+    settings_state.finish()
+
+    # ============================================================================== release
+    range_error = None
+    if covariate_range is not None and not covariate_range[1] > covariate_range[0]:
+        range_error = "The covariate range needs low < high."
+        st.error(range_error)
+
+    fit = None
+    if dataset is not None:
+        cr = G.covariate_range_for(settings, dataset) if range_error is None else None
+        if cr is not None:
+            if dataset.generated:
+                fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
+            else:
+                fit = G.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
+            for note in G.data_checks(settings, dataset, fit):
+                st.info(note, icon=":material/content_cut:")
+
+    data_key = (source, upload_digest) if source == "upload" else (source,)
+    signature = (settings, data_key, getattr(dataset, "description", None))
+
+    if dataset is not None:
+        plan = G.sampler_plan(settings, len(dataset.x))
+        if plan["guarantee"] == "private":
+            st.success(
+                "This release will be drawn by **exact** rejection sampling and labelled "
+                f"**private** (ε-DP, δ = 0). Worst case over all data sets: "
+                f"{plan['worst_case_proposals']:.3g} proposals per draw.",
+                icon=":material/verified:")
+        elif plan["guarantee"] == "approximately private":
+            why = ("you chose MCMC" if settings.sampler == "mcmc" else
+                   "no exact sampler exists for this space" if not plan["exact_possible"] else
+                   f"exact sampling could need up to {plan['work']:.3g} gradient terms at this "
+                   f"n × ε (limit {plan['limit']:.3g})")
+            st.warning(
+                f"This release will use **MCMC** ({why}) and be labelled **approximately private "
+                "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
+                "number of draws, or choose 'exact only' (it may take long).",
+                icon=":material/warning:")
+        elif plan["guarantee"] == "not covered":
+            st.warning("The sequential scheme is **not covered by the sensitivity proof**: its "
+                       "release is labelled NOT PRIVATE. Choose the joint scheme for a private "
+                       "release.", icon=":material/warning:")
+
+    b1, b2, b3, _ = st.columns([1, 1, 1, 3])
+    pressed = b1.button("Release", type="primary", key="gr_release_button",
+                        disabled=fit is None, help="Draw a private release with these settings.")
+    if pressed and fit is not None:
+        try:
+            with st.status("Drawing private footpoints and shooting vectors…") as status:
+                release, notes = G.run_release(settings, dataset)
+                status.update(label=f"Release done: {release.label}", state="complete",
+                              expanded=False)
+        except Exception as exc:  # show the reason, keep the page alive
+            st.error(f"The release failed: {exc}")
+        else:
+            record_release(PAGE, release)
+            st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}
+
+    last = st.session_state.get(LAST)
+    release = last["release"] if last and last["signature"] == signature else None
+    if release is not None:
+        b2.download_button("Download release", G.release_json(release),
+                           file_name="geodesic_regression_release.json", mime="application/json",
+                           key="gr_download_release", on_click="ignore")
+    if dataset is not None and dataset.generated:
+        b3.download_button("Download data", D.data_csv(kind, param, dataset),
+                           file_name=f"{source}_{kind}.csv", mime="text/csv",
+                           key="gr_download_data", on_click="ignore")
+    if last and release is None:
+        st.info("Settings changed since the last release (it stays in the ledger). "
+                "Press **Release** to draw a private release for these settings.")
+
+    # ============================================================================== results
+    if fit is not None:
+        col_fig, col_num = st.columns([3, 2], gap="medium")
+        with col_fig:
+            kendall_range, panels = None, 4
+            if kind == "kendall":
+                lo_c, hi_c = fit.covariate_range
+                current = st.session_state.get("gr_kx")
+                if (current is None or not lo_c <= current[0] <= current[1] <= hi_c):
+                    st.session_state["gr_kx"] = (float(lo_c), float(hi_c))
+                k1, k2 = st.columns([3, 1])
+                kendall_range = k1.slider("Covariate values of the shape panels", float(lo_c),
+                                          float(hi_c), key="gr_kx")
+                init("gr_kpanels", None, 4, int, bounds=(1, 8))
+                panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
+            for caption, fig in G.regression_figures(
+                    kind, param, dataset, fit, release,
+                    covariate_name="age (years)" if source == "example" else "x",
+                    kendall_range=kendall_range, kendall_panels=panels):
+                st.plotly_chart(fig, width="stretch")
+                st.caption(caption)
+
+        with col_num:
+            if release is None:
+                st.metric("MSE of the non-private fit", f"{fit.mse:.4g}")
+                st.caption("Press **Release** to draw private geodesics and compare.")
+            else:
+                met = G.release_metrics(kind, param, dataset, release, fit)
+                if release.private:
+                    st.success(f"Label: **{release.label}**", icon=":material/lock:")
+                else:
+                    st.warning(f"Label: **{release.label}**", icon=":material/warning:")
+                m1, m2 = st.columns(2)
+                m1.metric("MSE, non-private", f"{met['mse_nonprivate']:.4g}")
+                m2.metric("MSE, private (mean)", f"{met['mse_private']:.4g}",
+                          delta=f"{met['mse_private'] / max(met['mse_nonprivate'], 1e-300):.3g}× "
+                                "non-private", delta_color="off", delta_arrow="off")
+                m3, m4, m5 = st.columns(3)
+                m3.metric("Footpoint shift", f"{met['footpoint_distance']:.3g}",
+                          help="Mean geodesic distance d(p̃, p̂) over the private footpoints.")
+                m4.metric("Vector angle", f"{met['angle_deg']:.3g}°",
+                          help="Mean angle between v̂ and ṽ transported to p̂.")
+                m5.metric("Length error", f"{met['relative_length_error'] * 100:+.2g}%",
+                          help=f"Mean of |ṽ| − |v̂| relative to |v̂| "
+                               f"(absolute: {met['length_error']:+.3g}).")
+                if met["scheme"] == "joint":
+                    st.markdown(
+                        "| | footpoint | shooting vector | joint (p, v) |\n|---|---|---|---|\n"
+                        f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} | "
+                        f"{met['delta_joint']:.3g} |\n"
+                        f"| noise scale σ | – | – | {met['sigma_joint']:.3g} |\n"
+                        f"| budget ε | – | – | {settings.eps_p + settings.eps_v:.3g} |"
+                    )
+                else:
+                    st.markdown(
+                        "| | footpoint | shooting vector |\n|---|---|---|\n"
+                        f"| sensitivity Δ | {met['delta_p']:.3g} | {met['delta_v']:.3g} |\n"
+                        f"| noise scale σ | {met['sigma_p']:.3g} | {met['sigma_v']:.3g} |\n"
+                        f"| budget ε | {settings.eps_p:.3g} | {settings.eps_v:.3g} |"
+                    )
+                delta_text = ("not certified (MCMC)" if met["delta"] is None
+                              else format(met["delta"], ".2g"))
+                st.markdown(
+                    f"ε per geodesic **{met['eps_per_geodesic']:.3g}**; this release "
+                    f"({met['n_draws']} geodesics): ε = **{met['epsilon']:.3g}**, "
+                    f"δ = {delta_text}. MSE over the draws ranges from "
+                    f"{met['mse_private_min']:.3g} to {met['mse_private_max']:.3g}."
+                )
+                st.markdown("**Sampler diagnostics**")
+                st.dataframe(G.diagnostics_table(met), hide_index=True, width="stretch")
+                exact = all(d.get("exact") for d in release.diagnostics.values()
+                            if isinstance(d, dict))
+                diag_note = ("Acceptance near 0.3–0.5, large ESS and R-hat near 1 indicate mixed "
+                             "chains.")
+                if exact:
+                    diag_note = ("Exact sampler: the draws follow the mechanism's density exactly, "
+                                 "so there are no chains to diagnose (its acceptance rate depends "
+                                 "on the data and is not shown).")
+                elif settings.n_footpoints > 1:
+                    diag_note += (" With several footpoints the vector chains target different "
+                                  "densities, so ESS and R-hat are computed per footpoint (worst "
+                                  "shown).")
+                st.caption(diag_note)
+                hint = G.noise_hint(kind, met, release.mode)
+                if hint:
+                    st.info(hint, icon=":material/lightbulb:")
+                for note in last["notes"]:
+                    st.warning(note, icon=":material/warning:")
+                with st.expander(f"Caveats of this release ({len(release.caveats)})"):
+                    for c in release.caveats:
+                        st.markdown(f"- {c}")
+
+    # ============================================================================== notes
+    col_a, col_t = st.columns([2, 3], gap="medium")
+    with col_a, st.container(border=True):
+        st.markdown("**Assumptions in force**")
+        st.markdown("\n".join(G.assumption_rows(settings, release)))
+    with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
+        st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
+        st.latex(G.LATEX_NOTES["energy"])
+        st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
+        st.latex(G.LATEX_NOTES["gradient"])
+        st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is "
+                    "small, first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
+        st.latex(G.LATEX_NOTES["kng"])
+        st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
+                    "conditioning on the non-private v̂:")
+        st.latex(G.LATEX_NOTES["kng_joint"])
+        st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
+                    "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
+        st.latex(G.LATEX_NOTES["sensitivity_flat"])
+        st.latex(G.LATEX_NOTES["sensitivity_neg"])
+        st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
+                    "the noise; negative curvature inflates it through cosh and sinh.")
+
+
+main()
