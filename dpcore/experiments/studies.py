@@ -485,7 +485,8 @@ def _mc_mu(space, sigma, sensitivity, estimator, n_samples, n_eps, repeats, seed
 
 
 def gdp_mu_curve(sigmas, *, sensitivity=1.0, monte_carlo=True, rng=None, replicates=20,
-                 estimators=("mis",), n_samples=1000, n_eps=1000, repeats=100, n_jobs=None):
+                 estimators=("mis",), n_samples=1000, n_eps=1000, repeats=100, n_jobs=None,
+                 spaces=("S1", "R")):
     r"""GDP parameter µ of the Gaussian mechanism against its rate σ (paper 004 fig. 1).
 
     For every σ: the exact µ on the circle S¹ (:func:`~dpcore.privacy.gdp_mu_circle`,
@@ -510,6 +511,9 @@ def gdp_mu_curve(sigmas, *, sensitivity=1.0, monte_carlo=True, rng=None, replica
     n_samples, n_eps, repeats : int
         Monte Carlo sizes (the paper: 1000, 1000, 100).
     n_jobs : int, optional
+    spaces : sequence of {"S1", "R"}
+        Spaces of the Monte Carlo estimates (the exact rows always cover both). The Gaussian DP
+        page runs only "S1"; its table is this function's, seed for seed.
 
     Returns
     -------
@@ -526,12 +530,15 @@ def gdp_mu_curve(sigmas, *, sensitivity=1.0, monte_carlo=True, rng=None, replica
     estimators = tuple(estimators)
     if any(e not in ("mis", "tails") for e in estimators):
         raise ValueError(f"`estimators` must hold 'mis' and/or 'tails', got {estimators!r}.")
+    spaces = tuple(spaces)
+    if not spaces or any(s not in ("S1", "R") for s in spaces):
+        raise ValueError(f"`spaces` must hold 'S1' and/or 'R', got {spaces!r}.")
     rows = []
     for s in sig:
         rows.append(("S1", s, "exact", 0, float(gdp_mu_circle(s, sensitivity)), 0.0))
         rows.append(("R", s, "exact", 0, sensitivity / s, 0.0))
     if monte_carlo:
-        keys = [(space, s, est, r) for space in ("S1", "R") for s in sig for est in estimators
+        keys = [(space, s, est, r) for space in spaces for s in sig for est in estimators
                 for r in range(replicates)]
         seeds = _root_seed(rng).spawn(len(keys))
         jobs = [(space, s, sensitivity, est, n_samples, n_eps, repeats, seed)

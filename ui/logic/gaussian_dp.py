@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from dpcore.data.synthetic import default_center
+from dpcore.experiments.studies import gdp_mu_curve
 from dpcore.manifolds import Sphere
 from dpcore.privacy import (
-    gdp_mu_circle,
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
@@ -20,6 +20,7 @@ from .common import CAPS, _seed_for
 from .frechet_mean import frechet_summary
 
 __all__ = [
+    "mc_study_kwargs",
     "gaussian_laplace_utility",
     "mu_sigma_table",
 ]
@@ -47,25 +48,35 @@ def mu_sigma_table(sensitivity, sigmas, *, mc_sigmas=None, mc_samples=500, mc_re
         (Δ/σ), and ``mc_sigma``, ``mu_mc``, ``mu_mc_se`` (empty arrays without ``mc_sigmas``).
     """
     sigmas = np.asarray(sigmas, dtype=float)
+    exact = gdp_mu_curve(sigmas, sensitivity=sensitivity, monte_carlo=False)
     out = {
         "sigma": sigmas,
-        "mu_circle": np.array([gdp_mu_circle(s, sensitivity) for s in sigmas]),
-        "mu_line": sensitivity / sigmas,
+        "mu_circle": exact.loc[exact["space"] == "S1", "mu"].to_numpy(),
+        "mu_line": exact.loc[exact["space"] == "R", "mu"].to_numpy(),
         "mc_sigma": np.array([]),
         "mu_mc": np.array([]),
         "mu_mc_se": np.array([]),
     }
     if mc_sigmas is not None and len(mc_sigmas):
-        mc_sigmas = np.asarray(mc_sigmas, dtype=float)[: CAPS["mc_sigmas"]]
-        samples = int(min(mc_samples, CAPS["mc_samples"]))
-        repeats = int(min(max(mc_repeats, 2), CAPS["mc_repeats"]))
-        est = [gdp_mu_monte_carlo(Sphere(1), s, sensitivity, n_samples=samples, n_eps=300,
-                                  repeats=repeats, rng=seed + i)
-               for i, s in enumerate(mc_sigmas)]
-        out["mc_sigma"] = mc_sigmas
-        out["mu_mc"] = np.array([e[0] for e in est])
-        out["mu_mc_se"] = np.array([e[1] for e in est])
+        mc = gdp_mu_curve(**mc_study_kwargs(sensitivity, mc_sigmas, mc_samples, mc_repeats,
+                                            seed))
+        mc = mc[mc["method"] == "monte_carlo_mis"]
+        out["mc_sigma"] = mc["sigma"].to_numpy()
+        out["mu_mc"] = mc["mu"].to_numpy()
+        out["mu_mc_se"] = mc["standard_error"].to_numpy()
     return out
+
+
+def mc_study_kwargs(sensitivity, mc_sigmas, mc_samples, mc_repeats, seed):
+    """Arguments of :func:`dpcore.experiments.gdp_mu_curve` for the page's Monte Carlo column:
+    one estimate per σ on S¹ (library estimator, 300 ε values), sizes capped by :data:`CAPS`."""
+    return {
+        "sigmas": np.asarray(mc_sigmas, dtype=float)[: CAPS["mc_sigmas"]],
+        "sensitivity": sensitivity, "monte_carlo": True, "rng": seed, "replicates": 1,
+        "estimators": ("mis",), "n_samples": int(min(mc_samples, CAPS["mc_samples"])),
+        "n_eps": 300, "repeats": int(min(max(mc_repeats, 2), CAPS["mc_repeats"])),
+        "spaces": ("S1",),
+    }
 
 
 def gaussian_laplace_utility(sigmas, *, n=10, radius=math.pi / 8, replicates=200,
