@@ -34,8 +34,9 @@ def teaching_notes():
     st.latex(r"\text{with } c = \sqrt{-\kappa_l}\,(\tau_m + \tau)")
     st.markdown(
         "The empirical check (paper 002 app. G) draws n + 1 observations; D drops the first, "
-        "D′ the last. At the non-private fit it measures ‖∇E(D) − ∇E(D′)‖ and reports the "
-        "ratio bound / empirical, which must be at least 1."
+        "D′ the last. At the non-private fit of D it measures ‖∇E(D) − ∇E(D′)‖ and reports the "
+        "ratio bound / empirical, which must be at least 1. The same study, with the same "
+        "seed, draws figures 9-10 of the reproduction report."
     )
 
 
@@ -51,7 +52,7 @@ def assumptions_box(manifold_key):
                       f"{M.choice_label(manifold_key)}"
                       + (" (so the flat formula 2τ/n applies)." if kappa >= 0 else
                          " (so the cosh / sinh inflation applies).")),
-        ("Residual bound τ", "the largest residual of the n + 1 points at the non-private fit "
+        ("Residual bound τ", "the largest residual of the n + 1 points at the fit of D "
                              "(as in paper 002 app. G: a data-dependent τ, fine for a check, "
                              "not for a release)."),
         ("Response ball τ_m", "for κ_l < 0, the radius of the smallest ball about the fitted "
