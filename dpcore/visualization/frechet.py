@@ -41,14 +41,14 @@ def _mechanism_colors(keys):
     return [lookup[k] for k in keys]
 
 
-def frechet_error_figure(frame, metric="ambient_error", *, epsilon=None):
+def frechet_error_figure(frame, metric="euclidean_error", *, epsilon=None):
     """Mean error ± 2 SE against n, one band per mechanism (a simulation).
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Concatenated outputs of :func:`frechet_simulation_one_n`.
-    metric : {"ambient_error", "geodesic_error"}
+        Rows of :func:`dpcore.experiments.frechet_mean_study`.
+    metric : {"euclidean_error", "geodesic_error"}
     epsilon : float, optional
         Shown in the title.
 
@@ -63,7 +63,7 @@ def frechet_error_figure(frame, metric="ambient_error", *, epsilon=None):
             continue
         x, mean, se = mean_and_se(sub["n"].to_numpy(float), sub[metric].to_numpy(float))
         series[MECHANISM_LABELS[mech]] = (x, mean, se)
-    y_title = ("ambient (Euclidean) distance to x̄" if metric == "ambient_error"
+    y_title = ("ambient (Euclidean) distance to x̄" if metric == "euclidean_error"
                else "geodesic distance to x̄")
     title = "Simulation: error of the private mean x̃ against n"
     if epsilon is not None:
@@ -94,7 +94,7 @@ def frechet_left_manifold_figure(frame):
     Parameters
     ----------
     frame : pandas.DataFrame
-        Concatenated outputs of :func:`frechet_simulation_one_n`.
+        Rows of :func:`dpcore.experiments.frechet_mean_study`.
 
     Returns
     -------

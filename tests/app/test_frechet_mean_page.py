@@ -6,15 +6,10 @@ itself is :func:`dpcore.data.load_csv`, tested in ``tests/data``.
 """
 
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from dpcore import visualization as V
 from dpcore.data import make_mean_data, to_csv
-from dpcore.manifolds import SPD, Sphere
-from ui import manifolds as M
-from ui.logic import frechet_mean as L
+from dpcore.manifolds import Sphere
 
 from .pages import open_app_page
 
@@ -178,69 +173,3 @@ def test_bad_centre_shows_error():
     at.text_input(key="fm_center").set_value("1, two, 3").run()
     assert not at.exception
     assert at.error and "centre" in at.error[0].value
-
-
-# --------------------------------------------------------------------------- computations
-def test_mechanism_draws_have_the_right_shapes_and_scales():
-    y = make_mean_data(Sphere(2), 30, radius=0.4, rng=0)
-    res = L.frechet_mechanism_draws("sphere", y, 0.4, 1.0, 12, seed=0, chain_length=50,
-                                    burn_in=50, mc_samples=200, mc_repeats=5)
-    assert list(res["draws"]) == list(V.MECHANISM_LABELS)
-    for pts in res["draws"].values():
-        assert pts.shape == (12, 3)
-        assert np.allclose(np.linalg.norm(pts, axis=1), 1.0)
-    assert res["left_manifold"].all()  # ambient draws never lie on the sphere
-    assert res["sigma"]["laplace"] == pytest.approx(res["delta"])  # σ = Δ/ε at ε = 1
-    assert res["sigma"]["gaussian"] == pytest.approx(res["delta"] / res["mu"])
-
-
-def test_simulation_rows_and_errors():
-    frame = L.frechet_simulation_one_n("spd", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
-    assert set(frame["mechanism"]) == set(V.MECHANISM_LABELS)
-    assert len(frame) == 4 * 4
-    assert (frame["geodesic_error"] >= 0).all() and (frame["ambient_error"] >= 0).all()
-    amb = frame[frame["mechanism"] == "ambient_laplace"]["left_manifold"]
-    assert amb.between(0, 1).all()
-    fig = V.frechet_error_figure(frame)
-    assert fig.layout.title.text and fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
-
-
-def test_empirical_sensitivity_stays_below_the_bound():
-    frame = L.frechet_sensitivity_simulation("sphere", np.pi / 8, [10, 40], 5)
-    assert len(frame) == 10
-    assert (frame["ratio"] >= 1).all()
-    frame = L.frechet_sensitivity_simulation("spd", 1.5, [10], 5)
-    assert (frame["ratio"] >= 1).all()
-
-
-def test_spd_figures_have_titles_and_legends():
-    y = make_mean_data(SPD(2), 10, radius=1.5, rng=0)
-    clouds = {"Riemannian Laplace": y[:5], "KNG": y[5:]}
-    for fig in (V.spd_mean_clouds_cone_figure(y, y[0], clouds),
-                V.spd_mean_ellipses_figure(y[0], clouds),
-                V.tangent_clouds_figure(Sphere(2), np.array([0.0, 0, 1]),
-                                        {"KNG": make_mean_data(Sphere(2), 5, radius=0.1)})):
-        assert fig.layout.title.text
-        assert fig.layout.showlegend
-        assert any(tr.showlegend is not False for tr in fig.data)
-
-
-@pytest.mark.parametrize("key", ["sphere", "spd", "spd3"])
-def test_isometry_moves_the_centre_and_keeps_distances(key):
-    m = M.make_manifold(key)
-    center = L.default_center(m)
-    targets = make_mean_data(m, 6, radius=1.0 if key == "sphere" else 1.5, rng=2)
-    points = make_mean_data(m, 6, radius=0.5, rng=3)
-    moved = L._move_by_isometry(m, points, targets)
-    np.testing.assert_allclose(L._move_by_isometry(m, np.broadcast_to(center, points.shape),
-                                                   targets), targets, atol=1e-10)
-    np.testing.assert_allclose(m.dist(targets, moved), m.dist(center, points), atol=1e-8)
-    assert np.all(m.belongs(moved, atol=1e-8))
-
-
-def test_simulation_concatenation_is_plain_pandas():
-    frames = [L.frechet_simulation_one_n("sphere", 0.3, 2.0, n, 3, include_kng=False)
-              for n in (10, 20)]
-    frame = pd.concat(frames, ignore_index=True)
-    assert set(frame["n"]) == {10, 20}
-    assert "kng" not in set(frame["mechanism"])

@@ -10,30 +10,20 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 
-from dpcore.data import make_mean_data
 from dpcore.data.synthetic import default_center
+from dpcore.experiments.studies import frechet_mean_study, frechet_sensitivity_study
 from dpcore.learning import frechet_mean
-from dpcore.learning.frechet import frechet_mean_gradient
-from dpcore.manifolds import SPD, Sphere
 from dpcore.mechanisms import (
-    AmbientLaplace,
-    Ball,
-    KNormGradient,
-    RiemannianLaplace,
-    ambient_radius,
     embed,
 )
-from dpcore.mechanisms.laplace import unembed
 from dpcore.privacy import (
     eps_to_mu,
     gdp_mu_monte_carlo,
 )
 from dpcore.release import private_frechet_mean, project_to_ball
-from dpcore.sampling import sample_gaussian
+from dpcore.sampling.exact import exact_sampler_available
 from dpcore.sensitivity import (
-    empirical_frechet_sensitivity,
     frechet_gradient_sensitivity,
     frechet_mean_sensitivity,
     frechet_radius_limit,
@@ -41,9 +31,11 @@ from dpcore.sensitivity import (
 from dpcore.visualization.frechet import MECHANISM_LABELS
 from ui.manifolds import make_manifold
 
-from .common import CAPS, _seed_for
+from .common import CAPS
 
 __all__ = [
+    "simulated_mechanisms",
+    "simulation_study_kwargs",
     "FRECHET_MANIFOLDS",
     "frechet_mechanism_draws",
     "frechet_sensitivity_simulation",
@@ -98,62 +90,15 @@ def _ambient_error(manifold, mean, points):
     return np.linalg.norm(diff, axis=-1)
 
 
-def _kng_batched(manifold, datasets, means, *, epsilon, delta_gradient, center, radius,
-                 chain_length, burn_in, rng):
-    """One KNG draw per data set, all chains in one batched Metropolis–Hastings run.
-
-    Chain ``i`` targets ``exp(-|grad F(z; D_i)| / sigma)`` restricted to the public ball, the
-    density :meth:`dpcore.mechanisms.KNormGradient.frechet_mean` samples for a single data set.
-    """
-    mech = KNormGradient(manifold=manifold, epsilon=epsilon, sensitivity=delta_gradient,
-                         chain_length=chain_length, burn_in=burn_in)
-
-    def gradient_norm(z):
-        return manifold.norm(z, frechet_mean_gradient(manifold, z, datasets))
-
-    res = mech.sample(gradient_norm, means, size=means.shape[0], rng=rng,
-                      support=Ball.make(manifold, center, radius))
-    return np.asarray(res.values), res.diagnostics, mech.sigma
-
-
-def _move_by_isometry(manifold, points, targets):
-    r"""Carry draws made about the default centre to draws about each target point.
-
-    ``points[i]`` was drawn about :func:`dpcore.data.synthetic.default_center` and is mapped by
-    an isometry sending that centre to ``targets[i]``: a reflection of the sphere (through the
-    hyperplane orthogonal to centre − target) or the congruence :math:`X \mapsto
-    T^{1/2} X T^{1/2}` of SPD(k) (affine-invariant metric). Distance-based densities such as the
-    Riemannian Laplace and Gaussian are invariant under isometries, so the result has the law of
-    one draw about each target. This replaces one (for SPD(k ≥ 3) Markov chain) sampler call
-    per replicate by one batched call.
-    """
-    points = np.asarray(points, dtype=float)
-    targets = np.asarray(targets, dtype=float)
-    if isinstance(manifold, Sphere):
-        w = default_center(manifold)[None, :] - targets
-        norm2 = np.sum(w * w, axis=-1, keepdims=True)
-        safe = np.where(norm2 > 1e-24, norm2, 1.0)
-        moved = points - 2.0 * w * np.sum(w * points, axis=-1, keepdims=True) / safe
-        return np.where(norm2 > 1e-24, moved, points)
-    if isinstance(manifold, SPD):
-        vals, vecs = np.linalg.eigh(0.5 * (targets + np.swapaxes(targets, -1, -2)))
-        root = (vecs * np.sqrt(vals)[..., None, :]) @ np.swapaxes(vecs, -1, -2)
-        moved = root @ points @ root
-        return 0.5 * (moved + np.swapaxes(moved, -1, -2))
-    raise TypeError(f"No isometry helper for {manifold!r}.")
-
-
 def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center=None, seed=0,
                             chain_length=300, burn_in=200, mc_samples=1000, mc_repeats=20):
     r"""Many seeded private means of one data set per mechanism (a preview, not a release).
 
-    Laplace, KNG and ambient Laplace go through :func:`dpcore.release.private_frechet_mean`
-    exactly as a release would (strict mode, ``n_draws`` draws, seeded). The Gaussian
-    mechanism is run at the µ equivalent to ε, :math:`\mu = -2\Phi^{-1}(1/(1+e^\varepsilon))`,
-    with the flat-space rate :math:`\sigma = \Delta/\mu`; its actual µ on the manifold at that
-    rate is estimated by Monte Carlo (paper 004 Algorithm 2) and returned, so the page can show
-    how close the flat calibration is. (A release calibrates σ by bisection on that Monte
-    Carlo estimate with a safety margin, which takes seconds.)
+    Every mechanism goes through :func:`dpcore.release.private_frechet_mean` exactly as a
+    release would (strict mode, ``n_draws`` draws, seeded); the Gaussian runs at the µ
+    equivalent to ε, :math:`\mu = -2\Phi^{-1}(1/(1+e^\varepsilon))`, with σ calibrated as a
+    release calibrates it. Its µ on the manifold at that σ is estimated once more by Monte
+    Carlo (paper 004 Algorithm 2, another seed) and returned, so the page can show the margin.
 
     Parameters
     ----------
@@ -182,7 +127,8 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
         ``(n_draws, *point_shape)``), ``ambient`` (unprojected ambient draws),
         ``left_manifold`` (bool array), ``sigma`` (mechanism -> rate), ``errors`` (mechanism ->
         geodesic distances to the mean), ``ambient_errors`` (mechanism -> Euclidean distances in
-        the embedding), ``kng_diagnostics``, ``mu`` (target), ``mu_check`` ((estimate, standard
+        the embedding), ``kng_diagnostics``, ``guarantee`` (mechanism -> label, per-draw ε, δ
+        and µ of its release), ``mu`` (target), ``mu_check`` ((estimate, standard
         error)), ``delta``, ``delta_gradient``, ``n_outside`` (points projected onto the ball).
     """
     m = make_manifold(manifold_key)
@@ -195,29 +141,34 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
     mean = frechet_mean(m, yp)
     info = frechet_summary(m, n, radius)
     rng = np.random.default_rng(seed)
-    draws, sigma, errors, amb_errors = {}, {}, {}, {}
+    draws, sigma, errors, amb_errors, guarantee = {}, {}, {}, {}, {}
     ambient = left = None
     kng_diag = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for mech in ("laplace", "kng", "ambient_laplace"):
+        for mech in simulated_mechanisms(m):
             rel = private_frechet_mean(
                 m, y, epsilon=epsilon, mechanism=mech, radius=radius, center=center,
                 rng=rng, n_draws=n_draws, chain_length=chain_length, burn_in=burn_in,
             )
             draws[mech] = np.asarray(rel.values["mean"])
             sigma[mech] = float(next(iter(rel.sigma.values())))
+            per_delta = None if rel.delta is None else rel.delta / n_draws
+            # per draw: n_draws draws compose to n·ε, n·δ and, for GDP, µ√n
+            per_mu = None if rel.mu is None else rel.mu / math.sqrt(n_draws)
+            guarantee[mech] = {"label": rel.label, "epsilon": epsilon, "delta": per_delta,
+                               "mu": per_mu}
             if mech == "ambient_laplace":
                 ambient = np.asarray(rel.values["ambient"])
                 left = np.asarray(rel.values["left_manifold"], dtype=bool)
             if mech == "kng":
                 kng_diag = dict(rel.diagnostics)
     mu = float(eps_to_mu(epsilon))
-    sigma_g = info["delta"] / mu
-    draws["gaussian"] = np.asarray(sample_gaussian(m, mean, sigma_g, size=n_draws, rng=rng))
-    sigma["gaussian"] = sigma_g
-    mu_hat, mu_se = gdp_mu_monte_carlo(m, sigma_g, info["delta"], n_samples=mc_samples,
-                                       n_eps=500, repeats=mc_repeats, rng=seed)
+    mu_hat = mu_se = float("nan")
+    if "gaussian" in sigma:
+        mu_hat, mu_se = gdp_mu_monte_carlo(m, sigma["gaussian"], info["delta"],
+                                           n_samples=mc_samples, n_eps=500,
+                                           repeats=mc_repeats, rng=seed)
     order = [k for k in MECHANISM_LABELS if k in draws]
     draws = {k: draws[k] for k in order}
     for k, pts in draws.items():
@@ -233,6 +184,7 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
         "errors": errors,
         "ambient_errors": amb_errors,
         "kng_diagnostics": kng_diag,
+        "guarantee": guarantee,
         "mu": mu,
         "mu_check": (float(mu_hat), float(mu_se)),
         "delta": info["delta"],
@@ -245,13 +197,13 @@ def frechet_simulation_one_n(manifold_key, radius, epsilon, n, replicates, *, in
                              chain_length=300, burn_in=200, seed=0):
     r"""Errors of the four mechanisms over fresh synthetic data sets of size ``n``.
 
-    Each replicate draws a data set with :func:`dpcore.data.make_mean_data` (the paper 001
-    protocol), computes its Fréchet mean :math:`\bar x` and one private mean per mechanism at
-    budget ε: Riemannian Laplace and ambient Laplace with the mechanisms of
-    :mod:`dpcore.mechanisms` configured as :func:`dpcore.release.private_frechet_mean` does;
-    KNG by one batched Metropolis–Hastings run over all replicates (shorter chains than a
-    release); the Riemannian Gaussian at
-    :math:`\mu = \mu(\varepsilon)` with the flat-space rate :math:`\sigma = \Delta/\mu`.
+    The study is the library's (:func:`dpcore.experiments.frechet_mean_study`, the report's
+    paper 001 figure), seed for seed: each replicate draws a data set in the public ball
+    (:func:`dpcore.data.make_mean_data`), computes its Fréchet mean :math:`\bar x` and
+    releases it once per mechanism at budget ε through :func:`dpcore.release.private_frechet_mean`
+    in strict mode (KNG by the exact sampler where the library chooses it); the Riemannian
+    Gaussian runs at µ = µ(ε) with σ calibrated as a Gaussian release calibrates it. The
+    sample size's seed is ``SeedSequence([seed, n])``, so each n can be cached on its own.
 
     Parameters
     ----------
@@ -259,81 +211,62 @@ def frechet_simulation_one_n(manifold_key, radius, epsilon, n, replicates, *, in
     radius : float
     epsilon : float
     n : int
+        Clipped to ``2 .. CAPS["sim_max_n"]``.
     replicates : int
-        Capped by ``CAPS["sim_replicates"]``.
+        Clipped to ``2 .. CAPS["sim_replicates"]``.
     include_kng : bool
     chain_length, burn_in : int
+        Metropolis–Hastings settings, used only where KNG is not sampled exactly.
     seed : int
-        Combined with ``n`` into the seed of this sample size.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (replicate, mechanism): ``n``, ``replicate``, ``mechanism``,
+        The study's rows: ``n``, ``epsilon``, ``mu``, ``replicate``, ``mechanism``,
         ``geodesic_error`` (:math:`d(\bar x, \tilde x)`, ambient draws projected back),
-        ``ambient_error`` (Euclidean distance in the embedding, ambient draws unprojected, as in
-        paper 001 Fig. 1), ``left_manifold`` (ambient only; NaN otherwise).
+        ``euclidean_error`` (distance in the embedding, ambient draws unprojected, as in paper
+        001 Fig. 1), ``left_manifold``, ``sigma``, ``sensitivity``.
     """
-    m = make_manifold(manifold_key)
+    return frechet_mean_study(**simulation_study_kwargs(
+        manifold_key, radius, epsilon, n, replicates, include_kng=include_kng,
+        chain_length=chain_length, burn_in=burn_in, seed=seed))
+
+
+def simulated_mechanisms(manifold, include_kng=True):
+    """The mechanisms the page runs on ``manifold``, in display order.
+
+    The Riemannian Gaussian is left out where it has no exact sampler (SPD(k ≥ 3)): calibrating
+    its σ as a release does needs Monte Carlo over MCMC draws there, about 100 s per sample
+    size on this machine, and a flat-space σ would not be the release's mechanism.
+    """
+    return tuple(k for k in MECHANISM_LABELS
+                 if (include_kng or k != "kng")
+                 and (k != "gaussian" or exact_sampler_available(manifold, "gaussian")))
+
+
+def simulation_study_kwargs(manifold_key, radius, epsilon, n, replicates, *, include_kng=True,
+                            chain_length=300, burn_in=200, seed=0):
+    """Arguments of :func:`dpcore.experiments.frechet_mean_study` for one sample size of the
+    page's simulation (sizes capped by :data:`CAPS`)."""
     n = int(min(max(int(n), 2), CAPS["sim_max_n"]))
-    replicates = int(min(max(int(replicates), 2), CAPS["sim_replicates"]))
-    center = default_center(m)
-    rng = _seed_for(seed, n)
-    datasets = np.stack([make_mean_data(m, n, radius=radius, rng=rng) for _ in range(replicates)])
-    means = np.stack([frechet_mean(m, d) for d in datasets])
-    info = frechet_summary(m, n, radius)
-    mu = float(eps_to_mu(epsilon))
-    rows = []
-
-    def add(mech, private, ambient=None, left=None):
-        geo = np.asarray(m.dist(means, private), dtype=float)
-        amb = _ambient_error(m, means, private if ambient is None else ambient)
-        for i in range(replicates):
-            rows.append({"n": n, "replicate": i, "mechanism": mech,
-                         "geodesic_error": float(geo[i]), "ambient_error": float(amb[i]),
-                         "left_manifold": np.nan if left is None else float(left[i])})
-
-    # The mechanisms as dpcore.release.private_frechet_mean configures them in strict mode
-    # (the synthetic data lie in the ball, so its projection step changes nothing).
-    try:
-        laplace = RiemannianLaplace(manifold=m, epsilon=epsilon, sensitivity=info["delta"])
-    except ValueError:  # density not integrable on the whole space: restrict to the ball
-        laplace = RiemannianLaplace(manifold=m, epsilon=epsilon, sensitivity=info["delta"],
-                                    support=(center, radius))
-    ambient = AmbientLaplace(manifold=m, epsilon=epsilon,
-                             sensitivity=2.0 * ambient_radius(m, center, radius) / n)
-    if laplace.support is None:  # isometry invariant: draw all replicates at once
-        lap = _move_by_isometry(m, laplace.release(center, size=replicates, rng=rng).values,
-                                means)
-    else:  # truncated to the public ball: one draw per data set
-        lap = np.stack([laplace.release(mean_i, rng=rng).values for mean_i in means])
-    amb_p, amb_raw, amb_left = [], [], []
-    for d in datasets:
-        res = ambient.release(unembed(m, embed(m, d).mean(axis=0)), rng=rng)
-        amb_p.append(res.values)
-        amb_raw.append(res.diagnostics["ambient_values"])
-        amb_left.append(bool(res.diagnostics["left_manifold"]))
-    add("laplace", lap)
-    if include_kng:
-        kng, _, _ = _kng_batched(m, datasets, means, epsilon=epsilon,
-                                 delta_gradient=info["delta_gradient"], center=center,
-                                 radius=radius, chain_length=chain_length, burn_in=burn_in,
-                                 rng=rng)
-        add("kng", kng)
-    sigma_g = info["delta"] / mu
-    gauss = _move_by_isometry(m, sample_gaussian(m, center, sigma_g, size=replicates, rng=rng),
-                              means)
-    add("gaussian", gauss)
-    add("ambient_laplace", np.stack(amb_p), np.stack(amb_raw), np.array(amb_left))
-    return pd.DataFrame(rows)
+    return {
+        "manifold": make_manifold(manifold_key), "sample_sizes": [n], "epsilon": float(epsilon),
+        "radius": float(radius),
+        "replicates": int(min(max(int(replicates), 2), CAPS["sim_replicates"])),
+        "mechanisms": simulated_mechanisms(make_manifold(manifold_key), include_kng),
+        "mode": "strict", "chain_length": int(chain_length), "burn_in": int(burn_in),
+        "rng": np.random.SeedSequence([int(seed), n]),
+    }
 
 
 def frechet_sensitivity_simulation(manifold_key, radius, n_values, pairs, *, seed=0):
     r"""Empirical sensitivity of the Fréchet mean next to the bound (paper 001, Fig. 1).
 
-    For each n, ``pairs`` times: draw ``n + 1`` points in the ball, let D drop the first and
-    D' the last, and record :math:`\rho(\bar x_D, \bar x_{D'})`
-    (:func:`dpcore.sensitivity.empirical_frechet_sensitivity`).
+    The study is the library's (:func:`dpcore.experiments.frechet_sensitivity_study`, drawn in
+    the reproduction report), seed for seed: for each n, ``pairs`` times, ``n + 1`` points in
+    the ball, D drops the first and D' the last, and :math:`\rho(\bar x_D, \bar x_{D'})` is
+    compared with the bound of paper 001 Thm 2. This function caps the sizes and names the
+    replicate column ``pair``.
 
     Parameters
     ----------
@@ -351,13 +284,7 @@ def frechet_sensitivity_simulation(manifold_key, radius, n_values, pairs, *, see
     """
     m = make_manifold(manifold_key)
     pairs = int(min(max(int(pairs), 1), CAPS["sens_pairs"]))
-    rows = []
-    for n in sorted({int(v) for v in n_values}):
-        rng = _seed_for(seed, n, 1)
-        bound = frechet_summary(m, n, radius)["delta"]
-        for j in range(pairs):
-            y = make_mean_data(m, n + 1, radius=radius, rng=rng)
-            emp = empirical_frechet_sensitivity(m, y)
-            rows.append({"n": n, "pair": j, "empirical": emp, "bound": bound,
-                         "ratio": bound / emp if emp > 0 else np.inf})
-    return pd.DataFrame(rows)
+    sizes = sorted({int(v) for v in n_values})
+    df = frechet_sensitivity_study(m, sample_sizes=sizes, radius=radius, replicates=pairs,
+                                   rng=seed)
+    return df.rename(columns={"replicate": "pair"})
