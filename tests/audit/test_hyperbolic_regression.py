@@ -25,6 +25,7 @@ Integrals over the 4-d support are Monte Carlo over uniform draws with common ra
 from __future__ import annotations
 
 import functools
+import types
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from dpcore.release import private_geodesic_regression
 
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _regression_mc as R
 from ._draws import PER_CALL, record_only
 from ._hyperbolic_oracle import dist, exp, frame, log, mink, transport
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, certify, regression_draws
@@ -184,88 +186,29 @@ def _shared(n, rng):
     }
 
 
+def support_params(p, v):
+    """Approximate inverse of :func:`support_point` (starting rows inside the support)."""
+    return np.hstack([np.arctanh(np.clip(chart_inv(p) / FOOT_R, -0.999, 0.999)),
+                      np.arctanh(np.clip(coords_of_vector(p, v) / V_MAX, -0.999, 0.999))])
+
+
+#: This space for :mod:`tests.audit._regression_mc`.
+GEOMETRY = types.SimpleNamespace(
+    uniform_support=uniform_support, gradient_norm=gradient_norm, support_point=support_point,
+    support_params=support_params, response_point=response_point, n_response_params=2,
+)
+
+
 @functools.cache
 def regression_pair(n):
-    """((t_D, y_D), (t_D′, y_D′), name): the largest sup |g_D − g_D′| found on 1500 support
-    points, over shared configurations and the replaced observation."""
-    rng = np.random.default_rng(SEED + n)
-    p, v = uniform_support(1500, rng)
-    best = (-np.inf, None)
-    for name, (t_sh, y_sh) in _shared(n, rng).items():
-        def new_obs(a):
-            return np.clip(0.5 + 0.6 * np.tanh(a[..., 2]), 0, 1), response_point(a[..., :2])
-
-        def g_with(a, t_sh=t_sh, y_sh=y_sh):
-            t_new, y_new = new_obs(a)
-            out = []
-            for tn, yn in zip(t_new, y_new, strict=True):
-                out.append(gradient_norm(p, v, np.append(t_sh, tn), np.vstack([y_sh, yn])))
-            return np.array(out)
-
-        def objective(a):
-            return np.max(np.abs(g_with(a[:, :3]) - g_with(a[:, 3:])), axis=1)
-
-        starts = rng.normal(scale=2.0, size=(6, 6))
-        starts[0] = [5, 5, 5, -5, -5, -5]
-        x, f = O.local_search(objective, starts, rng, steps=12, scale=1.0)
-        i = int(np.argmax(f))
-        if f[i] > best[0]:
-            (t1, y1), (t2, y2) = new_obs(x[i, :3]), new_obs(x[i, 3:])
-            best = (f[i], ((np.append(t_sh, t1), np.vstack([y_sh, y1])),
-                           (np.append(t_sh, t2), np.vstack([y_sh, y2])), name))
-    return best[1]
+    """Adversarial neighbours of size n (:func:`tests.audit._regression_mc.adversarial_pair`)."""
+    return R.adversarial_pair(GEOMETRY, lambda rng: _shared(n, rng),
+                              np.random.default_rng(SEED + n))
 
 
-class MonteCarloOracle:
-    """Both densities on common uniform support points; normalizers by Monte Carlo."""
-
-    def __init__(self, d, e, sigma, size=N_MC, seed=SEED):
-        self.d, self.e, self.sigma = d, e, sigma
-        rng = np.random.default_rng(seed)
-        self.p, self.v = uniform_support(size, rng)
-        self.g = {k: gradient_norm(self.p, self.v, *data) for k, data in (("D", d), ("E", e))}
-        self.log_z, self.log_z_se = {}, {}
-        for k in "DE":
-            w = np.exp(-self.g[k] / sigma)
-            self.log_z[k] = float(np.log(w.mean()))
-            self.log_z_se[k] = float(w.std() / (w.mean() * np.sqrt(w.size)))
-        # log Z_D − log Z_D′ with common random numbers: standard error of the difference.
-        wd, we = np.exp(-self.g["D"] / sigma), np.exp(-self.g["E"] / sigma)
-        ratio = wd / wd.mean() - we / we.mean()
-        self.diff_se = float(ratio.std() / np.sqrt(ratio.size))
-
-    def stat_from_g(self, g_d, g_e):
-        return -(g_d - g_e) / self.sigma - (self.log_z["D"] - self.log_z["E"])
-
-    def stat(self, p, v):
-        return self.stat_from_g(gradient_norm(p, v, *self.d), gradient_norm(p, v, *self.e))
-
-    def grid_stat(self):
-        return self.stat_from_g(self.g["D"], self.g["E"])
-
-    def thresholds(self, alpha):
-        lf_d = -self.g["D"] / self.sigma - self.log_z["D"]
-        lf_e = -self.g["E"] / self.sigma - self.log_z["E"]
-        return O.event_thresholds(self.grid_stat(), lf_d, lf_e, np.ones_like(lf_d), N_DRAWS,
-                                  alpha)
-
-    def sup_abs_stat(self, rng, n_starts=6):
-        s = self.grid_stat()
-        best = float(np.max(np.abs(s)))
-        for sign in (1.0, -1.0):
-            idx = np.argsort(-sign * s)[:n_starts]
-            c_p = chart_inv(self.p[idx])
-            c_v = coords_of_vector(self.p[idx], self.v[idx])
-            # invert the squash maps approximately: start inside, the search moves from there
-            a0 = np.hstack([np.arctanh(np.clip(c_p / FOOT_R, -0.999, 0.999)),
-                            np.arctanh(np.clip(c_v / V_MAX, -0.999, 0.999))])
-
-            def objective(a, sign=sign):
-                return sign * self.stat(*support_point(a))
-
-            _, f = O.local_search(objective, a0, rng, steps=40, scale=0.05)
-            best = max(best, float(f.max()))
-        return best
+def mc_oracle(d, e, sigma, size=N_MC, seed=SEED):
+    """The Monte Carlo oracle of D and D′ on this space."""
+    return R.MonteCarloOracle(GEOMETRY, d, e, sigma, size=size, seed=seed, n_draws=N_DRAWS)
 
 
 def _record(n, d):
@@ -284,7 +227,7 @@ def test_regression_log_density_ratio(n):
     assert rel.sigma["joint"] == pytest.approx(sigma, rel=1e-12)
     assert rel.assumptions["max_speed"]["value"] == pytest.approx(V_MAX)
     assert rel.assumptions["footpoint_support"]["value"] == pytest.approx(FOOT_R)
-    oracle = MonteCarloOracle(d, e, sigma)
+    oracle = mc_oracle(d, e, sigma)
     tol = 6 * oracle.diff_se
     sup = oracle.sup_abs_stat(np.random.default_rng(SEED))
     delta = float(np.hypot(*sensitivities(n)))
@@ -316,7 +259,7 @@ def _library_inputs(data):
 def test_regression_blackbox_distinguisher():
     n = 10
     d, e, _ = regression_pair(n)
-    oracle = MonteCarloOracle(d, e, reg_sigma(n), size=40_000, seed=SEED + 5)
+    oracle = mc_oracle(d, e, reg_sigma(n), size=40_000, seed=SEED + 5)
     thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_e, y_e, _ = _library_inputs(e)
@@ -345,7 +288,7 @@ def test_regression_blackbox_has_power():
     d, _, _ = regression_pair(n)
     t, y = d
     far = (t, chart(-chart_inv(y)))
-    oracle = MonteCarloOracle(d, far, reg_sigma(n, POWER * EPS), size=40_000, seed=SEED + 5)
+    oracle = mc_oracle(d, far, reg_sigma(n, POWER * EPS), size=40_000, seed=SEED + 5)
     thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_f, y_f, _ = _library_inputs(far)
