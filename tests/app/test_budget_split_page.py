@@ -3,13 +3,9 @@ release (so it must not touch the privacy ledger)."""
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-
-from dpcore import visualization as V
-from ui.logic import budget_split as B
 
 from .pages import open_app_page
 
@@ -132,21 +128,3 @@ def test_scenario_is_read_from_the_url():
     assert at.multiselect(key="bs_sizes").value == [10, 30]
     assert at.select_slider(key="bs_eq").value == (0.5, 5.0)
     assert at.slider(key="bs_reps").value == 4
-
-
-# ----------------------------------------------------------------------- page logic
-def test_chunks_share_data_across_views_and_are_deterministic():
-    config = B.SweepConfig(sample_sizes=(10,), replicates=1, n_footpoints=1, n_vectors=1,
-                            chain_length=5, burn_in=5, n_unequal=3, n_equal=2, n_grid=2,
-                            grid_n=10)
-    a = B.run_chunk(config, "unequal", 10, 0)
-    b = B.run_chunk(config, "equal", 10, 0)
-    np.testing.assert_allclose(a["nonprivate_mse"].iloc[0], b["nonprivate_mse"].iloc[0])
-    pd.testing.assert_frame_equal(a, B.run_chunk(config, "unequal", 10, 0))
-    assert B.n_releases(config) == 3 + 2 + 4
-    fig, best = V.budget_heatmap_figure(B.run_chunk(config, "grid", 10, 0), 100.0, n=config.grid_n,
-                                        replicates=config.replicates)
-    assert best is not None and fig.data
-    _, none = V.budget_heatmap_figure(B.run_chunk(config, "grid", 10, 0), 0.01, n=config.grid_n,
-                                      replicates=config.replicates)
-    assert none is None

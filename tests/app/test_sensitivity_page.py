@@ -7,11 +7,7 @@ changes, the URL round trip and the computations behind the figures.
 
 import math
 
-import numpy as np
 import pytest
-
-from dpcore import visualization as V
-from ui.logic import sensitivity as L
 
 from .pages import open_app_page
 
@@ -88,29 +84,3 @@ def test_empty_sample_size_choice_is_handled():
     at.multiselect(key="se_ns").set_value([]).run()
     assert not at.exception
     assert any("at least one sample size" in i.value for i in at.info)
-
-
-# --------------------------------------------------------------------------- computations
-@pytest.mark.parametrize("key", list(L.REGRESSION_MANIFOLDS))
-def test_ratios_are_at_least_one(key):
-    frame = L.regression_sensitivity_ratios(key, [15], 4, seed=1)
-    assert len(frame) == 4
-    assert (frame["ratio_p"] >= 1).all() and (frame["ratio_v"] >= 1).all()
-    assert frame["tau_m"].notna().all() == (key == "spd")
-    fig = V.ratio_histogram(frame, "v", log_scale=True)
-    assert fig.layout.title.text and fig.layout.xaxis.title.text
-    assert fig.data[0].name == "n = 15 (4 pairs)"
-
-
-def test_jacobi_growth_is_cos_one_cosh_and_sin_over_s():
-    s = np.linspace(0.1, 2.0, 7)
-    point_pos, vector_pos = V.jacobi_growth(s, 1.0)
-    point_neg, vector_neg = V.jacobi_growth(s, -1.0)
-    point_flat, vector_flat = V.jacobi_growth(s, 0.0)
-    assert np.allclose(point_pos, np.abs(np.cos(s)))
-    assert np.allclose(point_neg, np.cosh(s))
-    assert np.allclose(vector_pos, np.sin(s) / s)
-    assert np.allclose(vector_neg, np.sinh(s) / s)
-    assert np.allclose(point_flat, 1.0) and np.allclose(vector_flat, 1.0)
-    fig = V.jacobi_figure(0.5, 3.0, which="vector", mark=2.0)
-    assert len(fig.data) == 3 and fig.layout.title.text

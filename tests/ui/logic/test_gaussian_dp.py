@@ -1,8 +1,11 @@
 """The Gaussian DP page's µ-vs-σ table is the library study's (dpcore.experiments.gdp_mu_curve)."""
 
 import numpy as np
+import pytest
 
+from dpcore import visualization as V
 from dpcore.experiments import gdp_mu_curve
+from dpcore.privacy import tradeoff_gdp
 from ui.logic import gaussian_dp as L
 
 
@@ -25,3 +28,33 @@ def test_mu_sigma_table_is_the_report_study_for_the_same_seed():
     other = L.mu_sigma_table(0.8, sigmas, mc_sigmas=mc_sigmas, mc_samples=200, mc_repeats=4,
                              seed=12)
     assert not np.array_equal(other["mu_mc"], table["mu_mc"])
+
+
+def test_mu_sigma_table_matches_closed_forms():
+    table = L.mu_sigma_table(1.0, [0.25, 1.0, 3.0], mc_sigmas=[1.0], mc_samples=300,
+                             mc_repeats=5)
+    assert np.allclose(table["mu_line"], [4.0, 1.0, 1 / 3])
+    assert table["mu_circle"][0] == pytest.approx(4.0, rel=0.01)  # locally Euclidean
+    assert table["mu_circle"][2] < table["mu_line"][2]
+    assert abs(table["mu_mc"][0] - table["mu_circle"][1]) < 0.1
+    fig = V.mu_sigma_figure(table, current=(1.0, table["mu_circle"][1]))
+    assert fig.layout.title.text and fig.layout.yaxis.title.text
+
+
+def test_gaussian_beats_laplace_at_equal_mu():
+    frame = L.gaussian_laplace_utility([0.1, 0.3], replicates=300, mc_samples=300,
+                                       mc_repeats=5)
+    means = frame.groupby(["sigma", "mechanism"])["distance"].mean().unstack()
+    assert (means["Riemannian Gaussian"] < means["Riemannian Laplace"]).all()
+    assert V.gaussian_utility_figure(frame).layout.title.text
+
+
+def test_tradeoff_and_profile_figures():
+    fig = V.tradeoff_figure({"µ = 1": 1.0})
+    curve = fig.data[1]
+    assert np.allclose(curve.y, tradeoff_gdp(np.asarray(curve.x), 1.0))
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    fig = V.privacy_profile_figure(1.0, sigma=1.0, sensitivity=1.0)
+    assert len(fig.data) == 2 and fig.layout.showlegend
+
+
