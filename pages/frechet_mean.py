@@ -105,9 +105,12 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
                         f"Δ∇ = {info['delta_gradient']:.3g}."),
         ("Laplace", "σ = Δ/ε: the manifold is homogeneous, so the normalizing constant does "
                     "not depend on the centre."),
-        ("KNG", "σ = 2Δ∇/ε (rigorous rule); the release is drawn exactly, by rejection from "
-                "a refined Lipschitz envelope (ε-DP, δ = 0). The simulations below still use "
-                "Metropolis–Hastings chains."),
+        ("KNG", "σ = 2Δ∇/ε (rigorous rule); " + (
+            "the release and the simulations are drawn exactly, by rejection from a refined "
+            "Lipschitz envelope (ε-DP, δ = 0)."
+            if exact_support_available(M.make_manifold(manifold_key)) else
+            "on this space there is no exact sampler: releases and simulations run "
+            "Metropolis–Hastings chains and are labelled approximately private.")),
         ("Gaussian", "µ-GDP with µ = µ(ε); the release calibrates σ by Monte Carlo (paper 004 "
                      "Alg. 2) with a 3-standard-error margin: a statistical guarantee."),
         ("Ambient Laplace", "noise on the extrinsic mean in the embedding, sensitivity "
