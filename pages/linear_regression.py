@@ -206,7 +206,8 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         record_release(PAGE, SimpleNamespace(
             mechanism="diffprivlib LinearRegression", epsilon=eps_p + eps_v, delta=0.0,
             mu=None, label="private (diffprivlib)" if private else
-            "NOT PRIVATE (paper mode: bounds from the data)"), note="diffprivlib baseline")
+            "NOT PRIVATE (paper mode: bounds from the data)",
+            guarantee="private" if private else "not private"), note="diffprivlib baseline")
     return out
 
 

@@ -38,8 +38,7 @@ def record_release(page, release, note=""):
         "delta": release.delta,
         "mu": release.mu,
         "label": release.label,
-        "guarantee": getattr(release, "guarantee", None) or (
-            "not private" if release.label.startswith("NOT PRIVATE") else "private"),
+        "guarantee": release.guarantee,  # from the proof, never parsed from the label
         "note": note,
         "time": _dt.datetime.now().strftime("%H:%M:%S"),
     }
