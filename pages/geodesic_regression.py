@@ -361,7 +361,7 @@ def main():
                           help="Mean geodesic distance d(p̃, p̂) over the private footpoints.")
                 m4.metric("Vector angle", f"{met['angle_deg']:.3g}°",
                           help="Mean angle between v̂ and ṽ transported to p̂.")
-                m5.metric("Length error", f"{met['relative_length_error'] * 100:+.2g}%",
+                m5.metric("Length error", G.length_error_text(met["relative_length_error"]),
                           help=f"Mean of |ṽ| − |v̂| relative to |v̂| "
                                f"(absolute: {met['length_error']:+.3g}).")
                 if met["scheme"] == "joint":

@@ -25,6 +25,7 @@ from ui.manifolds import make_manifold
 from .regression_data import needs_ball
 
 __all__ = [
+    "length_error_text",
     "assumption_rows",
     "center_point",
     "covariate_range_for",
@@ -453,3 +454,14 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
         truth_at=lambda xs: dataset.truth_points(m, xs), covariate_name=covariate_name,
         kendall_range=kendall_range, kendall_panels=kendall_panels,
     )
+
+
+def length_error_text(relative):
+    """A short text for the relative length error (|ṽ| − |v̂|)/|v̂| that fits a metric card:
+    a percentage below ±1000 % (whole percent from ±10 %), else the ratio |ṽ|/|v̂|."""
+    pct = 100.0 * float(relative)
+    if not np.isfinite(pct):
+        return "n/a"
+    if abs(pct) >= 1000:
+        return f"{1.0 + float(relative):.2g}× |v̂|"
+    return f"{pct:+.0f}%" if abs(pct) >= 10 else f"{pct:+.2g}%"
