@@ -130,10 +130,14 @@ def load_data(manifold_key, manifold, source):
     """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = M.spec(manifold_key).radius
+    # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
+    # new one's default (a sphere radius of 0.39 is no SPD radius).
+    url_manifold = query_value("fm_manifold", "sphere", M.canonical)
+    r_start = query_value("fm_r", r_default, float) if url_manifold == manifold_key else r_default
     cols = st.columns(4)
     radius = cols[0].slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
-        value=float(np.clip(query_value("fm_r", r_default, float), r_lo, r_hi)), step=0.01,
+        value=float(np.clip(r_start, r_lo, r_hi)), step=0.01,
         key=f"fm_radius_{M.full_name(manifold_key)}",
         help="A public bound: every data point is assumed within distance r of the centre.",
     )

@@ -10,6 +10,7 @@ import pytest
 
 from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import Sphere
+from ui import manifolds as M
 
 from .pages import open_app_page
 
@@ -102,6 +103,16 @@ def test_manifold_links_old_and_new(value, token):
     assert not at.exception, at.exception
     assert at.selectbox(key="fm_manifold").value == token
     assert at.query_params["fm_manifold"] == token
+
+
+def test_switching_manifold_starts_from_its_own_radius():
+    """A sphere link's radius (0.39) must not become the SPD radius (it used to be clipped to
+    SPD's lowest value, 0.75) when the user switches to SPD."""
+    at = open_page(fm_manifold="sphere", fm_r="0.39", fm_ns="10", fm_reps="5", fm_draws="10")
+    assert at.slider(key="fm_radius_sphere").value == pytest.approx(0.39)
+    at.selectbox(key="fm_manifold").set_value("spd").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="fm_radius_spd2").value == pytest.approx(M.spec("spd").radius)
 
 
 # --------------------------------------------------------------------------- release
