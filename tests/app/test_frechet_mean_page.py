@@ -91,8 +91,8 @@ def test_spd2_shows_cone_and_ellipses():
     assert at.query_params["fm_manifold"] == "spd"
     # cone, ellipses, histogram, error against n, share off the manifold, sensitivity
     assert len(at.get("plotly_chart")) >= 6
-    # The radius widget keeps its key per SPD size (the sphere's radius in the URL, clipped).
-    assert at.slider(key="fm_radius_spd2").value == pytest.approx(0.75)
+    # The radius widget has a key per SPD size and starts at that manifold's default.
+    assert at.slider(key="fm_radius_spd2").value == pytest.approx(M.spec("spd").radius)
 
 
 @pytest.mark.parametrize("value,token", [("spd2", "spd"), ("spd", "spd"), ("spd3", "spd3"),
