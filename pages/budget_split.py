@@ -80,7 +80,8 @@ def main():
         param = None
         if kind in D.PARAM_RANGE:
             lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
-            init(f"bs_param_{kind}", "bs_k", default_p, int, range(lo_p, hi_p + 1))
+            init(f"bs_param_{kind}", f"bs_{M.spec(kind).param}", default_p, int,
+                 range(lo_p, hi_p + 1))
             param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
                                         key=f"bs_param_{kind}"))
         init("bs_sizes", "bs_n", [20, 50, 100], int_list)

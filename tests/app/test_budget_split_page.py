@@ -128,3 +128,12 @@ def test_scenario_is_read_from_the_url():
     assert at.multiselect(key="bs_sizes").value == [10, 30]
     assert at.select_slider(key="bs_eq").value == (0.5, 5.0)
     assert at.slider(key="bs_reps").value == 4
+
+
+@pytest.mark.parametrize(("kind", "qkey", "value"), [("euclidean", "bs_d", 4),
+                                                     ("kendall", "bs_k", 5)])
+def test_each_manifold_parameter_has_its_own_url_key(kind, qkey, value):
+    """Kendall's k and the Euclidean d used to share the URL key bs_k."""
+    at = open_app_page("budget_split.py", timeout=TIMEOUT, bs_m=kind, **{qkey: str(value)})
+    assert at.number_input(key=f"bs_param_{kind}").value == value
+    assert at.query_params[qkey] == str(value)
