@@ -94,54 +94,26 @@ def _unit_tangent(manifold, x, rng):
 
 
 def kendall_template(k_landmarks: int) -> np.ndarray:
-    """A fixed, asymmetric closed landmark curve of ``k_landmarks`` points as a preshape.
-
-    Landmark ``j`` sits at ``(cos t_j, 0.6 sin t_j + 0.15 sin 3t_j + 0.1 cos 2t_j)`` with
-    ``t_j = 2 pi j / k + 0.3``: an ellipse with small harmonic bumps, so the shape has no
-    symmetry. The result is centred and scaled to unit Frobenius norm.
-
-    Parameters
-    ----------
-    k_landmarks : int
-        Number of landmarks (at least 3).
-
-    Returns
-    -------
-    ndarray, shape (k_landmarks, 2)
-    """
-    k = check_int(k_landmarks, "k_landmarks", minimum=3)
-    t = 2 * np.pi * np.arange(k) / k + 0.3
-    landmarks = np.stack([np.cos(t), 0.6 * np.sin(t) + 0.15 * np.sin(3 * t) + 0.1 * np.cos(2 * t)],
-                         axis=-1)
-    return KendallShape(k).from_landmarks(landmarks)
+    """The template shape of ``KendallShape(k_landmarks)`` (its :attr:`origin`), shape
+    ``(k_landmarks, 2)``."""
+    return KendallShape(check_int(k_landmarks, "k_landmarks", minimum=3)).origin
 
 
 def default_center(manifold) -> np.ndarray:
-    """The default centre of :func:`make_mean_data`.
-
-    North pole ``e_{d+1}`` on ``Sphere(d)``, the identity on ``SPD(k)``, the origin on
-    ``Euclidean(d)`` and ``Hyperbolic(d)``, :func:`kendall_template` on ``KendallShape(k)``.
+    """The default centre of :func:`make_mean_data`: the manifold's :attr:`origin` (north pole
+    on ``Sphere(d)``, identity on ``SPD(k)``, zero on ``Euclidean(d)``, ``(1, 0, …)`` on
+    ``Hyperbolic(d)``, the template shape on ``KendallShape(k)``).
 
     Raises
     ------
     TypeError
-        For other manifolds (pass ``center`` explicitly).
+        For a manifold without an origin (pass ``center`` explicitly).
     """
-    if isinstance(manifold, Sphere):
-        c = np.zeros(manifold.point_shape)
-        c[-1] = 1.0
-        return c
-    if isinstance(manifold, SPD):
-        return np.eye(manifold.k)
-    if isinstance(manifold, Hyperbolic):
-        return manifold.origin
-    if isinstance(manifold, Euclidean):
-        return np.zeros(manifold.point_shape)
-    if isinstance(manifold, KendallShape):
-        return kendall_template(manifold.k_landmarks)
-    raise TypeError(
-        f"No default centre for {manifold!r}; pass `center` (a point of the manifold) explicitly."
-    )
+    try:
+        return np.asarray(manifold.origin, dtype=float)
+    except (NotImplementedError, AttributeError):
+        raise TypeError(f"No default centre for {manifold!r}; pass `center` (a point of the "
+                        "manifold) explicitly.") from None
 
 
 # ---------------------------------------------------------------------------- regression

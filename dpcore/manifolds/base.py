@@ -56,6 +56,23 @@ class Manifold(ABC):
         """Number of trailing axes that make up one point."""
         return len(self.point_shape)
 
+    @property
+    def origin(self):
+        """A fixed public point of the manifold: the default centre of synthetic data and of
+        the public balls of strict releases.
+
+        Returns
+        -------
+        ndarray, shape ``point_shape``
+
+        Raises
+        ------
+        NotImplementedError
+            If the space names none (pass a centre explicitly).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} has no origin; pass a centre (a point of the manifold).")
+
     # ------------------------------------------------------------------ helpers
     def _sum(self, a):
         """Sum over the point axes, leaving the batch axes."""

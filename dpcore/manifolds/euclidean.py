@@ -28,6 +28,11 @@ class Euclidean(Manifold):
         self.dim = self.d
         self.point_shape = (self.d,)
 
+    @property
+    def origin(self):
+        """The zero vector, shape ``(d,)``."""
+        return np.zeros(self.point_shape)
+
     def _repr_args(self):
         return str(self.d)
 

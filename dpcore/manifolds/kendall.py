@@ -60,6 +60,19 @@ class KendallShape(Manifold):
     def _repr_args(self):
         return str(self.k_landmarks)
 
+    @property
+    def origin(self):
+        r"""A fixed asymmetric template shape, shape ``(k_landmarks, 2)`` (a preshape).
+
+        Landmark ``j`` sits at ``(cos t_j, 0.6 sin t_j + 0.15 sin 3t_j + 0.1 cos 2t_j)`` with
+        ``t_j = 2 pi j / k + 0.3``: an ellipse with small harmonic bumps, so the shape has no
+        symmetry; centred and scaled to unit Frobenius norm.
+        """
+        t = 2 * np.pi * np.arange(self.k_landmarks) / self.k_landmarks + 0.3
+        landmarks = np.stack([np.cos(t), 0.6 * np.sin(t) + 0.15 * np.sin(3 * t)
+                              + 0.1 * np.cos(2 * t)], axis=-1)
+        return self.from_landmarks(landmarks)
+
     # ------------------------------------------------------------ landmarks
     def from_landmarks(self, landmarks, atol=1e-12):
         """Preshapes of raw landmark configurations ``[..., k, 2]``: centre and scale to norm 1.

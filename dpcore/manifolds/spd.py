@@ -459,6 +459,11 @@ class SPD(Manifold):
         self.dim = self.k * (self.k + 1) // 2
         self.point_shape = (self.k, self.k)
 
+    @property
+    def origin(self):
+        """The identity matrix, shape ``(k, k)``."""
+        return np.eye(self.k)
+
     def _repr_args(self):
         return str(self.k)
 

@@ -37,6 +37,13 @@ class Sphere(Manifold):
     def _repr_args(self):
         return str(self.d)
 
+    @property
+    def origin(self):
+        """The north pole ``e_{d+1}``, shape ``(d + 1,)``."""
+        o = np.zeros(self.point_shape)
+        o[-1] = 1.0
+        return o
+
     def inner(self, x, u, w):
         return rowdot(u, w)
 

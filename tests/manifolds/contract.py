@@ -80,6 +80,15 @@ class ManifoldContract:
         assert isinstance(manifold.is_compact, bool)
         assert (manifold.diameter < np.inf) == manifold.is_compact
 
+    def test_origin_is_a_fixed_point_of_the_manifold(self, manifold):
+        try:
+            o = manifold.origin
+        except NotImplementedError:
+            pytest.skip(f"{manifold!r} names no origin (a centre must be passed explicitly)")
+        assert np.shape(o) == tuple(manifold.point_shape)
+        assert np.all(manifold.belongs(o, atol=1e-10))
+        np.testing.assert_array_equal(manifold.origin, o)  # the same point every time
+
     def test_distances_within_the_diameter(self, manifold, rng):
         x, y = manifold.random_point(200, rng), manifold.random_point(200, rng)
         d = manifold.dist(x, y)
