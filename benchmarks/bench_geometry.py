@@ -46,7 +46,7 @@ def _geomstats_spaces():
 def _sample(manifold, n, rng):
     x = manifold.random_point(n, rng)
     v = manifold.random_tangent(x, rng)
-    v = v * manifold._pw(0.5 / manifold.norm(x, v))
+    v = v * manifold.pointwise(0.5 / manifold.norm(x, v))
     y = manifold.exp(x, v)
     w = manifold.random_tangent(y, rng)
     return x, v, y, w

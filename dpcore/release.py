@@ -329,13 +329,13 @@ def project_to_ball(manifold, points, center, radius):
     if not np.any(outside):
         return points
     cut = d >= manifold.injectivity_radius - 1e-6
-    safe = np.where(manifold._pw(cut), np.broadcast_to(center, points.shape), points)
+    safe = np.where(manifold.pointwise(cut), np.broadcast_to(center, points.shape), points)
     v = manifold.log(np.broadcast_to(center, points.shape), safe)
     scale = np.where(outside & ~cut, radius / np.where(d > 0, d, 1.0), 1.0)
-    pulled = manifold.exp(center, v * manifold._pw(scale))
+    pulled = manifold.exp(center, v * manifold.pointwise(scale))
     fixed = manifold.exp(center, radius * manifold.orthonormal_basis(center)[0])
-    pulled = np.where(manifold._pw(cut), fixed, pulled)
-    return np.where(manifold._pw(outside), pulled, points)
+    pulled = np.where(manifold.pointwise(cut), fixed, pulled)
+    return np.where(manifold.pointwise(outside), pulled, points)
 
 
 def _assumption(value, source, note=None):
@@ -569,7 +569,7 @@ def _geodesic_regression_releases(
 
     # --- residual bound -----------------------------------------------------------------
     if tau is None:
-        tau = float(np.max(m.dist(m.exp(p_hat, m._pw(t) * v_hat), y)))
+        tau = float(np.max(m.dist(m.exp(p_hat, m.pointwise(t) * v_hat), y)))
         tau = max(tau, 1e-12)
         leaks.append("tau")
         assumptions["tau"] = _assumption(tau, "data", "largest residual of the non-private fit")

@@ -93,7 +93,7 @@ def regression_ratios(manifold, noise, n, pairs, rng):
         x, y = make_regression_data(manifold, n + 1, noise=noise, rng=rng)
         fit = GeodesicRegression(manifold, covariate_range=(0.0, 1.0)).fit(x, y)
         p, v = fit.footpoint_, fit.shooting_vector_
-        resid = manifold.dist(manifold.exp(p, manifold._pw(x) * v), y)
+        resid = manifold.dist(manifold.exp(p, manifold.pointwise(x) * v), y)
         tau = float(resid.max())
         tau_m = float(np.max(manifold.dist(y, p))) if manifold.curvature_bounds[0] < 0 else None
         dp, dv = geodesic_regression_sensitivity(n, tau, manifold.curvature_bounds[0], tau_m)
@@ -123,7 +123,7 @@ def adversarial_dataset(manifold, n, rng, center):
         # far outliers on non-compact spaces, up to 15 units away from the centre
         v = manifold.random_tangent(np.broadcast_to(center, y.shape), rng)
         scale = rng.uniform(0, 15, size=n + 1) / manifold.norm(center, v)
-        y = manifold.exp(np.broadcast_to(center, y.shape), v * manifold._pw(scale))
+        y = manifold.exp(np.broadcast_to(center, y.shape), v * manifold.pointwise(scale))
     x = rng.choice([0.0, 1.0], size=n + 1)
     return x, y
 

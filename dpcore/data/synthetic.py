@@ -74,12 +74,6 @@ def _check_noise(noise, manifold) -> float:
     return noise
 
 
-def _pw(manifold, s):
-    """Reshape a vector of scalars so that it broadcasts against a batch of points."""
-    s = np.asarray(s, dtype=float)
-    return s.reshape(s.shape + (1,) * len(manifold.point_shape))
-
-
 def _unit_tangent(manifold, x, rng):
     """Uniformly distributed unit tangent vectors at ``x`` (one per point of the batch).
 
@@ -90,7 +84,7 @@ def _unit_tangent(manifold, x, rng):
         v = manifold.random_tangent(x, rng)
         norms = manifold.norm(x, v)
         if np.all(norms > 0):  # a zero Gaussian draw has probability zero; redraw if it happens
-            return v / _pw(manifold, norms)
+            return v / manifold.pointwise(norms)
 
 
 def kendall_template(k_landmarks: int) -> np.ndarray:
@@ -341,7 +335,7 @@ def _tangent_ball(m, n, radius, center, rng, *, polar_uniform):
         u = _unit_tangent(m, base, rng)
         s = rng.uniform(0.0, 1.0, size=todo.size)
         r = radius * (s if polar_uniform else s ** (1.0 / max(m.dim, 1)))
-        pts = m.exp(base, _pw(m, r) * u)
+        pts = m.exp(base, m.pointwise(r) * u)
         ok = m.dist(base, pts) <= radius
         out[todo[ok]] = pts[ok]
         todo = todo[~ok]

@@ -31,7 +31,7 @@ def clip_residuals(manifold, base, residuals, tau):
         return residuals
     norms = manifold.norm(base, residuals)
     factor = np.minimum(1.0, tau / np.where(norms > 0, norms, 1.0))
-    return residuals * manifold._pw(factor)
+    return residuals * manifold.pointwise(factor)
 
 
 def _residuals(manifold, pred, y, tau):
@@ -48,7 +48,7 @@ def _residuals(manifold, pred, y, tau):
             raise
     pred, y = np.broadcast_arrays(pred, np.asarray(y, dtype=float))
     cut = manifold.dist(pred, y) >= manifold.injectivity_radius - 1e-7
-    return manifold.log(pred, np.where(manifold._pw(cut), pred, y))
+    return manifold.log(pred, np.where(manifold.pointwise(cut), pred, y))
 
 
 def regression_energy(manifold, p, v, t, y):
@@ -272,7 +272,7 @@ class GeodesicRegression:
         try:
             gp, gv = regression_gradient(m, p, v, t, y)
         except CutLocusError as exc:
-            pred = m.exp(p, m._pw(t) * v)
+            pred = m.exp(p, m.pointwise(t) * v)
             raise ValueError(
                 f"Observation(s) {_conjugate_rows(m, pred, y)} (0-based) lie in the cut locus "
                 "of the starting geodesic's prediction (e.g. antipodal to it on the sphere), "

@@ -78,8 +78,18 @@ class Manifold(ABC):
         """Sum over the point axes, leaving the batch axes."""
         return np.sum(a, axis=tuple(range(-self.point_ndim, 0)))
 
-    def _pw(self, s):
-        """Reshape a batch of scalars so it broadcasts against points."""
+    def pointwise(self, s):
+        """A batch of scalars reshaped to broadcast against points.
+
+        Parameters
+        ----------
+        s : array-like, shape ``batch``
+
+        Returns
+        -------
+        ndarray, shape ``batch + (1,) * point_ndim``
+            E.g. ``m.exp(p, m.pointwise(t) * v)`` for geodesic times ``t`` of shape ``(n,)``.
+        """
         s = np.asarray(s, dtype=float)
         return s.reshape(s.shape + (1,) * self.point_ndim)
 
@@ -177,7 +187,7 @@ class Manifold(ABC):
     def geodesic(self, x, v, t):
         """Points ``exp(x, t v)`` for an array of times ``t`` (batch axis first)."""
         t = np.asarray(t, dtype=float)
-        return self.exp(x, self._pw(t) * np.asarray(v, dtype=float))
+        return self.exp(x, self.pointwise(t) * np.asarray(v, dtype=float))
 
     # ------------------------------------------------------------------ Jacobi fields
     def _transport_back(self, p, v, w):
@@ -240,7 +250,7 @@ def split_along(manifold, x, v, w):
     """
     nv = manifold.norm(x, v)
     safe = np.where(nv > 0, nv, 1.0)
-    u = v / manifold._pw(safe)
+    u = v / manifold.pointwise(safe)
     coef = manifold.inner(x, u, w)
-    w_par = manifold._pw(coef) * u
+    w_par = manifold.pointwise(coef) * u
     return w_par, w - w_par, nv

@@ -144,4 +144,4 @@ class Hyperbolic(Manifold):
 
     def _scale_by_curvature(self, p, v, w0, scale):
         w_par, w_perp, nv = split_along(self, p, v, w0)
-        return w_par * scale(0.0) + self._pw(scale(-(nv**2))) * w_perp
+        return w_par * scale(0.0) + self.pointwise(scale(-(nv**2))) * w_perp

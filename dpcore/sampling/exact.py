@@ -189,7 +189,7 @@ def unit_tangents(manifold, center, m, rng):
         zero = nv == 0
         v[zero] = manifold.random_tangent(x[zero], rng)
         nv = manifold.norm(x, v)
-    return v / manifold._pw(nv)
+    return v / manifold.pointwise(nv)
 
 
 def _drawer(manifold, center, sigma, kind, r_lo, r_hi, rng):
@@ -204,6 +204,6 @@ def _drawer(manifold, center, sigma, kind, r_lo, r_hi, rng):
         r = draw_radii(profile, sigma, kind, r_lo, r_hi, m, rng)
         u = unit_tangents(manifold, center, m, rng)
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
-            return manifold.exp(center, u * manifold._pw(r))
+            return manifold.exp(center, u * manifold.pointwise(r))
 
     return draw

@@ -199,7 +199,7 @@ def _propose(manifold, x, eta, rng):
     nv = manifold.norm(x, v)
     radius = eta * rng.random(n) ** (1.0 / manifold.dim)  # eta: scalar or one per chain
     scale = np.where(nv > 0, radius / nv, 0.0)
-    return manifold.exp(x, v * manifold._pw(scale))
+    return manifold.exp(x, v * manifold.pointwise(scale))
 
 
 def _step(manifold, log_density, x, logp, eta, rng):
@@ -213,7 +213,7 @@ def _step(manifold, log_density, x, logp, eta, rng):
     logq = _evaluate(log_density, y, x.shape[0])
     accept_prob = np.exp(np.minimum(logq - logp, 0.0))
     accepted = rng.random(x.shape[0]) < accept_prob
-    x = np.where(manifold._pw(accepted), y, x)
+    x = np.where(manifold.pointwise(accepted), y, x)
     logp = np.where(accepted, logq, logp)
     return x, logp, accepted, accept_prob
 

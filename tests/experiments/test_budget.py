@@ -163,7 +163,7 @@ class TestReleaseMetrics:
         lo, hi = rel.assumptions["covariate_range"]["value"]
         t = (data.x - lo) / (hi - lo)
         p, v = rel.values["footpoint"][0], rel.values["shooting_vector"][0, 0]
-        pred = manifold.exp(np.broadcast_to(p, data.y.shape), manifold._pw(t) * v)
+        pred = manifold.exp(np.broadcast_to(p, data.y.shape), manifold.pointwise(t) * v)
         assert mse[0, 0] == pytest.approx(np.mean(manifold.squared_dist(pred, data.y)))
 
         fit = GeodesicRegression(manifold, covariate_range=(lo, hi)).fit(data.x, data.y)

@@ -31,7 +31,7 @@ class ManifoldContract:
         high = self.max_radius(manifold) if high is None else high
         v = manifold.random_tangent(x, rng)
         r = rng.uniform(low, high, size=np.shape(x)[: np.ndim(x) - manifold.point_ndim])
-        return v * manifold._pw(r / manifold.norm(x, v))
+        return v * manifold.pointwise(r / manifold.norm(x, v))
 
     def pair(self, manifold, rng, n=BATCH):
         x = manifold.random_point(n, rng)
