@@ -73,6 +73,67 @@ class Manifold(ABC):
         raise NotImplementedError(
             f"{type(self).__name__} has no origin; pass a centre (a point of the manifold).")
 
+    # ------------------------------------------------------------------ embedding
+    @property
+    def ambient_dim(self) -> int:
+        """Dimension D of the linear space the manifold is embedded in (for the ambient
+        mechanisms). Raises NotImplementedError for a space with no embedding here."""
+        raise NotImplementedError(
+            f"No ambient embedding for {self!r}; ambient mechanisms support Sphere, SPD and "
+            "Euclidean.")
+
+    def embed(self, x):
+        """Ambient coordinates, isometric to the ambient Euclidean (Frobenius) norm.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., ambient_dim)``
+        """
+        self.ambient_dim  # noqa: B018 - raises where there is no embedding
+        return np.asarray(x, dtype=float).reshape(np.shape(x)[: np.ndim(x) - self.point_ndim]
+                                                  + (-1,))
+
+    def unembed(self, z):
+        """Inverse of :meth:`embed` (the result may lie off the manifold).
+
+        Parameters
+        ----------
+        z : array, shape ``(..., ambient_dim)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
+        z = np.asarray(z, dtype=float)
+        return z.reshape(z.shape[:-1] + tuple(self.point_shape))
+
+    def project(self, z):
+        """Nearest point of the manifold to ambient points in the shape of points.
+
+        Parameters
+        ----------
+        z : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
+        return np.asarray(z, dtype=float)
+
+    def on_manifold(self, z, atol=1e-9):
+        """Whether ambient points (in the shape of points) lie on the manifold, shape ``batch``."""
+        return np.asarray(self.belongs(z, atol=atol), dtype=bool)
+
+    def ambient_radius(self, center, radius):
+        """Radius r_E of an ambient Euclidean ball about ``center`` that holds the geodesic
+        ball ``B_radius(center)`` (float)."""
+        self.ambient_dim  # noqa: B018 - raises where there is no embedding
+        return float(radius)
+
     # ------------------------------------------------------------------ helpers
     def _sum(self, a):
         """Sum over the point axes, leaving the batch axes."""

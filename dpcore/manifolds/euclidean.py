@@ -33,6 +33,15 @@ class Euclidean(Manifold):
         """The zero vector, shape ``(d,)``."""
         return np.zeros(self.point_shape)
 
+    @property
+    def ambient_dim(self):
+        """d: R^d is its own ambient space."""
+        return self.d
+
+    def on_manifold(self, z, atol=1e-9):
+        """Always True, shape ``batch``."""
+        return np.ones(np.shape(z)[:-1], dtype=bool)
+
     def _repr_args(self):
         return str(self.d)
 

@@ -464,6 +464,49 @@ class SPD(Manifold):
         """The identity matrix, shape ``(k, k)``."""
         return np.eye(self.k)
 
+    # Ambient space: symmetric matrices as their upper triangle, off-diagonal entries times
+    # sqrt(2), so the Euclidean norm of the coordinates is the Frobenius norm.
+    @property
+    def ambient_dim(self):
+        """k (k + 1) / 2, the dimension of the symmetric matrices."""
+        return self.k * (self.k + 1) // 2
+
+    def _triu_scale(self):
+        iu = np.triu_indices(self.k)
+        return iu, np.where(iu[0] == iu[1], 1.0, np.sqrt(2.0))
+
+    def embed(self, x):
+        """Upper triangle, off-diagonal times sqrt(2): shape ``(..., k (k + 1) / 2)``."""
+        x = np.asarray(x, dtype=float)
+        iu, scale = self._triu_scale()
+        return x[..., iu[0], iu[1]] * scale
+
+    def unembed(self, z):
+        """The symmetric matrix of :meth:`embed` coordinates (possibly not positive definite),
+        shape ``(..., k, k)``."""
+        z = np.asarray(z, dtype=float)
+        iu, scale = self._triu_scale()
+        out = np.zeros(z.shape[:-1] + (self.k, self.k))
+        out[..., iu[0], iu[1]] = z / scale
+        out[..., iu[1], iu[0]] = z / scale
+        return out
+
+    def project(self, z, floor=1e-8):
+        """Eigenvalues floored at ``floor`` × max(1, |largest|): shape ``(..., k, k)``."""
+        w, v = np.linalg.eigh(np.asarray(z, dtype=float))
+        w = np.maximum(w, floor * np.maximum(1.0, np.abs(w).max(axis=-1, keepdims=True)))
+        return np.einsum("...ij,...j,...kj->...ik", v, w, v)
+
+    def on_manifold(self, z, atol=1e-9):
+        """Smallest eigenvalue > 0, shape ``batch``."""
+        return np.linalg.eigvalsh(np.asarray(z, dtype=float))[..., 0] > 0
+
+    def ambient_radius(self, center, radius):
+        """``||center||_op (e^r − 1)`` (paper 001 suppl. Prop 1 at the identity; in general from
+        ``center^{1/2} (e^S − I) center^{1/2}``)."""
+        return float(np.linalg.eigvalsh(np.asarray(center, dtype=float))[-1]
+                     * np.expm1(float(radius)))
+
     def _repr_args(self):
         return str(self.k)
 

@@ -44,6 +44,27 @@ class Sphere(Manifold):
         o[-1] = 1.0
         return o
 
+    @property
+    def ambient_dim(self):
+        """d + 1: the sphere lies in R^{d+1}."""
+        return self.d + 1
+
+    def project(self, z):
+        """z/|z|, shape ``(..., d + 1)``; the origin has no projection (ValueError)."""
+        z = np.asarray(z, dtype=float)
+        norms = np.linalg.norm(z, axis=-1, keepdims=True)
+        if np.any(norms == 0):
+            raise ValueError("Cannot project the origin onto the sphere.")
+        return z / norms
+
+    def on_manifold(self, z, atol=1e-9):
+        """| |z| − 1 | ≤ atol, shape ``batch``."""
+        return np.abs(np.linalg.norm(np.asarray(z, dtype=float), axis=-1) - 1.0) <= atol
+
+    def ambient_radius(self, center, radius):
+        """The chord ``2 sin(r/2)`` (paper 001 suppl. A.3.2)."""
+        return float(2.0 * np.sin(min(float(radius), np.pi) / 2.0))
+
     def inner(self, x, u, w):
         return rowdot(u, w)
 

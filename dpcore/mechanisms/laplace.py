@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..manifolds import SPD, Euclidean, Sphere
+from ..manifolds import SPD, Euclidean
 from .base import (
     Ball,
     MechanismResult,
@@ -97,84 +97,36 @@ class RiemannianLaplace:
 
 # ---------------------------------------------------------------------- ambient embedding
 def ambient_dimension(manifold):
-    """Dimension D of the linear space the manifold is embedded in."""
-    if isinstance(manifold, SPD):
-        return manifold.k * (manifold.k + 1) // 2
-    if isinstance(manifold, (Sphere, Euclidean)):
-        return int(np.prod(manifold.point_shape))
-    raise NotImplementedError(
-        f"No ambient embedding for {manifold!r}; ambient Laplace supports Sphere, SPD and "
-        "Euclidean."
-    )
+    """Dimension D of the linear space the manifold is embedded in (``manifold.ambient_dim``)."""
+    return manifold.ambient_dim
 
 
 def embed(manifold, points):
-    """Coordinates in the ambient space, isometric to its Euclidean/Frobenius norm.
-
-    SPD matrices map to their upper triangle with off-diagonal entries times sqrt(2), so the
-    Euclidean norm equals the Frobenius norm of the symmetric matrix.
-    """
-    points = np.asarray(points, dtype=float)
-    if isinstance(manifold, SPD):
-        iu = np.triu_indices(manifold.k)
-        scale = np.where(iu[0] == iu[1], 1.0, np.sqrt(2.0))
-        return points[..., iu[0], iu[1]] * scale
-    ambient_dimension(manifold)
-    return points
+    """Ambient coordinates, isometric to the Euclidean/Frobenius norm (``manifold.embed``)."""
+    return manifold.embed(points)
 
 
 def unembed(manifold, coords):
-    """Inverse of :func:`embed` (a symmetric matrix, possibly not positive definite)."""
-    coords = np.asarray(coords, dtype=float)
-    if isinstance(manifold, SPD):
-        k = manifold.k
-        iu = np.triu_indices(k)
-        scale = np.where(iu[0] == iu[1], 1.0, np.sqrt(2.0))
-        out = np.zeros(coords.shape[:-1] + (k, k))
-        out[..., iu[0], iu[1]] = coords / scale
-        out[..., iu[1], iu[0]] = coords / scale
-        return out
-    return coords
+    """Inverse of :func:`embed` (``manifold.unembed``; may lie off the manifold)."""
+    return manifold.unembed(coords)
 
 
 def ambient_radius(manifold, center, radius):
-    """Radius r_E of a Euclidean ball about ``center`` holding the geodesic ball B_r(center).
-
-    Sphere: the chord ``2 sin(r/2)`` (paper 001 suppl. A.3.2). SPD: ``||center||_op (e^r - 1)``,
-    which is ``e^r - 1`` at the identity (paper 001 suppl. Prop 1) and follows in general from
-    ``center^{1/2} (e^S - I) center^{1/2}``. Euclidean: r.
-    """
-    if isinstance(manifold, Sphere):
-        return 2.0 * np.sin(min(radius, np.pi) / 2.0)
-    if isinstance(manifold, SPD):
-        return float(np.linalg.eigvalsh(center)[-1] * np.expm1(radius))
-    ambient_dimension(manifold)
-    return float(radius)
+    """Radius r_E of a Euclidean ball about ``center`` holding B_r(center)
+    (``manifold.ambient_radius``)."""
+    return manifold.ambient_radius(center, radius)
 
 
 def project_to_manifold(manifold, points, *, floor=1e-8):
-    """Map ambient points back onto the manifold (sphere: normalize; SPD: eigenvalue floor)."""
-    points = np.asarray(points, dtype=float)
-    if isinstance(manifold, Sphere):
-        norms = np.linalg.norm(points, axis=-1, keepdims=True)
-        if np.any(norms == 0):
-            raise ValueError("Cannot project the origin onto the sphere.")
-        return points / norms
-    if isinstance(manifold, SPD):
-        w, v = np.linalg.eigh(points)
-        w = np.maximum(w, floor * np.maximum(1.0, np.abs(w).max(axis=-1, keepdims=True)))
-        return np.einsum("...ij,...j,...kj->...ik", v, w, v)
-    return points
+    """Map ambient points back onto the manifold (``manifold.project``)."""
+    if isinstance(manifold, SPD):  # the eigenvalue floor is SPD's only parameter
+        return manifold.project(points, floor=floor)
+    return manifold.project(points)
 
 
 def on_manifold(manifold, points, atol=1e-9):
-    """Whether ambient points lie on the manifold (for SPD: symmetric positive definite)."""
-    points = np.asarray(points, dtype=float)
-    if isinstance(manifold, SPD):
-        return np.linalg.eigvalsh(points)[..., 0] > 0
-    if isinstance(manifold, Sphere):
-        return np.abs(np.linalg.norm(points, axis=-1) - 1.0) <= atol
-    return np.ones(points.shape[:-1], dtype=bool)
+    """Whether ambient points lie on the manifold (``manifold.on_manifold``)."""
+    return manifold.on_manifold(points, atol=atol)
 
 
 class AmbientLaplace:

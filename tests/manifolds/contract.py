@@ -89,6 +89,29 @@ class ManifoldContract:
         assert np.all(manifold.belongs(o, atol=1e-10))
         np.testing.assert_array_equal(manifold.origin, o)  # the same point every time
 
+    def test_embedding_round_trips_and_holds_the_ball(self, manifold, rng):
+        try:
+            dim = manifold.ambient_dim
+        except NotImplementedError:
+            pytest.skip(f"{manifold!r} has no ambient embedding here")
+        x = manifold.random_point(50, rng)
+        z = manifold.embed(x)
+        assert z.shape == (50, dim)
+        np.testing.assert_allclose(manifold.unembed(z), x, atol=1e-12)
+        np.testing.assert_allclose(manifold.project(x), x, atol=1e-10)
+        assert np.all(manifold.on_manifold(x))
+        # the embedding is isometric to the ambient norm: |embed(x) − embed(y)| = |x − y|_F
+        y = manifold.random_point(50, rng)
+        np.testing.assert_allclose(np.linalg.norm(manifold.embed(x) - manifold.embed(y), axis=-1),
+                                   np.sqrt(manifold._sum((x - y) ** 2)), rtol=1e-12)
+        # the ambient ball of radius ambient_radius(c, r) holds the geodesic ball B_r(c)
+        c, r = x[0], 0.4
+        v = manifold.random_tangent(np.broadcast_to(c, x.shape), rng)
+        v *= manifold.pointwise(r * rng.uniform(size=50) / manifold.norm(c, v))
+        inside = manifold.exp(c, v)
+        gap = np.linalg.norm(manifold.embed(inside) - manifold.embed(c), axis=-1)
+        assert np.all(gap <= manifold.ambient_radius(c, r) * (1 + 1e-12))
+
     def test_distances_within_the_diameter(self, manifold, rng):
         x, y = manifold.random_point(200, rng), manifold.random_point(200, rng)
         d = manifold.dist(x, y)
