@@ -34,6 +34,7 @@ from .exceptions import (
     PrivacyLeakWarning,
 )
 from .learning import GeodesicRegression, frechet_mean
+from .learning.regression import regression_gradient
 from .manifolds import SPD, Euclidean, Hyperbolic, Sphere
 from .mechanisms import (
     AmbientLaplace,
@@ -49,6 +50,7 @@ from .mechanisms.kng import (
     exact_support_available,
     frechet_mean_exact,
     refined_chart_available,
+    refined_joint_available,
     regression_footpoints_many,
     regression_gradient_bounds,
     regression_joint_exact,
@@ -614,12 +616,19 @@ def _geodesic_regression_releases(
         delta_j = float(np.hypot(delta_p, delta_v))
         sigma_factor = 2.0 if sigma_rule == "rigorous" else 1.0
         smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
+        refined = (refined_joint_available(m) and foot_support is not None
+                   and clip is not None and speed_cap is not None)
+        predicted = (len(budgets) * predicted_joint_kng_work(
+            m, foot_support[1], speed_cap, tau, smallest_sigma, int(y.shape[0]),
+            n_footpoints * n_vectors) if refined and mode == "strict" and sampler == "auto"
+            else None)
         use_exact = _choose_exact(
             m, sampler, mode, clip=clip, speed_cap=speed_cap,
             g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
                    if clip is not None and speed_cap is not None else None),
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
-            what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1)
+            what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
+            predicted_work=predicted, refined=refined)
         if p_hat is None:
             p_hat, v_start = _public_start(m, foot_support)
         releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
@@ -773,10 +782,17 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     out["exact_possible"] = bool(exact_support_available(m))
     out["worst_case_proposals"] = worst_case_proposals(g_max, sigma)
     out["work"] = exact_work(g_max, sigma, n, draws)
+    refined = refined_joint_available(m) and tau_m is not None
+    predicted = (predicted_joint_kng_work(m, float(tau_m) + tau, max_speed, tau, sigma, int(n),
+                                          draws)
+                 if refined and sampler == "auto" else None)
+    if predicted is not None:
+        out["predicted_work"] = predicted
     # The release's own decision rule (_choose_exact), without its warning or error.
     out["exact"] = out["exact_possible"] and _choose_exact(
         m, sampler, mode, clip=tau, speed_cap=max_speed, g_max=g_max, sigma=sigma, n=int(n),
-        draws=draws, what="plan", stacklevel=2, warn=False)
+        draws=draws, what="plan", stacklevel=2, warn=False, predicted_work=predicted,
+        refined=refined)
     out["guarantee"] = "private" if out["exact"] else "approximately private"
     return out
 
@@ -796,6 +812,37 @@ def predicted_frechet_kng_work(manifold, center, radius, sigma, n, draws):
                                            draws=draws)
     weight = _TERM_COST.get(type(manifold).__name__, 10.0)
     return (cells + draws * per_draw) * float(n) * weight
+
+
+def predicted_joint_kng_work(manifold, radius, max_norm, tau, sigma, n, draws):
+    """Public prediction of an exact (refined-envelope) joint regression release's work in
+    gradient terms, ``(envelope cells + draws x proposals per draw) x n``.
+
+    The envelope is built for a model data set with the release's public inputs only: at most
+    64 covariates evenly spread on [0, 1] and responses on a flat line through the ball's
+    centre (a target as concentrated as real data's, whose gradient also vanishes at the
+    fit). The data's own envelope differs (a timing side channel, not a change of the output's
+    law); this only says before sampling whether the request is within reach.
+    """
+    from .sampling.envelope import (
+        ProductBallDomain,
+        RefinedEnvelope,
+        regression_joint_lipschitz,
+    )
+
+    k = int(min(int(n), 64))
+    t = (np.arange(k) + 0.5) / k
+    y = np.zeros((k, *manifold.point_shape))
+
+    def model(z):
+        gp, gv = regression_gradient(manifold, z[:, 0], z[:, 1], t, y, tau=tau)
+        return np.sqrt(manifold.norm(z[:, 0], gp) ** 2 + manifold.norm(z[:, 0], gv) ** 2)
+
+    env = RefinedEnvelope(None, None, model, regression_joint_lipschitz(t), sigma,
+                          domain=ProductBallDomain(np.zeros(manifold.dim), radius, max_norm),
+                          n_terms=k, draws=draws)
+    per_draw = 1.0 / max(env.acceptance_lower_bound(), 1e-300)
+    return (env.centers.shape[0] + float(draws) * per_draw) * float(n)
 
 
 def exact_work(g_max, sigma, n, draws):

@@ -192,6 +192,90 @@ class BallDomain:
         return self.chart.log_jacobian(u)
 
 
+def regression_joint_lipschitz(t):
+    r"""Lipschitz constant of :math:`z \mapsto \|\nabla_z E(z)\|` for joint regression in
+    :math:`\mathbb{R}^d`, :math:`z = (p, v)`, with residuals clipped to norm τ.
+
+    The clipped energy's gradient (paper 002, eqs. 5-8, flat case: :math:`d_p Exp = I`,
+    :math:`d_v Exp = t I`) is :math:`G(z) = -\frac1n \sum_i B_i^\top \Pi_\tau(y_i - B_i z)`
+    with :math:`B_i z = p + t_i v` and :math:`\Pi_\tau` the projection onto the ball of radius
+    τ, which is non-expansive. :math:`\|B_i\| = \sqrt{1 + t_i^2}`, hence
+    :math:`\|G(z) - G(z')\| \le \frac1n \sum_i (1 + t_i^2) \|z - z'\|`, and the norm
+    :math:`g = \|G\|` is Lipschitz with the same constant (at most 2 for covariates rescaled
+    to [0, 1]). The Sasaki metric of :math:`T\mathbb{R}^d` is the flat metric of
+    :math:`\mathbb{R}^{2d}`, the one the KNG density uses. The bound holds on all of
+    :math:`\mathbb{R}^{2d}`, so envelope anchors may lie anywhere.
+
+    Parameters
+    ----------
+    t : array, shape ``(n,)``
+        Covariates rescaled to [0, 1].
+
+    Returns
+    -------
+    float
+    """
+    t = np.asarray(t, dtype=float)
+    return float(1.0 + np.mean(t * t))
+
+
+class ProductBallDomain:
+    r"""The support :math:`B_R(c) \times \{\|v\| \le V\}` of a joint KNG in
+    :math:`\mathbb{R}^d`, in coordinates :math:`u = (p - c, v) \in \mathbb{R}^{2d}`.
+
+    A product of balls is convex and its projection is the blockwise one (non-expansive), as
+    :class:`RefinedEnvelope` needs. Points are returned stacked ``(m, 2, d)`` (``[:, 0]``
+    footpoints, ``[:, 1]`` vectors), the layout of the joint mechanism. The volume density is 1.
+
+    Parameters
+    ----------
+    center : array, shape ``(d,)``
+    radius : float
+        Footpoint ball radius R.
+    max_norm : float
+        Shooting-vector bound V.
+    """
+
+    def __init__(self, center, radius, max_norm):
+        self.center = np.asarray(center, dtype=float).reshape(-1)
+        self.d = self.center.size
+        self.radius, self.max_norm = float(radius), float(max_norm)
+        self.dim = 2 * self.d
+        self.exp_lip = 1.0
+        self.half_width = np.array([self.radius] * self.d + [self.max_norm] * self.d)
+
+    def _blocks(self):
+        return ((slice(0, self.d), self.radius), (slice(self.d, self.dim), self.max_norm))
+
+    def inside(self, u):
+        return np.all([np.linalg.norm(u[:, sl], axis=-1) <= r for sl, r in self._blocks()],
+                      axis=0)
+
+    def misses(self, centers, half):
+        """Cubes that do not meet the domain (exact: a cube's nearest point to each block's
+        centre is the coordinatewise clamp)."""
+        gap = np.maximum(np.abs(centers) - half[:, None], 0.0)
+        return np.any([np.linalg.norm(gap[:, sl], axis=-1) > r for sl, r in self._blocks()],
+                      axis=0)
+
+    def project(self, c):
+        out = np.array(c, dtype=float)
+        for sl, r in self._blocks():
+            nn = np.linalg.norm(c[:, sl], axis=-1)
+            out[:, sl] = c[:, sl] * np.minimum(1.0, r / np.where(nn > 0, nn, 1.0))[:, None]
+        return out
+
+    def log_jacobian_bounds(self, centers, half):
+        zero = np.zeros(centers.shape[0])
+        return zero, zero
+
+    def to_point(self, u):
+        return np.stack([self.center + u[:, :self.d], u[:, self.d:]], axis=1)
+
+    def log_jacobian(self, u):
+        return np.zeros(u.shape[0])
+
+
 class RefinedEnvelope:
     """Piecewise envelope of ``exp(-g/sigma)`` on ``B_radius(center)`` in normal coordinates.
 
@@ -205,6 +289,14 @@ class RefinedEnvelope:
         A proven Lipschitz constant of ``g`` on the ball.
     sigma : float
     max_cells : int
+    n_terms : int
+        Data terms per gradient evaluation (sizes the batches).
+    draws : int
+        Draws the envelope will serve (the refinement stops once more cells would cost more
+        gradient evaluations than the proposals they save).
+    domain : BallDomain or ProductBallDomain, optional
+        The support in coordinates; default the ball ``radius`` of ``chart`` (``chart`` and
+        ``radius`` are unused when a domain is given).
     """
 
     def __init__(self, chart, radius, gradient_norm, lipschitz, sigma, *, max_cells=MAX_CELLS,
@@ -268,7 +360,7 @@ class RefinedEnvelope:
             # they save: expected proposals are at most draws x total / lower mass.
             low_total = max(total - total_excess, 1e-300)
             if (total - total_excess >= 0.25 * total or room < 1
-                    or 4.0 * self.draws * total / low_total < self.centers.shape[0]):
+                    or 4.0 * self.draws * total < self.centers.shape[0] * low_total):
                 break
             order = np.argsort(excess)[::-1]
             cum = np.cumsum(excess[order])
@@ -366,6 +458,6 @@ def refined_worst_case(dim, radius, exp_lip, lipschitz, sigma, max_cells=MAX_CEL
     return float(per_dim**dim), 4.0 * math.exp(min(2.0 * lipschitz * h / sigma, 700.0))
 
 
-__all__ = ["MAX_CELLS", "BallDomain", "NormalChart", "RefinedEnvelope",
-           "frechet_gradient_lipschitz",
+__all__ = ["MAX_CELLS", "BallDomain", "NormalChart", "ProductBallDomain", "RefinedEnvelope",
+           "frechet_gradient_lipschitz", "regression_joint_lipschitz",
            "predict_refined_cost", "refined_worst_case"]
