@@ -1,0 +1,510 @@
+"""Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_int, check_positive
+from ..data.synthetic import default_center
+from ..exceptions import (
+    ExactSamplingUnavailable,
+)
+from ..learning import GeodesicRegression
+from ..manifolds import SPD, Euclidean, Hyperbolic, Sphere
+from ..mechanisms import (
+    Ball,
+    KNormGradient,
+)
+from ..mechanisms.base import check_manifold
+from ..mechanisms.kng import (
+    refined_joint_available,
+    regression_footpoints_many,
+    regression_gradient_bounds,
+    regression_joint_exact,
+    regression_joint_many,
+    regression_vectors_many,
+)
+from ..sensitivity import (
+    geodesic_regression_sensitivity,
+)
+from ..settings import check_limit
+from ._common import (
+    _assumption,
+    _check_mode,
+    _check_responses,
+    _resolve_rng,
+    _warn_paper_mode,
+    project_to_ball,
+)
+from .planning import _choose_exact, predicted_joint_kng_work
+from .record import (
+    MCMC_CAVEAT,
+    PAPER_CAVEAT,
+    SAMPLERS,
+    SCHEMES,
+    SEEDED_CAVEAT,
+    SEQUENTIAL_CAVEAT,
+    SEQUENTIAL_STRICT_CAVEAT,
+    Release,
+)
+
+
+# ---------------------------------------------------------------------- regression
+def private_geodesic_regression(
+    manifold,
+    x,
+    y,
+    *,
+    eps_p,
+    eps_v,
+    tau=None,
+    covariate_range=None,
+    tau_m=None,
+    n_vectors=1,
+    mode="strict",
+    rng=None,
+    center=None,
+    n_footpoints=1,
+    max_speed=None,
+    chain_length=2000,
+    burn_in=1000,
+    scheme=None,
+    sampler="auto",
+):
+    r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
+
+    First ``n_footpoints`` private footpoints :math:`\tilde p` are drawn by KNG on
+    :math:`p \mapsto E(p, \Gamma_{\hat p \to p}\hat v)` with budget ``eps_p``; then at each,
+    ``n_vectors`` private shooting vectors by KNG on :math:`v \mapsto E(\tilde p, v)` with budget
+    ``eps_v``. One geodesic costs ``eps_p + eps_v``; publishing every draw costs
+    ``n_footpoints * eps_p + n_footpoints * n_vectors * eps_v`` (the ``epsilon`` reported).
+
+    Parameters
+    ----------
+    manifold : Manifold
+    x : array-like, shape (n,)
+        Covariates.
+    y : array-like, shape (n, *point_shape)
+        Responses.
+    eps_p, eps_v : float
+        Budgets of the footpoint and of each shooting vector.
+    tau : float
+        Public bound on residual norms; residuals are clipped to it (required in strict mode).
+    covariate_range : (float, float)
+        Public range of the covariate; x is clipped to it and mapped to [0, 1] (strict: required).
+    tau_m : float
+        Radius of a public ball ``B_{tau_m}(center)`` holding the responses (required in strict
+        mode on non-compact manifolds and whenever the curvature can be negative).
+    n_vectors, n_footpoints : int
+        Number of private shooting vectors per footpoint and of footpoints.
+    mode : {"strict", "paper"}
+    rng : None, int or Generator
+        None uses OS entropy (required for publication); a seed gives a reproducible demo.
+    center : array, optional
+        Centre m0 of the public ball (default: origin of R^d, identity of SPD).
+    max_speed : float, optional
+        Public bound on the shooting-vector norm, the support of the vector mechanism
+        (default: the diameter on compact spaces, 2 (tau_m + tau) otherwise, paper 002 app. C).
+    chain_length, burn_in : int
+        Metropolis-Hastings settings where no exact sampler exists.
+    scheme : {None, "joint", "sequential"}
+        ``"joint"`` (default in strict mode): one KNG on the tangent bundle over (p, v) with the
+        stacked gradient, sensitivity :math:`\sqrt{\Delta_p^2 + \Delta_v^2}` and budget
+        ``eps_p + eps_v`` per geodesic (DESIGN §8, §12); ``n_footpoints * n_vectors``
+        independent pairs are drawn and returned as footpoints ``(n_draws, *point_shape)`` with
+        one vector each ``(n_draws, 1, *point_shape)``. ``"sequential"`` (default in paper
+        mode, the papers' scheme): footpoints by KNG with budget ``eps_p``, then vectors by KNG
+        with budget ``eps_v``; its footpoint stage evaluates the gradient at the data's own
+        shooting vector, outside the sensitivity proof, so a strict sequential release is
+        labelled not private.
+    sampler : {"auto", "exact", "mcmc"}
+        ``"exact"``: rejection sampling from uniform proposals (δ = 0,
+        :mod:`dpcore.sampling.rejection`); raises :class:`~dpcore.exceptions.
+        ExactSamplingUnavailable` before sampling where no exact sampler exists.
+        ``"mcmc"``: Metropolis-Hastings, labelled "approximately private". ``"auto"``: exact
+        in strict mode when its public worst-case cost is within the ``max_exact_work`` limit
+        (:mod:`dpcore.settings`), else MCMC with an
+        :class:`~dpcore.exceptions.ApproximatePrivacyWarning`; paper mode uses MCMC as the
+        papers did.
+
+    Returns
+    -------
+    Release
+        ``values``: ``footpoint`` (shape ``(n_footpoints, *point_shape)``, at the lower end of the
+        covariate range), ``shooting_vector`` (``(n_footpoints, n_vectors, *point_shape)``,
+        velocity per unit of the rescaled covariate), ``intercept`` and ``coef`` in the original
+        covariate units (as :class:`~dpcore.learning.GeodesicRegression`).
+    """
+    eps_p = check_positive(eps_p, "eps_p")
+    eps_v = check_positive(eps_v, "eps_v")
+    return _geodesic_regression_releases(
+        manifold, x, y, [(eps_p, eps_v)], tau=tau, covariate_range=covariate_range,
+        tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
+        n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
+        burn_in=burn_in, scheme=scheme, sampler=sampler, stacklevel=3,
+    )[0]
+
+
+def private_geodesic_regression_budgets(manifold, x, y, *, budgets, **kwargs):
+    r"""One :func:`private_geodesic_regression` release per budget pair, sampled together.
+
+    The budget pairs share the data, the non-private fit, the bounds and the sensitivities;
+    their Metropolis-Hastings chains run as one batched array with one step-size group per
+    budget, which is several times faster than separate calls when many budgets are compared
+    on one data set (budget-split studies). Each returned release is distributed exactly as the
+    release of a separate call (only the random stream differs), with its own diagnostics.
+
+    Every release is a separate use of the data: publishing several of them costs the sum of
+    their ε (sequential composition).
+
+    Parameters
+    ----------
+    budgets : sequence of (eps_p, eps_v)
+        The budget pairs.
+    **kwargs
+        As for :func:`private_geodesic_regression` (all but ``eps_p`` and ``eps_v``).
+
+    Returns
+    -------
+    list of Release
+        One per budget pair, in order.
+    """
+    pairs = [(check_positive(p, "eps_p"), check_positive(v, "eps_v")) for p, v in budgets]
+    if not pairs:
+        raise ValueError("`budgets` must hold at least one (eps_p, eps_v) pair.")
+    return _geodesic_regression_releases(manifold, x, y, pairs, stacklevel=3, **kwargs)
+
+
+def _geodesic_regression_releases(
+    manifold,
+    x,
+    y,
+    budgets,
+    *,
+    tau=None,
+    covariate_range=None,
+    tau_m=None,
+    n_vectors=1,
+    mode="strict",
+    rng=None,
+    center=None,
+    n_footpoints=1,
+    max_speed=None,
+    chain_length=2000,
+    burn_in=1000,
+    scheme=None,
+    sampler="auto",
+    stacklevel=2,
+):
+    """Body of :func:`private_geodesic_regression` for validated budget pairs."""
+    m = check_manifold(manifold)
+    mode = _check_mode(mode)
+    if scheme is None:
+        scheme = "joint" if mode == "strict" else "sequential"
+    if scheme not in SCHEMES:
+        raise ValueError(f"`scheme` must be one of {SCHEMES}, got {scheme!r}.")
+    if sampler not in SAMPLERS:
+        raise ValueError(f"`sampler` must be one of {SAMPLERS}, got {sampler!r}.")
+    n_vectors = check_int(n_vectors, "n_vectors")
+    n_footpoints = check_int(n_footpoints, "n_footpoints")
+    check_limit("max_replicates", n_footpoints * n_vectors)
+    check_limit("max_chain_length", check_int(chain_length, "chain_length"))
+    check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
+    y = _check_responses(m, y)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (y.shape[0],):
+        raise ValueError(f"`x` must have shape ({y.shape[0]},) to match `y`, got {x.shape}.")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("`x` contains NaN or infinite values.")
+    gen, seeded = _resolve_rng(rng)
+    kappa_low = m.curvature_bounds[0]
+    needs_ball = kappa_low < 0 or not m.is_compact
+    assumptions, caveats, leaks = {}, [SEQUENTIAL_CAVEAT], []
+
+    # --- covariate range -------------------------------------------------------------
+    if covariate_range is None:
+        if mode == "strict":
+            raise ValueError("Strict mode needs a public `covariate_range=(low, high)`.")
+        covariate_range = (float(x.min()), float(x.max()))
+        leaks.append("covariate_range")
+        source = "data"
+    else:
+        source = "public"
+    lo, hi = (float(c) for c in covariate_range)
+    if not hi > lo:
+        raise ValueError(f"`covariate_range` must satisfy low < high, got {(lo, hi)}.")
+    assumptions["covariate_range"] = _assumption([lo, hi], source)
+    t = (np.clip(x, lo, hi) - lo) / (hi - lo)
+
+    # --- public ball for the responses ------------------------------------------------
+    if center is None:
+        center = default_center(m) if isinstance(m, (Euclidean, SPD, Hyperbolic)) else None
+        center_source = "public default"
+    else:
+        center = np.asarray(center, dtype=float)
+        center_source = "public"
+    if needs_ball:
+        if center is None:
+            raise ValueError(f"Pass a public `center` for the response ball on {m!r}.")
+        if tau_m is None:
+            if mode == "strict":
+                raise ValueError(
+                    f"Strict mode on {m!r} needs `tau_m`, the radius of a public ball about "
+                    "`center` holding the responses."
+                )
+            tau_m = float(np.max(m.dist(y, center)))
+            leaks.append("tau_m")
+            assumptions["tau_m"] = _assumption(tau_m, "data")
+        else:
+            tau_m = check_positive(tau_m, "tau_m")
+            assumptions["tau_m"] = _assumption(tau_m, "public")
+            if mode == "strict":
+                y = project_to_ball(m, y, center, tau_m)
+        assumptions["center"] = _assumption(np.asarray(center), center_source)
+
+    if tau is None and mode == "strict":
+        raise ValueError("Strict mode needs a public residual bound `tau`.")
+    # --- non-private fit: paper mode's chains and bounds start from it; a strict joint
+    # release never touches it (no data-dependent refusal, no chain started at the estimate).
+    p_hat = v_hat = None
+    if mode == "paper" or scheme == "sequential":
+        fit = GeodesicRegression(m, covariate_range=(0.0, 1.0), tol=1e-8).fit(t, y)
+        p_hat, v_hat = fit.footpoint_, fit.shooting_vector_
+
+    # --- residual bound -----------------------------------------------------------------
+    if tau is None:
+        tau = float(np.max(m.dist(m.exp(p_hat, m.pointwise(t) * v_hat), y)))
+        tau = max(tau, 1e-12)
+        leaks.append("tau")
+        assumptions["tau"] = _assumption(tau, "data", "largest residual of the non-private fit")
+    else:
+        tau = check_positive(tau, "tau")
+        assumptions["tau"] = _assumption(
+            tau, "public", "residuals clipped to this norm" if mode == "strict" else None
+        )
+    clip = tau if mode == "strict" else None
+
+    delta_p, delta_v = geodesic_regression_sensitivity(
+        y.shape[0], tau, kappa_low, tau_m if kappa_low < 0 else None
+    )
+    sigma_rule = "rigorous" if mode == "strict" else "paper"
+
+    # --- supports -----------------------------------------------------------------------
+    if max_speed is None:
+        max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
+        speed_source = "derived" if mode == "strict" else "derived from data bounds"
+    else:
+        max_speed = check_positive(max_speed, "max_speed")
+        speed_source = "public"
+    foot_support = None
+    if needs_ball:
+        foot_support = (center, tau_m + tau)
+        assumptions["footpoint_support"] = _assumption(
+            tau_m + tau, "derived", "footpoints restricted to B_{tau_m + tau}(center), app. C"
+        )
+    if mode == "strict":
+        assumptions["max_speed"] = _assumption(max_speed, speed_source,
+                                               "shooting vectors restricted to this norm")
+    speed_cap = max_speed if mode == "strict" else None
+    v_start = None
+    if p_hat is not None:
+        v_norm = float(m.norm(p_hat, v_hat))
+        v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
+            0.999 * speed_cap / v_norm)
+
+    common = dict(lo=lo, hi=hi, mode=mode, seeded=seeded, assumptions=assumptions,
+                  n=int(y.shape[0]), kappa_low=kappa_low)
+    if scheme == "joint":
+        delta_j = float(np.hypot(delta_p, delta_v))
+        sigma_factor = 2.0 if sigma_rule == "rigorous" else 1.0
+        smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
+        refined = (refined_joint_available(m) and foot_support is not None
+                   and clip is not None and speed_cap is not None)
+        predicted = (len(budgets) * predicted_joint_kng_work(
+            m, foot_support[1], speed_cap, tau, smallest_sigma, int(y.shape[0]),
+            n_footpoints * n_vectors) if refined and mode == "strict" and sampler == "auto"
+            else None)
+        use_exact = _choose_exact(
+            m, sampler, mode, clip=clip, speed_cap=speed_cap,
+            g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
+                   if clip is not None and speed_cap is not None else None),
+            sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
+            what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
+            predicted_work=predicted, refined=refined)
+        if p_hat is None:
+            p_hat, v_start = _public_start(m, foot_support)
+        releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
+                                   delta_v=delta_v, sigma_rule=sigma_rule, clip=clip,
+                                   foot_support=foot_support, speed_cap=speed_cap,
+                                   n_draws=n_footpoints * n_vectors, chain_length=chain_length,
+                                   burn_in=burn_in, exact=use_exact,
+                                   caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
+                                   **common)
+        _warn_paper_mode(mode, leaks, stacklevel + 1)
+        return releases
+    if sampler == "exact":
+        raise ExactSamplingUnavailable(
+            "The sequential scheme has no exact sampler (its footpoint stage is not covered by "
+            "the sensitivity proof either); use scheme='joint' for an exact, private release.")
+    if mode == "strict":
+        caveats = [SEQUENTIAL_STRICT_CAVEAT]
+
+    # --- footpoints and shooting vectors, all budgets in one sampler run per stage -------
+    kng_p = [KNormGradient(manifold=m, epsilon=ep, sensitivity=delta_p, sigma_rule=sigma_rule,
+                           chain_length=chain_length, burn_in=burn_in) for ep, _ in budgets]
+    kng_v = [KNormGradient(manifold=m, epsilon=ev, sensitivity=delta_v, sigma_rule=sigma_rule,
+                           chain_length=chain_length, burn_in=burn_in) for _, ev in budgets]
+    foot_shape = (n_footpoints, *m.point_shape)
+    exact_path = isinstance(m, Euclidean) and clip is None
+    if exact_path or len(budgets) == 1:
+        feet = [k.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
+                                       tau=clip, support=foot_support) for k in kng_p]
+    else:
+        ball = None if foot_support is None else Ball.make(m, *foot_support)
+        feet = regression_footpoints_many(kng_p, t, y, p_hat, v_start, size=n_footpoints,
+                                          rng=gen, tau=clip, support=ball)
+    footpoints = [np.asarray(f.values).reshape(foot_shape) for f in feet]
+    v_inits = [m.transport(np.broadcast_to(p_hat, fp.shape), fp, v_start) for fp in footpoints]
+    if exact_path or len(budgets) == 1:
+        vecs = [k.regression_vector(t, y, fp, vi, size=n_vectors, rng=gen, tau=clip,
+                                    max_norm=speed_cap)
+                for k, fp, vi in zip(kng_v, footpoints, v_inits, strict=True)]
+    else:
+        vecs = regression_vectors_many(kng_v, t, y, np.concatenate(footpoints),
+                                       np.concatenate(v_inits), n_vectors, gen, tau=clip,
+                                       max_norm=speed_cap)
+    _warn_paper_mode(mode, leaks, stacklevel + 1)
+    releases = []
+    for (eps_p, eps_v), fp, kp, kv, foot, vec in zip(budgets, footpoints, kng_p, kng_v, feet,
+                                                     vecs, strict=True):
+        vectors = np.asarray(vec.values).reshape((n_footpoints, n_vectors, *m.point_shape))
+        guarantee_p = kp.guarantee(exact=foot.exact)
+        guarantee_v = kv.guarantee(exact=vec.exact)
+        n_draws_v = n_footpoints * n_vectors
+        releases.append(_regression_release(
+            m, fp, vectors, eps_p=eps_p, eps_v=eps_v, mechanism="kng_sequential",
+            epsilon=n_footpoints * eps_p + n_draws_v * eps_v,
+            delta=n_footpoints * guarantee_p["delta"] + n_draws_v * guarantee_v["delta"],
+            exact=bool(foot.exact and vec.exact),
+            delta_note=guarantee_p["delta_note"] or guarantee_v["delta_note"],
+            sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
+            sigma={"footpoint": kp.sigma, "shooting_vector": kv.sigma},
+            diagnostics={
+                "footpoint": {**foot.diagnostics, "exact": foot.exact, "sampler": foot.sampler},
+                "shooting_vector": {**vec.diagnostics, "exact": vec.exact,
+                                    "sampler": vec.sampler},
+            },
+            caveats=list(caveats), sigma_rule=guarantee_p["sigma_rule"],
+            draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)",
+            coverage="sequential", **common,
+        ))
+    return releases
+
+
+def _public_start(m, foot_support):
+    """A data-independent chain start ``(p, 0)`` for strict-mode MCMC: the public centre."""
+    if foot_support is not None:
+        p0 = np.asarray(foot_support[0], dtype=float)
+    elif isinstance(m, Sphere):
+        p0 = np.eye(m.dim + 1)[-1]
+    else:
+        p0 = m.random_point(rng=np.random.default_rng(0))
+    return p0, np.zeros_like(p0)
+
+
+
+def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
+                    clip, foot_support, speed_cap, n_draws, chain_length, burn_in, caveats,
+                    exact=False, **common):
+    """Releases of ``scheme="joint"``: one KNG over (p, v) per budget pair, all in one run."""
+    delta_j = float(np.hypot(delta_p, delta_v))
+    kng = [KNormGradient(manifold=m, epsilon=ep + ev, sensitivity=delta_j,
+                         sigma_rule=sigma_rule, chain_length=chain_length, burn_in=burn_in)
+           for ep, ev in budgets]
+    ball = None if foot_support is None else Ball.make(m, *foot_support)
+    if exact:
+        draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
+                                       support=ball, max_norm=speed_cap)
+    elif isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
+        draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
+    else:
+        draws = regression_joint_many(kng, t, y, p_hat, v_start, size=n_draws, rng=gen,
+                                      tau=clip, support=ball, max_norm=speed_cap)
+    releases = []
+    for (eps_p, eps_v), k, res in zip(budgets, kng, draws, strict=True):
+        values = np.asarray(res.values)
+        g = k.guarantee(exact=res.exact)
+        releases.append(_regression_release(
+            m, values[:, 0], values[:, 1][:, None], eps_p=eps_p, eps_v=eps_v,
+            mechanism="kng_joint", epsilon=n_draws * (eps_p + eps_v), delta=n_draws * g["delta"],
+            exact=res.exact, delta_note=g["delta_note"],
+            sensitivity={"joint": delta_j, "footpoint": delta_p, "shooting_vector": delta_v},
+            sigma={"joint": k.sigma},
+            diagnostics={"joint": {**res.diagnostics, "exact": res.exact,
+                                   "sampler": res.sampler}},
+            caveats=list(caveats), sigma_rule=g["sigma_rule"],
+            draws=f"{n_draws} (footpoint, vector) pair(s)",
+            coverage="proven" if res.exact else "mcmc", **common,
+        ))
+    return releases
+
+
+def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsilon, delta,
+                        exact, delta_note, sensitivity, sigma, diagnostics, caveats, sigma_rule,
+                        draws, lo, hi, mode, seeded, assumptions, n, kappa_low, coverage):
+    """The :class:`Release` of one budget pair from its footpoints ``(m, *ps)`` and vectors
+    ``(m, r, *ps)`` (rescaled covariate units)."""
+    n_footpoints, n_vectors = vectors.shape[:2]
+    # --- back to the original covariate units (as GeodesicRegression does) ----------------
+    fp_b = np.broadcast_to(footpoints[:, None], vectors.shape)
+    intercepts = m.exp(fp_b, (-lo / (hi - lo)) * vectors)
+    coefs = m.transport(fp_b, intercepts, vectors) / (hi - lo)
+    if not exact:
+        caveats.append(MCMC_CAVEAT)
+        delta = None
+        if coverage == "proven":
+            coverage = "mcmc"
+    if n_footpoints > 1 or n_vectors > 1:
+        caveats.append(
+            f"{draws} drawn: each geodesic costs epsilon_p + epsilon_v = {eps_p + eps_v:g}; "
+            f"publishing all of them costs epsilon = {epsilon:g}."
+        )
+    if seeded:
+        caveats.append(SEEDED_CAVEAT)
+    if mode == "paper":
+        caveats.append(PAPER_CAVEAT)
+    return Release(
+        values={
+            "footpoint": footpoints,
+            "shooting_vector": vectors,
+            "intercept": intercepts,
+            "coef": coefs,
+        },
+        mechanism=mechanism,
+        epsilon=float(epsilon),
+        delta=None if delta is None else float(delta),
+        mu=None,
+        sensitivity=sensitivity,
+        sigma=sigma,
+        assumptions=dict(assumptions),
+        diagnostics=diagnostics,
+        mode=mode,
+        seeded=seeded,
+        caveats=caveats,
+        coverage=coverage,
+        details={
+            "scheme": "joint" if mechanism == "kng_joint" else "sequential",
+            "epsilon_p": eps_p,
+            "epsilon_v": eps_v,
+            "epsilon_per_geodesic": eps_p + eps_v,
+            "n": n,
+            "n_footpoints": n_footpoints,
+            "n_vectors": n_vectors,
+            "sigma_rule": sigma_rule,
+            "kappa_low": kappa_low,
+            "manifold": repr(m),
+        },
+    )
+
+
