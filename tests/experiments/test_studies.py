@@ -294,10 +294,11 @@ class TestRecordedFailures:
         def broken(*args, **kwargs):
             raise ValueError("`init` contains NaN or infinite values.")
 
-        import dpcore.experiments.studies as studies_module
+        import dpcore.experiments.studies.sweeps as sweeps_module
 
         monkeypatch.setattr(budget_module, "private_geodesic_regression_budgets", broken)
-        monkeypatch.setattr(studies_module, "private_geodesic_regression", broken)
+        # Patched where the sweep's cells look it up.
+        monkeypatch.setattr(sweeps_module, "private_geodesic_regression", broken)
         x, y = make_regression_data(SPD(2), 20, rng=1)
         df = real_data_budget_sweep(SPD(2), x, y, on_error="record", **self.KW)
         assert df["failed"].all()
