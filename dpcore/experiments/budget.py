@@ -224,6 +224,7 @@ def budget_sweep(
     chain_length=1000,
     burn_in=500,
     progress=None,
+    cells=None,
     **release_kwargs,
 ):
     r"""Utility of private geodesic regression across budget splits and sample sizes.
@@ -277,6 +278,11 @@ def budget_sweep(
         batch: the budget pairs of one data set run as one batched sampler run (in chunks of at
         most 2000 chains). Meant for a progress bar. With ``n_jobs > 1`` results arrive in
         order, so the calls lag a little.
+    cells : iterable of (n, replicate), optional
+        Compute only these cells of the sweep (default: all). Every cell keeps the seeds it
+        has in the whole sweep, so the rows of separate calls over a partition of the cells,
+        concatenated and sorted, equal the rows of one call (the dashboard runs a sweep cell by
+        cell to show progress and to stop between cells).
     **release_kwargs
         Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
         ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
@@ -334,6 +340,15 @@ def budget_sweep(
     check_limit("max_chain_length", chain_length)
     check_limit("max_burn_in", burn_in)
 
+    wanted = None
+    if cells is not None:
+        wanted = set()
+        for n, rep in cells:
+            if int(n) not in sizes or not 0 <= int(rep) < replicates:
+                raise ValueError(f"`cells` holds ({n}, {rep}), which is not a cell of this "
+                                 f"sweep (sample sizes {sizes}, {replicates} replicate(s)).")
+            wanted.add((sizes.index(int(n)), int(rep)))
+
     root = _seed_sequence(rng)
     data_root, cell_root = root.spawn(2)
     if data_rng is not None:
@@ -343,6 +358,8 @@ def budget_sweep(
     datasets, nonprivate = {}, {}
     for i, n in enumerate(sizes):
         for rep in range(replicates):
+            if wanted is not None and (i, rep) not in wanted:
+                continue
             x, y = make_regression_data(manifold, n, noise=noise,
                                         rng=data_seeds[i * replicates + rep])
             datasets[i, rep] = (x, y)
@@ -355,6 +372,10 @@ def budget_sweep(
     groups = [(i, rep, chunk) for i in range(len(sizes)) for rep in range(replicates)
               for chunk in chunks]
     group_seeds = cell_root.spawn(len(groups))
+    if wanted is not None:
+        keep = [k for k, (i, rep, _) in enumerate(groups) if (i, rep) in wanted]
+        groups = [groups[k] for k in keep]
+        group_seeds = [group_seeds[k] for k in keep]
     settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs))
     jobs = [(manifold, *datasets[i, rep], pairs[list(chunk)], seed, *settings)
             for (i, rep, chunk), seed in zip(groups, group_seeds, strict=True)]
@@ -374,7 +395,7 @@ def budget_sweep(
             mse_of[i, rep, k] = value
         done += len(chunk)
         if progress is not None:
-            progress(done / (len(sizes) * replicates * len(pairs)))
+            progress(done / (len(datasets) * len(pairs)))
     keys = sorted(mse_of)
     mses = [mse_of[key] for key in keys]
 

@@ -201,3 +201,22 @@ def test_release_mse_stays_finite_for_covariates_beyond_the_public_range():
     with np.errstate(all="ignore"):
         extended = release_mse(m, rel, x, data.y, clip_covariates=False)
     assert not np.allclose(extended, mse)
+
+
+def test_cells_partition_gives_the_rows_of_one_call():
+    """budget_sweep(cells=...) keeps every cell's seeds: the cells run one by one, concatenated
+    and sorted, equal one call; a cell outside the sweep is refused."""
+    kw = dict(sample_sizes=[8, 10], split="equal", totals=[0.5, 1.0], replicates=2, rng=3,
+              n_footpoints=1, n_vectors=1, chain_length=5, burn_in=5)
+    whole = budget_sweep(Sphere(2), **kw)
+    parts = pd.concat([budget_sweep(Sphere(2), cells=[(n, r)], **kw)
+                       for n in (8, 10) for r in (0, 1)])
+    parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
+                              ignore_index=True)
+    pd.testing.assert_frame_equal(parts, whole)
+    two = budget_sweep(Sphere(2), cells=[(10, 1), (8, 0)], **kw)
+    pd.testing.assert_frame_equal(
+        two, whole[((whole.n == 10) & (whole.replicate == 1))
+                   | ((whole.n == 8) & (whole.replicate == 0))].reset_index(drop=True))
+    with pytest.raises(ValueError, match="not a cell"):
+        budget_sweep(Sphere(2), cells=[(9, 0)], **kw)

@@ -1,6 +1,7 @@
 """Page logic of the Budget split page: the simulation's settings, its units of work (run
-chunk by chunk so the page can show progress; each chunk is one call of
-:func:`dpcore.experiments.budget_sweep`), and its table and CSV."""
+cell by cell so the page can show progress; each cell is a call of
+:func:`dpcore.experiments.budget_sweep` with ``cells=``, and the cells of a view together equal
+one call, :func:`view_sweep`), and its table and CSV."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ __all__ = [
     "summarize",
     "SWEEP_CAPS",
     "sweep_chunks",
+    "view_sweep",
     "sweep_csv",
     "sweep_table",
     "SweepConfig",
@@ -98,19 +100,10 @@ def n_releases(config):
     return sum(per[v] for v, _, _ in sweep_chunks(config))
 
 
-def run_chunk(config, view, n, rep):
-    """One replicate of one view at one sample size (deterministic given ``config.seed``).
-
-    The synthetic data set depends on ``(seed, n, rep)`` only, so every view sees the same data;
-    the mechanism's randomness depends on the view too.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of :func:`dpcore.experiments.budget_sweep` with ``replicate = rep`` and a
-        column ``view``.
-    """
-    m = make_manifold(config.kind, config.param)
+def _view_kwargs(config, view):
+    """Keyword arguments of :func:`dpcore.experiments.budget_sweep` for one view: the whole
+    view as one sweep (seed ``(config.seed, view)``; data seed ``config.seed``, shared by the
+    views with the same sample sizes, so the unequal and equal splits see the same data)."""
     kw = {}
     if config.mode == "strict":
         kw = {"tau": config.tau, "covariate_range": (0.0, 1.0)}
@@ -122,14 +115,36 @@ def run_chunk(config, view, n, rep):
         kw.update(totals=config.equal_totals())
     else:
         kw.update(eps_p_grid=config.grid_values(), eps_v_grid=config.grid_values())
-    df = budget_sweep(
-        m, sample_sizes=[n], split=view, replicates=1, mode=config.mode, noise=config.noise,
-        rng=np.random.SeedSequence([config.seed, VIEW_IDS[view], n, rep]),
-        data_rng=np.random.SeedSequence([config.seed, n, rep]),
-        n_footpoints=config.n_footpoints, n_vectors=config.n_vectors,
-        chain_length=config.chain_length, burn_in=config.burn_in, **kw,
-    )
-    df["replicate"] = rep
+    sizes = [config.grid_n] if view == "grid" else [int(n) for n in config.sample_sizes]
+    return dict(
+        sample_sizes=sizes, split=view, replicates=config.replicates, mode=config.mode,
+        noise=config.noise, rng=np.random.SeedSequence([config.seed, VIEW_IDS[view]]),
+        data_rng=np.random.SeedSequence([config.seed]), n_footpoints=config.n_footpoints,
+        n_vectors=config.n_vectors, chain_length=config.chain_length, burn_in=config.burn_in,
+        **kw)
+
+
+def view_sweep(config, view):
+    """The whole sweep of one view in one call of :func:`dpcore.experiments.budget_sweep`
+    (what a script or the report computes); :func:`run_chunk` computes the same rows one cell
+    at a time."""
+    df = budget_sweep(make_manifold(config.kind, config.param), **_view_kwargs(config, view))
+    df["view"] = view
+    return df
+
+
+def run_chunk(config, view, n, rep):
+    """One replicate of one view at one sample size: the cell ``(n, rep)`` of
+    :func:`view_sweep`, with the seeds it has there (deterministic given ``config.seed``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :func:`view_sweep` with ``n`` and ``replicate = rep``, and a column
+        ``view``.
+    """
+    df = budget_sweep(make_manifold(config.kind, config.param), **_view_kwargs(config, view),
+                      cells=[(n, rep)])
     df["view"] = view
     return df
 
