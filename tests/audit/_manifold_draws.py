@@ -1,16 +1,18 @@
-"""Black-box access to the library's strict releases on R², SPD(2) and Kendall Σ²₃.
+"""Black-box access to the library's strict releases on R², SPD(2), Kendall Σ²₃, Σ⁴₂ and H².
 
 As in :mod:`tests.audit._draws` (whose per-call limit and helpers are reused), many draws are
 gathered over several seeded calls of ``dpcore.release``; each call is a separate release,
 and the pooled draws are an i.i.d. sample of the one-draw mechanism. Every call must state the
 same guarantee (mode, ε per draw, δ per draw).
 
-Error budget of the extension. The thirteen privacy certifications added for these manifolds
+Error budget of the extension. The sixteen privacy certifications added for these manifolds
 (Laplace, KNG and joint regression on R²; unrestricted Laplace, ball-restricted Laplace,
 KNG and joint regression on SPD(2); Laplace, KNG and joint regression on Kendall Σ²₃;
+Laplace, KNG and joint regression on Kendall Σ⁴₂ = CP², tests/audit/test_kendall4.py;
 Laplace, KNG and joint regression on H²) share a family-wise false-failure chance of 1e-6
 by Bonferroni, shared with the sphere's certifications in :mod:`tests.audit._draws`. Their
-goodness-of-fit tests (fewer than 30) fail falsely with chance ≤ 1e-8 each.
+goodness-of-fit tests (fewer than 50, Σ⁴₂'s 16 included) fail falsely with chance ≤ 1e-8
+each.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from . import _oracle as O
 from ._draws import PER_CALL
 
 ALPHA_TOTAL = 1e-6
-#: Shared with the sphere audit (tests/audit/_draws.py): 3 + 13 certifications, 1e-6 in all.
-N_PRIVACY_TESTS = 16
+#: Shared with the sphere audit (tests/audit/_draws.py): 3 + 16 certifications, 1e-6 in all.
+N_PRIVACY_TESTS = 19
 ALPHA_EACH = ALPHA_TOTAL / N_PRIVACY_TESTS
 GOF_ALPHA = 1e-8
 #: Draws per data set in the black-box tests.
