@@ -3,7 +3,11 @@
 Every manifold exposes ``exp``, ``log``, ``dist``, ``inner``, ``norm``, ``transport``,
 ``proj_tangent``, ``random_point``, ``random_tangent``, ``curvature_bounds``,
 ``injectivity_radius``, ``is_homogeneous`` and the adjoint Jacobi maps
-``adjoint_dexp_point`` / ``adjoint_dexp_vector`` used by geodesic regression.
+``adjoint_dexp_point`` / ``adjoint_dexp_vector`` used by geodesic regression. The volume laws
+the exact samplers need are facts of each class too: ``log_volume_density`` (of ``exp``, in
+normal coordinates) and its bound ``log_volume_density_max`` over annuli, the radial law
+``radial_log_volume`` / ``radial_dlog_volume`` and ``volume_growth_rate`` (a space without a
+closed form raises ``NotImplementedError``).
 """
 
 from .base import CutLocusError, Manifold

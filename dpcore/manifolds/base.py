@@ -26,7 +26,9 @@ class Manifold(ABC):
     Attributes
     ----------
     point_shape : tuple of int
-        Shape of one point (and of one tangent vector) in its array representation.
+        Shape of one point (and of one tangent vector) in its array representation. In the
+        shapes of the method docstrings, ``...`` stands for any batch shape (broadcast between
+        arguments) and ``*point_shape`` for the trailing axes of one point.
     dim : int
         Intrinsic dimension.
     curvature_bounds : tuple of float
@@ -53,7 +55,7 @@ class Manifold(ABC):
 
     @property
     def point_ndim(self) -> int:
-        """Number of trailing axes that make up one point."""
+        """Number of trailing axes that make up one point, ``len(point_shape)`` (int)."""
         return len(self.point_shape)
 
     @property
@@ -77,7 +79,17 @@ class Manifold(ABC):
     @property
     def ambient_dim(self) -> int:
         """Dimension D of the linear space the manifold is embedded in (for the ambient
-        mechanisms). Raises NotImplementedError for a space with no embedding here."""
+        mechanisms).
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        NotImplementedError
+            For a space with no embedding here.
+        """
         raise NotImplementedError(
             f"No ambient embedding for {self!r}; ambient mechanisms support Sphere, SPD and "
             "Euclidean.")
@@ -125,12 +137,34 @@ class Manifold(ABC):
         return np.asarray(z, dtype=float)
 
     def on_manifold(self, z, atol=1e-9):
-        """Whether ambient points (in the shape of points) lie on the manifold, shape ``batch``."""
+        """Whether ambient points (in the shape of points) lie on the manifold.
+
+        Parameters
+        ----------
+        z : array, shape ``(..., *point_shape)``
+        atol : float
+            Tolerance.
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         return np.asarray(self.belongs(z, atol=atol), dtype=bool)
 
     def ambient_radius(self, center, radius):
         """Radius r_E of an ambient Euclidean ball about ``center`` that holds the geodesic
-        ball ``B_radius(center)`` (float)."""
+        ball ``B_radius(center)``.
+
+        Parameters
+        ----------
+        center : array, shape ``point_shape``
+        radius : float
+
+        Returns
+        -------
+        float
+            Here ``radius`` itself (the embedding of a flat space is an isometry).
+        """
         self.ambient_dim  # noqa: B018 - raises where there is no embedding
         return float(radius)
 
@@ -160,25 +194,79 @@ class Manifold(ABC):
 
     # ------------------------------------------------------------------ metric
     def inner(self, x, u, w):
-        """Riemannian inner product of tangent vectors ``u`` and ``w`` at ``x``."""
+        """Riemannian inner product of tangent vectors ``u`` and ``w`` at ``x``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        u, w : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``x``.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+            Here the Euclidean (Frobenius) product of the arrays.
+        """
         return self._sum(np.asarray(u, dtype=float) * np.asarray(w, dtype=float))
 
     def norm(self, x, v):
-        """Riemannian norm of the tangent vector ``v`` at ``x``."""
+        """Riemannian norm of the tangent vector ``v`` at ``x``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        v : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return np.sqrt(np.maximum(self.inner(x, v, v), 0.0))
 
     def squared_dist(self, x, y):
-        """Squared geodesic distance."""
+        """Squared geodesic distance.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return self.dist(x, y) ** 2
 
     @abstractmethod
     def exp(self, x, v):
         """Riemannian exponential: the point reached at time 1 along the geodesic with
-        initial point ``x`` and velocity ``v``."""
+        initial point ``x`` and velocity ``v``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+            Base points.
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``x``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
 
     @abstractmethod
     def log(self, x, y):
         """Riemannian logarithm: the tangent vector at ``x`` of the minimizing geodesic to ``y``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+            Base points.
+        y : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+            Tangent vectors at ``x`` with ``exp(x, log(x, y)) = y``.
 
         Raises
         ------
@@ -188,35 +276,103 @@ class Manifold(ABC):
 
     @abstractmethod
     def dist(self, x, y):
-        """Geodesic distance."""
+        """Geodesic distance.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+            (a float64 scalar for single points).
+        """
 
     @abstractmethod
     def transport(self, x, y, v):
-        """Parallel transport of ``v`` in T_x M to T_y M along the minimizing geodesic."""
+        """Parallel transport of ``v`` in T_x M to T_y M along the minimizing geodesic.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., *point_shape)``
+            Start and end points.
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``x``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+            Tangent vectors at ``y``.
+
+        Raises
+        ------
+        CutLocusError
+            If ``y`` is in the cut locus of ``x``.
+        """
 
     @abstractmethod
     def proj_tangent(self, x, v):
-        """Orthogonal projection of an ambient vector ``v`` onto T_x M."""
+        """Orthogonal projection of an ambient vector ``v`` onto T_x M.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        v : array, shape ``(..., *point_shape)``
+            Arrays in the shape of points (ambient vectors).
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
 
     @abstractmethod
     def random_point(self, size=None, rng=None):
-        """Random points; ``size`` gives the batch shape (``None`` for a single point)."""
+        """Random points.
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+            Batch shape (``None`` for a single point).
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, *point_shape)``
+        """
 
     def random_tangent(self, x, rng=None):
         """Standard Gaussian tangent vectors at ``x`` (one per point in the batch).
 
         The coordinates in any orthonormal basis of T_x M are i.i.d. N(0, 1).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
         """
         rng = np.random.default_rng(rng)
         x = np.asarray(x, dtype=float)
         return self.proj_tangent(x, rng.standard_normal(x.shape))
 
     def orthonormal_basis(self, x):
-        """An orthonormal basis of T_x M, shape ``(..., dim, *point_shape)``.
+        """An orthonormal basis of T_x M.
 
         The projections of the ambient coordinate vectors span T_x M; orthonormalizing them
         through the eigendecomposition of their Gram matrix (in the Riemannian metric) keeps the
         ``dim`` directions with non-zero eigenvalue.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., dim, *point_shape)``
+            ``basis[..., a, :]`` is the a-th basis vector.
         """
         x = np.asarray(x, dtype=float)
         size = int(np.prod(self.point_shape))
@@ -236,19 +392,185 @@ class Manifold(ABC):
         return basis.reshape((*batch, self.dim, *self.point_shape))
 
     def belongs(self, x, atol=1e-8):
-        """Whether ``x`` is a point of the manifold (batch of booleans)."""
+        """Whether ``x`` is a point of the manifold.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        atol : float
+            Tolerance.
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+            Here always True.
+        """
         return np.ones(self._batch_shape(x), dtype=bool)
 
     def is_tangent(self, x, v, atol=1e-8):
-        """Whether ``v`` is tangent at ``x`` (up to ``atol``)."""
+        """Whether ``v`` is tangent at ``x``: ``|v - proj_tangent(x, v)| <= atol (1 + |v|)``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        v : array, shape ``(..., *point_shape)``
+        atol : float
+            Relative tolerance.
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         v = np.asarray(v, dtype=float)
         diff = self._sum((v - self.proj_tangent(x, v)) ** 2)
         return np.sqrt(diff) <= atol * (1.0 + np.sqrt(self._sum(v**2)))
 
     def geodesic(self, x, v, t):
-        """Points ``exp(x, t v)`` for an array of times ``t`` (batch axis first)."""
+        """Points ``exp(x, t v)`` for an array of times ``t`` (batch axis first).
+
+        Parameters
+        ----------
+        x : array, shape ``point_shape``
+        v : array, shape ``point_shape``
+            Tangent vector at ``x``.
+        t : array, shape ``(n,)``
+            Times.
+
+        Returns
+        -------
+        ndarray, shape ``(n, *point_shape)``
+        """
         t = np.asarray(t, dtype=float)
         return self.exp(x, self.pointwise(t) * np.asarray(v, dtype=float))
+
+    # ------------------------------------------------------------------ volume
+    # The Riemannian volume in normal coordinates (the volume density of exp) and in geodesic
+    # polar coordinates (the radial volume law), as used by the samplers of distance-based
+    # densities (dpcore.sampling.radial, dpcore.sampling.envelope). A space without a closed
+    # form raises NotImplementedError; the samplers then fall back to MCMC or say so.
+    def log_volume_density(self, x, v, *, rho=None):
+        r"""Log of the volume density of the exponential map: :math:`\log|\det d\exp_x(v)|`.
+
+        The determinant is taken between orthonormal bases of :math:`T_x M` and
+        :math:`T_{\exp_x v} M`, so the Riemannian volume in normal coordinates at ``x`` is
+        :math:`\theta_x(v)\,dv` with :math:`\theta_x = \exp(\text{this})`. On a locally
+        symmetric space it is :math:`\sum_\lambda \log S(\lambda)` over the eigenvalues
+        :math:`\lambda` of the curvature operator :math:`w \mapsto R(w, v)v` (DESIGN §3),
+        :math:`S(\lambda) = \sin\sqrt\lambda/\sqrt\lambda` (``sinh`` for :math:`\lambda < 0`).
+        It is 0 at ``v = 0`` and ``-inf`` at conjugate points.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+            Base points.
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``x``.
+        rho : array, shape ``(...)``, optional
+            The norms ``|v|_x`` if the caller has them already (e.g. from the coordinates of
+            ``v`` in an orthonormal basis); the spaces whose density depends on ``|v|`` alone
+            use them as given instead of recomputing them.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+
+        Raises
+        ------
+        NotImplementedError
+            If no closed form is known for this space.
+        """
+        raise NotImplementedError(
+            f"No closed-form volume density of the exponential map is known for {self!r}.")
+
+    def log_volume_density_max(self, rho_lo, rho_hi):
+        r"""Upper bound of :meth:`log_volume_density` over ``rho_lo <= |v| <= rho_hi``.
+
+        The bound holds at every base point (it depends on the radii alone), for radii up to
+        the injectivity radius.
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : array, shape ``(...)``
+            Inner and outer radii of annuli of :math:`T_x M`, ``0 <= rho_lo <= rho_hi``.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+
+        Raises
+        ------
+        NotImplementedError
+            If no closed form is known for this space.
+        """
+        raise NotImplementedError(
+            f"No bound of the volume density of the exponential map is known for {self!r}.")
+
+    def radial_log_volume(self, r):
+        r"""Log of the radial volume law :math:`J(r)`, up to an additive constant.
+
+        The Riemannian volume in geodesic polar coordinates about any point is
+        :math:`J(r)\,dr\,d\omega` (after integrating the direction where it matters), so a
+        density :math:`\propto h(d(\eta, y))` gives the distance :math:`d(\eta, Y)` the 1-D
+        density :math:`\propto h(r) J(r)` on :math:`[0, \mathrm{diameter}]`. For a space whose
+        volume density depends on :math:`|v|` alone, :math:`J(r) = r^{d-1}\theta(r)`.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+            Radii in ``[0, diameter]``.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+            (``-inf`` where :math:`J` vanishes.)
+
+        Raises
+        ------
+        NotImplementedError
+            If the space has no closed-form one-dimensional radial law.
+        """
+        raise NotImplementedError(
+            f"No exact radial law for {self!r}; use dpcore.sampling.metropolis_hastings with "
+            "the log density instead.")
+
+    def radial_dlog_volume(self, r):
+        """Derivative of :meth:`radial_log_volume` with respect to ``r``.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+
+        Raises
+        ------
+        NotImplementedError
+            If the space has no closed-form one-dimensional radial law.
+        """
+        self.radial_log_volume(r)  # raises the reason there is none
+        raise NotImplementedError(f"No derivative of the radial law of {self!r}.")
+
+    @property
+    def volume_growth_rate(self) -> float:
+        r"""Exponential growth rate of the volume of geodesic balls.
+
+        The largest :math:`c` such that :math:`\theta_x(r u) \approx e^{c r}` along some unit
+        direction :math:`u` as :math:`r \to \infty`: the Laplace density
+        :math:`\exp(-d/\sigma)` is integrable iff :math:`1/\sigma > c`. Zero on compact and
+        flat spaces.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        NotImplementedError
+            If it is not known for this space.
+        """
+        raise NotImplementedError(f"no volume growth rate known for {self!r}.")
 
     # ------------------------------------------------------------------ Jacobi fields
     def _transport_back(self, p, v, w):
@@ -270,10 +592,20 @@ class Manifold(ABC):
     def adjoint_dexp(self, p, v, w):
         """Both adjoint Jacobi maps at once, sharing one ``exp`` and one transport.
 
+        Parameters
+        ----------
+        p : array, shape ``(..., *point_shape)``
+            Footpoints.
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``p``.
+        w : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``Exp(p, v)``.
+
         Returns
         -------
-        (point_part, vector_part) : tuple of arrays
-            ``adjoint_dexp_point(p, v, w)`` and ``adjoint_dexp_vector(p, v, w)``.
+        (point_part, vector_part) : tuple of ndarray, each shape ``(..., *point_shape)``
+            ``adjoint_dexp_point(p, v, w)`` and ``adjoint_dexp_vector(p, v, w)``, tangent at
+            ``p``.
         """
         w0 = self._transport_back(p, v, w)
         return (
@@ -285,15 +617,38 @@ class Manifold(ABC):
         r"""Adjoint of the derivative of ``Exp(p, v)`` with respect to the base point.
 
         The base point moves while ``v`` is parallel transported with it (the convention of
-        Fletcher's geodesic regression). ``w`` lies in the tangent space at ``Exp(p, v)``;
-        the result lies in T_p M.
+        Fletcher's geodesic regression).
+
+        Parameters
+        ----------
+        p : array, shape ``(..., *point_shape)``
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``p``.
+        w : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``Exp(p, v)``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+            Tangent vectors at ``p``.
         """
         return self.adjoint_dexp(p, v, w)[0]
 
     def adjoint_dexp_vector(self, p, v, w):
         r"""Adjoint of the derivative of ``Exp(p, v)`` with respect to ``v``.
 
-        ``w`` lies in the tangent space at ``Exp(p, v)``; the result lies in T_p M.
+        Parameters
+        ----------
+        p : array, shape ``(..., *point_shape)``
+        v : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``p``.
+        w : array, shape ``(..., *point_shape)``
+            Tangent vectors at ``Exp(p, v)``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+            Tangent vectors at ``p``.
         """
         return self.adjoint_dexp(p, v, w)[1]
 

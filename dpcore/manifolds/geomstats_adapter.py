@@ -14,7 +14,8 @@ class GeomstatsManifold(Manifold):
     ``exp``, ``log``, ``dist``, ``inner`` and random points and tangent vectors, which every
     equipped geomstats space provides. Geodesic regression also needs the adjoint Jacobi maps;
     they are available only when the space is symmetric and the caller supplies them, so they
-    raise :class:`NotImplementedError` here.
+    raise :class:`NotImplementedError` here, as do the volume laws (``log_volume_density``,
+    ``radial_log_volume``, ``volume_growth_rate``) that the exact samplers need.
 
     Parameters
     ----------
@@ -56,27 +57,98 @@ class GeomstatsManifold(Manifold):
         return type(self.space).__name__
 
     def belongs(self, x, atol=1e-8):
+        """geomstats' ``space.belongs``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., *point_shape)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         return np.asarray(self.space.belongs(np.asarray(x, dtype=float), atol=atol))
 
     def inner(self, x, u, w):
+        """geomstats' ``metric.inner_product(u, w, x)``.
+
+        Parameters
+        ----------
+        x, u, w : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return np.asarray(self.space.metric.inner_product(u, w, x), dtype=float)
 
     def exp(self, x, v):
+        """geomstats' ``metric.exp(v, x)``.
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
         return np.asarray(self.space.metric.exp(np.asarray(v, dtype=float), x), dtype=float)
 
     def log(self, x, y):
+        """geomstats' ``metric.log(y, x)`` (no cut-locus check).
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
         return np.asarray(self.space.metric.log(np.asarray(y, dtype=float), x), dtype=float)
 
     def dist(self, x, y):
+        """geomstats' ``metric.dist(x, y)``.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return np.asarray(self.space.metric.dist(np.asarray(x, dtype=float), y), dtype=float)
 
     def transport(self, x, y, v):
+        """geomstats' ``metric.parallel_transport(v, x, end_point=y)``.
+
+        Parameters
+        ----------
+        x, y, v : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
         return np.asarray(
             self.space.metric.parallel_transport(np.asarray(v, dtype=float), x, end_point=y),
             dtype=float,
         )
 
     def proj_tangent(self, x, v):
+        """geomstats' ``space.to_tangent(v, x)``.
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., *point_shape)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., *point_shape)``
+        """
         return np.asarray(self.space.to_tangent(np.asarray(v, dtype=float), x), dtype=float)
 
     def random_point(self, size=None, rng=None):
@@ -85,6 +157,15 @@ class GeomstatsManifold(Manifold):
         Standard Gaussian ambient arrays are mapped onto the space by its ``projection``
         (normalization on a hypersphere, eigenvalue flooring on SPD matrices, ...); geomstats'
         own ``random_point`` is not used because it draws from numpy's global random state.
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, *point_shape)``
 
         Raises
         ------

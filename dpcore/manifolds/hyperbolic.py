@@ -7,12 +7,21 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import sinhc
+from ._functions import log_sinh, log_sinhc, sinhc
 from .base import Manifold, split_along
 
 
 def minkowski(u, w):
-    """Minkowski bilinear form -u_0 w_0 + sum_i u_i w_i over the last axis."""
+    """Minkowski bilinear form -u_0 w_0 + sum_i u_i w_i over the last axis.
+
+    Parameters
+    ----------
+    u, w : array, shape ``(..., d + 1)``
+
+    Returns
+    -------
+    ndarray, shape ``(...)``
+    """
     u = np.asarray(u, dtype=float)
     w = np.asarray(w, dtype=float)
     return np.sum(u[..., 1:] * w[..., 1:], axis=-1) - u[..., 0] * w[..., 0]
@@ -41,20 +50,53 @@ class Hyperbolic(Manifold):
 
     @property
     def origin(self):
-        """The point (1, 0, ..., 0)."""
+        """The point (1, 0, ..., 0), shape ``(d + 1,)``."""
         o = np.zeros(self.point_shape)
         o[0] = 1.0
         return o
 
     def belongs(self, x, atol=1e-8):
+        """Whether ``<x, x>_L = −1`` (relative tolerance ``atol``) and ``x_0 > 0``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         return (np.abs(minkowski(x, x) + 1.0) <= atol * (1 + x[..., 0] ** 2)) & (x[..., 0] > 0)
 
     def inner(self, x, u, w):
+        """The Minkowski form (positive definite on tangent vectors).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+            Unused.
+        u, w : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return minkowski(u, w)
 
     # Single points take a scalar path (math module), where numpy's call overhead dominates.
     def exp(self, x, v):
+        """``cosh|v| x + sinh|v| v / |v|``.
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
         if x.ndim == 1 and v.ndim == 1:
@@ -77,6 +119,16 @@ class Hyperbolic(Manifold):
         return u, math.sqrt(max(u[1:] @ u[1:] - u[0] * u[0], 0.0))
 
     def log(self, x, y):
+        """``arcsinh(s) / s (y − c x)`` with ``c = −<x, y>_L`` and ``s = sinh d(x, y)``.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 1 and y.ndim == 1:
@@ -87,6 +139,16 @@ class Hyperbolic(Manifold):
         return u / sinhc(np.arcsinh(s))
 
     def dist(self, x, y):
+        """``arcsinh |y − c x|_L`` with ``c = −<x, y>_L`` (accurate for close points).
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 1 and y.ndim == 1:
@@ -99,6 +161,16 @@ class Hyperbolic(Manifold):
         return np.arcsinh(s)[..., 0]
 
     def transport(self, x, y, v):
+        """``v + <y, v>_L / (1 + c) (x + y)`` with ``c = −<x, y>_L``.
+
+        Parameters
+        ----------
+        x, y, v : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         v = np.asarray(v, dtype=float)
@@ -106,12 +178,32 @@ class Hyperbolic(Manifold):
         return v + minkowski(y, v)[..., None] / (1.0 + c) * (x + y)
 
     def proj_tangent(self, x, v):
+        """``v + <x, v>_L x`` (Minkowski-orthogonal projection).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
         return v + minkowski(x, v)[..., None] * x
 
     def random_point(self, size=None, rng=None):
-        """Points ``(sqrt(1 + |z|^2), z)`` with ``z`` standard Gaussian in R^d."""
+        """Points ``(sqrt(1 + |z|^2), z)`` with ``z`` standard Gaussian in R^d.
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, d + 1)``
+        """
         rng = np.random.default_rng(rng)
         size = () if size is None else tuple(np.atleast_1d(size).tolist())
         z = rng.standard_normal(size + (self.d,))
@@ -119,6 +211,17 @@ class Hyperbolic(Manifold):
         return np.concatenate([x0, z], axis=-1)
 
     def random_tangent(self, x, rng=None):
+        """A standard Gaussian at the origin, parallel transported to ``x``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         rng = np.random.default_rng(rng)
         x = np.asarray(x, dtype=float)
         # A standard Gaussian at the origin, moved to x by parallel transport (an isometry).
@@ -128,6 +231,17 @@ class Hyperbolic(Manifold):
         return self.transport(np.broadcast_to(self.origin, x.shape), x, z)
 
     def adjoint_dexp(self, p, v, w):
+        """Both adjoint Jacobi maps in one pass (closed form).
+
+        Parameters
+        ----------
+        p, v, w : array, shape ``(..., d + 1)``
+            Footpoints, tangent vectors at ``p``, tangent vectors at ``Exp(p, v)``.
+
+        Returns
+        -------
+        (point_part, vector_part) : tuple of ndarray, each shape ``(..., d + 1)``
+        """
         # One pass, as on the sphere: w = a e + w_perp with e = gamma'(|v|)/|v|
         # = sinh|v| p + cosh|v| u; e maps back to u, and w_perp is scaled by cosh|v| (point)
         # or sinh|v|/|v| (vector).
@@ -141,6 +255,76 @@ class Hyperbolic(Manifold):
         w_perp = w - a * end_dir
         par = a * u
         return par + np.cosh(nv) * w_perp, par + sinhc(nv) * w_perp
+
+    # ------------------------------------------------------------ volume
+    def log_volume_density(self, x, v, *, rho=None):
+        """``(d − 1) log(sinh rho / rho)``, ``rho = |v|`` (curvature −1 in every direction).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., d + 1)``
+        rho : array, shape ``(...)``, optional
+            ``|v|``, used as given.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        rho = self.norm(x, v) if rho is None else rho
+        return (self.dim - 1) * log_sinhc(rho)
+
+    def log_volume_density_max(self, rho_lo, rho_hi):
+        """``(d − 1) log(sinh rho_hi / rho_hi)``: ``sinh(rho) / rho`` increases.
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : array, shape ``(...)``
+            (``rho_lo`` is not needed.)
+
+        Returns
+        -------
+        ndarray, shape of ``rho_hi``
+        """
+        return (self.dim - 1) * log_sinhc(rho_hi)
+
+    def radial_log_volume(self, r):
+        """``(d − 1) log sinh r`` on [0, inf).
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        if self.d == 1:
+            return np.zeros_like(r)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (self.d - 1) * log_sinh(r)
+
+    def radial_dlog_volume(self, r):
+        """``(d − 1) coth r``.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        if self.d == 1:
+            return np.zeros_like(r)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (self.d - 1) / np.tanh(r)
+
+    @property
+    def volume_growth_rate(self):
+        """``d − 1``: ``sinh^{d-1} r`` grows like ``e^{(d-1) r}``."""
+        return float(self.d - 1)
 
     def _scale_by_curvature(self, p, v, w0, scale):
         w_par, w_perp, nv = split_along(self, p, v, w0)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import sinc
+from ._functions import log_sinc, sinc
 from .base import CutLocusError, Manifold
 
 #: Shapes whose Hermitian product has modulus below this (distance within about this much of
@@ -75,7 +75,18 @@ class KendallShape(Manifold):
 
     # ------------------------------------------------------------ landmarks
     def from_landmarks(self, landmarks, atol=1e-12):
-        """Preshapes of raw landmark configurations ``[..., k, 2]``: centre and scale to norm 1.
+        """Preshapes of raw landmark configurations: centre and scale to norm 1.
+
+        Parameters
+        ----------
+        landmarks : array, shape ``(..., k_landmarks, 2)``
+        atol : float
+            Configurations whose centred size is below ``atol`` times their scale are
+            degenerate.
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
 
         Raises
         ------
@@ -100,6 +111,18 @@ class KendallShape(Manifold):
 
         Rotating to a reference preshape (optimal rotation, Procrustes) makes plots of several
         shapes comparable.
+
+        Parameters
+        ----------
+        points : array, shape ``(..., k_landmarks, 2)``
+            Preshapes.
+        reference : array, shape ``(..., k_landmarks, 2)``, optional
+            Preshapes to rotate ``points`` to.
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+            A copy.
         """
         points = np.asarray(points, dtype=float)
         if reference is not None:
@@ -107,7 +130,17 @@ class KendallShape(Manifold):
         return points.copy()
 
     def align(self, x, y):
-        """Rotate preshape ``y`` so that ``<x, y>_C`` is real and non-negative."""
+        """Rotate preshape ``y`` so that ``<x, y>_C`` is real and non-negative.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+            The representative of ``y``'s shape closest to ``x``.
+        """
         zx, zy = _to_complex(x), _to_complex(y)
         c = _herm(zx, zy)
         mod = np.abs(c)
@@ -116,12 +149,34 @@ class KendallShape(Manifold):
 
     # ------------------------------------------------------------ geometry
     def belongs(self, x, atol=1e-8):
+        """Whether ``x`` is a preshape: centred and of unit Frobenius norm (up to ``atol``).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., k_landmarks, 2)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         centred = np.max(np.abs(x.mean(axis=-2)), axis=-1) <= atol
         unit = np.abs(np.sqrt(np.sum(x**2, axis=(-2, -1))) - 1.0) <= atol
         return centred & unit
 
     def proj_tangent(self, x, v):
+        """Horizontal projection: centre ``v`` and remove its components along ``x`` and
+        ``i x``.
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+        """
         zx = _to_complex(x)
         zv = _to_complex(v)
         zv = zv - zv.mean(axis=-1, keepdims=True)
@@ -129,6 +184,17 @@ class KendallShape(Manifold):
         return _to_real(zv - _herm(zx, zv)[..., None] * zx)
 
     def exp(self, x, v):
+        """``cos|v| x + sin|v| v / |v|`` on the preshape sphere (``v`` horizontal).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+            A preshape of the shape reached.
+        """
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
         nv = np.sqrt(np.sum(v**2, axis=(-2, -1)))[..., None, None]
@@ -158,6 +224,22 @@ class KendallShape(Manifold):
         return mod, u, math.sqrt(float(np.sum(u * u)))
 
     def log(self, x, y):
+        """The sphere's log toward the representative of ``y`` aligned with ``x``.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+            Horizontal tangent vectors at ``x``.
+
+        Raises
+        ------
+        CutLocusError
+            For orthogonal shapes (distance pi/2).
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 2 and y.ndim == 2:
@@ -173,6 +255,16 @@ class KendallShape(Manifold):
         return _to_real(factor[..., None] * u)
 
     def dist(self, x, y):
+        """``arccos |<x, y>_C|`` (computed with ``atan2``), the same for every representative.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 2 and y.ndim == 2:
@@ -182,6 +274,20 @@ class KendallShape(Manifold):
         return np.arctan2(s, mod)
 
     def transport(self, x, y, v):
+        """Closed form along the horizontal geodesic; raises :class:`CutLocusError` for
+        orthogonal shapes.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k_landmarks, 2)``
+        v : array, shape ``(..., k_landmarks, 2)``
+            Horizontal tangent vectors at ``x``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+            Horizontal at the representative ``y`` passed in.
+        """
         # Along the horizontal geodesic x -> y_aligned with unit direction u and length theta:
         # u -> gamma'(theta), i u -> i gamma'(theta), the rest is kept; then rotate by the phase
         # taking y_aligned to the representative y that was passed in.
@@ -201,10 +307,91 @@ class KendallShape(Manifold):
         return _to_real(out * phase[..., None])
 
     def random_point(self, size=None, rng=None):
-        """Preshapes of i.i.d. standard Gaussian landmarks (the uniform measure on CP^{k-2})."""
+        """Preshapes of i.i.d. standard Gaussian landmarks (the uniform measure on CP^{k-2}).
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, k_landmarks, 2)``
+        """
         rng = np.random.default_rng(rng)
         size = () if size is None else tuple(np.atleast_1d(size).tolist())
         return self.from_landmarks(rng.standard_normal(size + self.point_shape))
+
+    # ------------------------------------------------------------ volume
+    def log_volume_density(self, x, v, *, rho=None):
+        """``(2m − 2) log |sin rho / rho| + log |sin 2rho / (2 rho)|``, ``rho = |v|``,
+        ``m = k − 2`` (curvature 4 along ``i v``, 1 on the other ``2m − 2`` directions).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k_landmarks, 2)``
+        rho : array, shape ``(...)``, optional
+            ``|v|``, used as given.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        rho = self.norm(x, v) if rho is None else rho
+        return (self.dim - 2) * log_sinc(rho) + log_sinc(2 * rho)
+
+    def log_volume_density_max(self, rho_lo, rho_hi):
+        """The density at ``rho_lo``: both factors decrease on [0, pi/2].
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : array, shape ``(...)``
+            Radii in [0, pi/2] (``rho_hi`` is not needed).
+
+        Returns
+        -------
+        ndarray, shape of ``rho_lo``
+        """
+        return (self.dim - 2) * log_sinc(rho_lo) + log_sinc(2 * np.asarray(rho_lo))
+
+    def radial_log_volume(self, r):
+        """``(2m − 2) log sin r + log sin 2r`` on [0, pi/2], ``m = k − 2``.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        a = self.dim - 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = np.log(np.sin(2.0 * r))
+            return base + (a * np.log(np.sin(r)) if a else 0.0)
+
+    def radial_dlog_volume(self, r):
+        """``(2m − 2) cot r + 2 cot 2r``.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        a = self.dim - 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = 2.0 * np.cos(2.0 * r) / np.sin(2.0 * r)
+            return base + (a * np.cos(r) / np.sin(r) if a else 0.0)
+
+    @property
+    def volume_growth_rate(self):
+        """0.0 (compact)."""
+        return 0.0
 
     def _transport_back(self, p, v, w):
         # Along the horizontal great circle t -> Exp(p, t v): gamma' maps back to u, i gamma' to

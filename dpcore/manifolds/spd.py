@@ -7,10 +7,11 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import sinhc
+from ._functions import dlog_struve_l0, log_sinhc, log_struve_l0, sinhc
 from .base import Manifold
 
 _TINY = np.finfo(float).tiny
+_SQRT2 = math.sqrt(2.0)
 _THIRD_TURN = 2.0 * math.pi / 3.0
 #: The closed-form 3 x 3 eigensolver hands matrices whose traceless part has its largest entry
 #: outside (_LOW, _HIGH), or whose mean eigenvalue exceeds _HIGH, to LAPACK: inside these
@@ -476,14 +477,31 @@ class SPD(Manifold):
         return iu, np.where(iu[0] == iu[1], 1.0, np.sqrt(2.0))
 
     def embed(self, x):
-        """Upper triangle, off-diagonal times sqrt(2): shape ``(..., k (k + 1) / 2)``."""
+        """Upper triangle, off-diagonal entries times sqrt(2) (an isometry for Frobenius).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k (k + 1) / 2)``
+        """
         x = np.asarray(x, dtype=float)
         iu, scale = self._triu_scale()
         return x[..., iu[0], iu[1]] * scale
 
     def unembed(self, z):
-        """The symmetric matrix of :meth:`embed` coordinates (possibly not positive definite),
-        shape ``(..., k, k)``."""
+        """The symmetric matrix of :meth:`embed` coordinates (possibly not positive definite).
+
+        Parameters
+        ----------
+        z : array, shape ``(..., k (k + 1) / 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         z = np.asarray(z, dtype=float)
         iu, scale = self._triu_scale()
         out = np.zeros(z.shape[:-1] + (self.k, self.k))
@@ -492,18 +510,51 @@ class SPD(Manifold):
         return out
 
     def project(self, z, floor=1e-8):
-        """Eigenvalues floored at ``floor`` × max(1, |largest|): shape ``(..., k, k)``."""
+        """Eigenvalues floored at ``floor`` × max(1, |largest|).
+
+        Parameters
+        ----------
+        z : array, shape ``(..., k, k)``
+            Symmetric matrices.
+        floor : float
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         w, v = np.linalg.eigh(np.asarray(z, dtype=float))
         w = np.maximum(w, floor * np.maximum(1.0, np.abs(w).max(axis=-1, keepdims=True)))
         return np.einsum("...ij,...j,...kj->...ik", v, w, v)
 
     def on_manifold(self, z, atol=1e-9):
-        """Smallest eigenvalue > 0, shape ``batch``."""
+        """Whether the smallest eigenvalue is positive.
+
+        Parameters
+        ----------
+        z : array, shape ``(..., k, k)``
+            Symmetric matrices.
+        atol : float
+            Unused.
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         return np.linalg.eigvalsh(np.asarray(z, dtype=float))[..., 0] > 0
 
     def ambient_radius(self, center, radius):
         """``||center||_op (e^r − 1)`` (paper 001 suppl. Prop 1 at the identity; in general from
-        ``center^{1/2} (e^S − I) center^{1/2}``)."""
+        ``center^{1/2} (e^S − I) center^{1/2}``).
+
+        Parameters
+        ----------
+        center : array, shape ``(k, k)``
+        radius : float
+
+        Returns
+        -------
+        float
+        """
         return float(np.linalg.eigvalsh(np.asarray(center, dtype=float))[-1]
                      * np.expm1(float(radius)))
 
@@ -529,6 +580,17 @@ class SPD(Manifold):
         return a_inv_t.mT @ np.asarray(x, dtype=float) @ a_inv_t
 
     def belongs(self, x, atol=1e-8):
+        """Whether ``x`` is symmetric (relative tolerance ``atol``) and positive definite.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., k, k)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         symmetric = np.max(np.abs(x - np.swapaxes(x, -1, -2)), axis=(-2, -1)) <= atol * (
             1 + np.max(np.abs(x), axis=(-2, -1))
@@ -536,6 +598,16 @@ class SPD(Manifold):
         return symmetric & (np.linalg.eigvalsh(sym(x))[..., 0] > 0)
 
     def inner(self, x, u, w):
+        """The affine-invariant metric ``tr(x^{-1} u x^{-1} w)``.
+
+        Parameters
+        ----------
+        x, u, w : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         _, a_inv_t = self._factor(x)
         return np.sum(self._whiten(a_inv_t, u) * self._whiten(a_inv_t, w), axis=(-2, -1))
 
@@ -557,12 +629,42 @@ class SPD(Manifold):
         return sym((b * fn(vals)[..., None, :]) @ b.mT)
 
     def exp(self, x, v):
+        """``x^{1/2} expm(x^{-1/2} v x^{-1/2}) x^{1/2}`` (through any square root of ``x``).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         return self._apply_at(x, v, np.exp, math.exp)
 
     def log(self, x, y):
+        """``x^{1/2} logm(x^{-1/2} y x^{-1/2}) x^{1/2}`` (no cut locus).
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         return self._apply_at(x, y, np.log, math.log)
 
     def dist(self, x, y):
+        """``|log eig(x^{-1} y)|``, the norm of the log-eigenvalues.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.shape == y.shape == (3, 3):
@@ -581,6 +683,16 @@ class SPD(Manifold):
         return np.sqrt(np.sum(np.log(vals) ** 2, axis=-1))
 
     def transport(self, x, y, v):
+        """``E v E^T`` with ``E = x^{1/2} (x^{-1/2} y x^{-1/2})^{1/2} x^{-1/2}``.
+
+        Parameters
+        ----------
+        x, y, v : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         # Gamma_{x->y} V = E V E^T with E = A S^{1/2} A^{-1}, S = A^{-1} Y A^{-T}: the transport
         # W -> S^{1/2} W S^{1/2} from I to S, conjugated by the isometry A.
         a_mat, a_inv_t = self._factor(x)
@@ -589,17 +701,49 @@ class SPD(Manifold):
         return sym(e @ np.asarray(v, dtype=float) @ e.mT)
 
     def proj_tangent(self, x, v):
+        """The symmetric part of ``v`` (broadcast against ``x``).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         v = sym(v)
         return np.broadcast_to(v, np.broadcast_shapes(np.shape(x), v.shape)).copy()
 
     def random_point(self, size=None, rng=None):
-        """``expm(A)`` with ``A`` a standard Gaussian symmetric matrix (spread around I)."""
+        """``expm(A)`` with ``A`` a standard Gaussian symmetric matrix (spread around I).
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, k, k)``
+        """
         rng = np.random.default_rng(rng)
         size = () if size is None else tuple(np.atleast_1d(size).tolist())
         eye = np.broadcast_to(np.eye(self.k), size + self.point_shape)
         return self.exp(eye, self.random_tangent(eye, rng))
 
     def random_tangent(self, x, rng=None):
+        """Standard Gaussian in the metric at ``x``: built at the identity and moved by the
+        isometry ``A -> x^{1/2} A x^{1/2}``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., k, k)``
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         rng = np.random.default_rng(rng)
         x = np.asarray(x, dtype=float)
         # Coefficients in an orthonormal basis of T_I are N(0, 1): diagonal entries N(0, 1),
@@ -643,16 +787,157 @@ class SPD(Manifold):
         return b, w_hat, np.abs(lam[..., :, None] - lam[..., None, :]) / 2.0
 
     def adjoint_dexp(self, p, v, w):
+        """Both adjoint Jacobi maps from one eigen-frame of ``v`` (closed form).
+
+        Parameters
+        ----------
+        p, v, w : array, shape ``(..., k, k)``
+            Footpoints, tangent vectors at ``p``, tangent vectors at ``Exp(p, v)``.
+
+        Returns
+        -------
+        (point_part, vector_part) : tuple of ndarray, each shape ``(..., k, k)``
+        """
         b, w_hat, half = self._adjoint_parts(p, v, w)
         return sym(b @ (w_hat * np.cosh(half)) @ b.mT), sym(b @ (w_hat * sinhc(half)) @ b.mT)
 
     def adjoint_dexp_point(self, p, v, w):
+        """Closed form: entry (i, j) of the frame scaled by ``cosh(|lam_i − lam_j| / 2)``.
+
+        Parameters
+        ----------
+        p, v, w : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         b, w_hat, half = self._adjoint_parts(p, v, w)
         return sym(b @ (w_hat * np.cosh(half)) @ b.mT)
 
     def adjoint_dexp_vector(self, p, v, w):
+        """Closed form: entry (i, j) of the frame scaled by ``sinhc(|lam_i − lam_j| / 2)``.
+
+        Parameters
+        ----------
+        p, v, w : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
         b, w_hat, half = self._adjoint_parts(p, v, w)
         return sym(b @ (w_hat * sinhc(half)) @ b.mT)
+
+    # ------------------------------------------------------------ volume
+    def log_volume_density(self, x, v, *, rho=None):
+        r"""``sum_{i<j} log(sinh(g_ij) / g_ij)``, ``g_ij = |lam_i − lam_j| / 2`` with ``lam``
+        the eigenvalues of ``x^{-1/2} v x^{-1/2}`` (the (i, j) direction of the curvature
+        operator has eigenvalue ``−(lam_i − lam_j)^2 / 4``, the diagonal ones 0).
+
+        Parameters
+        ----------
+        x, v : array, shape ``(..., k, k)``
+        rho : array, shape ``(...)``, optional
+            Unused: the density depends on the eigenvalues, not on ``|v|`` alone.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        w, q = np.linalg.eigh(np.asarray(x, dtype=float))
+        inv_sqrt = (q / np.sqrt(w)[..., None, :]) @ q.mT
+        white = inv_sqrt @ np.asarray(v, dtype=float) @ inv_sqrt
+        lam = np.linalg.eigvalsh(0.5 * (white + np.swapaxes(white, -1, -2)))
+        i, j = np.triu_indices(lam.shape[-1], 1)
+        return np.sum(log_sinhc(0.5 * np.abs(lam[..., i] - lam[..., j])), axis=-1)
+
+    def log_volume_density_max(self, rho_lo, rho_hi):
+        """``k (k − 1) / 2 · log(sinh(c) / c)``, ``c = rho_hi / sqrt 2``: each
+        ``|lam_i − lam_j| <= sqrt(2) |v|`` and ``sinh(x) / x`` increases.
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : array, shape ``(...)``
+            (``rho_lo`` is not needed.)
+
+        Returns
+        -------
+        ndarray, shape of ``rho_hi``
+        """
+        k = self.k
+        return 0.5 * k * (k - 1) * log_sinhc(np.asarray(rho_hi) / math.sqrt(2.0))
+
+    def radial_log_volume(self, r):
+        r"""SPD(1): 0 (it is isometric to R); SPD(2): ``log r + log L_0(r / sqrt 2)``.
+
+        For SPD(2) the eigen-radius vector :math:`\rho` (log-eigenvalues of
+        :math:`\eta^{-1/2} y \eta^{-1/2}`, :math:`d = |\rho|`) has density
+        :math:`\propto h(|\rho|)\sinh(|\rho_1 - \rho_2|/2)`; in polar coordinates
+        :math:`|\rho_1 - \rho_2|/2 = r|\sin\psi|/\sqrt2` and
+        :math:`\int_0^{2\pi}\sinh(c|\sin\psi|)\,d\psi = 2\pi L_0(c)` (modified Struve function).
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+
+        Raises
+        ------
+        NotImplementedError
+            For k > 2: the eigen-radius density does not reduce to one dimension.
+        """
+        r = np.asarray(r, dtype=float)
+        if self.k == 1:
+            return np.zeros_like(r)
+        self._check_radial_law()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(r) + log_struve_l0(r / _SQRT2)
+
+    def radial_dlog_volume(self, r):
+        """Derivative of :meth:`radial_log_volume` (``L_0' = L_1 + 2 / pi``).
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+
+        Raises
+        ------
+        NotImplementedError
+            For k > 2.
+        """
+        r = np.asarray(r, dtype=float)
+        if self.k == 1:
+            return np.zeros_like(r)
+        self._check_radial_law()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 / r + dlog_struve_l0(r / _SQRT2) / _SQRT2
+
+    def _check_radial_law(self):
+        if self.k > 2:
+            raise NotImplementedError(
+                f"{self!r} has no closed-form radial law for k > 2 (the eigen-radius density "
+                "does not reduce to one dimension); sample_laplace / sample_gaussian draw its "
+                "eigen-radius vector by MCMC instead."
+            )
+
+    @property
+    def volume_growth_rate(self):
+        r"""``sqrt(k (k^2 − 1) / 12)``.
+
+        The volume grows like :math:`\prod_{i<j} \sinh(|\rho_i - \rho_j|/2)`, i.e. like
+        :math:`e^{\langle w, \rho \rangle}` with :math:`w_i = (k + 1 - 2i)/2` for sorted
+        :math:`\rho`; its largest rate per unit :math:`|\rho|` is :math:`|w|`.
+        """
+        k = self.k
+        return math.sqrt(k * (k * k - 1) / 12.0)
 
     def _transport_back(self, p, v, w):
         b, c, lam = self._curvature_frame(p, v)

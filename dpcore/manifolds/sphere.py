@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import rowdot, sinc, sinc_scalar
+from ._functions import log_sinc, rowdot, sinc, sinc_scalar
 from .base import CutLocusError, Manifold, split_along
 
 #: Points closer than this angle (radians) to each other's antipode are treated as antipodal.
@@ -50,7 +50,21 @@ class Sphere(Manifold):
         return self.d + 1
 
     def project(self, z):
-        """z/|z|, shape ``(..., d + 1)``; the origin has no projection (ValueError)."""
+        """Radial projection ``z / |z|``.
+
+        Parameters
+        ----------
+        z : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+
+        Raises
+        ------
+        ValueError
+            For the origin, which has no projection.
+        """
         z = np.asarray(z, dtype=float)
         norms = np.linalg.norm(z, axis=-1, keepdims=True)
         if np.any(norms == 0):
@@ -58,23 +72,79 @@ class Sphere(Manifold):
         return z / norms
 
     def on_manifold(self, z, atol=1e-9):
-        """| |z| − 1 | ≤ atol, shape ``batch``."""
+        """Whether ``| |z| − 1 | ≤ atol``.
+
+        Parameters
+        ----------
+        z : array, shape ``(..., d + 1)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         return np.abs(np.linalg.norm(np.asarray(z, dtype=float), axis=-1) - 1.0) <= atol
 
     def ambient_radius(self, center, radius):
-        """The chord ``2 sin(r/2)`` (paper 001 suppl. A.3.2)."""
+        """The chord ``2 sin(r/2)`` (paper 001 suppl. A.3.2), ``r`` capped at pi.
+
+        Parameters
+        ----------
+        center : array, shape ``(d + 1,)``
+            Unused (the sphere is homogeneous).
+        radius : float
+
+        Returns
+        -------
+        float
+        """
         return float(2.0 * np.sin(min(float(radius), np.pi) / 2.0))
 
     def inner(self, x, u, w):
+        """Euclidean inner product of R^{d+1} (the round metric).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+            Unused.
+        u, w : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         return rowdot(u, w)
 
     def belongs(self, x, atol=1e-8):
+        """Whether ``| |x| − 1 | ≤ atol``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        atol : float
+
+        Returns
+        -------
+        ndarray of bool, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         return np.abs(np.linalg.norm(x, axis=-1) - 1.0) <= atol
 
     # Single points take a scalar path (math module): numpy's per-call overhead dominates
     # there; the batch = loop contract test checks both paths agree.
     def exp(self, x, v):
+        """``cos|v| x + sin|v| v / |v|``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        v : array, shape ``(..., d + 1)``
+            Tangent vectors at ``x`` (orthogonal to ``x``).
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
         if x.ndim == 1 and v.ndim == 1:
@@ -92,6 +162,21 @@ class Sphere(Manifold):
         return c, u, s
 
     def log(self, x, y):
+        """``theta / sin(theta) (y − cos(theta) x)`` with ``theta`` the angle between them.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+
+        Raises
+        ------
+        CutLocusError
+            For antipodal points.
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 1 and y.ndim == 1:
@@ -110,6 +195,16 @@ class Sphere(Manifold):
         return np.divide(theta, s, out=np.ones_like(s), where=s > 0) * u
 
     def dist(self, x, y):
+        """The angle between ``x`` and ``y`` (computed with ``atan2``, accurate everywhere).
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim == 1 and y.ndim == 1:
@@ -120,6 +215,19 @@ class Sphere(Manifold):
         return np.arctan2(s, c)[..., 0]
 
     def transport(self, x, y, v):
+        """Closed form along the great circle; raises :class:`CutLocusError` for antipodal
+        points.
+
+        Parameters
+        ----------
+        x, y : array, shape ``(..., d + 1)``
+        v : array, shape ``(..., d + 1)``
+            Tangent vectors at ``x``.
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         # The component along the unit direction u of log_x y turns into the geodesic's end
         # velocity -sin(theta) x + cos(theta) u; the orthogonal rest is unchanged.
         x = np.asarray(x, dtype=float)
@@ -133,16 +241,109 @@ class Sphere(Manifold):
         return v + rowdot(unit, v, keepdims=True) * (end_dir - unit)
 
     def proj_tangent(self, x, v):
+        """``v − <x, v> x``.
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        v : array, shape ``(..., d + 1)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+        """
         x = np.asarray(x, dtype=float)
         v = np.asarray(v, dtype=float)
         return v - rowdot(x, v, keepdims=True) * x
 
     def random_point(self, size=None, rng=None):
-        """Uniformly distributed points."""
+        """Uniformly distributed points (normalized standard Gaussian vectors).
+
+        Parameters
+        ----------
+        size : int, tuple of int or None
+        rng : None, int or numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(*size, d + 1)``
+        """
         rng = np.random.default_rng(rng)
         size = () if size is None else tuple(np.atleast_1d(size).tolist())
         z = rng.standard_normal(size + self.point_shape)
         return z / np.linalg.norm(z, axis=-1, keepdims=True)
+
+    # ------------------------------------------------------------ volume
+    def log_volume_density(self, x, v, *, rho=None):
+        """``(d − 1) log |sin rho / rho|``, ``rho = |v|`` (every direction orthogonal to ``v``
+        has curvature 1).
+
+        Parameters
+        ----------
+        x : array, shape ``(..., d + 1)``
+        v : array, shape ``(..., d + 1)``
+        rho : array, shape ``(...)``, optional
+            ``|v|``, used as given.
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        rho = self.norm(x, v) if rho is None else rho
+        return (self.dim - 1) * log_sinc(rho)
+
+    def log_volume_density_max(self, rho_lo, rho_hi):
+        """``(d − 1) log(sin rho_lo / rho_lo)``: ``sin(rho) / rho`` decreases on [0, pi].
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : array, shape ``(...)``
+            Radii in [0, pi] (``rho_hi`` is not needed).
+
+        Returns
+        -------
+        ndarray, shape of ``rho_lo``
+        """
+        return (self.dim - 1) * log_sinc(rho_lo)
+
+    def radial_log_volume(self, r):
+        """``(d − 1) log sin r`` on [0, pi].
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        if self.d == 1:
+            return np.zeros_like(r)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (self.d - 1) * np.log(np.sin(r))
+
+    def radial_dlog_volume(self, r):
+        """``(d − 1) cot r``.
+
+        Parameters
+        ----------
+        r : array, shape ``(...)``
+
+        Returns
+        -------
+        ndarray, shape ``(...)``
+        """
+        r = np.asarray(r, dtype=float)
+        if self.d == 1:
+            return np.zeros_like(r)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (self.d - 1) * np.cos(r) / np.sin(r)
+
+    @property
+    def volume_growth_rate(self):
+        """0.0 (compact)."""
+        return 0.0
 
     def _transport_back(self, p, v, w):
         # Along the great circle: gamma'(|v|) = -sin|v| p + cos|v| u maps back to u; the part of
@@ -157,6 +358,17 @@ class Sphere(Manifold):
         return w - a * end_dir + a * u
 
     def adjoint_dexp(self, p, v, w):
+        """Both adjoint Jacobi maps in one pass (closed form, valid past the cut locus).
+
+        Parameters
+        ----------
+        p, v, w : array, shape ``(..., d + 1)``
+            Footpoints, tangent vectors at ``p``, tangent vectors at ``Exp(p, v)``.
+
+        Returns
+        -------
+        (point_part, vector_part) : tuple of ndarray, each shape ``(..., d + 1)``
+        """
         # One pass: with u = v/|v| and e = gamma'(|v|)/|v|, w = a e + w_perp where w_perp is
         # orthogonal to the plane of the great circle; it maps back to a u + w_perp, and the
         # Jacobi scalings are 1 on u and cos|v| (point) or sin|v|/|v| (vector) on w_perp.
@@ -182,9 +394,32 @@ class Sphere(Manifold):
         removed). The adjoint Jacobi maps send a_i e_i to a_i u and scale the rest by
         cos(rho_i) (footpoint) or sin(rho_i)/rho_i (shooting vector) (paper 002 eqs. 5-8, 15, 40).
 
-        ``which`` is ``"both"``, ``"footpoint"`` or ``"vector"``; the gradient not asked for is
-        returned as ``None`` (the samplers need one of them per step). Returns None when some
-        |v| is 0 (u undefined), so the caller uses the generic path.
+        Parameters
+        ----------
+        p, v : array, shape ``(..., d + 1)``
+            Footpoints and shooting vectors (a batch of candidate fits).
+        t : array, shape ``(n,)``
+            Covariates.
+        y : array, shape ``(n, d + 1)``
+            Responses.
+        tau : float, optional
+            Clip each residual to norm ``tau`` (the strict gradient of the sensitivity proof).
+        which : {"both", "footpoint", "vector"}
+            The gradient not asked for is returned as ``None`` (the samplers need one of them
+            per step).
+
+        Returns
+        -------
+        (grad_footpoint, grad_vector) : tuple of ndarray or None, each shape ``(..., d + 1)``
+            The energy's gradients with respect to ``p`` and ``v``; ``None`` (not a tuple) when
+            some ``|v|`` is 0 (``u`` undefined), so the caller uses the generic path.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``which``.
+        CutLocusError
+            If a response is antipodal to its prediction and ``tau`` is None.
         """
         if which not in ("both", "footpoint", "vector"):
             raise ValueError(f"`which` must be 'both', 'footpoint' or 'vector', got {which!r}.")

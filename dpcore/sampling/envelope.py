@@ -12,10 +12,13 @@ Cells live in normal coordinates :math:`u \in \mathbb{R}^d` at the centre :math:
 public ball :math:`K = B_r(m_0)` (coordinates in an orthonormal basis of :math:`T_{m_0}M`).
 The target in these coordinates has density :math:`f(\exp_{m_0} u)\, J(u)` w.r.t. Lebesgue
 measure on the ball :math:`|u| \le r`, with :math:`J` the volume density of the exponential map
-(:class:`NormalChart`). A cell is an axis-aligned cube of half-side :math:`s` and centre
-:math:`c`; its anchor is :math:`a = P(c)`, the projection of :math:`c` onto the ball. For
-:math:`u` in the cube and the ball, :math:`|u - a| \le |u - c| \le s\sqrt d` (projection onto a
-convex set is non-expansive), the segment from :math:`a` to :math:`u` stays in the ball, and so
+(:class:`NormalChart`, which reads it and its bounds from the manifold:
+:meth:`~dpcore.manifolds.Manifold.log_volume_density` and
+:meth:`~dpcore.manifolds.Manifold.log_volume_density_max`). A cell is an axis-aligned cube of
+half-side :math:`s` and centre :math:`c`; its anchor is :math:`a = P(c)`, the projection of
+:math:`c` onto the ball. For :math:`u` in the cube and the ball,
+:math:`|u - a| \le |u - c| \le s\sqrt d` (projection onto a convex set is non-expansive),
+the segment from :math:`a` to :math:`u` stays in the ball, and so
 
 .. math:: d(\exp_{m_0} u, \exp_{m_0} a) \le \mathrm{Lip}(\exp_{m_0}|_{B_r})\, s\sqrt d = h.
 
@@ -44,23 +47,8 @@ import math
 
 import numpy as np
 
-from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
-
 #: Largest number of cells an envelope may hold (the refinement stops there).
 MAX_CELLS = 60_000
-
-
-def _log_sinc(x):
-    x = np.asarray(x, dtype=float)
-    safe = np.where(x > 1e-8, x, 1.0)
-    return np.where(x > 1e-8, np.log(np.abs(np.sin(safe)) / safe), -x * x / 6.0)
-
-
-def _log_sinhc(x):
-    x = np.asarray(x, dtype=float)
-    safe = np.where(x > 1e-8, x, 1.0)
-    return np.where(x > 1e-8, safe + np.log1p(-np.exp(-2 * safe)) - np.log(2 * safe),
-                    x * x / 6.0)
 
 
 class NormalChart:
@@ -68,14 +56,23 @@ class NormalChart:
 
     Parameters
     ----------
-    manifold : Sphere, KendallShape, Euclidean, Hyperbolic or SPD
+    manifold : Manifold
+        One with a closed-form volume density of ``exp`` (every built-in manifold).
     center : array, shape ``point_shape``
+
+    Raises
+    ------
+    NotImplementedError
+        If the manifold has no closed-form volume density (e.g. a geomstats space).
 
     Notes
     -----
     Volume density :math:`J(u) = \prod_\lambda S(\lambda)` over the eigenvalues :math:`\lambda`
     of the curvature operator :math:`w \mapsto R(w, u)u` (DESIGN §3, the singular values of
-    :math:`d\exp`): :math:`(\sin\rho/\rho)^{d-1}` on :math:`S^d`;
+    :math:`d\exp`), a fact of the manifold
+    (:meth:`~dpcore.manifolds.Manifold.log_volume_density`, bounded over annuli by
+    :meth:`~dpcore.manifolds.Manifold.log_volume_density_max`):
+    :math:`(\sin\rho/\rho)^{d-1}` on :math:`S^d`;
     :math:`(\sin\rho/\rho)^{2m-2}\,\sin 2\rho/(2\rho)` on Kendall's :math:`CP^m`;
     :math:`(\sinh\rho/\rho)^{d-1}` on :math:`H^d`; on SPD(k),
     :math:`\prod_{i<j}\sinh(|\lambda_i-\lambda_j|/2)/(|\lambda_i-\lambda_j|/2)` with
@@ -83,16 +80,15 @@ class NormalChart:
     """
 
     def __init__(self, manifold, center):
-        if not isinstance(manifold, (Sphere, KendallShape, Euclidean, Hyperbolic, SPD)):
-            raise NotImplementedError(f"No normal chart for {manifold!r}.")
+        try:
+            manifold.log_volume_density_max(0.0, 0.0)  # raises where there is no closed form
+        except NotImplementedError as exc:
+            raise NotImplementedError(f"No normal chart for {manifold!r}.") from exc
         self.manifold = manifold
         self.center = np.asarray(center, dtype=float)
         self.dim = manifold.dim
         self.basis = manifold.orthonormal_basis(self.center)  # (d, *ps)
         self.kappa_low = float(manifold.curvature_bounds[0])
-        if isinstance(manifold, SPD):
-            w, q = np.linalg.eigh(self.center)
-            self._inv_sqrt = (q / np.sqrt(w)) @ q.T
 
     def tangent(self, u):
         """Tangent vectors at the centre from coordinates ``(m, d)``."""
@@ -103,36 +99,16 @@ class NormalChart:
         return self.manifold.exp(self.center, self.tangent(u))
 
     def log_jacobian(self, u):
-        """``log J(u)`` for coordinates ``(m, d)``."""
-        m = self.manifold
+        """``log J(u)`` for coordinates ``(m, d)``, shape ``(m,)``: the manifold's
+        :meth:`~dpcore.manifolds.Manifold.log_volume_density` at the centre (``|u|`` is the
+        norm of the tangent vector, the basis being orthonormal)."""
         rho = np.linalg.norm(u, axis=-1)
-        if isinstance(m, Euclidean):
-            return np.zeros(rho.shape)
-        if isinstance(m, Sphere):
-            return (m.dim - 1) * _log_sinc(rho)
-        if isinstance(m, KendallShape):
-            return (m.dim - 2) * _log_sinc(rho) + _log_sinc(2 * rho)
-        if isinstance(m, Hyperbolic):
-            return (m.dim - 1) * _log_sinhc(rho)
-        w = self._inv_sqrt @ self.tangent(u) @ self._inv_sqrt
-        lam = np.linalg.eigvalsh(0.5 * (w + np.swapaxes(w, -1, -2)))
-        i, j = np.triu_indices(lam.shape[-1], 1)
-        return np.sum(_log_sinhc(0.5 * np.abs(lam[..., i] - lam[..., j])), axis=-1)
+        return self.manifold.log_volume_density(self.center, self.tangent(u), rho=rho)
 
     def log_jacobian_max(self, rho_lo, rho_hi):
-        """Upper bound of ``log J`` over ``rho_lo <= |u| <= rho_hi`` (arrays)."""
-        m = self.manifold
-        if isinstance(m, Euclidean):
-            return np.zeros(np.shape(rho_hi))
-        if isinstance(m, Sphere):  # sin(rho)/rho decreases on [0, pi]
-            return (m.dim - 1) * _log_sinc(rho_lo)
-        if isinstance(m, KendallShape):  # both factors decrease on [0, pi/2]
-            return (m.dim - 2) * _log_sinc(rho_lo) + _log_sinc(2 * np.asarray(rho_lo))
-        if isinstance(m, Hyperbolic):
-            return (m.dim - 1) * _log_sinhc(rho_hi)
-        # SPD(k): |lambda_i - lambda_j| <= sqrt(2) |u| and sinh(x)/x increases.
-        k = m.point_shape[0]
-        return 0.5 * k * (k - 1) * _log_sinhc(np.asarray(rho_hi) / math.sqrt(2.0))
+        """Upper bound of ``log J`` over ``rho_lo <= |u| <= rho_hi`` (arrays): the manifold's
+        :meth:`~dpcore.manifolds.Manifold.log_volume_density_max`."""
+        return self.manifold.log_volume_density_max(rho_lo, rho_hi)
 
     def exp_lipschitz(self, rho):
         """Lipschitz constant of ``exp_center`` on ``|u| <= rho`` (Rauch comparison)."""

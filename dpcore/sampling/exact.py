@@ -128,6 +128,7 @@ def _propose_in_ball(manifold, draw, m, m0, radius):
 
 # ---------------------------------------------------------------------- validation
 def _check_supported(manifold):
+    # SPD(k > 2) has no radial law but a sampler of its own (polar form, eigen-radii by MCMC).
     if isinstance(manifold, SPD) or volume_profile(manifold) is not None:
         return
     raise NotImplementedError(
@@ -162,16 +163,13 @@ def check_support(manifold, support):
         raise TypeError("`support` must be a pair (center, radius).") from exc
     m0 = check_point(manifold, m0, "support center")
     radius = check_positive(radius, "support radius", allow_inf=True)
-    profile = volume_profile(manifold)
-    diameter = math.inf if profile is None else profile.r_max
-    if radius >= diameter:
+    if radius >= manifold.diameter:
         return None
     return m0, radius
 
 
 def _radial_range(manifold, center, ball):
-    profile = volume_profile(manifold)
-    r_max = math.inf if profile is None else profile.r_max
+    r_max = manifold.diameter
     if ball is None:
         return 0.0, r_max
     m0, radius = ball
@@ -194,9 +192,10 @@ def unit_tangents(manifold, center, m, rng):
 
 def _drawer(manifold, center, sigma, kind, r_lo, r_hi, rng):
     """``draw(m)`` returning ``m`` draws from the law restricted to the radial shell."""
-    if isinstance(manifold, SPD):
+    if isinstance(manifold, SPD):  # a sampler of its own: the polar form of dpcore.sampling._spd
         return spd_drawer(manifold, center, sigma, kind, r_lo, r_hi, rng)
     profile = volume_profile(manifold)
+    # A sampler of its own: the untruncated Gaussian on R^d is center + sigma N(0, I).
     if isinstance(manifold, Euclidean) and kind == "gaussian" and r_lo == 0 and r_hi == math.inf:
         return lambda m: center + sigma * rng.standard_normal((m, *manifold.point_shape))
 

@@ -5,8 +5,11 @@ point is :math:`J(r)\,dr\,d\omega`, with :math:`J` depending only on the radius 
 the radius after integrating the angle of the eigen-radius vector). A density
 :math:`\propto h(d(\eta, y))` therefore gives the distance :math:`r = d(\eta, Y)` the 1-D density
 :math:`h(r) J(r)` on :math:`[0, r_{max}]`, with :math:`h(r) = e^{-r/\sigma}` (Laplace) or
-:math:`e^{-r^2/(2\sigma^2)}` (Gaussian). The volume factors (DESIGN section 6; checked against
-each manifold's own metric in ``tests/sampling/test_radial.py``) are
+:math:`e^{-r^2/(2\sigma^2)}` (Gaussian). The volume factors are facts of each manifold class
+(:meth:`~dpcore.manifolds.Manifold.radial_log_volume`, its derivative
+:meth:`~dpcore.manifolds.Manifold.radial_dlog_volume` and
+:attr:`~dpcore.manifolds.Manifold.volume_growth_rate`; DESIGN section 6; checked against each
+manifold's own metric in ``tests/manifolds/contract.py`` and ``tests/sampling/test_radial.py``):
 
 ==================  ====================================  =============
 manifold            :math:`J(r)`                          :math:`r_{max}`
@@ -39,21 +42,17 @@ are therefore log-concave and are drawn exactly by rejection from a piecewise-ex
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import ive, modstruve
 
 from .._validation import check_positive
-from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
+from ..manifolds._functions import log_sinh  # noqa: F401 - re-exported for ._spd
 from ._logconcave import LogConcaveSampler
 
 KINDS = ("laplace", "gaussian")
-
-_SQRT2 = math.sqrt(2.0)
-#: Above this argument log L_0 is computed as log I_0 (relative difference below 1e-13).
-_STRUVE_SWITCH = 30.0
 
 
 def check_kind(kind) -> str:
@@ -64,121 +63,95 @@ def check_kind(kind) -> str:
 
 
 # ---------------------------------------------------------------------- volume factors
-def log_sinh(r):
-    """``log(sinh(r))`` for ``r >= 0``, accurate for small ``r`` and without overflow."""
-    r = np.asarray(r, dtype=float)
-    with np.errstate(divide="ignore"):
-        return r - math.log(2.0) + np.log(-np.expm1(-2.0 * r))
-
-
-def _log_struve_l0(x):
-    x = np.asarray(x, dtype=float)
-    small = np.minimum(x, _STRUVE_SWITCH)
-    big = np.maximum(x, _STRUVE_SWITCH)
-    return np.where(
-        x < _STRUVE_SWITCH, np.log(modstruve(0, small)), big + np.log(ive(0, big))
-    )
-
-
-def _dlog_struve_l0(x):
-    # L_0' = L_{-1} = L_1 + 2/pi (recurrences DLMF 11.4.25 and 11.4.27 with nu = 0); for large
-    # arguments L_0 and its derivative equal I_0 and I_1 to relative accuracy 1e-13.
-    x = np.asarray(x, dtype=float)
-    small = np.minimum(x, _STRUVE_SWITCH)
-    big = np.maximum(x, _STRUVE_SWITCH)
-    return np.where(
-        x < _STRUVE_SWITCH,
-        (modstruve(1, small) + 2.0 / math.pi) / modstruve(0, small),
-        ive(1, big) / ive(0, big),
-    )
+#: Profiles built by name (``dpcore.sampling._spd`` builds SPD(1)'s and SPD(2)'s this way): the
+#: manifold whose radial law each name stands for, given the exponent ``a``.
+_NAMED_LAWS = {
+    "power": lambda a: Euclidean(a + 1),
+    "sine": lambda a: Sphere(a + 1),
+    "kendall": lambda a: KendallShape(a // 2 + 3),
+    "sinh": lambda a: Hyperbolic(a + 1),
+    "spd2": lambda a: SPD(2),
+}
 
 
 @dataclass(frozen=True)
 class VolumeProfile:
-    """Radial volume factor ``J(r)`` of one manifold family (see the module docstring).
+    """Radial volume factor ``J(r)`` of one manifold (see the module docstring).
+
+    A hashable handle on the manifold's :meth:`~dpcore.manifolds.Manifold.radial_log_volume`
+    and :meth:`~dpcore.manifolds.Manifold.radial_dlog_volume` (the key of the radial-sampler
+    cache); build it with :func:`volume_profile`.
 
     Attributes
     ----------
     family : str
-        ``"power"`` (``r^a``), ``"sine"`` (``sin^a r``), ``"kendall"`` (``sin^a r sin 2r``),
-        ``"sinh"`` (``sinh^a r``) or ``"spd2"`` (``r L_0(r / sqrt 2)``).
+        ``"power"`` for the flat law ``J(r) = r^a`` on ``[0, inf)`` (R^d, SPD(1)), whose
+        untruncated radii are drawn directly; otherwise the manifold's repr. Built by name
+        (no ``manifold``), ``"power"``, ``"sine"``, ``"kendall"``, ``"sinh"`` and ``"spd2"``
+        with exponent ``a`` stand for the laws of Euclidean(a + 1), Sphere(a + 1),
+        KendallShape(a / 2 + 3), Hyperbolic(a + 1) and SPD(2).
     a : int
-        Exponent.
+        Exponent of the power law (0 otherwise).
     r_max : float
         Largest distance on the manifold (its diameter).
     growth : float
         Exponential growth rate of ``J``: the Laplace density is integrable iff
         ``1 / sigma > growth``.
+    manifold : Manifold
+        The manifold whose law this is (not compared: equal profiles have equal laws).
     """
 
     family: str
     a: int = 0
     r_max: float = math.inf
     growth: float = 0.0
+    manifold: Manifold | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.manifold is None:
+            object.__setattr__(self, "manifold", _NAMED_LAWS[self.family](self.a))
 
     def log_vol(self, r):
         """``log J(r)``."""
-        r = np.asarray(r, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if self.family == "spd2":
-                return np.log(r) + _log_struve_l0(r / _SQRT2)
-            if self.family == "kendall":
-                base = np.log(np.sin(2.0 * r))
-                return base + (self.a * np.log(np.sin(r)) if self.a else 0.0)
-            if self.a == 0:
-                return np.zeros_like(r)
-            fun = {"power": np.log, "sine": lambda t: np.log(np.sin(t)), "sinh": log_sinh}
-            return self.a * fun[self.family](r)
+        return self.manifold.radial_log_volume(r)
 
     def dlog_vol(self, r):
         """Derivative of ``log J``."""
-        r = np.asarray(r, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if self.family == "spd2":
-                return 1.0 / r + _dlog_struve_l0(r / _SQRT2) / _SQRT2
-            if self.family == "kendall":
-                base = 2.0 * np.cos(2.0 * r) / np.sin(2.0 * r)
-                return base + (self.a * np.cos(r) / np.sin(r) if self.a else 0.0)
-            if self.a == 0:
-                return np.zeros_like(r)
-            if self.family == "power":
-                return self.a / r
-            if self.family == "sine":
-                return self.a * np.cos(r) / np.sin(r)
-            return self.a / np.tanh(r)
+        return self.manifold.radial_dlog_volume(r)
+
+
+def _profile_of(manifold):
+    """The :class:`VolumeProfile` of ``manifold``; raises the manifold's NotImplementedError
+    where it has no closed-form radial law."""
+    manifold.radial_log_volume(1.0)  # raises where there is no closed-form radial law
+    growth = manifold.volume_growth_rate
+    # A sampler that differs per space: radii of R^d and SPD(1) (isometric to R) are drawn
+    # directly (Gamma / chi) when untruncated, the others from the log-concave hull.
+    if isinstance(manifold, Euclidean) or (isinstance(manifold, SPD) and manifold.k == 1):
+        return VolumeProfile("power", manifold.dim - 1, manifold.diameter, growth, manifold)
+    return VolumeProfile(repr(manifold), 0, manifold.diameter, growth, manifold)
 
 
 def volume_profile(manifold):
     """The :class:`VolumeProfile` of ``manifold``, or ``None`` if it has no closed-form one."""
-    if isinstance(manifold, Euclidean):
-        return VolumeProfile("power", manifold.dim - 1)
-    if isinstance(manifold, Sphere):
-        return VolumeProfile("sine", manifold.dim - 1, r_max=math.pi)
-    if isinstance(manifold, KendallShape):
-        return VolumeProfile("kendall", manifold.dim - 2, r_max=math.pi / 2)
-    if isinstance(manifold, Hyperbolic):
-        return VolumeProfile("sinh", manifold.dim - 1, growth=float(manifold.dim - 1))
-    if isinstance(manifold, SPD) and manifold.k == 1:
-        return VolumeProfile("power", 0)
-    if isinstance(manifold, SPD) and manifold.k == 2:
-        return VolumeProfile("spd2", growth=1.0 / _SQRT2)
-    return None
+    try:
+        return _profile_of(manifold)
+    except NotImplementedError:
+        return None
 
 
 def laplace_growth_rate(manifold) -> float:
     r"""Exponential volume growth rate: ``exp(-d/sigma)`` is integrable iff ``1/sigma`` exceeds it.
 
-    For SPD(k) the volume grows like :math:`\prod_{i<j} \sinh(|\rho_i - \rho_j|/2)`, i.e. like
-    :math:`e^{\langle w, \rho \rangle}` with :math:`w_i = (k + 1 - 2i)/2` for sorted
-    :math:`\rho`; its largest rate per unit :math:`|\rho|` is :math:`|w| = \sqrt{k(k^2-1)/12}`.
+    The manifold's :attr:`~dpcore.manifolds.Manifold.volume_growth_rate`; e.g. for SPD(k)
+    :math:`\sqrt{k(k^2-1)/12}`, for Hyperbolic(d) :math:`d - 1`, 0 on compact and flat spaces.
+
+    Raises
+    ------
+    NotImplementedError
+        If the rate is not known for ``manifold``.
     """
-    if isinstance(manifold, SPD):
-        k = manifold.k
-        return math.sqrt(k * (k * k - 1) / 12.0)
-    profile = volume_profile(manifold)
-    if profile is None:
-        raise NotImplementedError(f"no volume growth rate known for {manifold!r}.")
-    return profile.growth
+    return manifold.volume_growth_rate
 
 
 def check_integrable(manifold, sigma, kind, r_max=math.inf):
@@ -225,19 +198,8 @@ def radial_sampler(profile, sigma, kind, r_lo=0.0, r_hi=None):
 
 
 def _profile_or_raise(manifold):
-    profile = volume_profile(manifold)
-    if profile is None:
-        if isinstance(manifold, SPD):
-            raise NotImplementedError(
-                f"{manifold!r} has no closed-form radial law for k > 2 (the eigen-radius "
-                "density does not reduce to one dimension); sample_laplace / sample_gaussian "
-                "draw its eigen-radius vector by MCMC instead."
-            )
-        raise NotImplementedError(
-            f"No exact radial law for {manifold!r}; use "
-            "dpcore.sampling.metropolis_hastings with the log density instead."
-        )
-    return profile
+    # The manifold's NotImplementedError says why it has no radial law (SPD(k > 2): MCMC).
+    return _profile_of(manifold)
 
 
 def _check_r_max(r_max, profile):

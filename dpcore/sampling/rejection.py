@@ -88,7 +88,7 @@ class UniformBall:
     def sample(self, m, rng):
         """``m`` uniform points of the ball, shape ``(m, *point_shape)``."""
         man, r = self.manifold, self.radius
-        if isinstance(man, Euclidean):
+        if isinstance(man, Euclidean):  # a sampler of its own: the closed form m0 + R U^(1/d) xi
             xi = rng.standard_normal((m, man.dim))
             xi /= np.linalg.norm(xi, axis=-1, keepdims=True)
             rad = r * rng.random(m) ** (1.0 / man.dim)

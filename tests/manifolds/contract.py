@@ -288,6 +288,121 @@ class ManifoldContract:
         np.testing.assert_allclose(manifold.inner(p, gp, u), fd_p, rtol=1e-5, atol=1e-9)
         np.testing.assert_allclose(manifold.inner(p, gv, w), fd_v, rtol=1e-5, atol=1e-9)
 
+    # ------------------------------------------------------------------ volume laws
+    @staticmethod
+    def fd_log_det_dexp(manifold, x, v, h=1e-6):
+        """Oracle: log |det d exp_x(v)| from a central-difference Jacobian of ``exp``.
+
+        Columns are the derivatives of ``exp_x`` along an orthonormal basis of T_x M, read in
+        an orthonormal basis of the tangent space at ``exp_x(v)`` (for quotient spaces this
+        keeps the horizontal part, i.e. the differential of ``exp`` on the quotient).
+        """
+        y = manifold.exp(x, v)
+        frame = manifold.orthonormal_basis(y)
+        cols = []
+        for e in manifold.orthonormal_basis(x):
+            dy = (manifold.exp(x, v + h * e) - manifold.exp(x, v - h * e)) / (2 * h)
+            cols.append(manifold.inner(y, frame, dy))
+        return float(np.log(abs(np.linalg.det(np.array(cols)))))
+
+    @staticmethod
+    def _volume_or_skip(fn, *args):
+        try:
+            return fn(*args)
+        except NotImplementedError as exc:
+            pytest.skip(f"no closed form: {exc}")
+
+    def unit_directions(self, manifold, x, n, rng):
+        """``n`` tangent vectors at ``x``, uniform on its unit sphere, shape ``(n, *ps)``."""
+        xs = np.broadcast_to(x, (n, *manifold.point_shape))
+        v = manifold.random_tangent(xs, rng)
+        return v / manifold.pointwise(manifold.norm(xs, v))
+
+    def test_log_volume_density_matches_finite_difference_jacobian(self, manifold, rng):
+        x = manifold.random_point(rng=rng)
+        self._volume_or_skip(manifold.log_volume_density, x, manifold.random_tangent(x, rng))
+        top = min(self.max_radius(manifold), 0.95 * manifold.injectivity_radius)
+        for length in (0.05, 0.4, 0.9 * top):
+            x = manifold.random_point(rng=rng)
+            v = self.tangent_of_length(manifold, x, rng, low=length, high=length)
+            expected = self.fd_log_det_dexp(manifold, x, v)
+            assert manifold.log_volume_density(x, v) == pytest.approx(expected, abs=1e-6)
+        assert manifold.log_volume_density(x, 0.0 * v) == pytest.approx(0.0, abs=1e-12)
+
+    def test_log_volume_density_is_batched(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        v = self.tangent_of_length(manifold, x, rng)
+        batched = self._volume_or_skip(manifold.log_volume_density, x, v)
+        assert batched.shape == (BATCH,)
+        looped = [manifold.log_volume_density(x[i], v[i]) for i in range(BATCH)]
+        np.testing.assert_allclose(batched, looped, atol=1e-12)
+        # one base point against a batch of vectors; on these symmetric spaces parallel
+        # transport is induced by an isometry, which keeps the volume density
+        one = manifold.log_volume_density(x[0], manifold.transport(x, x[0], v))
+        np.testing.assert_allclose(one, batched, atol=1e-9)
+        # the norms may be passed in; a space that uses them must agree with its own
+        given = manifold.log_volume_density(x, v, rho=manifold.norm(x, v))
+        np.testing.assert_allclose(given, batched, atol=1e-12)
+
+    def test_log_volume_density_max_bounds_dense_evaluations(self, manifold, rng):
+        self._volume_or_skip(manifold.log_volume_density_max, 0.0, 0.0)
+        top = min(3.0, manifold.injectivity_radius)
+        edges = np.linspace(0.0, top, 7)
+        lo, hi = edges[:-1], edges[1:]
+        bound = manifold.log_volume_density_max(lo, hi)
+        assert bound.shape == lo.shape
+        n = 400
+        x = manifold.random_point(n, rng)
+        for a, b, cap in zip(lo, hi, bound, strict=True):
+            # radii spread over the annulus, both ends included
+            r = np.concatenate([[a, b], rng.uniform(a, b, n - 2)])
+            v = manifold.random_tangent(x, rng)
+            v *= manifold.pointwise(r / manifold.norm(x, v))
+            vals = manifold.log_volume_density(x, v)
+            assert np.all(vals <= cap + 1e-12 * (1 + abs(cap))), (a, b, vals.max(), cap)
+
+    def test_radial_log_volume_integrates_the_volume_density(self, manifold, rng):
+        """J(r) = r^(d-1) E_u[theta_x(r u)], u uniform on the unit sphere of T_x M."""
+        self._volume_or_skip(manifold.radial_log_volume, 1.0)
+        x = manifold.random_point(rng=rng)
+        u = self.unit_directions(manifold, x, 20_000, rng)
+        r = np.linspace(0.05, min(2.0, 0.95 * manifold.diameter), 12)
+        log_theta = np.stack([manifold.log_volume_density(x, ri * u) for ri in r])
+        top = log_theta.max(axis=1, keepdims=True)
+        log_mean = top[:, 0] + np.log(np.mean(np.exp(log_theta - top), axis=1))
+        oracle = (manifold.dim - 1) * np.log(r) + log_mean
+        diff = manifold.radial_log_volume(r) - oracle  # equal up to a constant
+        # exact for spaces whose density depends on |v| alone; Monte Carlo error (~1e-3) else
+        assert np.ptp(diff) < 5e-3, diff
+
+    def test_radial_dlog_volume_is_the_derivative(self, manifold):
+        self._volume_or_skip(manifold.radial_log_volume, 1.0)
+        r = np.linspace(0.05, min(5.0, 0.95 * manifold.diameter), 40)
+        h = 1e-6
+        fd = (manifold.radial_log_volume(r + h) - manifold.radial_log_volume(r - h)) / (2 * h)
+        np.testing.assert_allclose(manifold.radial_dlog_volume(r), fd, rtol=1e-6, atol=1e-6)
+        assert np.ndim(manifold.radial_log_volume(0.5)) == 0
+
+    def test_volume_growth_rate(self, manifold, rng):
+        rate = self._volume_or_skip(lambda: manifold.volume_growth_rate)
+        assert isinstance(rate, float) and rate >= 0
+        if manifold.is_compact:
+            assert rate == 0.0
+            return
+        # The slope of max_u log theta_x(R u) between two large radii (the log R terms of the
+        # flat factor cancel); random directions come close to the fastest one.
+        x = manifold.random_point(rng=rng)
+        u = self.unit_directions(manifold, x, 4000, rng)
+        lo, hi = (np.max(manifold.log_volume_density(x, big * u)) for big in (200.0, 400.0))
+        slope = (hi - lo) / 200.0
+        assert slope <= rate + 1e-3
+        assert slope >= 0.9 * rate - 1e-3
+        try:
+            far = manifold.radial_dlog_volume(1000.0)
+        except NotImplementedError:
+            return
+        assert far == pytest.approx(rate, abs=3e-3)  # J(r) grows like e^(rate r)
+
     # ------------------------------------------------------------------ oracle
     def _oracle_or_skip(self, oracle):
         if oracle is None:

@@ -70,3 +70,23 @@ def test_attributes_and_missing_jacobi_fields(pair, rng):
 def test_rejects_unequipped_objects():
     with pytest.raises(TypeError, match="geomstats space"):
         GeomstatsManifold(object())
+
+
+def test_volume_laws_are_a_clear_not_implemented(pair, rng):
+    """The base class has no volume law; the samplers rely on NotImplementedError to fall back."""
+    wrapped, ours = pair
+    x = ours.random_point(rng=rng)
+    v = ours.random_tangent(x, rng)
+    with pytest.raises(NotImplementedError, match="volume density of the exponential map"):
+        wrapped.log_volume_density(x, v)
+    with pytest.raises(NotImplementedError, match="bound of the volume density"):
+        wrapped.log_volume_density_max(0.0, 1.0)
+    with pytest.raises(NotImplementedError, match="No exact radial law"):
+        wrapped.radial_log_volume(1.0)
+    with pytest.raises(NotImplementedError, match="No exact radial law"):
+        wrapped.radial_dlog_volume(1.0)
+    with pytest.raises(NotImplementedError, match="growth rate"):
+        wrapped.volume_growth_rate  # noqa: B018 - the property raises
+    # the closed-form counterpart has all of them
+    assert np.isfinite(ours.log_volume_density(x, v))
+    assert ours.volume_growth_rate >= 0

@@ -77,7 +77,10 @@ def test_volume_factor_matches_the_metric(manifold, radius, rng):
     v = v * (radius / manifold.norm(x, v))
     basis = _orthonormal_basis(manifold, x, rng)
     measured = _exp_volume_factor(manifold, x, v, basis)
-    assert measured == pytest.approx(_expected_factor(manifold, x, v), rel=1e-6)
+    expected = _expected_factor(manifold, x, v)
+    assert measured == pytest.approx(expected, rel=1e-6)
+    # the manifold's own volume density (used by the samplers) is the same fact
+    assert manifold.log_volume_density(x, v) == pytest.approx(math.log(expected), abs=1e-12)
 
 
 @pytest.mark.statistical
