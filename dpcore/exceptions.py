@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+#: At most this many problems are listed in one :class:`DataValidationError`.
+MAX_PROBLEMS = 20
+ROW_NOTE = (
+    "Rows are numbered as in a spreadsheet: the header is row 1 and the first data row is "
+    "row 2 (row N is line N of the file)."
+)
+
 
 class PrivacyLeakWarning(UserWarning):
     """A quantity the privacy guarantee depends on was taken from the private data.
@@ -23,3 +32,86 @@ class ApproximatePrivacyWarning(UserWarning):
 class ExactSamplingUnavailable(ValueError):
     """An exact sampler was asked for where none exists, or where its public worst-case cost
     exceeds the work limit; the message says which and what to do."""
+
+
+# ------------------------------------------------------------------ data validation
+class Problem(NamedTuple):
+    """One problem found in the data.
+
+    Attributes
+    ----------
+    row : int or None
+        Spreadsheet row number (header = 1, first data row = 2); None for file-level problems.
+    column : str or None
+        Column name as expected by the format; None when the problem is not about one column.
+    message : str
+        What is wrong and how to fix it.
+    """
+
+    row: int | None
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        parts = []
+        if self.row is not None:
+            parts.append("Header (row 1)" if self.row == 1 else f"Row {self.row}")
+        if self.column is not None:
+            parts.append(f"column '{self.column}'")
+        if not parts:
+            return self.message[:1].upper() + self.message[1:]
+        loc = ", ".join(parts)
+        return f"{loc[:1].upper()}{loc[1:]}: {self.message}"
+
+
+class DataValidationError(ValueError):
+    """The data could not be loaded; every problem found is listed with its row and column.
+
+    Raised by :func:`dpcore.data.read_table` and :func:`dpcore.data.load_csv` (importable from
+    :mod:`dpcore.data` too).
+
+    Parameters
+    ----------
+    problems : str or sequence of (row, column, message)
+        A single message (then ``row`` and ``column`` locate it) or a list of problems.
+    row : int, optional
+        Spreadsheet row number of a single problem (header = row 1, first data row = row 2).
+    column : str, optional
+        Column name of a single problem.
+    n_problems : int, optional
+        Total number of problems found when only the first ones are passed.
+
+    Attributes
+    ----------
+    problems : list of Problem
+        ``(row, column, message)`` tuples, at most :data:`MAX_PROBLEMS` of them, in file order.
+    n_problems : int
+        How many problems were found in total (may exceed ``len(problems)``).
+    row, column : int or str or None
+        Location of the first problem (either may be None for file-level problems).
+    """
+
+    def __init__(self, problems, *, row=None, column=None, n_problems=None):
+        if isinstance(problems, str):
+            problems = [(row, column, problems)]
+        items = [Problem(*p) for p in problems]
+        if not items:
+            raise ValueError("DataValidationError needs at least one problem.")
+        self.problems = items[:MAX_PROBLEMS]
+        self.n_problems = max(int(n_problems or 0), len(items))
+        self.row = items[0].row
+        self.column = items[0].column
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        with_rows = any(p.row is not None and p.row > 1 for p in self.problems)
+        if self.n_problems == 1:
+            text = str(self.problems[0])
+        else:
+            lines = [f"Found {self.n_problems} problems in the data:"]
+            lines += [f"- {p}" for p in self.problems]
+            hidden = self.n_problems - len(self.problems)
+            if hidden > 0:
+                lines.append(f"... and {hidden} more not shown.")
+            text = "\n".join(lines)
+        return f"{text}\n{ROW_NOTE}" if with_rows else text

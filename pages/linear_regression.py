@@ -1,8 +1,9 @@
 """Page: the Euclidean case. Private linear regression of several responses on one covariate,
 dpcore's private geodesic regression on R^d against ordinary least squares and diffprivlib.
 
-Uploaded files are parsed in memory (:func:`ui.logic.linear_regression.parse_numeric_csv`),
-never written to disk, logged or cached.
+Uploaded files are parsed in memory by the library's CSV reader (:func:`dpcore.data.scan_table`
+through :func:`ui.logic.linear_regression.parse_numeric_csv`), never written to disk, logged or
+cached.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import visualization as V
+from dpcore.data import DataValidationError
 from dpcore.manifolds import Euclidean
 from dpcore.release import private_geodesic_regression
 from ui.logic import common as C
@@ -89,7 +91,8 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
 
 
 def load_table(source):
-    """Widgets for the data; returns (NumericTable, fingerprint, example frame or None)."""
+    """Widgets for the data; returns (TextTable, fingerprint, example frame or None, query
+    settings)."""
     if source == "example":
         cols = st.columns(2)
         n = cols[0].slider("Rows of the generated example", 20, 1000, value=int(np.clip(
@@ -108,8 +111,8 @@ def load_table(source):
     data = upload.getvalue()
     try:
         table = L.parse_numeric_csv(data)
-    except L.CsvParseError as exc:
-        st.error("The file could not be read:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
+    except DataValidationError as exc:
+        st.error(f"The file could not be read:\n\n{exc}")
         return None, None, None, {}
     return table, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
 
@@ -232,8 +235,8 @@ def main():
     if table is None:
         write_query(**settings)
         return
-    if table.other_columns:
-        st.caption("Text columns ignored: " + ", ".join(f"'{c}'" for c in table.other_columns))
+    if table.text_columns:
+        st.caption("Text columns ignored: " + ", ".join(f"'{c}'" for c in table.text_columns))
     if len(table.numeric_columns) < 2:
         st.error("The file needs at least two numeric columns: a covariate and a response.")
         write_query(**settings)
@@ -252,9 +255,8 @@ def main():
         return
     try:
         values = L.select_numeric(table, [covariate, *responses])
-    except L.CsvParseError as exc:
-        st.error("Some cells of the chosen columns cannot be used:\n\n"
-                 + "\n".join(f"- {p}" for p in exc.problems))
+    except DataValidationError as exc:
+        st.error(f"Some cells of the chosen columns cannot be used:\n\n{exc}")
         write_query(**settings)
         return
     x, y = values[:, 0], values[:, 1:]

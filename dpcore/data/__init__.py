@@ -2,14 +2,18 @@
 
 * :func:`make_regression_data`, :func:`make_mean_data` -- seeded synthetic data sets following
   the simulation protocols of papers 001 and 002.
-* :func:`load_csv`, :func:`to_csv`, :func:`expected_columns` -- the CSV format of the dashboard,
-  with validation that names the row and column of every problem
-  (:class:`DataValidationError`).
+* :func:`read_table` -- any numeric CSV table (header row, decimal commas, encodings, blank
+  cells reported or dropped) as a header and a float array (:class:`Table`);
+  :func:`scan_table` and :meth:`TextTable.to_numbers` are its two halves.
+* :func:`load_csv`, :func:`to_csv`, :func:`expected_columns` -- the manifold CSV formats of the
+  dashboard, read with the same reader.
+
+Every problem in a file is reported in one :class:`DataValidationError` (defined in
+:mod:`dpcore.exceptions`) naming its row and column.
 """
 
+from ..exceptions import DataValidationError, Problem
 from .csvio import (
-    DataValidationError,
-    Problem,
     expected_columns,
     load_csv,
     neutralize_cell,
@@ -23,12 +27,15 @@ from .synthetic import (
     make_mean_data,
     make_regression_data,
 )
+from .tables import Table, TextTable, read_table, scan_table
 
 __all__ = [
     "DEFAULT_NOISE",
     "DataValidationError",
     "Problem",
     "RegressionData",
+    "Table",
+    "TextTable",
     "default_center",
     "expected_columns",
     "kendall_template",
@@ -36,5 +43,7 @@ __all__ = [
     "make_mean_data",
     "make_regression_data",
     "neutralize_cell",
+    "read_table",
+    "scan_table",
     "to_csv",
 ]

@@ -2,8 +2,9 @@
 
 Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
 (``FileUploader.set_value((name, bytes, mime))``), so uploads are tested end to end. The parser
-behind the page, :func:`ui.logic.linear_regression.parse_numeric_csv`, takes the raw bytes and
-is also tested directly below.
+behind the page, :func:`ui.logic.linear_regression.parse_numeric_csv` (a thin call to the
+library's reader, :func:`dpcore.data.scan_table`), takes the raw bytes and is tested in
+tests/ui/logic and tests/data.
 """
 
 import importlib.util
@@ -19,7 +20,9 @@ HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 
 GOOD_CSV = (
     "id;temperature;yield;quality;note\n"
-    "1;10.5;3,2;7;ok\n"  # semicolon-separated, decimal comma in 'yield' is not a number
+    "1;10.5;3,2;7;ok\n"
+    "2;12.5;4,1;8;ok\n"
+    "3;15,0;5,3;6;late\n"  # semicolon-separated, decimal commas are numbers
 )
 
 
@@ -136,8 +139,8 @@ def test_uploaded_csv_columns_can_be_chosen():
     [
         (b"x,y\n1,2\n2,abc\n3,4\n", ["Row 3", "'y'", "abc"]),
         (b"x,y\n1,2\n2,\n3,4\n", ["Row 3", "'y'", "empty"]),
-        (b"x,y\n1,2\n2,3,4\n", ["Row 3", "3 fields"]),
-        (b"x,x\n1,2\n", ["appears twice"]),
+        (b"x,y\n1,2\n2,3,4\n", ["Row 3", "3 values"]),
+        (b"x,x\n1,2\n", ["appears 2 times"]),
         (b"name,city\nann,rome\n", ["No column holds numbers"]),
         (b"", ["empty"]),
         (b"x,y\n1,2\n\xff\xfe\xfa,3\n", ["Row 3", "UTF-8"]),
@@ -153,6 +156,25 @@ def test_bad_csv_shows_error_without_exception(content, fragments):
     for fragment in fragments:
         assert fragment in message
     assert ledger(at) == []
+
+
+def test_decimal_comma_columns_are_offered_as_numbers():
+    """Regression: a ';'-separated file with decimal commas was read by the page's own parser,
+    which took '3,2' for text and silently left 'yield' out. The library reader reads it."""
+    at = open_page()
+    upload(at, GOOD_CSV.encode("utf-8-sig"))
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
+    assert covariate.options == ["id", "temperature", "yield", "quality"]
+    assert any("'note'" in c.value for c in at.caption)  # the text column is ignored
+    covariate.set_value("yield").run()
+    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    responses.set_value(["temperature"]).run()
+    assert not at.exception and not at.error
+    lo = [n for n in at.number_input if n.label == "Covariate lower bound"][0].value
+    hi = [n for n in at.number_input if n.label == "Covariate upper bound"][0].value
+    assert lo <= 3.2 and 5.3 <= hi < 10  # read as 3.2 .. 5.3, not 32 .. 53
 
 
 def test_covariate_bounds_follow_the_chosen_column():

@@ -24,8 +24,9 @@ CAPS = {
     "mc_sigmas": 16,  # rates sigma in a Monte Carlo sweep
     "utility_replicates": 2000,  # draws per rate in the Gaussian vs Laplace comparison
     "example_rows": 2000,  # rows of the generated linear-regression example
-    "upload_bytes": 5 * 1024 * 1024,  # uploaded CSV for the linear-regression page
-    "upload_columns": 200,  # columns of that CSV
+    # Named columns of the linear-regression page's CSV. Its size is capped, as on every page,
+    # by the upload limit dpcore.settings.Limits.max_upload_mb (Streamlit's maxUploadSize).
+    "upload_columns": 200,
 }
 
 

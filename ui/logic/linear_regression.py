@@ -1,200 +1,76 @@
 """Page logic of the linear-regression page: the upload parser, the example data, OLS and
-the error table. Uploaded bytes are parsed in memory, never written to disk or logged."""
+the error table. Uploaded bytes are parsed in memory by :mod:`dpcore.data.tables` (the
+library's one CSV reader), never written to disk or logged."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-import re
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from dpcore.settings import get_limits
+from dpcore.data import DataValidationError, TextTable, scan_table
 
 from .common import CAPS
 
 __all__ = [
-    "CsvParseError",
     "example_regression_frame",
     "linear_fit",
     "mse_table",
     "nice_bounds",
-    "NumericTable",
     "parse_numeric_csv",
     "select_numeric",
 ]
 
-class CsvParseError(ValueError):
-    """An uploaded table could not be read; ``problems`` lists what is wrong, by row and column.
-
-    Parameters
-    ----------
-    problems : list of str
-        Messages, each naming its row (header = row 1) and column where that applies.
-    """
-
-    def __init__(self, problems):
-        self.problems = list(problems)
-        super().__init__("\n".join(self.problems))
-
-
-@dataclass
-class NumericTable:
-    """A parsed CSV table, all cells as text, with the columns that look numeric.
-
-    Attributes
-    ----------
-    frame : pandas.DataFrame
-        The cells as stripped strings (no type conversion yet).
-    numeric_columns : list of str
-        Columns whose non-empty cells are mostly numbers (candidates for the covariate and
-        the responses).
-    other_columns : list of str
-        The remaining (text) columns, ignored.
-    """
-
-    frame: pd.DataFrame
-    numeric_columns: list = field(default_factory=list)
-    other_columns: list = field(default_factory=list)
-
-
-_LINE_RE = re.compile(r"line (\d+)")
-
-
-_FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
-
-
-def _decode_upload(data):
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"`data` must be bytes, got {type(data).__name__}.")
-    data = bytes(data)
-    if len(data) > CAPS["upload_bytes"]:
-        raise CsvParseError([f"The file has {len(data):,} bytes; this page reads at most "
-                             f"{CAPS['upload_bytes']:,}."])
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise CsvParseError([f"The file starts like UTF-16 but byte {exc.start} cannot be "
-                                 "decoded."]) from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        row = data[: exc.start].count(b"\n") + 1
-        raise CsvParseError([f"Row {row}: byte {exc.start} (0x{data[exc.start]:02x}) is not "
-                             "UTF-8 text. Save the file as UTF-8 CSV."]) from exc
-    if "\x00" in text:
-        raise CsvParseError(["The file contains NUL characters: it looks binary, not CSV."])
-    return text
-
-
-def _to_float(cell):
-    """A cell as a finite float, or None."""
-    try:
-        value = float(cell)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
 
 def parse_numeric_csv(data, *, max_rows=None):
-    """Parse an uploaded CSV (bytes) in memory into text cells and find its numeric columns.
+    """Read an uploaded CSV (bytes) in memory and find its numeric columns.
 
-    The first row is the header. The delimiter is the most frequent of ``,``, ``;``, tab and
-    ``|`` in the header line. Nothing is written to disk.
+    A thin call to :func:`dpcore.data.scan_table`, the first half of
+    :func:`dpcore.data.read_table`: the file is decoded (UTF-8, UTF-16 or UTF-32 with a BOM,
+    UTF-16 without), its delimiter found (``,``, ``;``, tab or ``|``), header and rows checked.
+    Text columns (such as an ``id`` of names) are allowed: :attr:`TextTable.text_columns`
+    lists them and only :attr:`TextTable.numeric_columns` are offered. Numbers may use a
+    decimal comma in files not separated by commas. Cells are checked when columns are chosen
+    (:func:`select_numeric`). Nothing is written to disk.
+
+    Limits: the size is the dashboard's upload limit, :attr:`dpcore.settings.Limits.max_upload_mb`
+    MiB (Streamlit's ``server.maxUploadSize``, the same on every page); the rows are
+    ``max_rows``; the named columns are ``CAPS["upload_columns"]``.
 
     Parameters
     ----------
     data : bytes
-        The file's content (UTF-8, with or without a byte-order mark, or UTF-16 with a BOM).
+        The file's content.
     max_rows : int, optional
-        Most data rows accepted (default: :func:`dpcore.settings.get_limits().max_rows`).
+        Most data rows accepted (default: :attr:`dpcore.settings.Limits.max_rows`).
 
     Returns
     -------
-    NumericTable
+    dpcore.data.TextTable
 
     Raises
     ------
-    CsvParseError
-        For an empty, binary or malformed file, a missing or duplicated header name, ragged
-        rows, too many rows or columns, or no numeric column. Messages name the row
-        (header = row 1, first data row = row 2) and the column.
+    DataValidationError
+        For an empty, binary, undecodable or malformed file, a missing or duplicated header
+        name, ragged rows, too many rows, bytes or columns, or no numeric column. Messages
+        name the row (header = row 1, first data row = row 2) and the column.
     """
-    max_rows = get_limits().max_rows if max_rows is None else int(max_rows)
-    text = _decode_upload(data)
-    if not text.strip():
-        raise CsvParseError(["The file is empty."])
-    first = text.splitlines()[0] if text.splitlines() else ""
-    delimiter = max([",", ";", "\t", "|"], key=lambda d: (first.count(d), d == ","))
-    try:
-        raw = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, dtype=str,
-                          keep_default_na=False, skip_blank_lines=True, engine="c",
-                          nrows=max_rows + 2, quoting=csv.QUOTE_MINIMAL)
-    except pd.errors.ParserError as exc:
-        msg = str(exc)
-        m = _FIELDS_RE.search(msg)
-        if m:
-            expected, line, saw = (int(g) for g in m.groups())
-            raise CsvParseError([f"Row {line}: {saw} fields, but the header row has "
-                                 f"{expected} columns."]) from exc
-        m = _LINE_RE.search(msg)
-        where = f"Row {m.group(1)}: " if m else ""
-        raise CsvParseError([f"{where}the file is not valid CSV ({msg.splitlines()[0]})."]) \
-            from exc
-    except pd.errors.EmptyDataError as exc:
-        raise CsvParseError(["The file is empty."]) from exc
-    if raw.shape[1] > CAPS["upload_columns"]:
-        raise CsvParseError([f"The file has {raw.shape[1]} columns; at most "
-                             f"{CAPS['upload_columns']} are read."])
-    header = [str(h).strip() for h in raw.iloc[0].tolist()]
-    problems = []
-    for j, h in enumerate(header):
-        if not h:
-            problems.append(f"Header (row 1), column {j + 1}: the column has no name.")
-    seen = {}
-    for j, h in enumerate(header):
-        if h and h.lower() in seen:
-            problems.append(f"Header (row 1): column name '{h}' appears twice (columns "
-                            f"{seen[h.lower()] + 1} and {j + 1}).")
-        seen.setdefault(h.lower(), j)
-    if problems:
-        raise CsvParseError(problems)
-    body = raw.iloc[1:].reset_index(drop=True)
-    body.columns = header
-    # pandas skips blank lines; keep the spreadsheet row numbers anyway (header = 1).
-    lines = [i + 1 for i, line in enumerate(text.splitlines()) if line.strip()]
-    body.index = pd.Index(lines[1: 1 + len(body)] if len(lines) > len(body) else
-                          range(2, 2 + len(body)), name="row")
-    if len(body) == 0:
-        raise CsvParseError(["The file has a header row but no data rows."])
-    if len(body) > max_rows:
-        raise CsvParseError([f"The file has more than {max_rows:,} data rows; this page reads "
-                             f"at most {max_rows:,}."])
-    body = body.apply(lambda col: col.str.strip())
-    numeric, other = [], []
-    for name in header:
-        cells = body[name]
-        filled = cells[cells != ""]
-        ok = filled.map(lambda c: _to_float(c) is not None)
-        if len(filled) and ok.mean() >= 0.5:
-            numeric.append(name)
-        else:
-            other.append(name)
-    if not numeric:
-        raise CsvParseError(["No column holds numbers: every column is text or empty."])
-    return NumericTable(frame=body, numeric_columns=numeric, other_columns=other)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"`data` must be bytes, got {type(data).__name__}.")
+    table = scan_table(bytes(data), max_rows=max_rows, max_columns=CAPS["upload_columns"])
+    if not table.numeric_columns:
+        raise DataValidationError("no column holds numbers: every column is text or empty.")
+    return table
 
 
-def select_numeric(table, columns):
-    """The chosen columns as floats, checking every cell.
+def select_numeric(table: TextTable, columns):
+    """The chosen columns as floats, checking every cell (:meth:`TextTable.to_numbers`).
 
     Parameters
     ----------
-    table : NumericTable
+    table : dpcore.data.TextTable
+        From :func:`parse_numeric_csv`.
     columns : sequence of str
         Column names, in the order wanted.
 
@@ -204,30 +80,11 @@ def select_numeric(table, columns):
 
     Raises
     ------
-    CsvParseError
-        Listing (up to 20) empty, non-numeric, NaN or infinite cells by row and column.
+    DataValidationError
+        Listing (up to 20 of) the empty, non-numeric, NaN, infinite or huge cells by row and
+        column, or a column not in the file.
     """
-    problems, total = [], 0
-    out = np.empty((len(table.frame), len(columns)))
-    rows = table.frame.index.to_numpy()
-    for j, name in enumerate(columns):
-        if name not in table.frame.columns:
-            raise CsvParseError([f"Column '{name}' is not in the file."])
-        for i, cell in enumerate(table.frame[name].tolist()):
-            value = _to_float(cell)
-            if value is None:
-                total += 1
-                if len(problems) < 20:
-                    what = "is empty" if cell == "" else f"'{cell[:30]}' is not a finite number"
-                    problems.append(f"Row {rows[i]}, column '{name}': {what}.")
-                out[i, j] = np.nan
-            else:
-                out[i, j] = value
-    if total:
-        if total > len(problems):
-            problems.append(f"... and {total - len(problems)} more cells.")
-        raise CsvParseError(problems)
-    return out
+    return table.to_numbers(columns).values
 
 
 def example_regression_frame(n=100, *, seed=0):

@@ -4,44 +4,77 @@ import numpy as np
 import pytest
 
 from dpcore import visualization as V
+from dpcore.data import DataValidationError
+from dpcore.settings import get_limits
 from ui.logic import common as C
 from ui.logic import linear_regression as L
 
 GOOD_CSV = (
     "id;temperature;yield;quality;note\n"
-    "1;10.5;3,2;7;ok\n"  # semicolon-separated, decimal comma in 'yield' is not a number
+    "1;10.5;3,2;7;ok\n"  # semicolon-separated, decimal comma in 'yield'
 )
 
 
-def test_parser_reads_semicolons_and_flags_decimal_commas():
+def test_parser_reads_semicolons_and_decimal_commas():
+    """Regression: the page's own pandas parser read '3,2' in a ';' file as text, so 'yield'
+    was silently not offered; the library reader reads it as 3.2."""
     table = L.parse_numeric_csv(GOOD_CSV.encode("utf-8-sig"))
-    assert table.numeric_columns == ["id", "temperature", "quality"]
-    assert table.other_columns == ["yield", "note"]
-    np.testing.assert_allclose(L.select_numeric(table, ["temperature", "quality"]), [[10.5, 7]])
+    assert table.numeric_columns == ("id", "temperature", "yield", "quality")
+    assert table.text_columns == ("note",)
+    np.testing.assert_allclose(L.select_numeric(table, ["temperature", "yield", "quality"]),
+                               [[10.5, 3.2, 7]])
+
+
+def test_parser_keeps_text_columns_out_of_the_numeric_ones():
+    data = b"name,id,dose,response\nann,p1,1.5,2\nbob,p2,2.5,3\n"
+    table = L.parse_numeric_csv(data)
+    assert table.numeric_columns == ("dose", "response")
+    assert table.text_columns == ("name", "id")
+    with pytest.raises(DataValidationError, match=r"Row 2, column 'name': value 'ann'"):
+        L.select_numeric(table, ["name", "dose"])
 
 
 def test_parser_keeps_spreadsheet_row_numbers_across_blank_lines():
     table = L.parse_numeric_csv(b"x,y\n1,2\n\n3,oops\n")
-    with pytest.raises(L.CsvParseError, match=r"Row 4, column 'y'"):
+    with pytest.raises(DataValidationError, match=r"Row 4, column 'y'") as info:
         L.select_numeric(table, ["x", "y"])
+    assert (info.value.row, info.value.column) == (4, "y")
 
 
-def test_parser_limits():
-    with pytest.raises(L.CsvParseError, match="at most 2"):
+def test_parser_limits(monkeypatch):
+    with pytest.raises(DataValidationError, match="more than 2 data rows"):
         L.parse_numeric_csv(b"x,y\n1,2\n3,4\n5,6\n", max_rows=2)
-    with pytest.raises(L.CsvParseError, match="bytes"):
-        L.parse_numeric_csv(b"x\n" + b"1\n" * (C.CAPS["upload_bytes"] // 2 + 1))
+    # One size cap for every page: the dashboard's upload limit (max_upload_mb MiB).
+    monkeypatch.delenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", raising=False)
+    monkeypatch.setenv("DPCORE_MAX_UPLOAD_MB", "1")
+    assert get_limits().max_upload_mb == 1
+    with pytest.raises(DataValidationError, match=r"1,048,576 bytes") as info:
+        L.parse_numeric_csv(b"x\n" + b"1\n" * (2**19 + 1))
+    assert "DPCORE_MAX_UPLOAD_MB" in str(info.value)
+    assert "upload_bytes" not in C.CAPS
+    cols = C.CAPS["upload_columns"] + 1
+    with pytest.raises(DataValidationError, match=f"{cols} columns"):
+        L.parse_numeric_csv((",".join(f"c{j}" for j in range(cols)) + "\n").encode())
     with pytest.raises(TypeError):
         L.parse_numeric_csv("x,y\n1,2\n")
 
 
+def test_parser_errors_are_data_validation_errors():
+    for data, fragment in [(b"", "empty"), (b"name,city\nann,rome\n", "No column holds numbers"),
+                           (b"x,x\n1,2\n", "appears 2 times"),
+                           (b"x,y\n1,2\n2,3,4\n", "Row 3")]:
+        with pytest.raises(DataValidationError, match=fragment):
+            L.parse_numeric_csv(data)
+    assert not hasattr(L, "CsvParseError")
+
+
 def test_parser_reports_many_bad_cells_compactly():
     body = "\n".join(f"{i},bad" for i in range(30))
-    table = L.parse_numeric_csv(("x,y\n" + body + "\n").encode())
-    with pytest.raises(L.CsvParseError) as info:
+    table = L.parse_numeric_csv(("x,y\n" + body + "\n").encode("utf-16"))
+    with pytest.raises(DataValidationError) as info:
         L.select_numeric(table, ["x", "y"])
-    assert len(info.value.problems) == 21
-    assert info.value.problems[-1] == "... and 10 more cells."
+    assert len(info.value.problems) == 20 and info.value.n_problems == 30
+    assert "... and 10 more not shown." in str(info.value)
 
 
 def test_example_linear_fit_and_mse():

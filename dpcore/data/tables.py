@@ -1,0 +1,602 @@
+"""Numeric tables from CSV: the one reader under every CSV input of dpcore and the dashboard.
+
+:func:`read_table` reads any CSV file whose first (non-blank) row names the columns into a
+header and a float table (:class:`Table`), reporting every problem with its row and column in
+one :class:`~dpcore.exceptions.DataValidationError`. It is :func:`scan_table` (decoding, the
+delimiter, the header and the rows, as text: :class:`TextTable`) followed by
+:meth:`TextTable.to_numbers` (cells to floats); the dashboard's linear-regression page calls
+the two halves separately so that only the columns a user picks are checked.
+:func:`dpcore.data.load_csv` builds the manifold formats on the same pieces.
+
+Row numbers in messages count as a spreadsheet does: the header is row 1 and the first data
+row is row 2, so "row N" is line N of the file (unless a quoted cell spans several lines).
+Nothing is ever written to disk or logged while reading.
+
+*Encodings.* A byte-order mark decides: UTF-8, UTF-16 (LE/BE) and UTF-32 (LE/BE) with a BOM
+are decoded accordingly. Without a BOM, text whose every other byte is zero is UTF-16 (as
+Windows tools write it) and is decoded as such; anything else must be UTF-8. Other encodings
+(Latin-1, Windows-1252, ...) are not guessed -- a wrong guess would silently change data --
+but rejected with the byte offset, row and column of the first byte that is not UTF-8. NUL
+characters mark binary data and are rejected, as are Excel workbooks (with a hint).
+
+*Delimiters and numbers.* The delimiter is the one of ``,``, ``;``, tab and ``|`` that occurs
+most often in the header line (comma on ties). In ``;``-, tab- and ``|``-separated files a
+decimal comma (``0,5``) is accepted (so ``1,000`` there reads as 1.0); in comma-separated
+files it is not (``"0,5"`` quoted is reported with a hint, unquoted it splits the row, which
+is reported with the same hint). Thousands separators (``1.000,5``, ``1 000``, ``1,000.5``)
+are rejected with a hint; Python's ``1_000`` is accepted. NaN, infinity and magnitudes above
+:data:`HUGE_VALUE` are rejected.
+
+*Cells.* Header names are matched case-insensitively after stripping spaces, so column order
+is free; a name may appear only once. Cells may be quoted and padded with spaces. Blank lines
+and all-empty rows are skipped (they still count in row numbers), as are columns with an empty
+header and no values (e.g. from a trailing delimiter); a value under an empty header is
+reported.
+
+*Limits.* Data rows: ``max_rows``, by default :attr:`dpcore.settings.Limits.max_rows`
+(``DPCORE_MAX_ROWS``, 100 000). Size: ``max_bytes``, by default the dashboard's upload limit
+:attr:`dpcore.settings.Limits.max_upload_mb` MiB (Streamlit's ``server.maxUploadSize``, 20),
+so the library accepts exactly what the dashboard can upload.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import operator
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .._validation import check_int
+from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
+from ..settings import ENV_VARS, get_limits
+from ._decoding import DELIMITERS, _read_text, _short, _sniff_delimiter
+
+__all__ = [
+    "BLANK",
+    "DELIMITERS",
+    "HUGE_VALUE",
+    "MAX_PROBLEMS",
+    "DataValidationError",
+    "Problem",
+    "Table",
+    "TEXT",
+    "TextTable",
+    "read_table",
+    "scan_table",
+]
+
+#: Cells with a larger magnitude are rejected (almost always a unit or typing mistake).
+HUGE_VALUE = 1e12
+_DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+(?:[eE][+-]?\d+)?\s*")
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
+_NAN_OR_INF = re.compile(r"\s*[+-]?(?:nan|inf|infinity)\s*", re.IGNORECASE)
+#: Values of ``read_table``'s ``blank`` option: report empty cells, or drop their rows.
+BLANK = ("error", "drop")
+#: Values of ``read_table``'s ``text`` option: report text cells, or leave text columns out.
+TEXT = ("error", "skip")
+
+
+# ------------------------------------------------------------------------------- problems
+class _Collector:
+    """Accumulates problems, keeping only the first few of each kind but counting all."""
+
+    def __init__(self, order):
+        self.items: list[tuple[tuple, Problem]] = []
+        self.total = 0
+        self._order = order
+
+    def add(self, row, column, message):
+        self.total += 1
+        key = (0 if row is None else row, self._order.get(column, len(self._order)))
+        self.items.append((key, Problem(row, column, message)))
+
+    def add_rows(self, mask, rows, column, make_message):
+        """Add one problem per True entry of ``mask`` (rows given by ``rows``)."""
+        idx = np.flatnonzero(mask)
+        for i in idx[:MAX_PROBLEMS]:
+            self.add(int(rows[i]), column, make_message(i))
+        self.total += max(idx.size - MAX_PROBLEMS, 0)
+
+    def __bool__(self):
+        return self.total > 0
+
+    def raise_if_any(self):
+        if self.total:
+            ordered = [p for _, p in sorted(self.items, key=lambda kp: kp[0])]
+            raise DataValidationError(ordered[:MAX_PROBLEMS], n_problems=self.total)
+
+
+# ----------------------------------------------------------------------- records and cells
+def _records(text: str, delimiter: str):
+    """Yield ``(row_number, cells)``; row numbers count every record, blank ones included."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    row = 0
+    try:
+        for row, rec in enumerate(reader, start=1):
+            yield row, rec
+    except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            reason = (f"a cell is longer than {csv.field_size_limit():,} characters, probably "
+                      "because a quote (\") is opened and never closed")
+        else:
+            reason = f"{exc}"
+        raise DataValidationError(
+            f"the file could not be read as CSV ({reason}); check the quotes in this row.",
+            row=row + 1,
+        ) from exc
+
+
+def _is_blank(rec) -> bool:
+    return all(not c.strip() for c in rec)
+
+
+def _parse_float(cell: str, decimal_comma: bool) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        if decimal_comma and _DECIMAL_COMMA.fullmatch(cell):
+            return float(cell.replace(",", "."))
+        raise
+
+
+def _not_a_number(cell: str, delimiter: str) -> str:
+    """Message for a cell that does not parse, with a hint for separators."""
+    if not cell.strip():
+        return "the cell is empty; every cell needs a number."
+    msg = f"value '{_short(cell)}' is not a number"
+    if delimiter == "," and _DECIMAL_COMMA.fullmatch(cell):
+        return (f"{msg}: in a comma-separated file numbers need a decimal point (0.5, not 0,5) "
+                "and no thousands separator (1000, not 1,000). Files separated by ';' or tabs "
+                "may use decimal commas.")
+    if _THOUSANDS.fullmatch(cell.strip()):
+        return f"{msg}: write numbers without a thousands separator (1000.5, not 1,000.5)."
+    return f"{msg}."
+
+
+def _too_large(cell: str) -> str:
+    return (f"value '{_short(cell)}' is too large in magnitude (the limit is {HUGE_VALUE:.0e}); "
+            "check the units or look for a typo.")
+
+
+def _to_numbers(cells, rows, columns, delimiter, problems, padded):
+    """Parse an (n, c) list of strings; report bad cells; return (values, bad_mask).
+
+    Cells in ``padded`` (positions missing from a short row, already reported) are marked bad
+    without a second message.
+    """
+    n, c = len(cells), len(columns)
+    decimal_comma = delimiter != ","
+    try:
+        values = np.array(cells, dtype=float).reshape(n, c)
+        bad = np.zeros((n, c), dtype=bool)
+    except ValueError:
+        values = np.full((n, c), np.nan)
+        bad = np.zeros((n, c), dtype=bool)
+        shown = 0
+        for i, rec in enumerate(cells):
+            for j, cell in enumerate(rec):
+                try:
+                    values[i, j] = _parse_float(cell, decimal_comma)
+                except ValueError:
+                    bad[i, j] = True
+                    if (i, j) in padded:
+                        continue
+                    if shown >= MAX_PROBLEMS:
+                        problems.total += 1
+                        continue
+                    shown += 1
+                    problems.add(int(rows[i]), columns[j], _not_a_number(cell, delimiter))
+    nonfinite = ~bad & ~np.isfinite(values)
+    huge = ~bad & np.isfinite(values) & (np.abs(values) > HUGE_VALUE)
+
+    def nonfinite_message(i, j):
+        cell = cells[i][j]
+        if _NAN_OR_INF.fullmatch(cell):
+            return (f"value '{_short(cell)}' is not a finite number (NaN and infinity are not "
+                    "allowed).")
+        return _too_large(cell)  # a literal such as 1e400 that overflows to infinity
+
+    for mask, make in (
+        (nonfinite, nonfinite_message),
+        (huge, lambda i, j: _too_large(cells[i][j])),
+    ):
+        idx = np.argwhere(mask)
+        for i, j in idx[:MAX_PROBLEMS]:
+            problems.add(int(rows[i]), columns[j], make(i, j))
+        problems.total += max(len(idx) - MAX_PROBLEMS, 0)
+    return values, bad | nonfinite | huge
+
+
+def _values(count: int) -> str:
+    return "1 value" if count == 1 else f"{count} values"
+
+
+def _looks_numeric(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------- header and rows
+def _first_record(records, expect: str = "") -> list[str]:
+    """The header: the first record that is not blank. ``expect`` lists the columns wanted
+    (e.g. ``" (x, y1)"``) for the message about an empty file."""
+    for _, rec in records:
+        if not _is_blank(rec):
+            return rec
+    raise DataValidationError(
+        f"the file is empty. It needs a header row naming the columns{expect} and one row "
+        "per observation."
+    )
+
+
+def _header_names(header: list[str], expect: str = ""):
+    """``(raw, keys, names)`` of a header record: stripped names, their lower-case keys and
+    the names as shown in messages. Raise if the record looks like data."""
+    raw = [h.replace("\ufeff", "").strip() for h in header]
+    if all(_looks_numeric(h) for h in raw if h):
+        raise DataValidationError(
+            f"the first row contains only numbers, so it looks like data. The file must start "
+            f"with a header row naming the columns{expect}.",
+            row=1,
+        )
+    return raw, [h.lower() for h in raw], [_short(h) for h in raw]
+
+
+def _positions(keys, names, problems) -> dict[str, list[int]]:
+    """Field indices of each (non-empty) header key; duplicated names are reported."""
+    positions: dict[str, list[int]] = {}
+    for j, key in enumerate(keys):
+        if key:
+            positions.setdefault(key, []).append(j)
+    for where in positions.values():
+        if len(where) > 1:
+            cols = " and ".join(str(j + 1) for j in where)
+            problems.add(1, names[where[0]], f"the column name appears {len(where)} times "
+                                             f"(columns {cols}); each name must be unique.")
+    return positions
+
+
+def _collect_rows(records, index, columns, keys, max_rows, problems, delimiter, caller):
+    """The data rows: their spreadsheet row numbers, their cells at the fields ``index``
+    (named ``columns`` in messages) and the ``(i, j)`` positions filled in for short rows.
+
+    Short and long rows and values under unnamed header fields (``keys`` empty) are reported;
+    more than ``max_rows`` data rows raise at once, without reading the rest.
+    """
+    unnamed = [j for j, k in enumerate(keys) if not k]
+    width = len(keys)
+    split_hint = (" In a comma-separated file a thousands separator or a decimal comma (1,000 "
+                  "or 0,5) splits a number into two cells." if delimiter == "," else "")
+    # itemgetter: the loop runs once per row, up to max_rows (100 000 by default) times.
+    pick = operator.itemgetter(*index) if len(index) > 1 else lambda r: (r[index[0]],)
+    rows, cells, padded = [], [], set()
+    unnamed_count = ragged_count = 0
+    for row, rec in records:
+        if not (rec and rec[0].strip()) and _is_blank(rec):
+            continue
+        if len(rows) >= max_rows:
+            var = ENV_VARS["max_rows"][0]
+            raise DataValidationError(
+                f"the file has more than {max_rows:,} data rows, the limit (max_rows={max_rows}). "
+                f"Use fewer rows, or raise the limit: set the environment variable {var} (e.g. "
+                f"{var}={2 * max_rows}) before starting the app, or pass "
+                f"{caller}(..., max_rows=...)."
+            )
+        if len(rec) < width:
+            # Cells missing only under unnamed (empty) columns are fine: those columns are
+            # ignored anyway.
+            absent = [columns[i] for i, j in enumerate(index) if j >= len(rec)]
+            if absent:
+                ragged_count += 1
+                if ragged_count <= MAX_PROBLEMS:
+                    problems.add(row, absent[0], f"the row has {_values(len(rec))} but the "
+                                                 f"header has {width} columns (no value for "
+                                                 f"{', '.join(absent)}).")
+                else:
+                    problems.total += 1
+                padded.update((len(rows), i) for i, j in enumerate(index) if j >= len(rec))
+            rec = rec + [""] * (width - len(rec))
+        elif len(rec) > width and not _is_blank(rec[width:]):
+            ragged_count += 1
+            if ragged_count <= MAX_PROBLEMS:
+                problems.add(row, None, f"the row has {_values(len(rec))} but the header has "
+                                        f"{width} columns.{split_hint}")
+            else:
+                problems.total += 1
+        for j in unnamed:
+            if rec[j].strip():
+                unnamed_count += 1
+                if unnamed_count <= MAX_PROBLEMS:
+                    problems.add(row, None, f"column {j + 1} has no name in the header but holds "
+                                            f"the value '{_short(rec[j])}'.")
+                else:
+                    problems.total += 1
+        rows.append(row)
+        cells.append(pick(rec))
+    return np.asarray(rows, dtype=int), cells, padded
+
+
+# ------------------------------------------------------------------------------ the tables
+def _is_number(cell: str, decimal_comma: bool) -> bool:
+    try:
+        return math.isfinite(_parse_float(cell, decimal_comma))
+    except ValueError:
+        return False
+
+
+def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        listed = " or ".join(repr(c) for c in choices)
+        raise ValueError(f"`{name}` must be {listed}, got {value!r}.")
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A numeric table read from CSV (see :func:`read_table`).
+
+    Attributes
+    ----------
+    header : tuple of str
+        Every named column of the file, as written (stripped), in file order.
+    columns : tuple of str
+        The columns of ``values``, as written in the header, in the order asked for (file
+        order by default).
+    values : ndarray, shape (n_rows, len(columns))
+        The cells as finite floats.
+    rows : ndarray of int, shape (n_rows,)
+        Spreadsheet row number of each row of ``values`` (header = row 1).
+    text_columns : tuple of str
+        Columns left out because they hold text or nothing (``text="skip"``), file order.
+    dropped : int
+        Data rows left out because a cell of ``columns`` was empty (``blank="drop"``).
+    delimiter : str
+        The delimiter the file was read with.
+    """
+
+    header: tuple[str, ...]
+    columns: tuple[str, ...]
+    values: np.ndarray
+    rows: np.ndarray
+    text_columns: tuple[str, ...] = ()
+    dropped: int = 0
+    delimiter: str = ","
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of column ``name`` (matched case-insensitively), shape (n_rows,)."""
+        keys = [c.lower() for c in self.columns]
+        key = str(name).strip().lower()
+        if key not in keys:
+            raise KeyError(f"no column {name!r} in the table; its columns are "
+                           f"{', '.join(self.columns)}.")
+        return self.values[:, keys.index(key)]
+
+
+@dataclass(frozen=True, eq=False)
+class TextTable:
+    """A CSV file checked for structure, its cells still text (see :func:`scan_table`).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The named columns, as written in the header (stripped), in file order.
+    rows : ndarray of int, shape (n_rows,)
+        Spreadsheet row number of each data row (header = row 1; blank lines are skipped but
+        counted).
+    cells : list of tuple of str
+        The cells of each data row, in the order of ``columns``.
+    delimiter : str
+        The delimiter found in the header line.
+    """
+
+    columns: tuple[str, ...]
+    rows: np.ndarray
+    cells: list
+    delimiter: str
+
+    @cached_property
+    def numeric_columns(self) -> tuple[str, ...]:
+        """Columns at least half of whose non-empty cells are finite numbers (decimal commas
+        counted as the delimiter allows), in file order. Their other cells are problems that
+        :meth:`to_numbers` reports."""
+        if not self.cells:
+            return ()
+        decimal_comma = self.delimiter != ","
+        numeric = []
+        for name, col in zip(self.columns, zip(*self.cells, strict=True), strict=True):
+            try:  # fast path: every cell a number
+                good = int(np.isfinite(np.array(col, dtype=float)).sum())
+                filled = len(col)
+            except ValueError:
+                filled_cells = [c for c in col if c.strip()]
+                filled = len(filled_cells)
+                good = sum(_is_number(c, decimal_comma) for c in filled_cells)
+            if filled and 2 * good >= filled:
+                numeric.append(name)
+        return tuple(numeric)
+
+    @cached_property
+    def text_columns(self) -> tuple[str, ...]:
+        """The other columns (text, or empty), in file order."""
+        numeric = set(self.numeric_columns)
+        return tuple(c for c in self.columns if c not in numeric)
+
+    def to_numbers(self, columns=None, *, text="error", blank="error") -> Table:
+        """The cells of some columns as floats; see :func:`read_table` for the arguments.
+
+        Raises
+        ------
+        DataValidationError
+            For a column not in the header, and for every empty (unless ``blank="drop"``),
+            non-numeric, NaN, infinite or huge cell of the columns read, by row and column.
+        """
+        _check_choice(text, "text", TEXT)
+        _check_choice(blank, "blank", BLANK)
+        keys = {c.lower(): j for j, c in enumerate(self.columns)}
+        skipped: tuple[str, ...] = ()
+        if columns is None:
+            names = self.numeric_columns if text == "skip" else self.columns
+            skipped = self.text_columns if text == "skip" else ()
+            if not names:
+                raise DataValidationError(
+                    "no column holds numbers: every column is text or empty.")
+        else:
+            if isinstance(columns, str):
+                raise TypeError("`columns` must be a sequence of column names, not a str.")
+            wanted = [str(c).strip() for c in columns]
+            if not wanted:
+                raise ValueError("`columns` must name at least one column.")
+            missing = [c for c in wanted if c.lower() not in keys]
+            if missing:
+                listed = ", ".join(f"'{_short(c)}'" for c in missing)
+                raise DataValidationError(
+                    f"no column named {listed} in the header; its columns are: "
+                    f"{', '.join(_short(c) for c in self.columns)}.",
+                    row=1, column=_short(missing[0]))
+            names = tuple(self.columns[keys[c.lower()]] for c in wanted)
+        index = [keys[c.lower()] for c in names]
+        pick = operator.itemgetter(*index) if len(index) > 1 else lambda r: (r[index[0]],)
+        cells = [pick(rec) for rec in self.cells]
+        rows = self.rows
+        dropped = 0
+        if blank == "drop":
+            keep = [i for i, rec in enumerate(cells) if all(c.strip() for c in rec)]
+            dropped = len(cells) - len(keep)
+            if dropped:
+                cells = [cells[i] for i in keep]
+                rows = rows[keep]
+            if not cells:
+                raise DataValidationError(
+                    f"every one of the {dropped:,} data rows has an empty cell in the columns "
+                    f"read ({', '.join(_short(c) for c in names)}), so none is left.")
+        shown = [_short(c) for c in names]
+        problems = _Collector({c: j for j, c in enumerate(shown)})
+        values, _ = _to_numbers(cells, rows, shown, self.delimiter, problems, set())
+        problems.raise_if_any()
+        return Table(header=self.columns, columns=tuple(names), values=values,
+                     rows=np.array(rows, dtype=int), text_columns=tuple(skipped),
+                     dropped=dropped, delimiter=self.delimiter)
+
+
+def _scan(source, max_rows, max_bytes, max_columns, caller) -> TextTable:
+    max_rows = get_limits().max_rows if max_rows is None else check_int(max_rows, "max_rows")
+    if max_columns is not None:
+        max_columns = check_int(max_columns, "max_columns")
+    text = _read_text(source, max_bytes, caller)
+    delimiter = _sniff_delimiter(text)
+    records = _records(text, delimiter)
+    raw, keys, names = _header_names(_first_record(records))
+    named = [j for j, k in enumerate(keys) if k]
+    if max_columns is not None and len(named) > max_columns:
+        raise DataValidationError(
+            f"the header names {len(named)} columns; at most {max_columns} are read.", row=1)
+    problems = _Collector({names[j]: i for i, j in enumerate(named)})
+    _positions(keys, names, problems)
+    problems.raise_if_any()
+    rows, cells, _ = _collect_rows(records, named, [names[j] for j in named], keys, max_rows,
+                                   problems, delimiter, caller)
+    problems.raise_if_any()
+    if not cells:
+        raise DataValidationError("the file has a header row but no data rows.")
+    return TextTable(columns=tuple(raw[j] for j in named), rows=rows, cells=cells,
+                     delimiter=delimiter)
+
+
+def scan_table(source, *, max_rows=None, max_bytes=None, max_columns=None) -> TextTable:
+    """Read a CSV file's structure: decoding, delimiter, header and rows, cells as text.
+
+    The first half of :func:`read_table` (same arguments and limits); call
+    :meth:`TextTable.to_numbers` for the numbers. Use it to look at the columns before
+    choosing which to read (:attr:`TextTable.numeric_columns`), reading the file once.
+
+    Returns
+    -------
+    TextTable
+
+    Raises
+    ------
+    DataValidationError
+        For an empty, undecodable, binary or malformed file, a missing header, duplicated
+        names, short or long rows, values under an unnamed column, no data rows, or more
+        rows, bytes or columns than the limits; each problem with its row and column.
+    """
+    return _scan(source, max_rows, max_bytes, max_columns, "scan_table")
+
+
+def read_table(source, *, columns=None, text="error", blank="error", max_rows=None,
+               max_bytes=None, max_columns=None) -> Table:
+    """Read a numeric table from CSV: a header row naming the columns, then one row per
+    observation.
+
+    Parameters
+    ----------
+    source : path (str or os.PathLike), bytes, or file-like object
+        A ``str`` is always a file path. File-like objects may be binary or text (e.g.
+        ``io.BytesIO``, ``io.StringIO`` or Streamlit's ``UploadedFile``); objects with a
+        ``getvalue()`` method are read in full regardless of their current position.
+        Nothing is written to disk or logged.
+    columns : sequence of str, optional
+        The columns to read (matched case-insensitively, in this order); the others are not
+        checked. By default every named column (see ``text``).
+    text : {"error", "skip"}
+        With ``columns=None``: ``"error"`` reads every column and reports each cell that is
+        not a number; ``"skip"`` leaves out the columns that hold text (fewer than half of
+        their non-empty cells are numbers, e.g. an ``id`` of names, or an empty column) and
+        lists them in :attr:`Table.text_columns`. The numeric columns are still checked cell
+        by cell. Columns named in ``columns`` are always read.
+    blank : {"error", "drop"}
+        An empty cell in a column read is reported (``"error"``), or its row is left out
+        and counted in :attr:`Table.dropped` (``"drop"``).
+    max_rows : int, optional
+        Most data rows; by default :attr:`dpcore.settings.Limits.max_rows` (100 000, or the
+        environment variable ``DPCORE_MAX_ROWS``). A longer file is rejected as soon as the
+        row after the limit is read.
+    max_bytes : int, optional
+        Largest file in bytes (characters for text sources); by default the dashboard's
+        upload limit, :attr:`dpcore.settings.Limits.max_upload_mb` MiB (20, or
+        ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE`` / ``DPCORE_MAX_UPLOAD_MB``). A path is checked
+        before it is read.
+    max_columns : int, optional
+        Most named columns in the header (no limit by default).
+
+    Returns
+    -------
+    Table
+        ``header``, ``columns``, ``values`` (float, shape (n_rows, len(columns))), ``rows``
+        (spreadsheet row numbers), ``text_columns``, ``dropped`` and ``delimiter``.
+
+    Raises
+    ------
+    DataValidationError
+        Everything wrong with the file (see :func:`scan_table`) or the cells read: empty
+        cells (``blank="error"``), cells that are not numbers, NaN, infinity, magnitudes
+        above 1e12, a column not in the header, no numeric column. All problems found (up
+        to 20 listed) come together, each with its row (header = row 1, first data row =
+        row 2) and column.
+    TypeError, ValueError
+        For invalid arguments (not for problems in the data).
+
+    Notes
+    -----
+    Encodings, delimiters, decimal commas, cells and limits: see :mod:`dpcore.data.tables`.
+
+    Examples
+    --------
+    >>> import io
+    >>> t = read_table(io.StringIO("id;dose;yield\\na;0,5;3\\nb;1,5;\\n"), text="skip",
+    ...                blank="drop")
+    >>> t.columns, t.values.tolist(), t.text_columns, t.dropped
+    (('dose', 'yield'), [[0.5, 3.0]], ('id',), 1)
+    """
+    _check_choice(text, "text", TEXT)
+    _check_choice(blank, "blank", BLANK)
+    table = _scan(source, max_rows, max_bytes, max_columns, "read_table")
+    return table.to_numbers(columns, text=text, blank=blank)
