@@ -40,6 +40,21 @@ def cached_fit(kind, param, x, y, covariate_range):
     return G.fit_nonprivate(kind, param, x, y, covariate_range)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_prediction(settings, n):
+    return G.predict_accuracy(settings, n)
+
+
+def accuracy_section(settings, n):
+    """Predicted error of the release the button would make (public inputs only)."""
+    if st.toggle("Predict the error before releasing", key="gr_predict",
+                 help="Simulates the exact private target on a model data set of the same n "
+                      "and public bounds (no data used, nothing spent)."):
+        with st.spinner("Simulating the exact target on model data…"):
+            pred = cached_prediction(settings, n)
+        st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
+
+
 def main():
     """The page: widgets -> page logic -> dpcore -> figures."""
     st.title("Geodesic regression")
@@ -267,6 +282,7 @@ def main():
     data_key = (source, upload_digest) if source == "upload" else (source,)
     signature = (settings, data_key, getattr(dataset, "description", None))
 
+    mcmc_ok = True
     if dataset is not None:
         plan = G.sampler_plan(settings, len(dataset.x))
         if plan["guarantee"] == "private":
@@ -285,14 +301,23 @@ def main():
                 "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
                 "number of draws, or choose 'exact only' (it may take long).",
                 icon=":material/warning:")
+            if settings.sampler != "mcmc":
+                # MCMC is an explicit choice, never a silent fallback (issue 11).
+                mcmc_ok = st.checkbox(
+                    "Draw by MCMC anyway (approximately private)", key="gr_mcmc_ok",
+                    help=G.MCMC_OPT_IN_HELP)
         elif plan["guarantee"] == "not covered":
             st.warning("The sequential scheme is **not covered by the sensitivity proof**: its "
                        "release is labelled NOT PRIVATE. Choose the joint scheme for a private "
                        "release.", icon=":material/warning:")
 
+        if plan["guarantee"] in ("private", "approximately private") and settings.scheme == "joint":
+            accuracy_section(settings, len(dataset.x))
+
     b1, b2, b3, _ = st.columns([1, 1, 1, 3])
     pressed = b1.button("Release", type="primary", key="gr_release_button",
-                        disabled=fit is None, help="Draw a private release with these settings.")
+                        disabled=fit is None or not mcmc_ok,
+                        help="Draw a private release with these settings.")
     if pressed and fit is not None:
         try:
             with st.status("Drawing private footpoints and shooting vectors…") as status:

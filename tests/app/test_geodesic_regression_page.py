@@ -266,3 +266,31 @@ def test_junk_in_the_url_falls_back_to_defaults():
     assert at.select_slider(key="gr_eps_p").value == 1.0
     assert at.number_input(key="gr_tau_sphere").value == pytest.approx(0.001)  # clamped
     assert at.slider(key="gr_n").value == 20
+
+
+# --------------------------------------------------------------------------- before release
+def test_predicted_error_before_release_states_the_truth():
+    """The default scenario (S², n = 20, eps = 3): the prediction, from public inputs only,
+    says the release is close to a uniform draw; nothing is released or spent."""
+    at = open_page()
+    at.toggle(key="gr_predict").set_value(True).run()
+    assert not at.exception
+    text = " ".join(i.value for i in at.info)
+    assert "Footpoint error" in text and "close to a uniform draw" in text
+    assert len(at.session_state[LEDGER]) == 0
+
+
+def test_mcmc_is_an_explicit_choice():
+    """Where the exact sampler is out of reach, 'auto' does not fall back to MCMC silently:
+    the Release button waits for the opt-in box."""
+    at = open_page()
+    at.slider(key="gr_n").set_value(200).run()
+    at.select_slider(key="gr_eps_p").set_value(10.0).run()
+    at.select_slider(key="gr_eps_v").set_value(10.0).run()
+    assert any("MCMC" in w.value for w in at.warning)
+    assert at.button(key="gr_release_button").disabled
+    at.checkbox(key="gr_mcmc_ok").check().run()
+    assert not at.button(key="gr_release_button").disabled
+    quick_sampler(at)
+    release(at)
+    assert "approximately private" in at.session_state[LEDGER][0]["label"]

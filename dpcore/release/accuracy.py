@@ -1,0 +1,154 @@
+r"""Accuracy before release: the error a strict joint geodesic-regression release would have,
+predicted from public inputs only (DESIGN §8, §12).
+
+Nothing here reads the user's data. The prediction is about the release the same public
+inputs would make (its σ, footpoint support and speed bound are read from the record of that
+release, so they cannot drift apart), on a **model data set**: ``n`` covariates evenly spread
+over the covariate range (``(k + 1/2)/n`` after rescaling to [0, 1]) and every response at the
+public centre, whose non-private fit is the constant geodesic :math:`(c, 0)`. Real data of the
+same size have a target of the same shape near their own fit (exactly so on homogeneous
+spaces, where the fit's position does not matter) and the same clipped floor away from it.
+
+**The law is the exact KNG target.** The model target
+:math:`f(z) \propto e^{-\|\nabla E(z)\|/\sigma}` on the support :math:`K` is estimated by
+self-normalized importance sampling from uniform proposals on :math:`K` (the exact sampler's
+proposals), with weights :math:`w = f`: a consistent estimate of the target's error
+quantiles, whose precision is stated by the effective sample size
+:math:`\mathrm{ESS} = (\sum w)^2/\sum w^2`. MCMC is not used: on S² at n = 40, ε = 4, τ = 0.2,
+Metropolis–Hastings chains of 1000 + 1000 steps started *at the model's mode* gave a median
+footpoint error of 0.13 rad where the exact target's is 1.57 rad (most of the target's mass lies
+on geodesics that wind around the sphere, whose clipped residuals cancel; the chains never
+reach them). Where the target has concentrated so much that the ESS falls below
+``min_ess``, the prediction says so instead of guessing.
+
+Errors are in the data's own units: the geodesic distance :math:`d(\tilde p, c)` of the private
+footpoint to the fit's, and the root-mean-square distance between the private geodesic and the
+fit over the model covariates, :math:`(\frac1n\sum_k d(\exp_{\tilde p}(t_k \tilde v), c)^2)^{1/2}`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._validation import check_int, check_positive
+from ..learning.regression import regression_gradient
+from ..mechanisms import Ball
+from ..mechanisms.base import check_manifold
+from ..mechanisms.kng import _uniform_support
+from ..sampling.rejection import BundleBall
+from .regression import private_geodesic_regression
+
+#: Proposals per prediction (uniform on the support).
+PROPOSALS = 100_000
+#: Smallest effective sample size of a prediction.
+MIN_ESS = 200
+#: Gradient terms evaluated per batch (memory: a batch holds ``terms x point size`` floats).
+_TERMS_PER_BATCH = 2_000_000
+
+
+def _model_data(manifold, n, center):
+    t = (np.arange(n) + 0.5) / n
+    y = np.broadcast_to(np.asarray(center, dtype=float), (n, *manifold.point_shape)).copy()
+    return t, y
+
+
+def _weighted_quantiles(values, weights, qs):
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    cum /= cum[-1]
+    idx = np.minimum(np.searchsorted(cum, qs), values.size - 1)
+    return [float(values[order][i]) for i in idx]
+
+
+def predict_regression_error(manifold, n, *, eps_p, eps_v, tau, tau_m=None, center=None,
+                             max_speed=None, proposals=PROPOSALS, min_ess=MIN_ESS, rng=0):
+    r"""Predicted error of a strict joint release of geodesic regression (module docstring).
+
+    Parameters
+    ----------
+    manifold : Manifold
+        A manifold with uniform proposals on the support (compact, or a public footpoint
+        ball): Sphere, KendallShape, SPD(2), Euclidean, Hyperbolic.
+    n : int
+        Sample size of the release (public: the release states it).
+    eps_p, eps_v : float
+        Budget of one private geodesic, ``eps_p + eps_v`` in the joint scheme.
+    tau, tau_m, center, max_speed
+        The release's public bounds, as for :func:`~dpcore.release.private_geodesic_regression`
+        (``center`` defaults to the manifold's origin).
+    proposals : int
+        Uniform proposals drawn.
+    min_ess : float
+        Smallest effective sample size for which a prediction is given.
+    rng : int
+        Seed (fixed by default: the same inputs give the same prediction).
+
+    Returns
+    -------
+    dict
+        ``available`` (bool), ``ess``, ``sigma``, ``epsilon`` (per geodesic), ``model`` (what
+        was simulated) and, when available, ``footpoint`` and ``curve``:
+        ``{"median", "q95", "uniform_median"}`` (``q95`` is the 95% radius; ``uniform_median``
+        the median error of a draw uniform on the support, the release that tells nothing);
+        otherwise ``reason``.
+    """
+    m = check_manifold(manifold)
+    n = check_int(n, "n", minimum=2)
+    proposals = check_int(proposals, "proposals")
+    eps_p = check_positive(eps_p, "eps_p")
+    eps_v = check_positive(eps_v, "eps_v")
+    center = m.origin if center is None else np.asarray(center, dtype=float)
+    t, y = _model_data(m, n, center)
+    kw = {"tau_m": tau_m, "center": center} if tau_m is not None else {}
+    with warnings.catch_warnings():
+        # Only the record is read (sigma and supports): a 2-step chain, never published.
+        warnings.simplefilter("ignore")
+        rec = private_geodesic_regression(
+            m, t, y, eps_p=eps_p, eps_v=eps_v, tau=tau, covariate_range=(0.0, 1.0),
+            max_speed=max_speed, scheme="joint", sampler="mcmc", chain_length=2, burn_in=0,
+            rng=0, **kw)
+    sigma = float(rec.sigma["joint"])
+    speed = float(rec.assumptions["max_speed"]["value"])
+    foot = rec.assumptions.get("footpoint_support")
+    ball = None if foot is None else Ball.make(m, center, float(foot["value"]))
+    bundle = BundleBall(_uniform_support(m, ball), speed)
+    gen = np.random.default_rng(rng)
+    batch = max(256, _TERMS_PER_BATCH // n)
+    log_w, d_foot, d_curve = [], [], []
+    for start in range(0, proposals, batch):
+        z = bundle.sample(min(batch, proposals - start), gen)
+        p, v = z[:, 0], z[:, 1]
+        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
+        g = np.sqrt(np.asarray(m.norm(p, gp)) ** 2 + np.asarray(m.norm(p, gv)) ** 2)
+        log_w.append(-g / sigma)
+        d_foot.append(np.asarray(m.dist(p, np.broadcast_to(center, p.shape)), dtype=float))
+        shape = (p.shape[0], n, *m.point_shape)
+        curve = m.exp(np.broadcast_to(p[:, None], shape),
+                      v[:, None] * m.pointwise(np.broadcast_to(t, shape[:2])))
+        d = np.asarray(m.dist(curve, np.broadcast_to(center, shape)), dtype=float)
+        d_curve.append(np.sqrt(np.mean(d**2, axis=1)))
+    log_w = np.concatenate(log_w)
+    w = np.exp(log_w - log_w.max())
+    ess = float(w.sum() ** 2 / np.sum(w**2))
+    out = {
+        "available": ess >= min_ess, "ess": ess, "sigma": sigma, "epsilon": eps_p + eps_v,
+        "model": (f"exact KNG target of a model data set (n = {n} covariates evenly spread "
+                  "over the covariate range, responses at the public centre), by importance "
+                  f"sampling of {proposals:,} uniform proposals (effective sample size "
+                  f"{ess:,.0f})"),
+    }
+    if not out["available"]:
+        out["reason"] = (f"the target has concentrated (effective sample size {ess:.0f} < "
+                         f"{min_ess:g} of {proposals:,} uniform proposals): beyond the reach of "
+                         "an exact prediction")
+        return out
+    for key, vals in (("footpoint", np.concatenate(d_foot)), ("curve", np.concatenate(d_curve))):
+        med, q95 = _weighted_quantiles(vals, w, [0.5, 0.95])
+        # The same error of a draw uniform on the support: what "no information" looks like.
+        out[key] = {"median": med, "q95": q95, "uniform_median": float(np.median(vals))}
+    return out
+
+
+__all__ = ["MIN_ESS", "PROPOSALS", "predict_regression_error"]
