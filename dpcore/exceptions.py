@@ -1,8 +1,44 @@
-"""Warnings and errors shared across dpcore."""
+"""Every warning and error class of dpcore, in one place.
+
+The classes are importable from here and, for convenience, from where they are used:
+:class:`CutLocusError` from :mod:`dpcore.manifolds`, :class:`ConvergenceWarning` from
+:mod:`dpcore.learning`, :class:`LimitExceededError` from :mod:`dpcore.settings` and
+:class:`DataValidationError` from :mod:`dpcore.data`. This module imports nothing from dpcore
+(``tests/test_architecture.py`` checks that no other module defines an exception class).
+
+* :class:`CutLocusError` (``ValueError``): two points are conjugate, so ``log`` and
+  ``transport`` are undefined (antipodal points on the sphere, orthogonal shapes);
+* :class:`ConvergenceWarning` (``UserWarning``): an iterative estimator stopped before its
+  tolerance;
+* :class:`LimitExceededError` (``ValueError``): a requested size is above a resource limit of
+  :mod:`dpcore.settings`;
+* :class:`PrivacyLeakWarning` (``UserWarning``): a quantity the guarantee depends on came from
+  the data;
+* :class:`PrivacyBudgetError` (``ValueError``): a release would break or exceed its guarantee;
+* :class:`ApproximatePrivacyWarning` (``UserWarning``): a release is only approximately
+  private (MCMC sampler or Monte Carlo calibration);
+* :class:`ExactSamplingUnavailable` (``ValueError``): no exact sampler, or one beyond the work
+  limit;
+* :class:`DataValidationError` (``ValueError``): a data file has problems, each named by row
+  and column.
+"""
 
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
+
+__all__ = [
+    "ApproximatePrivacyWarning",
+    "ConvergenceWarning",
+    "CutLocusError",
+    "DataValidationError",
+    "ExactSamplingUnavailable",
+    "LimitExceededError",
+    "PrivacyBudgetError",
+    "PrivacyLeakWarning",
+    "Problem",
+]
 
 #: At most this many problems are listed in one :class:`DataValidationError`.
 MAX_PROBLEMS = 20
@@ -12,6 +48,63 @@ ROW_NOTE = (
 )
 
 
+# ------------------------------------------------------------------ geometry and estimators
+class CutLocusError(ValueError):
+    """Raised when two points are (numerically) conjugate along the geodesic in use.
+
+    On the sphere this means antipodal points, on Kendall shape space orthogonal shapes:
+    the minimizing geodesic is not unique there, so ``log`` and ``transport`` are undefined.
+    """
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative estimator stopped before reaching its tolerance."""
+
+
+# ------------------------------------------------------------------ resource limits
+class LimitExceededError(ValueError):
+    """A requested size is above one of the limits of :class:`dpcore.settings.Limits`.
+
+    Raised by :func:`dpcore.settings.check_limit`.
+
+    Parameters
+    ----------
+    name : str
+        The limit (a field of :class:`dpcore.settings.Limits`, e.g. ``"max_replicates"``).
+    value : int or float
+        The requested size.
+    limit : int
+        The value of the limit.
+    env_var : str, optional
+        The environment variable that changes the limit; by default ``DPCORE_`` followed by
+        ``name`` in capitals (the convention of :data:`dpcore.settings.ENV_VARS`).
+    what : str, optional
+        What the limit counts (e.g. ``"private draws per request"``), shown in the message.
+
+    Attributes
+    ----------
+    name, value, limit
+        As passed.
+    env_var : str
+        The environment variable that changes the limit.
+    """
+
+    def __init__(self, name: str, value, limit: int, *, env_var: str | None = None,
+                 what: str | None = None):
+        self.name = name
+        self.value = value
+        self.limit = limit
+        self.env_var = env_var if env_var is not None else f"DPCORE_{name.upper()}"
+        shown = f"{value:,}" if isinstance(value, numbers.Integral) else f"{value:,.6g}"
+        counted = f" ({what})" if what else ""
+        super().__init__(
+            f"{shown} exceeds the limit {name}={limit:,}{counted}. Ask for less, or, to change "
+            f"the limit, set the environment variable {self.env_var} (e.g. "
+            f"{self.env_var}={2 * limit}) and restart the app."
+        )
+
+
+# ------------------------------------------------------------------ privacy
 class PrivacyLeakWarning(UserWarning):
     """A quantity the privacy guarantee depends on was taken from the private data.
 

@@ -18,11 +18,9 @@ drops the first and ``D'`` the last (same size, one observation replaced).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._validation import check_int, check_positive
+from ._validation import check_int, check_positive, check_real
 
 __all__ = [
     "adjacent_pair",
@@ -33,15 +31,6 @@ __all__ = [
     "frechet_radius_limit",
     "geodesic_regression_sensitivity",
 ]
-
-
-def _check_real(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}.")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"`{name}` must be finite, got {value!r}.")
-    return value
 
 
 def geodesic_regression_sensitivity(n, tau, kappa_low, tau_m=None):
@@ -67,7 +56,7 @@ def geodesic_regression_sensitivity(n, tau, kappa_low, tau_m=None):
     """
     n = check_int(n, "n")
     tau = check_positive(tau, "tau")
-    kappa_low = _check_real(kappa_low, "kappa_low")
+    kappa_low = check_real(kappa_low, "kappa_low")
     if kappa_low >= 0:
         delta = 2.0 * tau / n
         return delta, delta
@@ -90,7 +79,7 @@ def frechet_radius_limit(kappa_high, injectivity_radius=np.inf):
 
     Data must lie in an open ball of radius below this for paper 001 Thm 2 to apply.
     """
-    kappa_high = _check_real(kappa_high, "kappa_high")
+    kappa_high = check_real(kappa_high, "kappa_high")
     inj = float(injectivity_radius)
     if not inj > 0:
         raise ValueError(f"`injectivity_radius` must be positive, got {inj!r}.")

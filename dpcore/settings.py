@@ -1,16 +1,15 @@
-"""Resource limits of the library and the dashboard, in one place.
+"""Resource limits of the library, in one place.
 
-Every request the dashboard serves is bounded so that one visitor cannot exhaust the machine:
-the upload size, the rows of a data file, the private draws per request, the length of MCMC
-chains, the Monte Carlo samples of a privacy estimate and the cells of a budget sweep. The
-defaults are in :class:`Limits`; an operator overrides any of them with an environment variable
-read by :func:`get_limits` each time it is called:
+Every entry point that takes a size from a user is bounded, so that one request cannot exhaust
+the machine: the size of a data file read, its rows, the private draws per request, the length
+of MCMC chains, the Monte Carlo samples of a privacy estimate, the cells of a budget sweep and
+the work of an exact sampler. The defaults are in :class:`Limits`; an operator overrides any of
+them with an environment variable read by :func:`get_limits` each time it is called:
 
 =====================  =======================================  ===========
 field                  environment variable                     default
 =====================  =======================================  ===========
-``max_upload_mb``      ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``,     20
-                       then ``DPCORE_MAX_UPLOAD_MB``
+``max_upload_mb``      ``DPCORE_MAX_UPLOAD_MB``                 200
 ``max_rows``           ``DPCORE_MAX_ROWS``                      100 000
 ``max_replicates``     ``DPCORE_MAX_REPLICATES``                400
 ``max_chain_length``   ``DPCORE_MAX_CHAIN_LENGTH``              20 000
@@ -20,13 +19,16 @@ field                  environment variable                     default
 ``max_exact_work``     ``DPCORE_MAX_EXACT_WORK``              1 000 000 000
 =====================  =======================================  ===========
 
-The upload size is enforced by Streamlit itself, which reads ``server.maxUploadSize`` from
-``.streamlit/config.toml`` (20, the default here) or the environment variable
-``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``; :attr:`Limits.max_upload_mb` reads the same variable so
-that the limit the app states is the one Streamlit applies.
+The library reads only these ``DPCORE_*`` variables, never the settings of an application
+that uses it. ``max_upload_mb`` is the default size cap (in MiB) of the files
+:func:`dpcore.data.read_table`, :func:`dpcore.data.scan_table` and
+:func:`dpcore.data.load_csv` read: a generous 200 MiB, against files that would not fit in
+memory, not a policy. An application with a smaller cap of its own passes it to those
+functions as ``max_bytes=`` (the dashboard of this repository passes its own upload limit).
 
 Code that accepts a size from a user calls :func:`check_limit`, which raises
-:class:`LimitExceededError` with a message naming the limit, its value and the variable to set.
+:class:`~dpcore.exceptions.LimitExceededError` with a message naming the limit, its value and
+the variable to set.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ import dataclasses
 import numbers
 import os
 from dataclasses import dataclass
+
+from ._validation import check_int
+from .exceptions import LimitExceededError
 
 __all__ = [
     "ENV_VARS",
@@ -52,7 +57,8 @@ class Limits:
     Parameters
     ----------
     max_upload_mb : int
-        Largest uploaded file, in megabytes (Streamlit's ``server.maxUploadSize``).
+        Largest file the data readers read by default, in MiB (their ``max_bytes`` is
+        ``max_upload_mb * 2**20`` unless given).
     max_rows : int
         Largest number of data rows in a CSV file (the default of
         :func:`dpcore.data.load_csv`'s ``max_rows``).
@@ -79,7 +85,7 @@ class Limits:
         If a field is not positive.
     """
 
-    max_upload_mb: int = 20
+    max_upload_mb: int = 200
     max_rows: int = 100_000
     max_replicates: int = 400
     max_chain_length: int = 20_000
@@ -90,18 +96,12 @@ class Limits:
 
     def __post_init__(self):
         for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(
-                    f"`{field.name}` must be an integer, got {type(value).__name__}."
-                )
-            if value < 1:
-                raise ValueError(f"`{field.name}` must be at least 1, got {value}.")
+            check_int(getattr(self, field.name), field.name, minimum=1)
 
 
-#: Environment variables read by :func:`get_limits`, per field, in order of precedence.
+#: The environment variable read by :func:`get_limits` for each field (a one-element tuple).
 ENV_VARS: dict[str, tuple[str, ...]] = {
-    "max_upload_mb": ("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "DPCORE_MAX_UPLOAD_MB"),
+    "max_upload_mb": ("DPCORE_MAX_UPLOAD_MB",),
     "max_rows": ("DPCORE_MAX_ROWS",),
     "max_replicates": ("DPCORE_MAX_REPLICATES",),
     "max_chain_length": ("DPCORE_MAX_CHAIN_LENGTH",),
@@ -112,7 +112,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 
 _WHAT = {
-    "max_upload_mb": "megabytes per uploaded file",
+    "max_upload_mb": "MiB per file read",
     "max_rows": "data rows per file",
     "max_replicates": "private draws per request",
     "max_chain_length": "MCMC steps per chain",
@@ -121,41 +121,6 @@ _WHAT = {
     "max_sweep_cells": "cells per budget sweep",
     "max_exact_work": "worst-case gradient terms of an exact KNG release",
 }
-
-
-class LimitExceededError(ValueError):
-    """A requested size is above one of the :class:`Limits`.
-
-    Parameters
-    ----------
-    name : str
-        The limit (a field of :class:`Limits`, e.g. ``"max_replicates"``).
-    value : int or float
-        The requested size.
-    limit : int
-        The value of the limit.
-
-    Attributes
-    ----------
-    name, value, limit
-        As passed.
-    env_var : str
-        The environment variable that changes the limit.
-    """
-
-    def __init__(self, name: str, value, limit: int):
-        self.name = name
-        self.value = value
-        self.limit = limit
-        self.env_var = ENV_VARS[name][0]
-        shown = f"{value:,}" if isinstance(value, numbers.Integral) else f"{value:,.6g}"
-        how = f"set the environment variable {self.env_var} (e.g. {self.env_var}={2 * limit})"
-        if name == "max_upload_mb":
-            how += " or server.maxUploadSize in .streamlit/config.toml"
-        super().__init__(
-            f"{shown} exceeds the limit {name}={limit:,} ({_WHAT[name]}). Ask for less, or, "
-            f"to change the limit, {how} and restart the app."
-        )
 
 
 def _env_int(var: str) -> int | None:
@@ -179,9 +144,9 @@ def _env_int(var: str) -> int | None:
 def get_limits() -> Limits:
     """The limits in force: the defaults of :class:`Limits` overridden by the environment.
 
-    Each field is read from the variables in :data:`ENV_VARS` (the first one set and not
-    blank wins; the upload size reads ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``, Streamlit's own
-    variable, before ``DPCORE_MAX_UPLOAD_MB``). The environment is read at every call.
+    Each field is read from its variable in :data:`ENV_VARS` (``DPCORE_`` and the field's
+    name in capitals; unset or blank means the default). The environment is read at every
+    call.
 
     Returns
     -------
@@ -243,5 +208,6 @@ def check_limit(name: str, value, limits: Limits | None = None):
         raise TypeError(f"`limits` must be a Limits instance, got {type(limits).__name__}.")
     limit = getattr(limits, name)
     if value > limit:
-        raise LimitExceededError(name, value, limit)
+        raise LimitExceededError(name, value, limit, env_var=ENV_VARS[name][0],
+                                 what=_WHAT[name])
     return value

@@ -14,6 +14,7 @@ import streamlit as st
 
 from dpcore import visualization as V
 from ui import manifolds as M
+from ui.caps import CAPS
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
 from ui.session import PageSettings, query_value
@@ -22,7 +23,6 @@ RESULT = "bs_result"
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
                "grid": "Heatmap over (ε_p, ε_v)"}
-CAPS = B.SWEEP_CAPS
 settings_state = PageSettings("bs")
 init = settings_state.init
 
@@ -85,11 +85,11 @@ def main():
             param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
                                         key=f"bs_param_{kind}"))
         init("bs_sizes", "bs_n", [20, 50, 100], int_list)
-        # Typed entries arrive as text; keep whole numbers from 5 to 1000, report the rest.
+        # Typed entries arrive as text; keep whole numbers from 5 to the cap, report the rest.
         sizes, bad = set(), []
         for v in st.session_state["bs_sizes"]:
             text = str(v).strip()
-            if text.isdigit() and 5 <= int(text) <= 1000:
+            if text.isdigit() and 5 <= int(text) <= CAPS["sweep_max_n"]:
                 sizes.add(int(text))
             else:
                 bad.append(text)
@@ -97,9 +97,10 @@ def main():
         st.session_state["bs_sizes"] = sizes
         st.multiselect("Sample sizes n (type a number to add one)",
                        sorted(set(SIZE_OPTIONS) | set(sizes)), key="bs_sizes",
-                       accept_new_options=True, max_selections=CAPS["sample_sizes"])
+                       accept_new_options=True, max_selections=CAPS["sweep_sizes"])
         if bad:
-            st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to 1000.")
+            st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to "
+                       f"{CAPS['sweep_max_n']}.")
         init("bs_mode", "bs_mode", "paper", str, ("paper", "strict"))
         mode = st.radio("Mode", ("paper", "strict"), key="bs_mode", horizontal=True,
                         format_func={"paper": "paper (reproduces the figures)",
@@ -126,23 +127,23 @@ def main():
         views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
                                format_func=VIEW_LABELS.get)
         init("bs_total", "bs_total", 2.02, float, bounds=(0.02, 20.0))
-        init("bs_nu", "bs_nu", 7, int, range(3, CAPS["n_unequal"] + 1))
+        init("bs_nu", "bs_nu", 7, int, range(3, CAPS["sweep_unequal"] + 1))
         c1, c2 = st.columns(2)
         total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
                                       format="%.3g", help="Paper 002 uses 2.02: ε_p from 0.02 "
                                       "to 2.0 and ε_v = 2.02 − ε_p."))
-        n_unequal = int(c2.number_input("splits", 3, CAPS["n_unequal"], key="bs_nu"))
-        init("bs_ne", "bs_ne", 5, int, range(2, CAPS["n_equal"] + 1))
+        n_unequal = int(c2.number_input("splits", 3, CAPS["sweep_unequal"], key="bs_nu"))
+        init("bs_ne", "bs_ne", 5, int, range(2, CAPS["sweep_equal"] + 1))
         c1, c2 = st.columns([3, 1])
         equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
                                        value=range_value("bs_eq", "bs_eq", (0.2, 2.0)))
-        n_equal = int(c2.number_input("totals", 2, CAPS["n_equal"], key="bs_ne"))
-        init("bs_ng", "bs_ng", 4, int, range(2, CAPS["n_grid"] + 1))
+        n_equal = int(c2.number_input("totals", 2, CAPS["sweep_equal"], key="bs_ne"))
+        init("bs_ng", "bs_ng", 4, int, range(2, CAPS["sweep_grid"] + 1))
         c1, c2 = st.columns([3, 1])
         grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
                                       key="bs_grid",
                                       value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
-        n_grid = int(c2.number_input("per axis", 2, CAPS["n_grid"], key="bs_ng"))
+        n_grid = int(c2.number_input("per axis", 2, CAPS["sweep_grid"], key="bs_ng"))
         grid_choices = sorted(set(sizes) | {50}) if sizes else [50]
         init("bs_grid_n", "bs_gn", 50, int, grid_choices)
         if st.session_state["bs_grid_n"] not in grid_choices:
@@ -151,20 +152,22 @@ def main():
 
     with col_r, st.container(border=True):
         st.subheader("3 · Replicates and sampler")
-        init("bs_reps", "bs_reps", 1, int, range(1, CAPS["replicates"] + 1))
+        init("bs_reps", "bs_reps", 1, int, range(1, CAPS["sweep_replicates"] + 1))
         replicates = int(st.slider("Replicates (fresh data set and release each)", 1,
-                                   CAPS["replicates"], key="bs_reps"))
-        init("bs_nf", "bs_nf", 3, int, range(1, CAPS["draws"] + 1))
-        init("bs_nv", "bs_nv", 3, int, range(1, CAPS["draws"] + 1))
+                                   CAPS["sweep_replicates"], key="bs_reps"))
+        init("bs_nf", "bs_nf", 3, int, range(1, CAPS["sweep_draws"] + 1))
+        init("bs_nv", "bs_nv", 3, int, range(1, CAPS["sweep_draws"] + 1))
         c1, c2 = st.columns(2)
-        n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["draws"], key="bs_nf"))
-        n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["draws"], key="bs_nv"))
-        init("bs_chain", "bs_chain", 80, int, range(10, CAPS["chain_length"] + 1))
-        init("bs_burn", "bs_burn", 80, int, range(0, CAPS["chain_length"] + 1))
+        n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["sweep_draws"],
+                                     key="bs_nf"))
+        n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["sweep_draws"],
+                                    key="bs_nv"))
+        init("bs_chain", "bs_chain", 80, int, range(10, CAPS["sweep_chain"] + 1))
+        init("bs_burn", "bs_burn", 80, int, range(0, CAPS["sweep_chain"] + 1))
         c1, c2 = st.columns(2)
-        chain = int(c1.number_input("Chain length", 10, CAPS["chain_length"], key="bs_chain",
+        chain = int(c1.number_input("Chain length", 10, CAPS["sweep_chain"], key="bs_chain",
                                     step=50))
-        burn = int(c2.number_input("Burn-in", 0, CAPS["chain_length"], key="bs_burn", step=50))
+        burn = int(c2.number_input("Burn-in", 0, CAPS["sweep_chain"], key="bs_burn", step=50))
         init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
         seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
         st.caption("The papers use 10 × 10 draws per budget pair and long chains; the defaults "

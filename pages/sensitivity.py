@@ -11,6 +11,7 @@ import streamlit as st
 
 from dpcore import visualization as V
 from ui import manifolds as M
+from ui.caps import CAPS
 from ui.logic import common as C
 from ui.logic import sensitivity as L
 from ui.session import query_value, write_query
@@ -79,8 +80,8 @@ def ratio_section():
                       if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
         ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
                                  max_selections=4, key="se_ns")
-        pairs = cols[2].slider("Adjacent pairs per n", 5, C.CAPS["sens_pairs"], value=int(
-            np.clip(query_value("se_pairs", 20, int), 5, C.CAPS["sens_pairs"])), step=5,
+        pairs = cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], value=int(
+            np.clip(query_value("se_pairs", 20, int), 5, CAPS["sens_pairs"])), step=5,
             key="se_pairs")
         log_scale = cols[3].toggle("log₁₀ ratio axis", value=query_value("se_log", False, bool),
                                    key="se_log")

@@ -171,3 +171,136 @@ def test_quick_report_builds_without_the_dashboard(tmp_path):
         print("figures", n_figures)
         """, timeout=600)
     assert re.search(r"^figures \d+$", out, flags=re.MULTILINE)
+
+
+# --------------------------------------------------------------------------- Streamlit settings
+#: Lowercase (the module, ``.streamlit/``) and uppercase (``STREAMLIT_*`` variables) spellings
+#: are what reading a Streamlit setting takes; the product name "Streamlit" in prose (e.g. its
+#: ``UploadedFile`` accepted as a file-like object) is not a setting and is allowed.
+STREAMLIT_WORDS = re.compile(r"streamlit|STREAMLIT")
+#: A comment may name them only to say that the library does not read them.
+DISCLAIMER = re.compile(r"\b(not|never)\b", re.IGNORECASE)
+def streamlit_mentions(path):
+    """``(line, text)`` of each line of ``path`` naming a Streamlit setting or module in code,
+    a string or a docstring; comments only count when they do not say it is not read."""
+    import io
+    import tokenize
+
+    hits = []
+    source = path.read_text(encoding="utf-8")
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if not STREAMLIT_WORDS.search(tok.string):
+            continue
+        if tok.type == tokenize.COMMENT and DISCLAIMER.search(tok.string):
+            continue
+        lines = tok.string.splitlines() or [tok.string]
+        for offset, line in enumerate(lines):
+            if STREAMLIT_WORDS.search(line):
+                hits.append((tok.start[0] + offset, line.strip()))
+    return hits
+
+
+def test_streamlit_scanner(tmp_path):
+    path = tmp_path / "example.py"
+    path.write_text(textwrap.dedent('''\
+        """Reads Streamlit's UploadedFile (prose is fine)."""
+        import os
+        # The library does not read STREAMLIT_SERVER_MAX_UPLOAD_SIZE.
+        # reads STREAMLIT_SERVER_MAX_UPLOAD_SIZE
+        LIMIT = os.environ.get("STREAMLIT_SERVER_MAX_UPLOAD_SIZE")
+        CONFIG = ".streamlit/config.toml"
+        def f():
+            """Multi-line docstring.
+
+            See streamlit.config.
+            """
+        '''), encoding="utf-8")
+    assert [line for line, _ in streamlit_mentions(path)] == [4, 5, 6, 10]
+
+
+def test_library_reads_no_streamlit_setting():
+    """dpcore has its own limits (``DPCORE_*``) and never reads an application's settings: no
+    ``STREAMLIT_*`` variable, ``streamlit`` module or ``.streamlit/`` file is named in its code
+    or strings (the dashboard passes its upload cap to the readers as ``max_bytes``)."""
+    offences = []
+    for path in library_files():
+        rel = path.relative_to(LIBRARY).as_posix()
+        offences += [f"dpcore/{rel}:{line}: {text}" for line, text in streamlit_mentions(path)]
+    assert not offences, "dpcore must not read Streamlit settings:\n" + "\n".join(offences)
+
+
+# --------------------------------------------------------------------------- exceptions
+EXCEPTIONS_MODULE = LIBRARY / "exceptions.py"
+
+
+def _base_names(node):
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            yield base.id
+        elif isinstance(base, ast.Attribute):
+            yield base.attr
+
+
+def exception_classes():
+    """``{(file, line, name)}`` of every class under ``dpcore/`` that derives, directly or
+    through other dpcore classes, from a built-in exception or warning."""
+    import builtins
+
+    classes = []
+    for path in library_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        classes += [(path, node) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    exceptional = {name for name in dir(builtins)
+                   if isinstance(getattr(builtins, name), type)
+                   and issubclass(getattr(builtins, name), BaseException)}
+    found = set()
+    changed = True
+    while changed:
+        changed = False
+        for path, node in classes:
+            key = (path.relative_to(ROOT).as_posix(), node.lineno, node.name)
+            if key not in found and any(b in exceptional for b in _base_names(node)):
+                found.add(key)
+                exceptional.add(node.name)
+                changed = True
+    return found
+
+
+def test_exception_scanner_sees_the_known_classes():
+    names = {name for _, _, name in exception_classes()}
+    assert {"CutLocusError", "ConvergenceWarning", "LimitExceededError", "DataValidationError",
+            "PrivacyLeakWarning", "PrivacyBudgetError", "ApproximatePrivacyWarning",
+            "ExactSamplingUnavailable"} <= names
+
+
+def test_every_exception_class_is_defined_in_dpcore_exceptions():
+    elsewhere = sorted(f"{path}:{line}: class {name}"
+                       for path, line, name in exception_classes()
+                       if path != "dpcore/exceptions.py")
+    assert not elsewhere, ("define exception and warning classes in dpcore/exceptions.py "
+                           "(and import them where they are used):\n" + "\n".join(elsewhere))
+
+
+def test_exceptions_module_imports_nothing_from_dpcore():
+    tree = ast.parse(EXCEPTIONS_MODULE.read_text(encoding="utf-8"))
+    imports = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom | ast.Import)]
+    for node in imports:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and not (node.module or "").startswith("dpcore"), node.module
+        else:
+            assert not any(a.name.startswith("dpcore") for a in node.names)
+
+
+def test_exceptions_keep_their_old_import_paths():
+    import dpcore.exceptions as E
+    from dpcore.learning import ConvergenceWarning
+    from dpcore.learning.frechet import ConvergenceWarning as FrechetConvergenceWarning
+    from dpcore.manifolds import CutLocusError
+    from dpcore.manifolds.base import CutLocusError as BaseCutLocusError
+    from dpcore.settings import LimitExceededError
+
+    assert CutLocusError is BaseCutLocusError is E.CutLocusError
+    assert ConvergenceWarning is FrechetConvergenceWarning is E.ConvergenceWarning
+    assert LimitExceededError is E.LimitExceededError
+    for name in E.__all__:
+        assert hasattr(E, name), name

@@ -377,7 +377,7 @@ def test_monte_carlo_is_reproducible_and_validates():
     a = gdp_mu_monte_carlo(Sphere(2), 1.0, 0.5, n_samples=200, repeats=10, rng=5)
     b = gdp_mu_monte_carlo(Sphere(2), 1.0, 0.5, n_samples=200, repeats=10, rng=5)
     assert a == b
-    with pytest.raises(TypeError, match="`manifold` must be a Manifold"):
+    with pytest.raises(TypeError, match="`manifold` must be a dpcore Manifold"):
         gdp_mu_monte_carlo("sphere", 1.0, 1.0)
     with pytest.raises(ValueError, match="`sensitivity` must be at most"):
         gdp_mu_monte_carlo(Sphere(2), 1.0, 4.0)
@@ -447,7 +447,7 @@ class TestCalibrateSigma:
     def test_validation(self):
         with pytest.raises(ValueError, match="`target_mu` must be positive"):
             calibrate_sigma(0.0, 1.0, Sphere(1))
-        with pytest.raises(TypeError, match="`manifold` must be a Manifold"):
+        with pytest.raises(TypeError, match="`manifold` must be a dpcore Manifold"):
             calibrate_sigma(1.0, 1.0, None)
 
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-from pathlib import Path
 
 import pytest
 
-from dpcore.settings import ENV_VARS, LimitExceededError, Limits, check_limit, get_limits
+from dpcore.exceptions import LimitExceededError
+from dpcore.settings import ENV_VARS, Limits, check_limit, get_limits
 
-ROOT = Path(__file__).resolve().parents[1]
 ALL_VARS = [var for names in ENV_VARS.values() for var in names]
 
 
@@ -24,7 +22,7 @@ def clean_environment(monkeypatch):
 def test_defaults():
     limits = get_limits()
     assert limits == Limits()
-    assert limits.max_upload_mb == 20
+    assert limits.max_upload_mb == 200
     assert limits.max_rows == 100_000
     assert limits.max_replicates == 400
     assert limits.max_chain_length == 20_000
@@ -33,17 +31,18 @@ def test_defaults():
     assert limits.max_sweep_cells == 2_000
 
 
-def test_default_upload_size_matches_streamlit_config():
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert Limits().max_upload_mb == config["server"]["maxUploadSize"]
+def test_limit_error_is_importable_from_settings_and_exceptions():
+    import dpcore.settings
+
+    assert dpcore.settings.LimitExceededError is LimitExceededError
+    assert issubclass(LimitExceededError, ValueError)
 
 
-def test_every_field_has_an_environment_variable():
+def test_every_field_has_its_own_dpcore_variable():
     fields = [f.name for f in dataclasses.fields(Limits)]
     assert list(ENV_VARS) == fields
     for name, names in ENV_VARS.items():
-        if name != "max_upload_mb":
-            assert names == (f"DPCORE_{name.upper()}",)
+        assert names == (f"DPCORE_{name.upper()}",)
 
 
 def test_limits_are_frozen_and_validated():
@@ -72,15 +71,17 @@ def test_blank_variable_means_default(monkeypatch):
     assert get_limits().max_rows == 100_000
 
 
-def test_upload_size_prefers_streamlit_variable(monkeypatch):
+def test_file_size_reads_only_its_dpcore_variable(monkeypatch):
+    """The library never reads an application's settings: Streamlit's upload variable changes
+    nothing (the dashboard passes its own cap as ``max_bytes``)."""
+    monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "5")
+    assert get_limits().max_upload_mb == 200
     monkeypatch.setenv("DPCORE_MAX_UPLOAD_MB", "50")
     assert get_limits().max_upload_mb == 50
-    monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "5")
-    assert get_limits().max_upload_mb == 5
 
 
 @pytest.mark.parametrize("raw", ["abc", "0", "-3", "1.5", "1e5", "20MB"])
-@pytest.mark.parametrize("var", ["DPCORE_MAX_REPLICATES", "STREAMLIT_SERVER_MAX_UPLOAD_SIZE"])
+@pytest.mark.parametrize("var", ["DPCORE_MAX_REPLICATES", "DPCORE_MAX_UPLOAD_MB"])
 def test_bad_environment_value_names_the_variable(monkeypatch, var, raw):
     monkeypatch.setenv(var, raw)
     with pytest.raises(ValueError, match=f"environment variable {var} must be a positive "
@@ -117,12 +118,20 @@ def test_every_limit_error_names_its_variable(name):
         check_limit(name, limit + 1)
 
 
-def test_upload_limit_error_mentions_streamlit_config():
+def test_file_size_limit_error_names_only_the_library_variable():
     with pytest.raises(LimitExceededError) as info:
-        check_limit("max_upload_mb", 25.5)
+        check_limit("max_upload_mb", 250.5)
     text = str(info.value)
-    assert "25.5 exceeds the limit max_upload_mb=20" in text
-    assert "STREAMLIT_SERVER_MAX_UPLOAD_SIZE" in text and "server.maxUploadSize" in text
+    assert "250.5 exceeds the limit max_upload_mb=200 (MiB per file read)" in text
+    assert "DPCORE_MAX_UPLOAD_MB" in text
+    assert "streamlit" not in text.lower() and "maxUploadSize" not in text
+
+
+def test_limit_error_built_directly():
+    err = LimitExceededError("max_rows", 12, 10)
+    assert (err.name, err.value, err.limit, err.env_var) == ("max_rows", 12, 10,
+                                                             "DPCORE_MAX_ROWS")
+    assert str(err).startswith("12 exceeds the limit max_rows=10. Ask for less")
 
 
 def test_check_limit_reads_the_environment_by_default(monkeypatch):

@@ -20,15 +20,23 @@ APP = Path(__file__).resolve().parent.parent / "app.py"
 
 def main(argv=None):
     from starlette.formparsers import MultiPartParser
+    from streamlit import config
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
-    from dpcore.settings import get_limits
+    from ui.caps import MIB, upload_limit_mb
 
     PagesManager.uses_pages_directory = False
-    # Uploads must never touch disk: the web server spools multipart bodies above 1 MB to a
-    # temporary file, so keep everything up to the upload limit in memory.
-    MultiPartParser.spool_max_size = (get_limits().max_upload_mb + 1) * 2**20
+
+    def keep_uploads_in_memory():
+        # Uploads must never touch disk: the web server spools multipart bodies above 1 MB to
+        # a temporary file, so keep everything up to the upload limit in memory. The limit is
+        # read once Streamlit has parsed its configuration with the command line
+        # (server.maxUploadSize from .streamlit/config.toml, STREAMLIT_SERVER_MAX_UPLOAD_SIZE
+        # or --server.maxUploadSize).
+        MultiPartParser.spool_max_size = (upload_limit_mb() + 1) * MIB
+
+    config.on_config_parsed(keep_uploads_in_memory, force_connect=True)
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     return cli.main()
 

@@ -155,19 +155,25 @@ def _decode(data: bytes) -> str:
 
 
 def _max_bytes(max_bytes) -> int:
-    """``max_bytes`` checked, or the dashboard's upload limit in bytes by default."""
+    """``max_bytes`` checked, or the library's limit
+    (:attr:`dpcore.settings.Limits.max_upload_mb` MiB) by default."""
     if max_bytes is None:
         return get_limits().max_upload_mb * MIB
     return check_int(max_bytes, "max_bytes")
 
 
-def _too_big(size: int, max_bytes: int, caller: str) -> DataValidationError:
-    first, second = ENV_VARS["max_upload_mb"]
+def _too_big(size: int, max_bytes: int, caller: str, default: bool) -> DataValidationError:
+    """The error for a file of ``size`` bytes over ``max_bytes``; ``default`` says whether the
+    limit is the library's default (changed by its environment variable) or the caller's."""
+    if default:
+        (var,) = ENV_VARS["max_upload_mb"]
+        how = (f"raise the limit: set the environment variable {var} (in MiB), or pass "
+               f"{caller}(..., max_bytes=...)")
+    else:
+        how = f"pass a larger {caller}(..., max_bytes=...)"
     return DataValidationError(
         f"the file has {size:,} bytes, more than the limit of {max_bytes:,} bytes "
-        f"({max_bytes / MIB:.3g} MiB). Use a smaller file, or raise the limit: set the "
-        f"environment variable {first} or {second} (in MiB) before starting the app, or pass "
-        f"{caller}(..., max_bytes=...)."
+        f"({max_bytes / MIB:.3g} MiB). Use a smaller file, or {how}."
     )
 
 
@@ -177,6 +183,7 @@ def _read_text(source, max_bytes=None, caller="read_table") -> str:
     Files larger than ``max_bytes`` (characters for text sources) are rejected; a path is
     checked before it is read.
     """
+    default = max_bytes is None
     max_bytes = _max_bytes(max_bytes)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -188,7 +195,7 @@ def _read_text(source, max_bytes=None, caller="read_table") -> str:
             )
         size = os.stat(source).st_size
         if size > max_bytes:
-            raise _too_big(size, max_bytes, caller)
+            raise _too_big(size, max_bytes, caller, default)
         with open(source, "rb") as fh:
             data = fh.read()
     elif hasattr(source, "getvalue") or hasattr(source, "read"):
@@ -207,7 +214,7 @@ def _read_text(source, max_bytes=None, caller="read_table") -> str:
             f"{type(source).__name__}."
         )
     if isinstance(data, (bytes, bytearray, memoryview, str)) and len(data) > max_bytes:
-        raise _too_big(len(data), max_bytes, caller)
+        raise _too_big(len(data), max_bytes, caller, default)
     if isinstance(data, (bytes, bytearray, memoryview)):
         return _decode(bytes(data))
     if isinstance(data, str):

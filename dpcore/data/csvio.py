@@ -8,7 +8,11 @@ File format (one observation per row, header row required; see :func:`expected_c
 Response columns per manifold: ``Sphere(d)`` and ``Hyperbolic(d)`` ``y1..y{d+1}`` (for the
 hyperboloid ``y1`` is the time-like coordinate); ``Euclidean(d)`` ``y1..yd``; ``SPD(k)`` the upper
 triangle row-major ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}`` when ``k >= 10``);
-``KendallShape(k)`` raw landmark coordinates ``lx1, ly1, ..., lxk, lyk``.
+``KendallShape(k)`` raw landmark coordinates ``lx1, ly1, ..., lxk, lyk``. The format is a fact
+of each manifold class (:meth:`~dpcore.manifolds.Manifold.csv_columns`,
+:meth:`~dpcore.manifolds.Manifold.from_csv_rows` / :meth:`~dpcore.manifolds.Manifold.to_csv_rows`
+and the checks of :meth:`~dpcore.manifolds.Manifold.csv_problems`); this module reads and
+writes the files.
 
 Row numbers in error messages count as a spreadsheet does: the header is row 1 and the first
 data row is row 2, so "row N" is line N of the file (unless a quoted cell spans several lines).
@@ -29,8 +33,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_int, check_positive
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
-from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
-from ..manifolds.hyperbolic import minkowski
+from ..manifolds import Manifold
 from ..settings import get_limits
 from ._decoding import _read_text, _sniff_delimiter
 from .tables import (
@@ -55,11 +58,6 @@ __all__ = [
     "to_csv",
 ]
 
-#: Relative threshold below which an SPD matrix's smallest eigenvalue counts as non-positive.
-PD_RTOL = 1e-12
-#: Smallest eigenvalue an SPD matrix may have: below it (e.g. at subnormal 5e-324) the matrix
-#: logarithm and the affine-invariant distance underflow.
-PD_MIN_EIGENVALUE = 1e-100
 TASKS = ("regression", "mean")
 
 
@@ -76,16 +74,6 @@ def _check_task(task) -> str:
     return task
 
 
-def _response_columns(m: Manifold) -> list[str]:
-    if isinstance(m, SPD):
-        sep = "_" if m.k >= 10 else ""
-        return [f"s{i}{sep}{j}" for i in range(1, m.k + 1) for j in range(i, m.k + 1)]
-    if isinstance(m, KendallShape):
-        return [f"l{c}{j}" for j in range(1, m.k_landmarks + 1) for c in ("x", "y")]
-    size = int(np.prod(m.point_shape))
-    return [f"y{j}" for j in range(1, size + 1)]
-
-
 def expected_columns(manifold, task="regression") -> list[str]:
     """Column names of the CSV format for ``manifold`` and ``task``, in file order.
 
@@ -99,11 +87,12 @@ def expected_columns(manifold, task="regression") -> list[str]:
     -------
     list of str
         E.g. ``['x', 'y1', 'y2', 'y3']`` for ``Sphere(2)`` and ``['s11', 's12', 's22']`` for
-        ``SPD(2)`` with ``task="mean"``. Manifolds other than the five built-in ones use
-        ``y1..yN``: the point array flattened in C order.
+        ``SPD(2)`` with ``task="mean"``: the manifold's
+        :meth:`~dpcore.manifolds.Manifold.csv_columns`, by default ``y1..yN`` (the point array
+        flattened in C order).
     """
     m = _check_manifold(manifold)
-    cols = _response_columns(m)
+    cols = m.csv_columns()
     return ["x", *cols] if _check_task(task) == "regression" else cols
 
 
@@ -112,21 +101,7 @@ def _span(cols) -> str:
 
 
 # ------------------------------------------------------------------------------ reading
-def _lower_triangle_hint(extra: list[str], columns: list[str]) -> str:
-    """Hint for SPD files that list lower-triangle entries such as ``s21``."""
-    for name in extra:
-        match = re.fullmatch(r"s(\d)(\d)|s(\d+)_(\d+)", name.lower())
-        if match:
-            i, j = (int(g) for g in match.groups() if g is not None)
-            sep = "" if match.group(1) else "_"
-            if i > j and f"s{j}{sep}{i}" in columns:
-                return (f" SPD files list only the upper triangle ({columns[0]}, {columns[1]}, "
-                        f"..., {columns[-1]}): the matrix is symmetric, so '{name}' is the same "
-                        f"entry as 's{j}{sep}{i}'. Drop the lower-triangle columns.")
-    return ""
-
-
-def _read_table(text, columns, max_rows, problems):
+def _read_table(m, text, columns, max_rows, problems):
     """Header checks and cell extraction.
 
     Returns ``(rows, cells, padded, delimiter)``: spreadsheet row numbers of the data rows, their
@@ -153,7 +128,7 @@ def _read_table(text, columns, max_rows, problems):
         problems.add(1, missing[0], f"missing column(s) {listed}. Expected the columns: "
                                     f"{expect}.{hint}")
     if extra:
-        hint = _lower_triangle_hint(extra, columns)
+        hint = m.csv_header_hint(extra, columns)
         if extra[0].lower() == "x" and "x" not in columns:
             hint = " The Fréchet-mean task takes no covariate; use task='regression' or drop 'x'."
         listed = ", ".join(f"'{c}'" for c in extra)
@@ -168,105 +143,13 @@ def _read_table(text, columns, max_rows, problems):
 
 
 # ------------------------------------------------------------------------------ geometry
-def _norm(v):
-    """Euclidean norms of the rows of ``v`` (n, c), without underflow or overflow."""
-    big = np.max(np.abs(v), axis=-1)
-    safe = np.where(big > 0, big, 1.0)
-    return big * np.sqrt(np.sum((v / safe[:, None]) ** 2, axis=-1))
-
-
-def _points(m, y, rows, ok, resp, *, renormalize, atol, problems):
+def _points(m, y, rows, ok, *, renormalize, atol, problems):
     """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows)."""
-    n = y.shape[0]
-    span = _span(resp)
-    if isinstance(m, SPD):
-        k = m.k
-        iu = np.triu_indices(k)
-        mats = np.zeros((n, k, k))
-        mats[:, iu[0], iu[1]] = y
-        mats = mats + np.triu(mats, 1).swapaxes(-1, -2)
-        eig = np.zeros((n, k))
-        if ok.any():
-            eig[ok] = np.linalg.eigvalsh(mats[ok])
-        scale = np.max(np.abs(eig), axis=-1)
-        bad = ok & (eig[:, 0] <= np.maximum(PD_RTOL * scale, PD_MIN_EIGENVALUE))
-        problems.add_rows(bad, rows, None, lambda i: (
-            f"the matrix in columns {span} is not positive definite (smallest eigenvalue "
-            f"{eig[i, 0]:.6g}, largest {eig[i, -1]:.6g}); SPD data need strictly positive "
-            f"eigenvalues, at least {PD_RTOL:g} times the largest and above "
-            f"{PD_MIN_EIGENVALUE:g}."))
-        return mats
-
-    if isinstance(m, KendallShape):
-        k = m.k_landmarks
-        land = y.reshape(n, k, 2)
-        # Centred twice: landmarks far from the origin relative to their spread leave a
-        # rounding-size mean after one pass, which scaling to unit size would magnify.
-        centred = land - land.mean(axis=1, keepdims=True)
-        centred -= centred.mean(axis=1, keepdims=True)
-        size = _norm(centred.reshape(n, -1))
-        scale = _norm(land.reshape(n, -1))
-        degenerate = ok & (size <= 1e-12 * np.maximum(scale, 1.0))
-        problems.add_rows(degenerate, rows, None, lambda i: (
-            f"all {k} landmarks (columns {span}) are at the same place, so the configuration "
-            "has no shape."))
-        good = ok & ~degenerate
-        out = np.zeros((n, k, 2))
-        # The preshape, as KendallShape.from_landmarks computes it (centre, scale to norm 1).
-        out[good] = centred[good] / size[good, None, None]
-        return out
-
-    if isinstance(m, Sphere):
-        norms = _norm(y)
-        zero = ok & (norms == 0)
-        problems.add_rows(zero, rows, None, lambda i: (
-            f"the point in columns {span} is the zero vector, which is not on the sphere and "
-            "cannot be renormalised."))
-        if renormalize:
-            # Scaled first so that tiny coordinates (1e-160) do not underflow when squared.
-            big = np.max(np.abs(y), axis=-1, keepdims=True)
-            unit = y / np.where(big > 0, big, 1.0)
-            return unit / np.where(norms > 0, _norm(unit), 1.0)[:, None]
-        off = ok & ~zero & (np.abs(norms - 1.0) > atol)
-        problems.add_rows(off, rows, None, lambda i: (
-            f"the point in columns {span} has norm {norms[i]:.6g}, not 1 (tolerance "
-            f"atol={atol:g}), so it is not on the unit sphere. Pass renormalize=True to project "
-            "every point onto the sphere."))
-        return y
-
-    if isinstance(m, Hyperbolic):
-        q = minkowski(y, y)
-        past = ok & (y[:, 0] <= 0)
-        problems.add_rows(past, rows, resp[0], lambda i: (
-            f"the first (time-like) coordinate must be positive on the hyperboloid, got "
-            f"{y[i, 0]:.6g}."))
-        if renormalize:
-            # Scaled first so that tiny coordinates do not underflow when squared.
-            big = np.max(np.abs(y), axis=-1, keepdims=True)
-            unit = y / np.where(big > 0, big, 1.0)
-            q_unit = minkowski(unit, unit)
-            spacelike = ok & ~past & (q_unit >= 0)
-            problems.add_rows(spacelike, rows, None, lambda i: (
-                f"the point in columns {span} has <y, y>_L = {q[i]:.6g} >= 0, so it cannot be "
-                "rescaled onto the hyperboloid <y, y>_L = -1."))
-            return unit / np.sqrt(np.where(q_unit < 0, -q_unit, 1.0))[:, None]
-        off = ok & ~past & (np.abs(q + 1.0) > atol * (1.0 + y[:, 0] ** 2))
-        problems.add_rows(off, rows, None, lambda i: (
-            f"the point in columns {span} has Minkowski square <y, y>_L = {q[i]:.6g}, not -1 "
-            f"(tolerance atol={atol:g}), so it is not on the hyperboloid. Pass renormalize=True "
-            "to rescale every point onto it."))
-        return y
-
-    if isinstance(m, Euclidean):
-        return y
-
-    pts = y.reshape((n, *m.point_shape))
-    on = np.ones(n, dtype=bool)
     if ok.any():
-        on[ok] = np.asarray(m.belongs(pts[ok], atol=atol), dtype=bool)
-    problems.add_rows(ok & ~on, rows, None, lambda i: (
-        f"the point in columns {span} is not on {m!r} (tolerance atol={atol:g})."))
-    return pts
+        checked = np.asarray(rows)[ok]
+        for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
+            problems.add_rows(check.mask, checked, check.column, check.message)
+    return m.from_csv_rows(y, renormalize=renormalize)
 
 
 def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=None,
@@ -301,10 +184,10 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
         If given, every point must lie within geodesic distance ``radius`` of ``center``
         (the support assumption of private Fréchet means and regressions).
     max_bytes : int, optional
-        Largest file in bytes; by default the dashboard's upload limit,
-        :attr:`dpcore.settings.Limits.max_upload_mb` MiB (20, or the environment variable
-        ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE`` / ``DPCORE_MAX_UPLOAD_MB``), as for
-        :func:`dpcore.data.read_table`.
+        Largest file in bytes; by default the library's limit,
+        :attr:`dpcore.settings.Limits.max_upload_mb` MiB (200, or the environment variable
+        ``DPCORE_MAX_UPLOAD_MB``), as for :func:`dpcore.data.read_table`. The dashboard passes
+        its own upload cap.
 
     Returns
     -------
@@ -352,7 +235,7 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     columns = expected_columns(m, task)
     problems = _Collector({c: i for i, c in enumerate(columns)})
     text = _read_text(source, max_bytes, "load_csv")
-    rows, cells, padded, delimiter = _read_table(text, columns, max_rows, problems)
+    rows, cells, padded, delimiter = _read_table(m, text, columns, max_rows, problems)
 
     n = len(rows)
     need = 2 if task == "regression" else 1
@@ -368,8 +251,7 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     y = values[:, 1:] if task == "regression" else values
     # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
     y = np.where(ok[:, None], y, 0.0)
-    points = _points(m, y, rows, ok, resp, renormalize=renormalize, atol=atol,
-                     problems=problems)
+    points = _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems)
     if not problems:
         # Safety net for rounding: every returned point must be on the manifold.
         on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
@@ -476,13 +358,7 @@ def to_csv(manifold, y, x=None, path_or_buf=None):
     n = y.shape[0]
     if not np.all(np.isfinite(y)):
         raise ValueError("`y` contains NaN or infinite values.")
-    if isinstance(m, SPD):
-        iu = np.triu_indices(m.k)
-        flat = (0.5 * (y + y.swapaxes(-1, -2)))[:, iu[0], iu[1]]
-    elif isinstance(m, KendallShape):
-        flat = m.to_landmarks(y).reshape(n, -1)
-    else:
-        flat = y.reshape(n, -1)
+    flat = m.to_csv_rows(y)
     task = "mean"
     if x is not None:
         task = "regression"

@@ -13,12 +13,11 @@ so the same seed always gives the same data.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_manifold, check_nonnegative, check_positive
 from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
 from ..manifolds.spd import sym, sym_funm
 
@@ -57,21 +56,10 @@ _BATCH = 100_000
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _check_manifold(manifold) -> Manifold:
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
-    return manifold
-
-
 def _check_noise(noise, manifold) -> float:
     if noise is None:
         return float(DEFAULT_NOISE.get(type(manifold), GENERIC_NOISE))
-    if isinstance(noise, bool) or not isinstance(noise, numbers.Real):
-        raise TypeError(f"`noise` must be a real number, got {type(noise).__name__}.")
-    noise = float(noise)
-    if not (np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"`noise` must be non-negative and finite, got {noise!r}.")
-    return noise
+    return check_nonnegative(noise, "noise")
 
 
 def _unit_tangent(manifold, x, rng):
@@ -227,7 +215,7 @@ def make_regression_data(manifold, n, *, noise=None, rng=None) -> RegressionData
     >>> x.shape, y.shape
     ((50,), (50, 3))
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     n = check_int(n, "n", minimum=2)
     noise = _check_noise(noise, m)
     rng = np.random.default_rng(rng)
@@ -391,7 +379,7 @@ def make_mean_data(manifold, n, *, radius, rng=None, center=None) -> np.ndarray:
     RuntimeError
         If the SPD rejection sampler accepts too rarely for the requested ``n``.
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     n = check_int(n, "n", minimum=1)
     radius = check_positive(radius, "radius")
     if np.isfinite(m.injectivity_radius) and radius > m.injectivity_radius:

@@ -34,9 +34,9 @@ header and no values (e.g. from a trailing delimiter); a value under an empty he
 reported.
 
 *Limits.* Data rows: ``max_rows``, by default :attr:`dpcore.settings.Limits.max_rows`
-(``DPCORE_MAX_ROWS``, 100 000). Size: ``max_bytes``, by default the dashboard's upload limit
-:attr:`dpcore.settings.Limits.max_upload_mb` MiB (Streamlit's ``server.maxUploadSize``, 20),
-so the library accepts exactly what the dashboard can upload.
+(``DPCORE_MAX_ROWS``, 100 000). Size: ``max_bytes``, by default the library's limit
+:attr:`dpcore.settings.Limits.max_upload_mb` MiB (``DPCORE_MAX_UPLOAD_MB``, 200); an
+application with a smaller cap of its own (the dashboard's upload limit) passes ``max_bytes``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_choice, check_int
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
 from ..settings import ENV_VARS, get_limits
 from ._decoding import DELIMITERS, _read_text, _short, _sniff_delimiter
@@ -332,13 +332,6 @@ def _is_number(cell: str, decimal_comma: bool) -> bool:
         return False
 
 
-def _check_choice(value, name: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        listed = " or ".join(repr(c) for c in choices)
-        raise ValueError(f"`{name}` must be {listed}, got {value!r}.")
-    return value
-
-
 @dataclass(frozen=True, eq=False)
 class Table:
     """A numeric table read from CSV (see :func:`read_table`).
@@ -438,8 +431,8 @@ class TextTable:
             For a column not in the header, and for every empty (unless ``blank="drop"``),
             non-numeric, NaN, infinite or huge cell of the columns read, by row and column.
         """
-        _check_choice(text, "text", TEXT)
-        _check_choice(blank, "blank", BLANK)
+        check_choice(text, "text", TEXT)
+        check_choice(blank, "blank", BLANK)
         keys = {c.lower(): j for j, c in enumerate(self.columns)}
         skipped: tuple[str, ...] = ()
         if columns is None:
@@ -560,10 +553,9 @@ def read_table(source, *, columns=None, text="error", blank="error", max_rows=No
         environment variable ``DPCORE_MAX_ROWS``). A longer file is rejected as soon as the
         row after the limit is read.
     max_bytes : int, optional
-        Largest file in bytes (characters for text sources); by default the dashboard's
-        upload limit, :attr:`dpcore.settings.Limits.max_upload_mb` MiB (20, or
-        ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE`` / ``DPCORE_MAX_UPLOAD_MB``). A path is checked
-        before it is read.
+        Largest file in bytes (characters for text sources); by default the library's
+        limit, :attr:`dpcore.settings.Limits.max_upload_mb` MiB (200, or the environment
+        variable ``DPCORE_MAX_UPLOAD_MB``). A path is checked before it is read.
     max_columns : int, optional
         Most named columns in the header (no limit by default).
 
@@ -596,7 +588,7 @@ def read_table(source, *, columns=None, text="error", blank="error", max_rows=No
     >>> t.columns, t.values.tolist(), t.text_columns, t.dropped
     (('dose', 'yield'), [[0.5, 3.0]], ('id',), 1)
     """
-    _check_choice(text, "text", TEXT)
-    _check_choice(blank, "blank", BLANK)
+    check_choice(text, "text", TEXT)
+    check_choice(blank, "blank", BLANK)
     table = _scan(source, max_rows, max_bytes, max_columns, "read_table")
     return table.to_numbers(columns, text=text, blank=blank)

@@ -25,11 +25,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_manifold, check_positive, check_positive_array
 from ..data import make_regression_data
 from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
-from ..manifolds import Manifold
 from ..release import MODES, private_geodesic_regression_budgets
 from ..settings import check_limit
 from .metrics import release_mse
@@ -80,15 +79,6 @@ def default_eps_p_grid(total=PAPER_TOTAL, size=9):
     return total * ratio / (1.0 + ratio)
 
 
-def _positive_grid(values, name):
-    arr = np.atleast_1d(np.asarray(values, dtype=float))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`{name}` must be a non-empty 1-D sequence of budgets.")
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"`{name}` must hold positive finite budgets, got {arr.tolist()}.")
-    return arr
-
-
 def budget_pairs(split="unequal", *, totals=None, eps_p_grid=None, eps_v_grid=None):
     r"""The :math:`(\epsilon_p, \epsilon_v)` pairs of one budget view.
 
@@ -120,17 +110,17 @@ def budget_pairs(split="unequal", *, totals=None, eps_p_grid=None, eps_v_grid=No
     if split not in SPLITS:
         raise ValueError(f"`split` must be one of {SPLITS}, got {split!r}.")
     if split == "grid":
-        ep = _positive_grid(DEFAULT_GRID if eps_p_grid is None else eps_p_grid, "eps_p_grid")
-        ev = _positive_grid(DEFAULT_GRID if eps_v_grid is None else eps_v_grid, "eps_v_grid")
+        ep = check_positive_array(DEFAULT_GRID if eps_p_grid is None else eps_p_grid, "eps_p_grid")
+        ev = check_positive_array(DEFAULT_GRID if eps_v_grid is None else eps_v_grid, "eps_v_grid")
         return np.array([(p, v) for p in ep for v in ev], dtype=float)
     if split == "equal":
-        tot = _positive_grid(PAPER_EQUAL_TOTALS if totals is None else totals, "totals")
+        tot = check_positive_array(PAPER_EQUAL_TOTALS if totals is None else totals, "totals")
         return np.column_stack([tot / 2.0, tot / 2.0])
-    tot = _positive_grid((PAPER_TOTAL,) if totals is None else totals, "totals")
+    tot = check_positive_array((PAPER_TOTAL,) if totals is None else totals, "totals")
     pairs = []
     for total in tot:
         ep = (default_eps_p_grid(total) if eps_p_grid is None
-              else _positive_grid(eps_p_grid, "eps_p_grid"))
+              else check_positive_array(eps_p_grid, "eps_p_grid"))
         if np.any(ep >= total):
             raise ValueError(
                 f"`eps_p_grid` must stay below the total {total:g} so that eps_v = total - "
@@ -311,8 +301,7 @@ def budget_sweep(
     >>> list(df.columns)
     ['n', 'eps_p', 'eps_v', 'epsilon', 'replicate', 'mse', 'log_mse', 'nonprivate_mse']
     """
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
+    check_manifold(manifold)
     if mode not in MODES:
         raise ValueError(f"`mode` must be one of {MODES}, got {mode!r}.")
     if mode == "strict":

@@ -6,17 +6,13 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_positive
-from ..manifolds import CutLocusError, Euclidean, Manifold
-
-
-class ConvergenceWarning(UserWarning):
-    """An iterative estimator stopped before reaching its tolerance."""
+from .._validation import check_int, check_manifold, check_positive
+from ..exceptions import ConvergenceWarning, CutLocusError
+from ..manifolds import Euclidean
 
 
 def _check_points(manifold, points, name="points"):
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
+    check_manifold(manifold)
     points = np.asarray(points, dtype=float)
     if points.shape[1:] != manifold.point_shape:
         raise ValueError(
@@ -104,7 +100,7 @@ def frechet_mean(
         logs = manifold.log(z, points)
         return 0.5 * np.sum(w * manifold.squared_dist(z, points)), -np.sum(wb * logs, axis=0)
 
-    if isinstance(manifold, Euclidean):
+    if isinstance(manifold, Euclidean):  # R^d only: the mean is the weighted average
         z = np.sum(wb * points, axis=0)
         info = {"n_iter": 0, "grad_norm": 0.0, "converged": True}
         return (z, info) if return_info else z

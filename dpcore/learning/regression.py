@@ -7,9 +7,11 @@ import warnings
 import numpy as np
 
 from .._validation import check_int, check_positive
+from ..manifolds import Sphere
 from ..manifolds._functions import jacobi_point_scale, jacobi_vector_scale
 from ..manifolds.base import CutLocusError
 from .frechet import ConvergenceWarning, _check_points, frechet_mean
+from .kernels import sphere_regression_gradient
 
 
 def _expand_params(manifold, p, v, t):
@@ -88,8 +90,9 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None, which="both"):
         If given, each residual is clipped to norm ``tau`` first, which bounds the sensitivity
         of the gradient whatever the data.
     which : {"both", "footpoint", "vector"}
-        Which gradients are needed. Manifolds with a closed-form gradient compute only those
-        and return ``None`` for the other; the generic path always returns both.
+        Which gradients are needed. Where a closed-form kernel computes the gradient (the
+        sphere, :func:`dpcore.learning.kernels.sphere_regression_gradient`) only those are
+        computed and the other is ``None``; the generic path always returns both.
 
     Returns
     -------
@@ -97,11 +100,34 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None, which="both"):
     """
     if which not in ("both", "footpoint", "vector"):
         raise ValueError(f"`which` must be 'both', 'footpoint' or 'vector', got {which!r}.")
-    fast = getattr(manifold, "regression_gradient", None)
-    if fast is not None:
-        out = fast(p, v, t, np.asarray(y, dtype=float), tau, which)
+    if isinstance(manifold, Sphere):  # a closed-form kernel that exists only on the sphere
+        out = sphere_regression_gradient(p, v, t, np.asarray(y, dtype=float), tau, which)
         if out is not None:
             return out
+    return generic_regression_gradient(manifold, p, v, t, y, tau=tau)
+
+
+def generic_regression_gradient(manifold, p, v, t, y, *, tau=None):
+    r""":func:`regression_gradient` from the geometry alone, on every manifold.
+
+    The residuals are transported back along the fitted geodesics by the manifold's adjoint
+    Jacobi maps (:meth:`~dpcore.manifolds.Manifold.adjoint_dexp`); no closed-form kernel is
+    used.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    p, v : array, shape ``(..., *point_shape)``
+        Footpoints and shooting vectors.
+    t : array, shape ``(n,)``
+    y : array, shape ``(n, *point_shape)``
+    tau : float, optional
+        Residual clipping bound.
+
+    Returns
+    -------
+    (grad_p, grad_v) : tuple of ndarray, each shape ``(..., *point_shape)``
+    """
     pb, tv, tb = _expand_params(manifold, p, v, t)
     pred = manifold.exp(pb, tv)
     res = clip_residuals(manifold, pred, _residuals(manifold, pred, y, tau), tau)

@@ -7,10 +7,13 @@ Every manifold exposes ``exp``, ``log``, ``dist``, ``inner``, ``norm``, ``transp
 the exact samplers need are facts of each class too: ``log_volume_density`` (of ``exp``, in
 normal coordinates) and its bound ``log_volume_density_max`` over annuli, the radial law
 ``radial_log_volume`` / ``radial_dlog_volume`` and ``volume_growth_rate`` (a space without a
-closed form raises ``NotImplementedError``).
+closed form raises ``NotImplementedError``). So is the CSV format of a point, which
+``dpcore.data.load_csv`` / ``to_csv`` use: ``csv_columns``, ``to_csv_rows`` /
+``from_csv_rows`` and ``csv_problems`` (the rows that give no point, as :class:`RowProblems`
+whose messages name the columns); the defaults write the flattened point in ``y1..yN``.
 """
 
-from .base import CutLocusError, Manifold
+from .base import CutLocusError, Manifold, RowProblems
 from .euclidean import Euclidean
 from .geomstats_adapter import GeomstatsManifold
 from .hyperbolic import Hyperbolic
@@ -26,5 +29,6 @@ __all__ = [
     "Hyperbolic",
     "KendallShape",
     "Manifold",
+    "RowProblems",
     "Sphere",
 ]

@@ -131,3 +131,23 @@ def dlog_struve_l0(x):
         (modstruve(1, small) + 2.0 / math.pi) / modstruve(0, small),
         ive(1, big) / ive(0, big),
     )
+
+
+def stable_norm(v):
+    """Euclidean norms over the last axis without underflow or overflow.
+
+    The vectors are scaled by their largest entry before squaring, so coordinates as tiny as
+    1e-160 or as large as 1e160 keep their norm (``np.linalg.norm`` would give 0 or inf).
+
+    Parameters
+    ----------
+    v : array, shape ``(..., c)``
+
+    Returns
+    -------
+    ndarray, shape ``(...)``
+    """
+    v = np.asarray(v, dtype=float)
+    big = np.max(np.abs(v), axis=-1)
+    safe = np.where(big > 0, big, 1.0)
+    return big * np.sqrt(np.sum((v / safe[..., None]) ** 2, axis=-1))

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import check_int
 from ._functions import log_sinh, log_sinhc, sinhc
-from .base import Manifold, split_along
+from .base import Manifold, RowProblems, _failed, split_along
 
 
 def minkowski(u, w):
@@ -69,6 +69,73 @@ class Hyperbolic(Manifold):
         """
         x = np.asarray(x, dtype=float)
         return (np.abs(minkowski(x, x) + 1.0) <= atol * (1 + x[..., 0] ** 2)) & (x[..., 0] > 0)
+
+    # ------------------------------------------------------------ CSV format
+    def _csv_unit(self, values):
+        """``(unit, <unit, unit>_L)``: rows divided by their largest coordinate, so that tiny
+        coordinates do not underflow when squared."""
+        big = np.max(np.abs(values), axis=-1, keepdims=True)
+        unit = values / np.where(big > 0, big, 1.0)
+        return unit, minkowski(unit, unit)
+
+    def from_csv_rows(self, values, *, renormalize=False):
+        """The rows ``y1..y{d+1}`` (``y1`` time-like) as points; with ``renormalize``, rescaled
+        to ``<y, y>_L = -1``.
+
+        Parameters
+        ----------
+        values : array, shape ``(..., d + 1)``
+        renormalize : bool
+            Rescale every row with ``<y, y>_L < 0`` onto the hyperboloid (other rows are
+            left scaled by their largest coordinate).
+
+        Returns
+        -------
+        ndarray, shape ``(..., d + 1)``
+            The values themselves unless ``renormalize``.
+        """
+        values = self._csv_values(values)
+        if not renormalize:
+            return values
+        unit, q_unit = self._csv_unit(values)
+        return unit / np.sqrt(np.where(q_unit < 0, -q_unit, 1.0))[..., None]
+
+    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
+        """Rows with a non-positive time-like coordinate ``y1`` (column ``y1``); with
+        ``renormalize``, rows with ``<y, y>_L >= 0`` (no rescaling reaches the hyperboloid);
+        without, rows with ``|<y, y>_L + 1| > atol (1 + y1^2)``.
+
+        Parameters
+        ----------
+        values : array, shape ``(n, d + 1)``
+        atol : float
+        renormalize : bool
+
+        Returns
+        -------
+        list of RowProblems
+        """
+        y = self._csv_values(values)
+        columns = self.csv_columns()
+        span = self._csv_span()
+        q = minkowski(y, y)
+        past = y[:, 0] <= 0
+        checks = [RowProblems(past, columns[0], lambda i: (
+            f"the first (time-like) coordinate must be positive on the hyperboloid, got "
+            f"{y[i, 0]:.6g}."))]
+        if renormalize:
+            _, q_unit = self._csv_unit(y)
+            spacelike = ~past & (q_unit >= 0)
+            checks.append(RowProblems(spacelike, None, lambda i: (
+                f"the point in columns {span} has <y, y>_L = {q[i]:.6g} >= 0, so it cannot be "
+                "rescaled onto the hyperboloid <y, y>_L = -1.")))
+        else:
+            off = ~past & (np.abs(q + 1.0) > atol * (1.0 + y[:, 0] ** 2))
+            checks.append(RowProblems(off, None, lambda i: (
+                f"the point in columns {span} has Minkowski square <y, y>_L = {q[i]:.6g}, not "
+                f"-1 (tolerance atol={atol:g}), so it is not on the hyperboloid. Pass "
+                "renormalize=True to rescale every point onto it.")))
+        return _failed(checks)
 
     def inner(self, x, u, w):
         """The Minkowski form (positive definite on tangent vectors).

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from .._validation import check_int
-from ._functions import log_sinc, sinc
-from .base import CutLocusError, Manifold
+from ._functions import log_sinc, sinc, stable_norm
+from .base import CutLocusError, Manifold, RowProblems, _failed
 
 #: Shapes whose Hermitian product has modulus below this (distance within about this much of
 #: pi/2) are treated as orthogonal: the cut locus, where log and transport are undefined.
@@ -146,6 +146,82 @@ class KendallShape(Manifold):
         mod = np.abs(c)
         phase = np.where(mod > 0, c / np.where(mod > 0, mod, 1.0), 1.0)
         return _to_real(zy * np.conj(phase)[..., None])
+
+    # ------------------------------------------------------------ CSV format
+    def csv_columns(self):
+        """Raw landmark coordinates ``lx1, ly1, ..., lxk, lyk``.
+
+        Returns
+        -------
+        list of str
+            ``2 k`` names.
+        """
+        return [f"l{c}{j}" for j in range(1, self.k_landmarks + 1) for c in ("x", "y")]
+
+    def to_csv_rows(self, points):
+        """The landmark coordinates of preshapes (:meth:`to_landmarks`), flattened.
+
+        Parameters
+        ----------
+        points : array, shape ``(..., k_landmarks, 2)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., 2 k_landmarks)``
+        """
+        landmarks = self.to_landmarks(points)
+        return landmarks.reshape(landmarks.shape[:-2] + (-1,))
+
+    def _csv_landmarks(self, values):
+        """``(centred, size, degenerate)`` of raw landmark rows."""
+        values = self._csv_values(values)
+        land = values.reshape(values.shape[:-1] + self.point_shape)
+        # Centred twice: landmarks far from the origin relative to their spread leave a
+        # rounding-size mean after one pass, which scaling to unit size would magnify.
+        centred = land - land.mean(axis=-2, keepdims=True)
+        centred -= centred.mean(axis=-2, keepdims=True)
+        size = stable_norm(centred.reshape(values.shape))
+        scale = stable_norm(values)
+        return centred, size, size <= 1e-12 * np.maximum(scale, 1.0)
+
+    def from_csv_rows(self, values, *, renormalize=False):
+        """Preshapes of raw landmark rows, as :meth:`from_landmarks` computes them (centre,
+        scale to norm 1); degenerate rows (all landmarks at one place) give zeros.
+
+        Parameters
+        ----------
+        values : array, shape ``(..., 2 k_landmarks)``
+        renormalize : bool
+            Ignored (landmarks are always centred and scaled).
+
+        Returns
+        -------
+        ndarray, shape ``(..., k_landmarks, 2)``
+        """
+        centred, size, degenerate = self._csv_landmarks(values)
+        out = np.zeros(centred.shape)
+        good = ~degenerate
+        out[good] = centred[good] / size[good, None, None]
+        return out
+
+    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
+        """Degenerate configurations: all landmarks at one place, so no shape.
+
+        Parameters
+        ----------
+        values : array, shape ``(n, 2 k_landmarks)``
+        atol, renormalize
+            Unused.
+
+        Returns
+        -------
+        list of RowProblems
+        """
+        _, _, degenerate = self._csv_landmarks(values)
+        span = self._csv_span()
+        return _failed([RowProblems(degenerate, None, lambda i: (
+            f"all {self.k_landmarks} landmarks (columns {span}) are at the same place, so the "
+            "configuration has no shape."))])
 
     # ------------------------------------------------------------ geometry
     def belongs(self, x, atol=1e-8):

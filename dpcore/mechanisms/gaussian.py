@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive
-from ..manifolds import Euclidean, Sphere
 from .base import Ball, MechanismResult, check_manifold, check_point, check_sensitivity
 
 #: Calibrated sigma per (mu, sensitivity, manifold); calibrate_sigma is deterministic (fixed
@@ -48,7 +47,7 @@ class RiemannianGaussian:
 
     def __init__(self, *, manifold, sensitivity, mu=None, sigma=None, mc_samples=2000,
                  mc_repeats=50, rng=0):
-        from ..privacy import gdp_mu_circle, gdp_mu_monte_carlo
+        from ..privacy import exact_gdp_accounting, gdp_mu_circle, gdp_mu_monte_carlo
 
         self.manifold = check_manifold(manifold)
         if not manifold.is_homogeneous:
@@ -65,9 +64,10 @@ class RiemannianGaussian:
             self.accounting = "calibrated"
         else:
             self.sigma = check_positive(sigma, "sigma")
-            if isinstance(manifold, Euclidean):
+            exact = exact_gdp_accounting(manifold)
+            if exact == "euclidean":
                 self.mu, self.accounting = self.sensitivity / self.sigma, "exact (R^d)"
-            elif isinstance(manifold, Sphere) and manifold.dim == 1:
+            elif exact == "circle":
                 self.mu = float(gdp_mu_circle(self.sigma, self.sensitivity))
                 self.accounting = "exact quadrature (paper 004 Algorithm 1)"
             else:

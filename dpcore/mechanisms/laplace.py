@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..manifolds import SPD, Euclidean
+from ..manifolds import SPD
 from .base import (
     Ball,
     MechanismResult,
@@ -17,21 +17,20 @@ from .base import (
 
 
 def _laplace_integrable(manifold, sigma):
-    """Whether exp(-d/σ) has finite mass on the whole manifold (no support restriction)."""
+    """Whether exp(-d/σ) has finite mass on the whole manifold (no support restriction).
+
+    It has iff 1/σ exceeds the exponential growth rate of the volume of geodesic balls,
+    :attr:`~dpcore.manifolds.Manifold.volume_growth_rate`: 0 on compact and flat spaces (every
+    σ works), sqrt(2)/2 on SPD(2), d - 1 on H^d. A space that does not know its rate is bounded
+    by comparison (Bishop-Gromov) with the hyperbolic space of curvature kappa_low.
+    """
     if np.isfinite(manifold.injectivity_radius) and manifold.curvature_bounds[0] > 0:
         return True  # compact
-    if isinstance(manifold, Euclidean):
-        return True
-    lo = manifold.curvature_bounds[0]
-    if isinstance(manifold, SPD):
-        # Volume in polar coordinates grows like prod_{i<j} sinh(|r_i - r_j| / 2), i.e. like
-        # exp(w . r / 2) with w_i = 2i - k - 1 for sorted r; the largest rate per unit |r| is
-        # |w| / 2 = sqrt(k (k^2 - 1) / 3) / 2 (sqrt(2)/2 for k = 2).
-        k = manifold.k
-        rate = 0.5 * np.sqrt(k * (k * k - 1) / 3.0)
-        return 1.0 / sigma > rate
-    # constant curvature -1 (hyperbolic): volume grows like exp((d - 1) r)
-    return 1.0 / sigma > (manifold.dim - 1) * np.sqrt(max(-lo, 0.0))
+    try:
+        rate = manifold.volume_growth_rate
+    except NotImplementedError:
+        rate = (manifold.dim - 1) * np.sqrt(max(-manifold.curvature_bounds[0], 0.0))
+    return rate == 0.0 or 1.0 / sigma > rate
 
 
 class RiemannianLaplace:
@@ -119,7 +118,7 @@ def ambient_radius(manifold, center, radius):
 
 def project_to_manifold(manifold, points, *, floor=1e-8):
     """Map ambient points back onto the manifold (``manifold.project``)."""
-    if isinstance(manifold, SPD):  # the eigenvalue floor is SPD's only parameter
+    if isinstance(manifold, SPD):  # only SPD's projection takes a parameter (its floor)
         return manifold.project(points, floor=floor)
     return manifold.project(points)
 

@@ -20,6 +20,7 @@ from .gdp import (
 )
 from .profiles import (
     calibrate_sigma,
+    exact_gdp_accounting,
     gdp_mu_circle,
     gdp_mu_monte_carlo,
     privacy_profile_circle,
@@ -34,6 +35,7 @@ __all__ = [
     "delta_mu",
     "eps_to_mu",
     "epsilon_of_gdp",
+    "exact_gdp_accounting",
     "gdp_mu_circle",
     "gdp_mu_monte_carlo",
     "mu_from_delta",

@@ -21,7 +21,11 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import as_float_array, check_positive
+from .._validation import (
+    check_nonnegative_array,
+    check_nonnegative_values,
+    check_positive,
+)
 
 __all__ = [
     "compose_dp",
@@ -38,32 +42,6 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 # --------------------------------------------------------------------------- validation
-def _nonneg_array(value, name: str, *, allow_inf: bool = True) -> np.ndarray:
-    """``value`` as a float array after checking every entry is a non-negative number."""
-    if value is None or isinstance(value, (bool, str, bytes)):
-        raise TypeError(
-            f"`{name}` must be a real number or an array of them, got {type(value).__name__}."
-        )
-    arr = as_float_array(value, name)
-    bad = np.isnan(arr) | (arr < 0)
-    if not allow_inf:
-        bad |= np.isinf(arr)
-    if np.any(bad):
-        first = float(arr[bad].flat[0])
-        kind = "non-negative" if allow_inf else "non-negative and finite"
-        raise ValueError(f"`{name}` must be {kind}, got {first!r}.")
-    return arr
-
-
-def _nonneg_values(values, name: str) -> np.ndarray:
-    """A flat float array from a scalar, an array or any iterable of non-negative numbers."""
-    if not isinstance(values, (list, tuple, np.ndarray, str, bytes)) and hasattr(
-        values, "__iter__"
-    ):
-        values = list(values)
-    return _nonneg_array(values, name).ravel()
-
-
 def _out(arr: np.ndarray, *inputs) -> float | np.ndarray:
     """Return a Python float when every input was a scalar, else the array."""
     if all(np.ndim(x) == 0 for x in inputs):
@@ -219,8 +197,8 @@ def delta_mu(eps, mu):
     >>> round(delta_mu(0.0, 1.0), 6)  # 2 Φ(1/2) − 1
     0.382925
     """
-    e = _nonneg_array(eps, "eps")
-    m = _nonneg_array(mu, "mu")
+    e = check_nonnegative_array(eps, "eps")
+    m = check_nonnegative_array(mu, "mu")
     with np.errstate(under="ignore"):
         return _out(np.exp(_log_delta_mu(e, m)), eps, mu)
 
@@ -243,8 +221,8 @@ def mu_from_delta(eps, delta):
     float or ndarray
         µ_ε ≥ 0, solved to about 1e-12 relative accuracy.
     """
-    e = _nonneg_array(eps, "eps")
-    d = _nonneg_array(delta, "delta")
+    e = check_nonnegative_array(eps, "eps")
+    d = check_nonnegative_array(delta, "delta")
     if np.any(d > 1):
         raise ValueError(f"`delta` must be at most 1, got {float(d[d > 1].flat[0])!r}.")
     with np.errstate(divide="ignore"):
@@ -267,7 +245,7 @@ def eps_to_mu(eps):
     float or ndarray
         µ ≥ 0. Accurate for tiny ε (µ ≈ ε √(π/2)) and for huge ε (µ ≈ 2√(2ε)).
     """
-    e = _nonneg_array(eps, "eps")
+    e = check_nonnegative_array(eps, "eps")
     with np.errstate(over="ignore"):
         # Φ⁻¹(1/(1+e^ε)) = −√2 erfinv(tanh(ε/2)): exact and cancellation-free for small ε.
         small = 2 * _SQRT2 * special.erfinv(np.tanh(np.minimum(e, 2.0) / 2))
@@ -291,7 +269,7 @@ def mu_to_eps(mu):
     float or ndarray
         ε ≥ 0.
     """
-    m = _nonneg_array(mu, "mu")
+    m = check_nonnegative_array(mu, "mu")
     # tanh(ε/2) = erf(µ/(2√2)) for small µ; a difference of log Φ's where that saturates.
     small = 2 * np.arctanh(special.erf(np.minimum(m, 2.0) / (2 * _SQRT2)))
     with np.errstate(invalid="ignore"):
@@ -311,7 +289,7 @@ def compose_gdp(mus) -> float:
     -------
     float
     """
-    m = _nonneg_values(mus, "mus")
+    m = check_nonnegative_values(mus, "mus")
     return float(np.linalg.norm(m)) if m.size else 0.0
 
 
@@ -327,7 +305,7 @@ def compose_dp(epsilons) -> float:
     -------
     float
     """
-    e = _nonneg_values(epsilons, "epsilons")
+    e = check_nonnegative_values(epsilons, "epsilons")
     return float(np.sum(e))
 
 
@@ -350,10 +328,10 @@ def tradeoff_gdp(alpha, mu):
     float or ndarray
         Type II error(s) in [0, 1].
     """
-    a = _nonneg_array(alpha, "alpha")
+    a = check_nonnegative_array(alpha, "alpha")
     if np.any(a > 1):
         raise ValueError(f"`alpha` must be at most 1, got {float(a[a > 1].flat[0])!r}.")
-    m = _nonneg_array(mu, "mu")
+    m = check_nonnegative_array(mu, "mu")
     # Φ⁻¹(1 − α) = −Φ⁻¹(α), which keeps small α accurate.
     with np.errstate(invalid="ignore"):
         out = special.ndtr(-special.ndtri(a) - m)

@@ -22,20 +22,25 @@ import numbers
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_int, check_positive
-from ..manifolds.base import Manifold
+from .._validation import (
+    check_int,
+    check_manifold,
+    check_nonnegative,
+    check_nonnegative_array,
+    check_positive,
+)
 from ..settings import check_limit
 from .gdp import (
     _SQRT2,
     _check_sensitivity,
     _log_ndtr_diff,
-    _nonneg_array,
     _out,
     _solve_mu,
 )
 
 __all__ = [
     "calibrate_sigma",
+    "exact_gdp_accounting",
     "gdp_mu_circle",
     "gdp_mu_monte_carlo",
     "privacy_profile_circle",
@@ -102,7 +107,7 @@ def privacy_profile_circle(eps, sigma, sensitivity):
     float or ndarray
         δ(ε) ≥ 0; it is exactly 0 for ε ≥ Δ(2π − Δ)/(2σ²), the largest possible privacy loss.
     """
-    e = _nonneg_array(eps, "eps")
+    e = check_nonnegative_array(eps, "eps")
     sigma = check_positive(sigma, "sigma")
     sensitivity = _check_sensitivity(sensitivity, math.pi)
     with np.errstate(under="ignore"):
@@ -379,8 +384,7 @@ def gdp_mu_monte_carlo(
     -----
     Samples come from :func:`dpcore.sampling.sample_gaussian`, imported on first use.
     """
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a Manifold, got {type(manifold).__name__}.")
+    check_manifold(manifold)
     if not manifold.is_homogeneous:
         raise ValueError(
             f"`manifold` must be homogeneous for the Monte Carlo GDP estimate, got {manifold!r}."
@@ -455,6 +459,31 @@ def _smallest_sigma(excess, sigma0, rtol, *, smooth=False, max_expand=60):
     return hi
 
 
+def exact_gdp_accounting(manifold):
+    """Which exact form µ(σ) of the Riemannian Gaussian mechanism has on ``manifold``, if any.
+
+    Parameters
+    ----------
+    manifold : Manifold
+
+    Returns
+    -------
+    {"euclidean", "circle"} or None
+        ``"euclidean"`` on ``Euclidean(d)`` (µ = Δ/σ; Dong et al. 2022, paper 004 §3),
+        ``"circle"`` on ``Sphere(1)`` (exact quadrature, :func:`gdp_mu_circle`, paper 004
+        Algorithm 1), None elsewhere: µ is then estimated by Monte Carlo
+        (:func:`gdp_mu_monte_carlo`, Algorithm 2), a statistical rather than a proven value.
+    """
+    from ..manifolds import Euclidean, Sphere
+
+    # Closed forms of the trade-off curve that exist on these two spaces only.
+    if isinstance(manifold, Euclidean):
+        return "euclidean"
+    if isinstance(manifold, Sphere) and manifold.d == 1:
+        return "circle"
+    return None
+
+
 def calibrate_sigma(
     target_mu,
     sensitivity,
@@ -515,21 +544,16 @@ def calibrate_sigma(
         If the manifold is neither Euclidean, S¹ nor homogeneous, or if µ cannot be brought
         down to ``target_mu`` (e.g. on hyperbolic space µ stays bounded away from 0).
     """
-    from ..manifolds import Euclidean, Sphere
-
     target_mu = check_positive(target_mu, "target_mu")
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a Manifold, got {type(manifold).__name__}.")
+    check_manifold(manifold)
     rtol = check_positive(rtol, "rtol")
-    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise TypeError(f"`margin` must be a real number, got {type(margin).__name__}.")
-    if not margin >= 0:
-        raise ValueError(f"`margin` must be non-negative, got {margin!r}.")
-    if isinstance(manifold, Euclidean):
+    margin = check_nonnegative(margin, "margin", allow_inf=True)
+    exact = exact_gdp_accounting(manifold)
+    if exact == "euclidean":
         sensitivity = _check_sensitivity(sensitivity)
         return sensitivity / target_mu
     sigma0 = check_positive(sensitivity, "sensitivity") / target_mu
-    if isinstance(manifold, Sphere) and manifold.d == 1:
+    if exact == "circle":
         sensitivity = _check_sensitivity(sensitivity, math.pi)
         return _smallest_sigma(
             lambda s: gdp_mu_circle(s, sensitivity) - target_mu, sigma0, rtol, smooth=True

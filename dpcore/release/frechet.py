@@ -12,7 +12,6 @@ from ..exceptions import (
     PrivacyLeakWarning,
 )
 from ..learning import frechet_mean
-from ..manifolds import Euclidean, Sphere
 from ..mechanisms import (
     AmbientLaplace,
     Ball,
@@ -216,13 +215,13 @@ def private_frechet_mean(
         mech = RiemannianGaussian(manifold=m, sensitivity=delta_m, mu=mu)
         res = mech.release(mean, size=n_draws, rng=gen)
         sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
-        from ..privacy import compose_gdp
+        from ..privacy import compose_gdp, exact_gdp_accounting
 
         mu_out = float(compose_gdp([mu] * n_draws))
         delta = None
         diagnostics = {"exact": res.exact, "sampler": res.sampler,
                        "mu_accounting": mech.accounting}
-        if not (isinstance(m, Euclidean) or (isinstance(m, Sphere) and m.dim == 1)):
+        if exact_gdp_accounting(m) is None:
             coverage = "monte_carlo"
             caveats.append(
                 "sigma was calibrated to mu by Monte Carlo (paper 004 Algorithm 2, fixed seed, "

@@ -11,7 +11,7 @@ from ..exceptions import (
     ExactSamplingUnavailable,
 )
 from ..learning import GeodesicRegression
-from ..manifolds import SPD, Euclidean, Hyperbolic, Sphere
+from ..manifolds import Euclidean, Sphere
 from ..mechanisms import (
     Ball,
     KNormGradient,
@@ -239,7 +239,8 @@ def _geodesic_regression_releases(
 
     # --- public ball for the responses ------------------------------------------------
     if center is None:
-        center = default_center(m) if isinstance(m, (Euclidean, SPD, Hyperbolic)) else None
+        # Only a space that needs the ball needs its centre: by default the origin, if any.
+        center = _default_center(m) if needs_ball else None
         center_source = "public default"
     else:
         center = np.asarray(center, dtype=float)
@@ -356,7 +357,7 @@ def _geodesic_regression_releases(
     kng_v = [KNormGradient(manifold=m, epsilon=ev, sensitivity=delta_v, sigma_rule=sigma_rule,
                            chain_length=chain_length, burn_in=burn_in) for _, ev in budgets]
     foot_shape = (n_footpoints, *m.point_shape)
-    exact_path = isinstance(m, Euclidean) and clip is None
+    exact_path = isinstance(m, Euclidean) and clip is None  # R^d only: exact K-norm stages
     if exact_path or len(budgets) == 1:
         feet = [k.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
                                        tau=clip, support=foot_support) for k in kng_p]
@@ -402,12 +403,20 @@ def _geodesic_regression_releases(
     return releases
 
 
+def _default_center(m):
+    """The default centre of the public ball: the manifold's origin, or None if it has none."""
+    try:
+        return default_center(m)
+    except TypeError:
+        return None
+
+
 def _public_start(m, foot_support):
     """A data-independent chain start ``(p, 0)`` for strict-mode MCMC: the public centre."""
     if foot_support is not None:
         p0 = np.asarray(foot_support[0], dtype=float)
-    elif isinstance(m, Sphere):
-        p0 = np.eye(m.dim + 1)[-1]
+    elif isinstance(m, Sphere):  # its origin; other spaces keep their recorded seeded start
+        p0 = m.origin
     else:
         p0 = m.random_point(rng=np.random.default_rng(0))
     return p0, np.zeros_like(p0)
@@ -427,6 +436,7 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
                                        support=ball, max_norm=speed_cap)
     elif isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
+        # R^d only: the stacked gradient is affine, so the draw is an exact K-norm one
         draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
     else:
         draws = regression_joint_many(kng, t, y, p_hat, v_start, size=n_draws, rng=gen,

@@ -14,13 +14,18 @@ of :math:`\eta` at half the injectivity radius.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_int, check_positive
-from ..manifolds.base import CutLocusError, Manifold
+from .._validation import (
+    as_float_array,
+    check_int,
+    check_manifold,
+    check_positive,
+    check_probability,
+)
+from ..manifolds.base import CutLocusError
 from .diagnostics import effective_sample_size, split_rhat
 
 #: Robbins-Monro gain on log(step size) at adaptation step t: _GAIN / (1 + t / 10) ** 0.6.
@@ -151,14 +156,6 @@ def _check_init(manifold, init, n_chains):
     return x
 
 
-def _check_probability(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}.")
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"`{name}` must lie in (0, 1), got {value!r}.")
-    return float(value)
-
-
 def _max_step(manifold):
     inj = float(manifold.injectivity_radius)
     return 0.5 * inj if math.isfinite(inj) and inj > 0 else math.inf
@@ -287,8 +284,7 @@ def metropolis_hastings(
     A release computed from MCMC draws is only approximately differentially private
     (:math:`\delta` of order 1 / chain length; paper 002 app. A.1).
     """
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a Manifold, got {type(manifold).__name__}.")
+    check_manifold(manifold)
     if not manifold.is_homogeneous:
         raise NotImplementedError(
             f"{manifold!r} is not homogeneous: the random-walk proposal exp_x(eta xi) is not "
@@ -303,7 +299,7 @@ def metropolis_hastings(
     if burn_in is None:
         burn_in = max(200, n_samples // 2)
     burn_in = check_int(burn_in, "burn_in", minimum=0)
-    target_accept = _check_probability(target_accept, "target_accept")
+    target_accept = check_probability(target_accept, "target_accept")
     eta_max = _max_step(manifold)
     labels, n_groups = _check_groups(groups, n_chains)
     if step_size is None:

@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import check_choice, check_positive
 from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
 from ..manifolds._functions import log_sinh  # noqa: F401 - re-exported for ._spd
 from ._logconcave import LogConcaveSampler
@@ -57,9 +57,7 @@ KINDS = ("laplace", "gaussian")
 
 def check_kind(kind) -> str:
     """Validate the density family name."""
-    if kind not in KINDS:
-        raise ValueError(f"`kind` must be 'laplace' or 'gaussian', got {kind!r}.")
-    return kind
+    return check_choice(kind, "kind", KINDS)
 
 
 # ---------------------------------------------------------------------- volume factors

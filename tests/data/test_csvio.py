@@ -21,7 +21,7 @@ from dpcore.data import (
     to_csv,
 )
 from dpcore.data.csvio import MAX_PROBLEMS
-from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
+from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, RowProblems, Sphere
 
 from .manifold_cases import IDS, MANIFOLDS
 
@@ -471,3 +471,44 @@ def test_load_writes_nothing(tmp_path, monkeypatch):
     assert os.listdir(tmpdir) == [] and os.listdir(workdir) == []
     assert all(set(m) <= {"r", "b", "t"} for m in modes), modes
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["cwd", "in.csv", "tmp"]
+
+
+class _Polar(Euclidean):
+    """R^2 written in polar columns: a manifold with a CSV format of its own."""
+
+    def __init__(self):
+        super().__init__(2)
+
+    def csv_columns(self):
+        return ["r", "theta"]
+
+    def to_csv_rows(self, points):
+        points = np.asarray(points, dtype=float)
+        return np.stack([np.hypot(points[..., 0], points[..., 1]),
+                         np.arctan2(points[..., 1], points[..., 0])], axis=-1)
+
+    def from_csv_rows(self, values, *, renormalize=False):
+        values = self._csv_values(values)
+        r, theta = values[..., 0], values[..., 1]
+        return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=-1)
+
+    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
+        values = self._csv_values(values)
+        negative = values[:, 0] < 0
+        return [RowProblems(negative, "r", lambda i: f"a radius is >= 0, got {values[i, 0]:g}.")]
+
+
+def test_the_format_is_the_manifold_s():
+    """load_csv / to_csv / expected_columns read the format off the class (no type switch)."""
+    m = _Polar()
+    assert expected_columns(m, "regression") == ["x", "r", "theta"]
+    y = np.array([[1.0, 0.0], [0.0, 2.0], [-3.0, 0.0]])
+    text = to_csv(m, y, np.arange(3.0))
+    assert text.splitlines()[0] == "x,r,theta"
+    x_back, y_back = load_csv(text.encode(), m)
+    np.testing.assert_allclose(y_back, y, atol=1e-15)
+    with pytest.raises(DataValidationError) as info:
+        load_csv(b"r,theta\n1,0\n-2,0\n", m, "mean")
+    (problem,) = info.value.problems
+    assert (problem.row, problem.column) == (3, "r")
+    assert "a radius is >= 0, got -2." in str(info.value)

@@ -235,12 +235,16 @@ def test_max_bytes_cap(monkeypatch, tmp_path):
     with pytest.raises(DataValidationError, match="max_bytes"):
         read_table(path, max_bytes=10)
     assert opened == []  # a path over the limit is not even opened
-    # The default is the dashboard's upload limit, for load_csv too.
-    monkeypatch.delenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", raising=False)
+    # The default is the library's limit (DPCORE_MAX_UPLOAD_MB MiB), for load_csv too.
     monkeypatch.setenv("DPCORE_MAX_UPLOAD_MB", "1")
     big = b"x\n" + b"1\n" * 2**19
-    with pytest.raises(DataValidationError, match="1,048,576 bytes"):
+    with pytest.raises(DataValidationError, match="1,048,576 bytes") as info:
         read_table(big)
+    assert "set the environment variable DPCORE_MAX_UPLOAD_MB" in str(info.value)
+    # A caller's own max_bytes is the limit; the variable would not change it, so it is not
+    # suggested.
+    explicit = str(read_error(big, max_bytes=2**20))
+    assert "read_table(..., max_bytes=...)" in explicit and "DPCORE" not in explicit
     with pytest.raises(DataValidationError, match="load_csv"):
         csvio.load_csv(b"y1,y2,y3\n" + b"1,0,0\n" * 2**18, Sphere(2), "mean")
 

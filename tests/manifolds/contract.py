@@ -403,6 +403,70 @@ class ManifoldContract:
             return
         assert far == pytest.approx(rate, abs=3e-3)  # J(r) grows like e^(rate r)
 
+    # ------------------------------------------------------------------ CSV format
+    def test_csv_columns_match_the_rows(self, manifold, rng):
+        cols = manifold.csv_columns()
+        assert cols and all(isinstance(c, str) and c.strip() == c and c for c in cols)
+        # headers are matched case-insensitively, and 'x' is the covariate of regression files
+        assert len({c.lower() for c in cols}) == len(cols)
+        assert "x" not in {c.lower() for c in cols}
+        x = manifold.random_point(BATCH, rng)
+        rows = manifold.to_csv_rows(x)
+        assert rows.shape == (BATCH, len(cols))
+        assert manifold.from_csv_rows(rows).shape == x.shape
+        for wrong in (rows[:, :-1], np.concatenate([rows, rows[:, :1]], axis=1)):
+            with pytest.raises(ValueError, match="columns"):
+                manifold.from_csv_rows(wrong)
+            with pytest.raises(ValueError, match="columns"):
+                manifold.csv_problems(wrong)
+        assert isinstance(manifold.csv_header_hint(["zz"], cols), str)
+
+    def test_csv_rows_round_trip(self, manifold, rng):
+        x = manifold.random_point(BATCH, rng)
+        rows = manifold.to_csv_rows(x)
+        assert np.all(np.isfinite(rows))
+        assert manifold.csv_problems(rows) == []
+        for renormalize in (False, True):
+            back = manifold.from_csv_rows(rows, renormalize=renormalize)
+            assert back.shape == x.shape
+            assert np.all(manifold.belongs(back))
+            self.assert_same_point(manifold, back, x)
+        # any batch shape, a single point included
+        grid = manifold.random_point((2, 3), rng)
+        grid_rows = manifold.to_csv_rows(grid)
+        assert grid_rows.shape == (2, 3, len(manifold.csv_columns()))
+        self.assert_same_point(manifold, manifold.from_csv_rows(grid_rows), grid)
+        one = manifold.to_csv_rows(x[0])
+        assert one.shape == (len(manifold.csv_columns()),)
+        self.assert_same_point(manifold, manifold.from_csv_rows(one), x[0])
+        np.testing.assert_array_equal(one, rows[0])
+
+    @pytest.mark.parametrize("atol", [1e-6, 1e-2])
+    def test_csv_problems_flag_exactly_the_rows_off_the_manifold(self, manifold, rng, atol):
+        """Perturbed rows are reported (with a message each) iff the point they convert to is
+        not on the manifold; untouched rows never are."""
+        x = manifold.random_point(7, rng)
+        rows = manifold.to_csv_rows(x)
+        bad = rows.copy()
+        bad[1] = 0.0
+        bad[2] = 1.5 * rows[2]
+        bad[3] = -rows[3]
+        bad[4] = rows[4] + 0.3 * rng.standard_normal(rows.shape[1])
+        bad[5] = (1 + 1e-4) * rows[5]
+        for renormalize in (False, True):
+            flagged = np.zeros(len(bad), dtype=bool)
+            for problem in manifold.csv_problems(bad, atol=atol, renormalize=renormalize):
+                assert problem.mask.shape == (len(bad),) and problem.mask.any()
+                assert problem.column is None or problem.column in manifold.csv_columns()
+                for i in np.flatnonzero(problem.mask):
+                    assert isinstance(problem.message(int(i)), str) and problem.message(int(i))
+                flagged |= problem.mask
+            points = manifold.from_csv_rows(bad, renormalize=renormalize)
+            assert points.shape == x.shape and np.all(np.isfinite(points))
+            on = np.asarray(manifold.belongs(points, atol=atol), dtype=bool)
+            np.testing.assert_array_equal(flagged, ~on, err_msg=f"renormalize={renormalize}")
+            assert not flagged[[0, 6]].any()
+
     # ------------------------------------------------------------------ oracle
     def _oracle_or_skip(self, oracle):
         if oracle is None:

@@ -20,7 +20,6 @@ __all__ = [
     "n_releases",
     "run_chunk",
     "summarize",
-    "SWEEP_CAPS",
     "sweep_chunks",
     "view_sweep",
     "sweep_csv",
@@ -76,11 +75,6 @@ class SweepConfig:
 
     def grid_values(self):
         return np.geomspace(*self.grid_range, self.n_grid)
-
-
-#: Caps of the simulation page.
-SWEEP_CAPS = {"replicates": 20, "n_grid": 9, "n_unequal": 15, "n_equal": 12, "draws": 10,
-              "chain_length": 2000, "sample_sizes": 5}
 
 
 def sweep_chunks(config):

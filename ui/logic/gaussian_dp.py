@@ -15,8 +15,9 @@ from dpcore.privacy import (
     mu_to_eps,
 )
 from dpcore.sampling import sample_gaussian, sample_laplace
+from ui.caps import CAPS
 
-from .common import CAPS, _seed_for
+from .common import _seed_for
 from .frechet_mean import frechet_summary
 
 __all__ = [

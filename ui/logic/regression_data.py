@@ -10,6 +10,7 @@ import numpy as np
 from dpcore.data import DEFAULT_NOISE, load_csv, make_regression_data, to_csv
 from dpcore.data.synthetic import GENERIC_NOISE
 from ui import manifolds as M
+from ui.caps import upload_max_bytes
 from ui.manifolds import make_manifold
 
 __all__ = [
@@ -161,7 +162,7 @@ def example_dataset(kind, param):
                    truth=(d.footpoint, d.shooting_vector, EXAMPLE_AGES))
 
 
-def parse_upload(data, kind, param, renormalize=False):
+def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
     """Parse the bytes of an uploaded CSV into a :class:`Dataset` (validated, in memory only).
 
     Parameters
@@ -171,6 +172,9 @@ def parse_upload(data, kind, param, renormalize=False):
     kind, param : manifold setting, see :func:`ui.manifolds.make_manifold`
     renormalize : bool
         Sphere: project every point onto the sphere instead of rejecting points off it.
+    max_bytes : int, optional
+        Largest file in bytes; by default the dashboard's upload limit
+        (:func:`ui.caps.upload_max_bytes`, Streamlit's ``server.maxUploadSize``).
 
     Returns
     -------
@@ -182,7 +186,10 @@ def parse_upload(data, kind, param, renormalize=False):
         With a message naming the row and column of every problem.
     """
     m = make_manifold(kind, param)
-    x, y = load_csv(bytes(data), m, task="regression", renormalize=bool(renormalize))
+    if max_bytes is None:
+        max_bytes = upload_max_bytes()
+    x, y = load_csv(bytes(data), m, task="regression", renormalize=bool(renormalize),
+                    max_bytes=max_bytes)
     return Dataset(x, y, "upload", f"Uploaded CSV: n = {x.shape[0]} rows.")
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from dpcore.experiments.studies import sensitivity_ratios
+from ui.caps import CAPS
 from ui.manifolds import make_manifold
-
-from .common import CAPS
 
 __all__ = [
     "REGRESSION_MANIFOLDS",

@@ -3,7 +3,8 @@ and quiet releases.
 
 * :func:`_root_seed` -- a :class:`numpy.random.SeedSequence` from any accepted ``rng``;
 * :func:`_parallel` -- an ordered map, with joblib when ``n_jobs`` asks for it;
-* :func:`_check_manifold`, :func:`_sizes`, :func:`_positive_list` -- argument checks;
+* :func:`_sizes` -- the sample sizes argument (the generic checks are in
+  :mod:`dpcore._validation`);
 * :func:`data_dir` -- where the real data sets live;
 * :func:`_quiet_release`, :func:`_nonprivate_fit` -- a release with the paper-mode warning
   silenced (and the papers' sequential scheme), and the non-private fit the studies compare to.
@@ -21,7 +22,6 @@ import numpy as np
 from ..._validation import check_int
 from ...exceptions import PrivacyLeakWarning
 from ...learning import GeodesicRegression
-from ...manifolds import Manifold
 from ...release import private_geodesic_regression
 
 __all__ = ["data_dir"]
@@ -51,12 +51,6 @@ def _parallel(func, jobs, n_jobs):
     return Parallel(n_jobs=int(n_jobs))(delayed(func)(*job) for job in jobs)
 
 
-def _check_manifold(manifold):
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
-    return manifold
-
-
 def _sizes(sample_sizes, minimum=2):
     if isinstance(sample_sizes, numbers.Integral):
         sample_sizes = [sample_sizes]
@@ -64,14 +58,6 @@ def _sizes(sample_sizes, minimum=2):
     if not sizes:
         raise ValueError("`sample_sizes` must not be empty.")
     return sizes
-
-
-def _positive_list(values, name):
-    arr = np.atleast_1d(np.asarray(values, dtype=float))
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"`{name}` must be a positive number or a non-empty sequence of them, "
-                         f"got {values!r}.")
-    return arr
 
 
 def data_dir():

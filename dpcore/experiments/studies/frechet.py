@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int, check_positive
+from ..._validation import check_int, check_manifold, check_positive, check_positive_array
 from ...data import make_mean_data
 from ...data.synthetic import default_center
 from ...learning import frechet_mean
@@ -19,7 +19,7 @@ from ...mechanisms.laplace import ambient_dimension, embed
 from ...privacy import calibrate_sigma, eps_to_mu
 from ...release import private_frechet_mean
 from ...sensitivity import frechet_mean_sensitivity
-from ._common import _check_manifold, _parallel, _positive_list, _quiet_release, _root_seed, _sizes
+from ._common import _parallel, _quiet_release, _root_seed, _sizes
 
 __all__ = [
     "FRECHET_STUDY_MECHANISMS",
@@ -137,9 +137,9 @@ def frechet_mean_study(manifold, *, sample_sizes, epsilon=1.0, radius, replicate
         ``left_manifold`` (the ambient release before projection is off the manifold),
         ``sigma``, ``sensitivity`` (Δ of paper 001 Thm 2, the Laplace / Gaussian sensitivity).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     sizes = _sizes(sample_sizes)
-    eps_list = [float(e) for e in _positive_list(epsilon, "epsilon")]
+    eps_list = [float(e) for e in check_positive_array(epsilon, "epsilon")]
     replicates = check_int(replicates, "replicates")
     radius = check_positive(radius, "radius")
     mechanisms = tuple(mechanisms)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int, check_positive
+from ..._validation import check_int, check_positive, check_positive_array
 from ...manifolds import Euclidean, Sphere
 from ...privacy import gdp_mu_circle, gdp_mu_monte_carlo
-from ._common import _parallel, _positive_list, _root_seed
+from ._common import _parallel, _root_seed
 
 __all__ = ["gdp_mu_curve"]
 
@@ -71,7 +71,7 @@ def gdp_mu_curve(sigmas, *, sensitivity=1.0, monte_carlo=True, rng=None, replica
         ``"monte_carlo_<estimator>"``), ``replicate`` (0 for exact rows), ``mu``,
         ``standard_error`` (0 for exact rows), ``inverse_sigma`` (Δ/σ, the Euclidean µ).
     """
-    sig = _positive_list(sigmas, "sigmas")
+    sig = check_positive_array(sigmas, "sigmas")
     sensitivity = check_positive(sensitivity, "sensitivity")
     if sensitivity > np.pi:
         raise ValueError(f"`sensitivity` must be at most pi on the circle, got {sensitivity!r}.")

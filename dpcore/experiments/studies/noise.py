@@ -12,17 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int
+from ..._validation import check_int, check_manifold, check_positive_array
 from ...data import make_regression_data
 from ...manifolds import Sphere
 from ...release import private_geodesic_regression
 from ..budget import budget_sweep
 from ..metrics import geodesic_predictions, release_covariate_range, release_mse
 from ._common import (
-    _check_manifold,
     _nonprivate_fit,
     _parallel,
-    _positive_list,
     _quiet_release,
     _root_seed,
 )
@@ -68,8 +66,8 @@ def noise_spread_study(manifold=None, *, noises=PAPER_NOISES, n=50, totals=None,
     pandas.DataFrame
         The columns of :func:`~dpcore.experiments.budget_sweep` plus ``noise``.
     """
-    m = Sphere(2) if manifold is None else _check_manifold(manifold)
-    noises = [float(d) for d in _positive_list(noises, "noises")]
+    m = Sphere(2) if manifold is None else check_manifold(manifold)
+    noises = [float(d) for d in check_positive_array(noises, "noises")]
     children = _root_seed(rng).spawn(len(noises))
     frames = []
     for delta, child in zip(noises, children, strict=True):
@@ -125,10 +123,10 @@ def noise_spread_geodesics(manifold=None, *, noises=(0.01, 0.1), n=50, totals=No
         ``mse`` (of that geodesic on the data; NaN for data rows), ``x`` (covariate), and the
         point's coordinates ``c0``, ``c1``, ... (flattened point).
     """
-    m = Sphere(2) if manifold is None else _check_manifold(manifold)
-    noises = [float(d) for d in _positive_list(noises, "noises")]
+    m = Sphere(2) if manifold is None else check_manifold(manifold)
+    noises = [float(d) for d in check_positive_array(noises, "noises")]
     tot = (np.round(np.linspace(0.2, 2.0, 10), 10) if totals is None
-           else _positive_list(totals, "totals"))
+           else check_positive_array(totals, "totals"))
     n = check_int(n, "n", minimum=3)
     n_points = check_int(n_points, "n_points", minimum=2)
     t_grid = np.linspace(0.0, 1.0, n_points)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int, check_positive
+from ..._validation import check_int, check_manifold, check_positive
 from ...data import make_mean_data, make_regression_data
 from ...sensitivity import (
     empirical_frechet_sensitivity,
@@ -19,7 +19,7 @@ from ...sensitivity import (
     frechet_mean_sensitivity,
     geodesic_regression_sensitivity,
 )
-from ._common import _check_manifold, _nonprivate_fit, _parallel, _root_seed, _sizes
+from ._common import _nonprivate_fit, _parallel, _root_seed, _sizes
 
 __all__ = [
     "frechet_sensitivity_study",
@@ -82,7 +82,7 @@ def sensitivity_ratios(manifold, *, sample_sizes=(20, 50, 100), pairs=20, noise=
         (``"footpoint"`` or ``"shooting_vector"``), ``theoretical``, ``empirical``, ``ratio``,
         ``tau``, ``tau_m`` (NaN when not needed).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     sizes = _sizes(sample_sizes)
     pairs = check_int(pairs, "pairs")
     seeds = _root_seed(rng).spawn(len(sizes) * pairs)
@@ -134,7 +134,7 @@ def frechet_sensitivity_study(manifold, *, sample_sizes, radius, replicates=50, 
         Columns ``n``, ``replicate``, ``empirical`` (geodesic distance between the two means),
         ``bound``, ``ratio`` (bound / empirical).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     sizes = _sizes(sample_sizes)
     replicates = check_int(replicates, "replicates")
     radius = check_positive(radius, "radius")

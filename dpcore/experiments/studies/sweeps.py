@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._validation import check_int
+from ..._validation import check_int, check_manifold
 from ...data import make_regression_data
 from ...release import private_geodesic_regression
 from ..budget import COLUMNS, budget_pairs
 from ..metrics import release_mse
-from ._common import _check_manifold, _nonprivate_fit, _parallel, _quiet_release, _root_seed, _sizes
+from ._common import _nonprivate_fit, _parallel, _quiet_release, _root_seed, _sizes
 
 __all__ = [
     "NUMERICAL_ERRORS",
@@ -110,7 +110,7 @@ def real_data_budget_sweep(manifold, x, y, *, split="unequal", totals=None, eps_
         The columns of :func:`~dpcore.experiments.budget_sweep` (``nonprivate_mse`` is the same
         on every row) plus ``failed``.
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     replicates = check_int(replicates, "replicates")
@@ -159,7 +159,7 @@ def recorded_budget_sweep(manifold, *, sample_sizes=(20, 50, 100), split="unequa
     -------
     pandas.DataFrame
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     sizes = _sizes(sample_sizes, minimum=3)
     replicates = check_int(replicates, "replicates")
     pairs = budget_pairs(split, totals=totals, eps_p_grid=eps_p_grid, eps_v_grid=eps_v_grid)
