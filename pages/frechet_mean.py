@@ -25,9 +25,17 @@ from dpcore.privacy import eps_to_mu
 from dpcore.release import private_frechet_mean, project_to_ball
 from ui import figures
 from ui import manifolds as M
+from ui.caps import CAPS, upload_max_bytes
 from ui.logic import common as C
 from ui.logic import frechet_mean as L
-from ui.session import query_value, record_release, write_query
+from ui.logic import privacy_text as T
+from ui.session import (
+    planned_cost,
+    query_value,
+    record_release,
+    release_button,
+    write_query,
+)
 
 PAGE = "Fréchet mean"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -155,8 +163,8 @@ def load_data(manifold_key, manifold, source):
         center_text = "the identity matrix"
         cols[1].markdown(f"Public centre m₀: **{center_text}**")
     if source == "synthetic":
-        n = cols[2].slider("Sample size n", 10, 1000, value=int(np.clip(
-            query_value("fm_n", 50, int), 10, 1000)), key="fm_n")
+        n = cols[2].slider("Sample size n", 10, CAPS["fm_max_n"], value=int(np.clip(
+            query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])), key="fm_n")
         seed = cols[3].number_input("Seed of the synthetic data", 0, 10**6,
                                     value=query_value("fm_seed", 0, int), key="fm_seed")
         try:
@@ -178,7 +186,7 @@ def load_data(manifold_key, manifold, source):
         return None
     raw = upload.getvalue()
     try:
-        y = load_csv(raw, manifold, task="mean")
+        y = load_csv(raw, manifold, task="mean", max_bytes=upload_max_bytes())
     except DataValidationError as exc:
         message = str(exc).replace(
             "Pass renormalize=True to project every point onto the sphere.",
@@ -199,6 +207,16 @@ def load_data(manifold_key, manifold, source):
     return y, center, center_text, radius, meta
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_prediction(_manifold, name, n, epsilon, radius, center, mech, seed=0):
+    return L.predicted_error(_manifold, n, epsilon, radius, center, mech, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_smallest(_manifold, name, n, radius, center, mech, target, seed=0):
+    return L.smallest_epsilon_text(_manifold, n, radius, center, mech, target, seed=seed)
+
+
 def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     st.subheader("Release one private mean")
     mech = st.radio("Mechanism", list(V.MECHANISM_LABELS),
@@ -211,8 +229,23 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
                    "data and is not shown)."}.get(mech)
     st.caption("A release happens only when you press the button; it is drawn with OS entropy "
                "and recorded in the privacy ledger in the sidebar. " + (note or ""))
+    pred = cached_prediction(manifold, repr(manifold), y.shape[0], epsilon, radius, center,
+                             mech)
+    st.info(L.predicted_error_text(pred, epsilon, mech), icon=":material/target:")
+    if pred is not None:
+        with st.expander("Smallest ε for a target error"):
+            target = st.number_input("Largest acceptable median error (distance)", 1e-4, 10.0,
+                                     value=float(f"{pred['median']:.2g}"), format="%.4g",
+                                     key="fm_target")
+            st.markdown(cached_smallest(manifold, repr(manifold), y.shape[0], radius, center,
+                                        mech, target))
     key = f"{fingerprint}-{epsilon}-{mech}"
-    if st.button("Release", type="primary", key="fm_release"):
+    cost = planned_cost(**L.planned_release(manifold, epsilon, mech))
+    if cost["error"]:
+        st.error(cost["error"], icon=":material/block:")
+    else:
+        st.markdown(cost["text"])
+    if release_button("fm_release", cost):
         with st.status("Drawing one private mean …", expanded=False) as status:
             start = time.perf_counter()
             try:
@@ -256,9 +289,9 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
 
 def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok, is_synthetic):
     st.subheader("How the four mechanisms spread (simulation on the current data)")
-    n_draws = st.slider("Private means drawn per mechanism", 10, C.CAPS["cloud_draws"],
+    n_draws = st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"],
                         value=int(np.clip(query_value("fm_draws", 50, int), 10,
-                                          C.CAPS["cloud_draws"])), step=10, key="fm_draws")
+                                          CAPS["cloud_draws"])), step=10, key="fm_draws")
     st.caption("Seeded draws for illustration: not a release and not recorded in the ledger. "
                "Publishing all of them would cost ε each.")
     fn = draws_cached if cache_ok else L.frechet_mechanism_draws
@@ -348,10 +381,10 @@ def simulation_section(manifold_key, radius, epsilon):
                                                       str)).split(",") if v.strip().isdigit()]
         default_ns = [v for v in default_ns if v in N_OPTIONS] or list(DEFAULT_NS)
         ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
-                                 max_selections=C.CAPS["sim_sizes"], key="fm_ns")
-        reps = cols[1].slider("Replicates per n", 5, C.CAPS["sim_replicates"],
+                                 max_selections=CAPS["sim_sizes"], key="fm_ns")
+        reps = cols[1].slider("Replicates per n", 5, CAPS["sim_replicates"],
                               value=int(np.clip(query_value("fm_reps", 20, int), 5,
-                                                C.CAPS["sim_replicates"])), step=5,
+                                                CAPS["sim_replicates"])), step=5,
                               key="fm_reps")
         kng_exact = exact_support_available(M.make_manifold(manifold_key))
         include_kng = cols[2].checkbox(
@@ -440,6 +473,7 @@ def main():
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,
             value=query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS), key="fm_eps")
+        cols[2].caption(T.epsilon_reading(epsilon))
         manifold = M.make_manifold(manifold_key)
         loaded = load_data(manifold_key, manifold, source)
     settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}

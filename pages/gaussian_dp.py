@@ -31,9 +31,17 @@ from dpcore.privacy import (
 from dpcore.release import private_frechet_mean
 from dpcore.settings import get_limits
 from ui import manifolds as M
+from ui.caps import CAPS
 from ui.logic import common as C
 from ui.logic import gaussian_dp as L
-from ui.session import query_value, record_release, write_query
+from ui.logic import privacy_text as T
+from ui.session import (
+    planned_cost,
+    query_value,
+    record_release,
+    release_button,
+    write_query,
+)
 
 PAGE = "Gaussian DP"
 SIGMA_GRID = np.arange(1, 17) / 4  # paper 004 §4.2: σ = k/4, k = 1..16
@@ -132,8 +140,8 @@ def converter():
 def release_section(mu_target):
     st.subheader("Try it: one Gaussian-DP release of a Fréchet mean on S²")
     cols = st.columns([1, 1, 2])
-    n = cols[0].slider("Sample size n", 10, 500, value=int(np.clip(
-        query_value("gd_rel_n", 10, int), 10, 500)), key="gd_rel_n")
+    n = cols[0].slider("Sample size n", 10, CAPS["gd_max_n"], value=int(np.clip(
+        query_value("gd_rel_n", 10, int), 10, CAPS["gd_max_n"])), key="gd_rel_n")
     seed = cols[1].number_input("Seed of the synthetic data", 0, 10**6,
                                 value=query_value("gd_rel_seed", 0, int), key="gd_rel_seed")
     y = release_data(int(n), int(seed))
@@ -146,7 +154,13 @@ def release_section(mu_target):
                        file_name=f"gaussian_dp_sphere_n{n}_seed{seed}.csv", mime="text/csv",
                        key="gd_download_data", on_click="ignore")
     key = f"{n}-{seed}-{mu_target}"
-    if st.button("Release", type="primary", key="gd_release"):
+    # S² is curved: its µ is calibrated by Monte Carlo (approximately private, as labelled).
+    cost = planned_cost(mu=float(mu_target), delta=None, guarantee="approximately private")
+    if cost["error"]:
+        st.error(cost["error"], icon=":material/block:")
+    else:
+        st.markdown(cost["text"])
+    if release_button("gd_release", cost):
         with st.status("Calibrating σ and drawing one private mean …") as status:
             start = time.perf_counter()
             try:
@@ -218,6 +232,7 @@ def main():
             mu_circle = circle_mu(float(sigma), float(sensitivity))
             settings["gd_mu"] = mu_target
     settings.update(gd_mode=mode, gd_delta=sensitivity)
+    st.caption("On S¹: " + T.mu_reading(mu_circle))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
     cols = st.columns(5)
     cols[0].metric("Rate σ", f"{sigma:.4g}",
@@ -254,7 +269,7 @@ def main():
             key="gd_mc_n")
         # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50
         # used to pass the slider and fail in the library with a traceback).
-        max_repeats = max(5, min(C.CAPS["mc_repeats"],
+        max_repeats = max(5, min(CAPS["mc_repeats"],
                                  get_limits().max_mc_samples // int(mc_samples)))
         mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
                                        value=int(np.clip(query_value("gd_mc_r", 10, int), 5,
@@ -283,9 +298,9 @@ def main():
                                                             choices=[5, 10, 20, 50, 100]),
                                           key="gd_sim_n")
         sim_reps = sim_cols[1].slider("Draws per rate and mechanism", 50,
-                                      C.CAPS["utility_replicates"], value=int(np.clip(
+                                      CAPS["utility_replicates"], value=int(np.clip(
                                           query_value("gd_sim_reps", 200, int), 50,
-                                          C.CAPS["utility_replicates"])), step=50,
+                                          CAPS["utility_replicates"])), step=50,
                                       key="gd_sim_reps")
     settings.update(gd_sim_n=sim_n, gd_sim_reps=sim_reps)
     delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]

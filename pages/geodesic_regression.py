@@ -12,9 +12,11 @@ import streamlit as st
 
 from dpcore.data import DataValidationError
 from ui import manifolds as M
+from ui.caps import CAPS
 from ui.logic import geodesic_regression as G
+from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
-from ui.session import PageSettings, record_release
+from ui.session import PageSettings, planned_cost, record_release, release_button
 
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
@@ -41,8 +43,8 @@ def cached_fit(kind, param, x, y, covariate_range):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_prediction(settings, n):
-    return G.predict_accuracy(settings, n)
+def cached_prediction(settings, n, seed=0):
+    return G.predict_accuracy(settings, n, seed=seed)
 
 
 def accuracy_section(settings, n):
@@ -85,8 +87,8 @@ def main():
 
         dataset, upload_digest, data_error = None, None, None
         if source == "synthetic":
-            init("gr_n", "gr_n", 20, int, range(10, 501))
-            n = st.slider("Sample size n", 10, 500, key="gr_n", step=5)
+            init("gr_n", "gr_n", 20, int, range(10, CAPS["gr_max_n"] + 1))
+            n = st.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
             noise_key = f"gr_noise_{kind}"
             if kind == "sphere":
                 init(noise_key, "gr_noise", D.SPHERE_NOISE_CHOICES[0], float,
@@ -150,6 +152,7 @@ def main():
             share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
             eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
             st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
+        st.caption("One geodesic: " + T.epsilon_reading(eps_p + eps_v))
         init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
         scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
                           format_func=G.SCHEME_LABELS.get,
@@ -158,11 +161,13 @@ def main():
                                "proof. Sequential (the papers): footpoint with ε_p, then vectors "
                                "with ε_v; its footpoint stage uses the data's own shooting vector, "
                                "which the proof does not cover, so it is never labelled private.")
-        init("gr_nf", "gr_nf", 3, int, range(1, G.MAX_FOOTPOINTS + 1))
-        init("gr_nv", "gr_nv", 3, int, range(1, G.MAX_VECTORS + 1))
+        init("gr_nf", "gr_nf", 3, int, range(1, CAPS["gr_footpoints"] + 1))
+        init("gr_nv", "gr_nv", 3, int, range(1, CAPS["gr_vectors"] + 1))
         c1, c2 = st.columns(2)
-        n_foot = int(c1.number_input("Private footpoints", 1, G.MAX_FOOTPOINTS, key="gr_nf"))
-        n_vec = int(c2.number_input("Vectors per footpoint", 1, G.MAX_VECTORS, key="gr_nv"))
+        n_foot = int(c1.number_input("Private footpoints", 1, CAPS["gr_footpoints"],
+                                     key="gr_nf"))
+        n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["gr_vectors"],
+                                    key="gr_nv"))
         if scheme == "joint":
             st.caption(
                 f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint scheme "
@@ -230,12 +235,12 @@ def main():
                        "Strict mode clips covariates and residuals and projects responses to these "
                        "bounds, so the guarantee holds whatever the data.")
         with st.expander("Advanced: sampler"):
-            init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, G.MAX_CHAIN + 1))
-            init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, G.MAX_CHAIN + 1))
-            chain = int(st.number_input("Chain length (steps kept)", 50, G.MAX_CHAIN,
+            init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, CAPS["gr_chain"] + 1))
+            init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, CAPS["gr_chain"] + 1))
+            chain = int(st.number_input("Chain length (steps kept)", 50, CAPS["gr_chain"],
                                         key="gr_chain", step=50))
-            burn = int(st.number_input("Burn-in (tuning steps)", 0, G.MAX_CHAIN, key="gr_burn",
-                                       step=50))
+            burn = int(st.number_input("Burn-in (tuning steps)", 0, CAPS["gr_chain"],
+                                       key="gr_burn", step=50))
             init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
             sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
                                format_func=G.SAMPLER_LABELS.get,
@@ -283,6 +288,7 @@ def main():
     signature = (settings, data_key, getattr(dataset, "description", None))
 
     mcmc_ok = True
+    plan = None
     if dataset is not None:
         plan = G.sampler_plan(settings, len(dataset.x))
         if plan["guarantee"] == "private":
@@ -314,10 +320,19 @@ def main():
         if plan["guarantee"] in ("private", "approximately private") and settings.scheme == "joint":
             accuracy_section(settings, len(dataset.x))
 
+    cost = {"text": None, "error": None}
+    if dataset is not None:
+        cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
+        if cost["error"]:
+            st.error(cost["error"], icon=":material/block:")
+        else:
+            st.markdown(cost["text"])
+
     b1, b2, b3, _ = st.columns([1, 1, 1, 3])
-    pressed = b1.button("Release", type="primary", key="gr_release_button",
-                        disabled=fit is None or not mcmc_ok,
-                        help="Draw a private release with these settings.")
+    pressed = release_button("gr_release_button", cost, container=b1,
+                             disabled=fit is None or not mcmc_ok,
+                             help="Draw a private release with these settings (after a "
+                                  "confirmation stating its cost).")
     if pressed and fit is not None:
         try:
             with st.status("Drawing private footpoints and shooting vectors…") as status:
@@ -440,7 +455,7 @@ def main():
     col_a, col_t = st.columns([2, 3], gap="medium")
     with col_a, st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown("\n".join(G.assumption_rows(settings, release)))
+        st.markdown("\n".join(G.assumption_rows(settings, release, plan)))
     with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
         st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
         st.latex(G.LATEX_NOTES["energy"])

@@ -23,13 +23,20 @@ from dpcore import visualization as V
 from dpcore.data import DataValidationError
 from dpcore.manifolds import Euclidean
 from dpcore.release import private_geodesic_regression
+from ui.caps import CAPS
 from ui.logic import common as C
 from ui.logic import linear_regression as L
-from ui.session import query_value, record_release, write_query
+from ui.logic import privacy_text as T
+from ui.session import (
+    planned_cost,
+    query_value,
+    record_release,
+    release_button,
+    write_query,
+)
 
 PAGE = "Linear regression"
 EPS_OPTIONS = [0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
-MAX_RESPONSES = 6
 LAST = "lr_last_release"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 
@@ -247,7 +254,7 @@ def main():
     options = [c for c in table.numeric_columns if c != covariate]
     responses = cols[1].multiselect("Response columns (y)", options,
                                     default=options[:min(len(options), 3)],
-                                    max_selections=MAX_RESPONSES,
+                                    max_selections=CAPS["lr_responses"],
                                     key=f"lr_resp_{fingerprint}_{covariate}")
     if not responses:
         st.info("Choose at least one response column.")
@@ -274,6 +281,7 @@ def main():
         cols = st.columns([2, 2, 2, 2])
         epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, value=query_value(
             "lr_eps", 2.0, float, choices=EPS_OPTIONS), key="lr_eps")
+        cols[0].caption(T.epsilon_reading(epsilon))
         share = cols[1].slider("Share of ε for the intercept (ε_p / ε)", 0.1, 0.9, value=float(
             np.clip(query_value("lr_split", 0.5, float), 0.1, 0.9)), step=0.05, key="lr_split")
         modes = ["strict", "paper"]
@@ -282,9 +290,10 @@ def main():
             format_func={"strict": "Public (strict, private)",
                          "paper": "From the data (paper mode, not private)"}.get,
             key="lr_mode")
-        use_dpl = cols[3].checkbox("Also fit diffprivlib at the same ε", value=query_value(
-            "lr_dpl", True, bool) and HAS_DIFFPRIVLIB, disabled=not HAS_DIFFPRIVLIB,
-            key="lr_dpl")
+        # The comparison is a second release of the data (it costs ε too): opt-in.
+        use_dpl = cols[3].checkbox("Also fit diffprivlib at the same ε (costs ε again)",
+                                   value=query_value("lr_dpl", False, bool) and HAS_DIFFPRIVLIB,
+                                   disabled=not HAS_DIFFPRIVLIB, key="lr_dpl")
         if not HAS_DIFFPRIVLIB:
             cols[3].info("diffprivlib is not installed (it is a development dependency: "
                          "`pip install diffprivlib`), so its comparison is skipped.")
@@ -306,7 +315,22 @@ def main():
     st.caption("Pressing *Release* draws the private lines with OS entropy and records them in "
                "the privacy ledger (dpcore and diffprivlib each cost ε). Nothing private is "
                "computed before that.")
-    if st.button("Release", type="primary", key="lr_release"):
+    plan = L.release_plan(y.shape[0], y.shape[1], eps_p, eps_v, bounds, mode)
+    mcmc_ok = True
+    if plan["guarantee"] == "approximately private":
+        st.warning("dpcore's release will use **MCMC** (exact sampling could need up to "
+                   f"{plan['work']:.3g} gradient terms at this n × ε, limit {plan['limit']:.3g}) "
+                   "and be labelled **approximately private (MCMC; δ not certified)**. Lower ε "
+                   "for an exact, private release.", icon=":material/warning:")
+        mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)", key="lr_mcmc_ok")
+    total = float(epsilon) * (2 if use_dpl else 1)
+    cost = planned_cost(epsilon=total, guarantee="private" if mode == "strict" else "not private")
+    if cost["error"]:
+        st.error(cost["error"], icon=":material/block:")
+    else:
+        st.markdown(cost["text"] + (" (dpcore's release and diffprivlib's, ε each.)"
+                                    if use_dpl else ""))
+    if release_button("lr_release", cost, disabled=not mcmc_ok):
         with st.status("Sampling the private intercept and slope …") as status:
             start = time.perf_counter()
             try:

@@ -314,6 +314,13 @@ RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_geodesic_regression
 #: Cached functions that do reach a release function, and why that is safe. Each must take a
 #: seed (so its output is a deterministic function of its arguments, the same for everyone).
 ALLOWED_CACHED_RELEASES = {
+    ("geodesic_regression.py", "cached_prediction"):
+        "accuracy before release: seeded releases of a model data set built from public inputs "
+        "only (dpcore.release.accuracy); no user data, nothing published",
+    ("frechet_mean.py", "cached_prediction"):
+        "as above: the noise scale is read from a seeded release of a public model data set",
+    ("frechet_mean.py", "cached_smallest"):
+        "as above, for each ε of the search",
     ("budget_split.py", "cached_chunk"):
         "seeded budget-split simulation on synthetic data (SweepConfig.seed); no user data",
     ("frechet_mean.py", "frechet_mechanism_draws"):

@@ -14,13 +14,23 @@ This is the only ``ui`` module that imports Streamlit (figures stay testable wit
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from types import SimpleNamespace
 
+import numpy as np
 import streamlit as st
 
-from dpcore.privacy import PrivacyAccountant
+from dpcore.exceptions import PrivacyBudgetError
+from dpcore.privacy import PrivacyAccountant, PrivacyEvent
 
 LEDGER_KEY = "privacy_ledger"
+#: Session state key of the optional budget cap (total ε at the accountant's δ).
+CAP_KEY = "ledger_cap"
+#: Session state key of the rows one person contributes (group privacy).
+ROWS_KEY = "rows_per_person"
+#: Fields of a ledger entry, as downloaded and loaded back.
+ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "label", "guarantee", "note",
+                "time")
 
 
 # ---------------------------------------------------------------------- ledger
@@ -46,14 +56,124 @@ def record_release(page, release, note=""):
     return entry
 
 
-def ledger_totals(entries):
+def rows_per_person():
+    """Rows one person contributes to the data (1: the unit protected is one row)."""
+    return max(1, int(st.session_state.get(ROWS_KEY) or 1))
+
+
+def group(epsilon=None, delta=None, mu=None, rows=1):
+    """A release's guarantee for a group of ``rows`` rows (one person): pure ε-DP gives
+    ``rows * ε``; (ε, δ) gives ``(rows ε, rows e^{(rows - 1) ε} δ)``; µ-GDP gives ``rows µ``
+    (group privacy: a path of ``rows`` single-row replacements). δ None stays None."""
+    k = int(rows)
+    if k == 1:
+        return epsilon, delta, mu
+    eps = None if epsilon is None else k * float(epsilon)
+    if delta is not None and delta > 0 and epsilon is not None:
+        delta = k * float(np.exp(min((k - 1) * float(epsilon), 700.0))) * float(delta)
+    return eps, delta, None if mu is None else k * float(mu)
+
+
+def _event(e, rows=1):
+    eps, delta, mu = group(e["epsilon"], e["delta"], e["mu"], rows)
+    return SimpleNamespace(epsilon=eps, delta=delta, mu=mu, guarantee=e.get("guarantee"),
+                           label=e["label"])
+
+
+def budget_cap():
+    """The session's cap on the total ε (None: no cap)."""
+    cap = st.session_state.get(CAP_KEY)
+    return float(cap) if cap else None
+
+
+def accountant(entries=None):
+    """A :class:`dpcore.privacy.PrivacyAccountant` holding this session's releases (as they
+    were recorded: a cap set later removes nothing), with the session's cap."""
+    acc = PrivacyAccountant(epsilon_cap=budget_cap())
+    rows = rows_per_person()
+    acc.events = [PrivacyEvent.of(_event(e, rows))
+                  for e in (ledger() if entries is None else entries)]
+    return acc
+
+
+def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
+    """What a release about to be made will add to the ledger, and the session's total after
+    it, checked against the cap before anything is drawn.
+
+    Returns
+    -------
+    dict
+        ``text`` (one sentence: the release's cost and the total after it) and ``error`` (the
+        accountant's :class:`~dpcore.exceptions.PrivacyBudgetError` message when the release
+        would exceed the cap, else None).
+    """
+    acc = accountant()
+    rows = rows_per_person()
+    epsilon, delta, mu = group(epsilon, delta, mu, rows)
+    planned = SimpleNamespace(epsilon=epsilon, delta=delta, mu=mu, guarantee=guarantee,
+                              label=guarantee)
+    try:
+        event = acc.check(planned)
+    except PrivacyBudgetError as exc:
+        return {"text": None, "error": str(exc)}
+    cost = (f"ε = {epsilon:.3g}" if epsilon is not None else f"µ = {mu:.3g} (Gaussian DP)")
+    if rows > 1:
+        cost += f" per person ({rows} rows each)"
+    if not event.composes:
+        return {"text": f"This release is not private ({guarantee}): it is listed in the "
+                        "ledger apart and adds nothing to the total.", "error": None}
+    events = acc.events + [event]
+    pure_only = all(e.mu is None and not e.delta for e in events if e.composes)
+    after = acc.epsilon_of(events, 0.0 if pure_only else acc.delta)
+    at = "" if pure_only else f" at δ = {acc.delta:g}"
+    cap = budget_cap()
+    text = (f"**Cost of this release: {cost}.** The session's total becomes ε = {after:.3g}"
+            f"{at}" + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar)."))
+    return {"text": text, "error": None}
+
+
+def ledger_json(entries=None):
+    """The ledger as JSON text (for download): its entries and the cap."""
+    return json.dumps({"dpcore_ledger": 1, "cap": budget_cap(),
+                       "rows_per_person": rows_per_person(),
+                       "entries": [{k: e.get(k) for k in ENTRY_FIELDS}
+                                   for e in (ledger() if entries is None else entries)]},
+                      indent=2)
+
+
+def parse_ledger(data):
+    """Entries of a downloaded ledger (bytes or text); ValueError with a clear message on
+    anything else. Only the documented fields are kept."""
+    try:
+        obj = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"The file is not a ledger (not JSON: {exc}).") from exc
+    if not isinstance(obj, dict) or obj.get("dpcore_ledger") != 1:
+        raise ValueError("The file is not a ledger downloaded from this dashboard.")
+    out = []
+    for k, e in enumerate(obj.get("entries", []), start=1):
+        if not isinstance(e, dict):
+            raise ValueError(f"Ledger entry {k} is not an object.")
+        entry = {f: e.get(f) for f in ENTRY_FIELDS}
+        for f in ("epsilon", "delta", "mu"):
+            v = entry[f]
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not v >= 0):
+                raise ValueError(f"Ledger entry {k}: `{f}` must be a number >= 0 or empty.")
+        if entry["guarantee"] not in ("private", "approximately private", "not covered",
+                                      "not private"):
+            raise ValueError(f"Ledger entry {k}: unknown guarantee {entry['guarantee']!r}.")
+        out.append(entry)
+    return out
+
+
+def ledger_totals(entries, rows=1):
     """Totals over entries, composed by :class:`dpcore.privacy.PrivacyAccountant`: one ε at the
     accountant's δ (δ = 0 when every release is pure ε-DP from an exact sampler), the µ of the
     Gaussian-DP releases, and counts of approximate and non-private releases (never added)."""
     acc = PrivacyAccountant()
     for e in entries:
-        acc.spend(SimpleNamespace(epsilon=e["epsilon"], delta=e["delta"], mu=e["mu"],
-                                  guarantee=e.get("guarantee"), label=e["label"]))
+        acc.spend(_event(e, rows))
     return acc.totals()
 
 
@@ -62,6 +182,25 @@ def render_ledger():
     entries = ledger()
     with st.sidebar:
         st.header("Privacy ledger")
+        st.number_input("Rows one person contributes", 1, 10_000, step=1, key=ROWS_KEY,
+                        help="Each release protects the replacement of one row. When one person "
+                             "contributes k rows (a rat measured at 8 ages), their guarantee is "
+                             "k times weaker (group privacy): the totals, the costs and the cap "
+                             "are then stated per person.")
+        st.number_input("Session budget cap ε (0: no cap)", 0.0, 1e6, step=1.0, key=CAP_KEY,
+                        help="A release that would bring the session's total ε above the cap "
+                             "is refused before anything is drawn (Gaussian-DP releases count "
+                             "through their ε at δ = 1e-6).")
+        with st.expander("Load a ledger"):
+            up = st.file_uploader("Ledger (.json)", type=["json"], key="ledger_upload")
+            if up is not None and st.button("Replace this session's ledger",
+                                            key="ledger_load"):
+                try:
+                    st.session_state[LEDGER_KEY] = parse_ledger(up.getvalue())
+                except ValueError as exc:
+                    st.error(str(exc))
+                else:
+                    st.rerun()
         if not entries:
             st.caption("No releases yet. Every private release of this session appears here.")
             return
@@ -76,8 +215,10 @@ def render_ledger():
             for e in entries
         ]
         st.dataframe(rows, hide_index=True, width="stretch")
-        tot = ledger_totals(entries)
-        text = f"**Total:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
+        rows = rows_per_person()
+        tot = ledger_totals(entries, rows)
+        who = "" if rows == 1 else f" per person ({rows} rows)"
+        text = f"**Total{who}:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
         if tot["mu"] is not None:
             text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"
         st.markdown(text)
@@ -88,6 +229,8 @@ def render_ledger():
             st.warning(f"{tot['approximate']} release(s) only approximately private (MCMC or "
                        "Monte Carlo calibration): their δ is not certified, so the total δ "
                        "is a lower bound.")
+        st.download_button("Download ledger", ledger_json(entries), file_name="ledger.json",
+                           mime="application/json", key="ledger_download", on_click="ignore")
         if st.button("Clear ledger", key="ledger_clear"):
             st.session_state[LEDGER_KEY] = []
             st.rerun()
@@ -175,3 +318,49 @@ class PageSettings:
             query[qkey] = value
         write_query(**query)
         st.session_state[self.flag_key] = True
+
+
+# ---------------------------------------------------------------------- spending on purpose
+def _dialog_state(key):
+    return f"{key}_confirm_open", f"{key}_confirmed"
+
+
+def release_button(key, cost, *, disabled=False, label="Release", container=None,
+                   help=None):
+    """A release button that spends only after a confirmation stating the exact cost.
+
+    The button opens a dialog with ``cost["text"]`` (from :func:`planned_cost`) and *Release
+    now* / *Cancel*; the release runs on the rerun after *Release now*. Refused outright (button
+    disabled, the accountant's message shown by the caller) when ``cost["error"]`` is set.
+
+    Returns
+    -------
+    bool
+        True on the one run where the user confirmed.
+    """
+    open_key, go_key = _dialog_state(key)
+    where = container or st
+    if where.button(label, type="primary", key=key, help=help,
+                    disabled=disabled or cost.get("error") is not None):
+        st.session_state[open_key] = True
+
+    def close():
+        st.session_state[open_key] = False
+
+    @st.dialog("Confirm the release", on_dismiss=close)
+    def confirm():
+        st.markdown(cost["text"] or "")
+        st.caption("Nothing is drawn until you confirm. The release is recorded in the privacy "
+                   "ledger (sidebar), where it stays.")
+        c1, c2 = st.columns(2)
+        if c1.button("Release now", type="primary", key=f"{key}_confirm"):
+            st.session_state[open_key] = False
+            st.session_state[go_key] = True
+            st.rerun()
+        if c2.button("Cancel", key=f"{key}_cancel"):
+            st.session_state[open_key] = False
+            st.rerun()
+
+    if st.session_state.get(open_key) and not disabled and cost.get("error") is None:
+        confirm()
+    return bool(st.session_state.pop(go_key, False))

@@ -32,9 +32,18 @@ def gr_release(at):
     """Press the Geodesic regression page's release button; no exception. Where the release
     would be drawn by MCMC the page asks for an explicit opt-in first: tick it, as a user
     would."""
-    boxes = [c for c in at.checkbox if c.key == "gr_mcmc_ok"]
-    if boxes and not boxes[0].value:
-        boxes[0].check().run()
-    at.button(key="gr_release_button").click().run()
+    return click_release(at, "gr_release_button")
+
+
+def click_release(at, key):
+    """Press a page's release button and confirm in the dialog that states its cost (a
+    release spends budget only after that); no exception."""
+    for box in at.checkbox:  # the explicit MCMC opt-in, where the page asks for it
+        if box.key and box.key.endswith("_mcmc_ok") and not box.value:
+            box.check().run()
+            break
+    at.button(key=key).click().run()
+    assert not at.exception, at.exception
+    at.button(key=f"{key}_confirm").click().run()
     assert not at.exception, at.exception
     return at

@@ -198,6 +198,19 @@ def release_button(page):
     return page.get_by_role("button", name="Release", exact=True)
 
 
+def press_release(page):
+    """Release as a user would: tick the MCMC opt-in where the page asks for it, press
+    Release, then *Release now* in the dialog that states the cost."""
+    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
+    if opt_in.count():
+        opt_in.click()
+        page.wait_for_timeout(500)
+        release_button(page).wait_for(timeout=60_000)
+    release_button(page).click()
+    page.locator(".st-key-gr_release_button_confirm").get_by_role("button").click(
+        timeout=60_000)
+
+
 def sidebar_total(page):
     text = page.locator('[data-testid="stSidebar"]').inner_text()
     m = re.search(r"Total: ε = ([^,\n]+), δ = ([^\s;]+)", text)
@@ -243,7 +256,7 @@ def test_eight_browser_sessions_release_concurrently(chromium_browser, workdir):
 
         cpu0, t0 = server.cpu(), time.perf_counter()
         for page in pages:  # all press Release at (nearly) the same time
-            release_button(page).click()
+            press_release(page)
         done = []
         for page in pages:
             page.get_by_text("MSE, private (mean)").wait_for(timeout=RESULT_TIMEOUT_MS)
@@ -348,9 +361,10 @@ def upload_through_browser(browser, workdir, pad_bytes):
         page = ctx.new_page()
         page.goto(page_url(server, gr_src="upload", gr_chain=CHAIN, gr_burn=CHAIN, gr_nf=1,
                            gr_nv=1))
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+        page.locator('[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInput"]') \
+            .set_input_files(str(upload))
         page.get_by_text("Uploaded CSV: n = 30").wait_for(timeout=120_000)
-        release_button(page).click()
+        press_release(page)
         page.get_by_text("MSE, private (mean)").wait_for(timeout=RESULT_TIMEOUT_MS)
         assert page_errors(page) == []
     finally:
@@ -428,6 +442,8 @@ def _apptest_session(i, results, barrier):
         barrier.wait(timeout=600)  # every session is open before anyone releases
         start = time.perf_counter()
         at.button(key="gr_release_button").click()
+        _run(at)
+        at.button(key="gr_release_button_confirm").click()  # the dialog stating the cost
         _run(at)
         _run(at)  # a later rerun: the ledger must still hold only this session's entry
         results[i] = {

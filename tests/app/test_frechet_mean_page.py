@@ -12,7 +12,7 @@ from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import Sphere
 from ui import manifolds as M
 
-from .pages import open_app_page
+from .pages import click_release, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
@@ -119,7 +119,7 @@ def test_switching_manifold_starts_from_its_own_radius():
 def test_release_button_records_one_ledger_entry():
     at = light(open_page())
     at.radio(key="fm_mech").set_value("ambient_laplace")
-    at.button(key="fm_release").click().run()
+    click_release(at, "fm_release")
     assert not at.exception, at.exception
     entries = ledger(at)
     assert len(entries) == 1
@@ -146,7 +146,7 @@ def test_uploaded_csv_is_used_and_released():
     assert not at.error
     assert metric(at, "Sample size n") == "40"
     assert "Download data" not in [b.label for b in at.get("download_button")]
-    at.button(key="fm_release").click().run()
+    click_release(at, "fm_release")
     assert not at.exception, at.exception
     assert len(ledger(at)) == 1
 
@@ -184,3 +184,18 @@ def test_bad_centre_shows_error():
     at.text_input(key="fm_center").set_value("1, two, 3").run()
     assert not at.exception
     assert at.error and "centre" in at.error[0].value
+
+
+def test_predicted_error_before_release_and_smallest_epsilon():
+    """Before any release the page states the predicted distance to the non-private mean
+    (median, 95% radius) for the chosen mechanism, and the smallest ε for a target error;
+    nothing is spent."""
+    at = open_page()
+    text = " ".join(i.value for i in at.info)
+    assert "Before you release" in text and "95% chance" in text
+    at.number_input(key="fm_target").set_value(0.01).run()
+    assert not at.exception
+    assert any("smallest ε" in md.value for md in at.markdown)
+    at.radio(key="fm_mech").set_value("gaussian").run()
+    assert any("No prediction before release" in i.value for i in at.info)
+    assert len(at.session_state["privacy_ledger"]) == 0

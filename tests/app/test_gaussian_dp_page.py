@@ -9,7 +9,7 @@ import pytest
 
 from dpcore.privacy import eps_to_mu, gdp_mu_circle
 
-from .pages import open_app_page
+from .pages import click_release, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
@@ -75,7 +75,7 @@ def test_converter_and_monte_carlo_settings():
 
 def test_release_records_a_gdp_entry():
     at = open_page()
-    at.button(key="gd_release").click().run()
+    click_release(at, "gd_release")
     assert not at.exception, at.exception
     entries = ledger(at)
     assert len(entries) == 1

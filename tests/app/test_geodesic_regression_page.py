@@ -294,3 +294,21 @@ def test_mcmc_is_an_explicit_choice():
     quick_sampler(at)
     release(at)
     assert "approximately private" in at.session_state[LEDGER][0]["label"]
+
+
+def test_cost_is_stated_and_a_session_cap_refuses_overspend():
+    """Above the Release button the page states what the ledger will record (default: 3 x 3
+    joint draws at ε = 1 + 2 cost ε = 27). A session cap below that refuses the release before
+    anything is drawn, with the accountant's explanation; raising the cap allows it."""
+    at = open_page()
+    assert any("Cost of this release: ε = 27" in md.value for md in at.markdown)
+    at.sidebar.number_input(key="ledger_cap").set_value(20.0).run()
+    assert any("above the cap" in e.value for e in at.error)
+    assert at.button(key="gr_release_button").disabled
+    at.sidebar.number_input(key="ledger_cap").set_value(30.0).run()
+    assert not at.button(key="gr_release_button").disabled
+    release(at)
+    assert len(at.session_state[LEDGER]) == 1
+    # A second release would bring the total to 54 > 30: refused.
+    at.number_input(key="gr_nf").set_value(2).run()
+    assert at.button(key="gr_release_button").disabled

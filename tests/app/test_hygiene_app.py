@@ -48,7 +48,7 @@ from dpcore.manifolds import Sphere
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
 
-from .pages import gr_quick_sampler, gr_release, open_app_page
+from .pages import click_release, gr_quick_sampler, gr_release, open_app_page
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -384,7 +384,7 @@ def test_uploads_on_other_pages_are_never_cached(page_name, cache_calls, downloa
     at.file_uploader(key=upload_key).set_value(("mine.csv", content, "text/csv")).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    at.button(key=release_key).click().run()
+    click_release(at, release_key)
     assert not at.exception, at.exception
     assert len(at.session_state[LEDGER]) >= 1
     assert cache_calls

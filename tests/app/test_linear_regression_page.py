@@ -12,7 +12,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from .pages import open_app_page
+from .pages import click_release, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
@@ -67,7 +67,11 @@ def test_default_run_shows_least_squares_without_releasing():
 
 def test_release_adds_private_lines_and_ledger_entries():
     at = open_page()
-    at.button(key="lr_release").click().run()
+    if HAS_DIFFPRIVLIB:  # the comparison is a second release: opt-in (off by default)
+        assert not at.checkbox(key="lr_dpl").value
+        at.checkbox(key="lr_dpl").check().run()
+        assert any("Cost of this release: ε = 4" in md.value for md in at.markdown)
+    click_release(at, "lr_release")
     assert not at.exception, at.exception
     entries = ledger(at)
     assert entries[0]["page"] == "Linear regression"
@@ -96,7 +100,7 @@ def test_changed_widgets_and_paper_mode():
     assert not at.exception, at.exception
     assert any("NOT PRIVATE" in w.value for w in at.warning)
     assert at.query_params["lr_mode"] == "paper"
-    at.button(key="lr_release").click().run()
+    click_release(at, "lr_release")
     assert not at.exception, at.exception
     entries = ledger(at)
     assert len(entries) == 1
@@ -129,7 +133,7 @@ def test_uploaded_csv_columns_can_be_chosen():
     assert not at.exception
     assert list(at.main.dataframe[-1].value.index) == ["weight", "all responses"]
     assert "Download data" not in [b.label for b in at.get("download_button")]
-    at.button(key="lr_release").click().run()
+    click_release(at, "lr_release")
     assert not at.exception, at.exception
     assert ledger(at)
 

@@ -94,3 +94,77 @@ def test_prediction_is_deterministic_and_reads_the_release_record():
     c = predict_regression_error(Euclidean(1), 30, eps_p=0.1, eps_v=0.1, tau=0.5, tau_m=2.0,
                                  proposals=5000)
     assert c["curve"]["median"] >= a["curve"]["median"]
+
+
+# ------------------------------------------------------------------------------ Fréchet mean
+P_THRESHOLD = 1e-6
+
+
+def _s2_laplace_cdf(rho, sigma):
+    """Closed form of P(d <= rho) for exp(-d/sigma) sin d on [0, pi]."""
+    a = 1.0 / sigma
+    return (1 - np.exp(-a * rho) * (a * np.sin(rho) + np.cos(rho))) / (1 + np.exp(-a * np.pi))
+
+
+def test_frechet_laplace_prediction_is_the_closed_form_law_on_s2():
+    from dpcore.release.accuracy import predict_frechet_error
+
+    for eps, r in ((1.0, np.pi / 8), (0.1, 0.5), (5.0, 0.3)):
+        pred = predict_frechet_error(S2, 50, epsilon=eps, radius=r)
+        assert pred["exact_law"]
+        np.testing.assert_allclose(_s2_laplace_cdf(pred["median"], pred["sigma"]), 0.5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(_s2_laplace_cdf(pred["q95"], pred["sigma"]), 0.95,
+                                   atol=1e-6)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mechanism", ["laplace", "kng"])
+def test_frechet_prediction_matches_releases(mechanism):
+    """Laplace: the distances of 2000 exact releases on data spread over the ball to their
+    non-private mean follow the predicted law (KS, 1e-6). KNG: on the model data (points at
+    the centre) the same holds; on data spread over the ball the model is an approximation:
+    the observed median is within 15% of the predicted one (measured: 2.4%)."""
+    from scipy import stats
+
+    from dpcore.data import make_mean_data
+    from dpcore.learning import frechet_mean
+    from dpcore.release import private_frechet_mean
+    from dpcore.release.accuracy import RADIAL_GRID, predict_frechet_error
+
+    n, eps, r = 30, 2.0, 0.4
+    pred = predict_frechet_error(S2, n, epsilon=eps, radius=r, mechanism=mechanism)
+    top = pred["support"]
+    rho = np.linspace(0.0, top, RADIAL_GRID)
+    dens = np.exp(-rho / pred["sigma"]) * np.sin(rho)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(rho))])
+    cdf /= cdf[-1]
+    spread = make_mean_data(S2, n, radius=r, rng=3)
+    model = np.broadcast_to(NORTH, (n, 3)).copy()
+    datasets = [("spread", spread)] if mechanism == "laplace" else [("model", model),
+                                                                       ("spread", spread)]
+    for name, y in datasets:
+        rel = private_frechet_mean(S2, y, epsilon=eps, mechanism=mechanism, radius=r,
+                                   center=NORTH, n_draws=400, rng=11)
+        means = [np.asarray(rel.values["mean"])]
+        for k in range(4):
+            means.append(np.asarray(private_frechet_mean(
+                S2, y, epsilon=eps, mechanism=mechanism, radius=r, center=NORTH, n_draws=400,
+                rng=12 + k).values["mean"]))
+        d = S2.dist(np.concatenate(means), frechet_mean(S2, y))
+        if name == "spread" and mechanism == "kng":
+            assert abs(np.median(d) / pred["median"] - 1) <= 0.15
+            continue
+        p = stats.kstest(d, lambda s: np.interp(s, rho, cdf)).pvalue
+        print(f"\n{mechanism} on {name} data: KS p = {p:.3g}, median {np.median(d):.4f} "
+              f"(predicted {pred['median']:.4f})")
+        assert p > P_THRESHOLD
+
+
+def test_smallest_frechet_epsilon_reaches_the_target_and_no_less():
+    from dpcore.release.accuracy import predict_frechet_error, smallest_frechet_epsilon
+
+    eps = smallest_frechet_epsilon(S2, 50, 0.05, radius=0.4)
+    assert predict_frechet_error(S2, 50, epsilon=eps, radius=0.4)["median"] <= 0.05
+    assert predict_frechet_error(S2, 50, epsilon=eps * 0.99, radius=0.4)["median"] > 0.05
+    assert smallest_frechet_epsilon(S2, 2, 1e-9, radius=0.4) is None

@@ -22,6 +22,7 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
 )
 from dpcore.release import private_frechet_mean, project_to_ball
+from dpcore.release.accuracy import predict_frechet_error, smallest_frechet_epsilon
 from dpcore.sampling.exact import exact_sampler_available
 from dpcore.sensitivity import (
     frechet_gradient_sensitivity,
@@ -29,9 +30,8 @@ from dpcore.sensitivity import (
     frechet_radius_limit,
 )
 from dpcore.visualization.frechet import MECHANISM_LABELS
+from ui.caps import CAPS
 from ui.manifolds import make_manifold
-
-from .common import CAPS
 
 __all__ = [
     "simulated_mechanisms",
@@ -42,6 +42,10 @@ __all__ = [
     "frechet_simulation_one_n",
     "frechet_summary",
     "MECHANISM_LABELS",
+    "planned_release",
+    "predicted_error",
+    "predicted_error_text",
+    "smallest_epsilon_text",
 ]
 
 #: Manifolds of the Fréchet-mean page: token of :mod:`ui.manifolds` -> range of the public
@@ -288,3 +292,63 @@ def frechet_sensitivity_simulation(manifold_key, radius, n_values, pairs, *, see
     df = frechet_sensitivity_study(m, sample_sizes=sizes, radius=radius, replicates=pairs,
                                    rng=seed)
     return df.rename(columns={"replicate": "pair"})
+
+
+#: Mechanisms whose error the page predicts before release (closed-form radial law).
+PREDICTED_MECHANISMS = ("laplace", "kng")
+
+
+def predicted_error(manifold, n, epsilon, radius, center, mechanism, *, seed=0):
+    """:func:`dpcore.release.accuracy.predict_frechet_error`, or None where no prediction
+    exists (Gaussian and ambient mechanisms; SPD(k >= 3), which has no closed-form radial
+    law)."""
+    if mechanism not in PREDICTED_MECHANISMS:
+        return None
+    try:
+        return predict_frechet_error(manifold, int(n), epsilon=float(epsilon),
+                                     radius=float(radius), center=center, mechanism=mechanism,
+                                     rng=seed)
+    except NotImplementedError:
+        return None
+
+
+def predicted_error_text(pred, epsilon, mechanism):
+    """One sentence stating a prediction before release."""
+    if pred is None:
+        why = ("its σ is calibrated at release time" if mechanism == "gaussian" else
+               "no closed-form law of its error here")
+        return (f"No prediction before release for this mechanism ({why}); the simulation below "
+                "shows its error.")
+    return (f"**Before you release** (public inputs only): at ε = {epsilon:g} the private mean "
+            f"will lie at distance **{pred['median']:.3g}** (median) from the non-private mean, "
+            f"and within **{pred['q95']:.3g}** with 95% chance; σ = {pred['sigma']:.3g}. From "
+            f"{pred['model']}.")
+
+
+def smallest_epsilon_text(manifold, n, radius, center, mechanism, target, *, seed=0):
+    """The smallest ε whose predicted median error reaches ``target``, as a sentence."""
+    if mechanism not in PREDICTED_MECHANISMS:
+        return None
+    try:
+        eps = smallest_frechet_epsilon(manifold, int(n), float(target), radius=float(radius),
+                                       center=center, mechanism=mechanism, rng=seed)
+    except NotImplementedError:
+        return None
+    if eps is None:
+        return f"No ε up to 10⁴ brings the median error below {target:g} at n = {n}."
+    return (f"The smallest ε with a median error of at most {target:g} is **ε = {eps:g}** "
+            f"(n = {n}, r = {radius:.3g}).")
+
+
+def planned_release(manifold, epsilon, mechanism):
+    """What one release of ``mechanism`` at budget ``epsilon`` adds to the ledger
+    (keyword arguments of :func:`ui.session.planned_cost`): ε for the pure-DP mechanisms, the
+    equivalent µ for the Gaussian; approximately private where the draw or the calibration is
+    not exact (as the release's label will say)."""
+    if mechanism == "gaussian":
+        proven = manifold.dim == 1 or manifold.curvature_bounds == (0.0, 0.0)
+        return {"mu": float(eps_to_mu(epsilon)), "delta": None,
+                "guarantee": "private" if proven else "approximately private"}
+    exact = mechanism == "ambient_laplace" or exact_sampler_available(manifold, "laplace")
+    return {"epsilon": float(epsilon), "delta": 0.0 if exact else None,
+            "guarantee": "private" if exact else "approximately private"}

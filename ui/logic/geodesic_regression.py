@@ -21,6 +21,7 @@ from dpcore.experiments.metrics import (
 from dpcore.learning import GeodesicRegression
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.release.accuracy import predict_regression_error
+from ui.caps import CAPS
 from ui.manifolds import make_manifold
 
 from .regression_data import needs_ball
@@ -37,14 +38,11 @@ __all__ = [
     "Fit",
     "fit_nonprivate",
     "LATEX_NOTES",
-    "MAX_CHAIN",
-    "MAX_DRAWN",
-    "MAX_FOOTPOINTS",
-    "MAX_VECTORS",
     "noise_hint",
     "accuracy_lines",
     "MCMC_OPT_IN_HELP",
     "predict_accuracy",
+    "planned_epsilon",
     "regression_figures",
     "release_json",
     "release_metrics",
@@ -80,20 +78,6 @@ ACCURACY_PROPOSALS = 20_000
 #: Unit of the errors shown, per manifold key.
 ERROR_UNITS = {"sphere": "rad", "spd": "(affine-invariant distance)",
                "kendall": "rad (shape distance)", "euclidean": "(data units)"}
-
-
-#: Caps on replicates of one release and on the MCMC settings.
-MAX_FOOTPOINTS = 10
-
-
-MAX_VECTORS = 10
-
-
-MAX_CHAIN = 5000
-
-
-#: Private draws drawn in a figure (the metrics use all of them).
-MAX_DRAWN = 25
 
 
 #: Default MCMC settings: the default scenario (S², n = 50, 3 x 3 draws) takes about a second.
@@ -136,10 +120,10 @@ class ReleaseSettings:
         """Keyword arguments of :func:`dpcore.release.private_geodesic_regression`."""
         kw = {
             "eps_p": float(self.eps_p), "eps_v": float(self.eps_v), "mode": self.mode,
-            "n_footpoints": int(min(self.n_footpoints, MAX_FOOTPOINTS)),
-            "n_vectors": int(min(self.n_vectors, MAX_VECTORS)),
-            "chain_length": int(min(self.chain_length, MAX_CHAIN)),
-            "burn_in": int(min(self.burn_in, MAX_CHAIN)),
+            "n_footpoints": int(min(self.n_footpoints, CAPS["gr_footpoints"])),
+            "n_vectors": int(min(self.n_vectors, CAPS["gr_vectors"])),
+            "chain_length": int(min(self.chain_length, CAPS["gr_chain"])),
+            "burn_in": int(min(self.burn_in, CAPS["gr_chain"])),
             "rng": self.seed,
             "scheme": self.scheme,
             "sampler": self.sampler if self.scheme == "joint" else "auto",
@@ -367,10 +351,11 @@ def release_json(release):
     return json.dumps(release.to_dict(), indent=2)
 
 
-def assumption_rows(settings, release=None):
+def assumption_rows(settings, release=None, plan=None):
     """The assumptions in force, as markdown bullet lines.
 
-    From the release's own record when there is one, from the settings otherwise.
+    From the release's own record when there is one, from the settings otherwise; ``plan``
+    (:func:`sampler_plan`) says which sampler the next release will use.
     """
     rows = []
     if release is not None:
@@ -405,9 +390,15 @@ def assumption_rows(settings, release=None):
             rows.append(f"- responses in a ball of radius τ_m = {settings.tau_m:g} about the "
                         "public centre (responses projected onto it)")
         rows.append("- noise scale rule: σ = 2Δ/ε (the normalizing constant depends on the data).")
-    rows.append("- MCMC sampler: δ of order 1/chain length per draw, assuming the chain mixed.")
-    rows.append("- sequential scheme: p̃ is drawn with the shooting vector fixed at its "
-                "non-private estimate (a gap in the papers' proof).")
+    if plan is not None and plan.get("exact"):
+        rows.append("- sampler: exact rejection sampling (δ = 0).")
+    elif plan is not None and settings.mode == "strict" and settings.scheme == "joint":
+        rows.append("- sampler: MCMC; the draws only approximate the mechanism and **no δ is "
+                    "certified** (approximately private).")
+    if settings.scheme == "sequential":
+        rows.append("- sequential scheme: p̃ is drawn with the shooting vector fixed at its "
+                    "non-private estimate, outside the sensitivity proof (labelled NOT "
+                    "PRIVATE).")
     return rows
 
 
@@ -418,7 +409,7 @@ def _private_at(m, release, x_values):
     pred = geodesic_predictions(m, release.values["footpoint"],
                                 release.values["shooting_vector"], t)
     flat = pred.reshape((-1, *pred.shape[2:]))
-    return list(flat[:MAX_DRAWN])
+    return list(flat[:CAPS["gr_drawn"]])
 
 
 LATEX_NOTES = {
@@ -454,7 +445,7 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
     fit : Fit
         The non-private geodesic.
     release : Release, optional
-        Private geodesics to overlay (coloured by draw; at most :data:`MAX_DRAWN` drawn).
+        Private geodesics to overlay (coloured by draw; at most ``CAPS["gr_drawn"]`` drawn).
     kendall_range : (float, float), optional
         Covariate interval of the Kendall panels (default: the covariate range).
     kendall_panels : int
@@ -487,7 +478,7 @@ def length_error_text(relative):
     return f"{pct:+.0f}%" if abs(pct) >= 10 else f"{pct:+.2g}%"
 
 
-def predict_accuracy(settings, n):
+def predict_accuracy(settings, n, *, seed=0):
     """The predicted error of the strict joint release these settings would make, from public
     inputs only (:func:`dpcore.release.accuracy.predict_regression_error`; no data)."""
     kw = {}
@@ -496,7 +487,7 @@ def predict_accuracy(settings, n):
               "center": center_point(settings.kind, settings.param, settings.center)}
     return predict_regression_error(settings.manifold, int(n), eps_p=float(settings.eps_p),
                                     eps_v=float(settings.eps_v), tau=settings.tau,
-                                    proposals=ACCURACY_PROPOSALS, **kw)
+                                    proposals=ACCURACY_PROPOSALS, rng=seed, **kw)
 
 
 def accuracy_lines(kind, pred):
@@ -520,3 +511,13 @@ def accuracy_lines(kind, pred):
             "about the data. Raise ε or n, or tighten the public bounds.")
     lines.append(f"From the {pred['model']}.")
     return lines
+
+
+def planned_epsilon(settings):
+    """The total ε the release button will record: every drawn geodesic is a release of the
+    data (joint: draws x (ε_p + ε_v); sequential: footpoints x ε_p + draws x ε_v)."""
+    kw = settings.release_kwargs()
+    nf, nv = kw["n_footpoints"], kw["n_vectors"]
+    if settings.scheme == "joint":
+        return nf * nv * (float(settings.eps_p) + float(settings.eps_v))
+    return nf * float(settings.eps_p) + nf * nv * float(settings.eps_v)

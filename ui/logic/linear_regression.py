@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.data import DataValidationError, TextTable, scan_table
-
-from .common import CAPS
+from ui.caps import CAPS, upload_max_bytes
 
 __all__ = [
     "example_regression_frame",
@@ -19,11 +18,12 @@ __all__ = [
     "mse_table",
     "nice_bounds",
     "parse_numeric_csv",
+    "release_plan",
     "select_numeric",
 ]
 
 
-def parse_numeric_csv(data, *, max_rows=None):
+def parse_numeric_csv(data, *, max_rows=None, max_bytes=None):
     """Read an uploaded CSV (bytes) in memory and find its numeric columns.
 
     A thin call to :func:`dpcore.data.scan_table`, the first half of
@@ -34,9 +34,9 @@ def parse_numeric_csv(data, *, max_rows=None):
     decimal comma in files not separated by commas. Cells are checked when columns are chosen
     (:func:`select_numeric`). Nothing is written to disk.
 
-    Limits: the size is the dashboard's upload limit, :attr:`dpcore.settings.Limits.max_upload_mb`
-    MiB (Streamlit's ``server.maxUploadSize``, the same on every page); the rows are
-    ``max_rows``; the named columns are ``CAPS["upload_columns"]``.
+    Limits: the size is ``max_bytes``, by default the dashboard's upload limit
+    (:func:`ui.caps.upload_max_bytes`, Streamlit's ``server.maxUploadSize``, the same on every
+    page); the rows are ``max_rows``; the named columns are ``CAPS["upload_columns"]``.
 
     Parameters
     ----------
@@ -44,6 +44,8 @@ def parse_numeric_csv(data, *, max_rows=None):
         The file's content.
     max_rows : int, optional
         Most data rows accepted (default: :attr:`dpcore.settings.Limits.max_rows`).
+    max_bytes : int, optional
+        Largest file in bytes (default: :func:`ui.caps.upload_max_bytes`).
 
     Returns
     -------
@@ -58,7 +60,10 @@ def parse_numeric_csv(data, *, max_rows=None):
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"`data` must be bytes, got {type(data).__name__}.")
-    table = scan_table(bytes(data), max_rows=max_rows, max_columns=CAPS["upload_columns"])
+    if max_bytes is None:
+        max_bytes = upload_max_bytes()
+    table = scan_table(bytes(data), max_rows=max_rows, max_bytes=max_bytes,
+                       max_columns=CAPS["upload_columns"])
     if not table.numeric_columns:
         raise DataValidationError("no column holds numbers: every column is text or empty.")
     return table
@@ -181,3 +186,15 @@ def mse_table(y, names, predictions):
         err = (y - np.asarray(pred, dtype=float)) ** 2
         data[method] = list(err.mean(axis=0)) + [float(err.mean())]
     return pd.DataFrame(data, index=pd.Index([*names, "all responses"], name="response"))
+
+
+def release_plan(n, d, eps_p, eps_v, bounds, mode):
+    """What dpcore's release will run (exact or MCMC) and its label, from public inputs only
+    (:func:`dpcore.release.plan_regression_sampler` on R^d with the page's bounds)."""
+    from dpcore.manifolds import Euclidean
+    from dpcore.release import plan_regression_sampler
+
+    return plan_regression_sampler(
+        Euclidean(int(d)), int(n), eps_p=float(eps_p), eps_v=float(eps_v),
+        tau=bounds["tau"] if mode == "strict" else None, tau_m=bounds["tau_m"], draws=1,
+        mode=mode)

@@ -5,8 +5,8 @@ import pytest
 
 from dpcore import visualization as V
 from dpcore.data import DataValidationError
-from dpcore.settings import get_limits
-from ui.logic import common as C
+from ui import caps
+from ui.caps import CAPS
 from ui.logic import linear_regression as L
 
 GOOD_CSV = (
@@ -44,15 +44,16 @@ def test_parser_keeps_spreadsheet_row_numbers_across_blank_lines():
 def test_parser_limits(monkeypatch):
     with pytest.raises(DataValidationError, match="more than 2 data rows"):
         L.parse_numeric_csv(b"x,y\n1,2\n3,4\n5,6\n", max_rows=2)
-    # One size cap for every page: the dashboard's upload limit (max_upload_mb MiB).
-    monkeypatch.delenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", raising=False)
-    monkeypatch.setenv("DPCORE_MAX_UPLOAD_MB", "1")
-    assert get_limits().max_upload_mb == 1
+    # One size cap for every page: the dashboard's upload limit (Streamlit's
+    # server.maxUploadSize, read by ui.caps), passed to the library as max_bytes.
+    monkeypatch.setattr(caps, "upload_limit_mb", lambda: 1)
     with pytest.raises(DataValidationError, match=r"1,048,576 bytes") as info:
         L.parse_numeric_csv(b"x\n" + b"1\n" * (2**19 + 1))
-    assert "DPCORE_MAX_UPLOAD_MB" in str(info.value)
-    assert "upload_bytes" not in C.CAPS
-    cols = C.CAPS["upload_columns"] + 1
+    assert "max_bytes" in str(info.value) and "DPCORE_MAX_UPLOAD_MB" not in str(info.value)
+    with pytest.raises(DataValidationError, match=r"more than the limit of 10 bytes"):
+        L.parse_numeric_csv(b"x\n" + b"1\n" * 10, max_bytes=10)
+    assert "upload_bytes" not in CAPS
+    cols = CAPS["upload_columns"] + 1
     with pytest.raises(DataValidationError, match=f"{cols} columns"):
         L.parse_numeric_csv((",".join(f"c{j}" for j in range(cols)) + "\n").encode())
     with pytest.raises(TypeError):
