@@ -34,6 +34,7 @@ from ui.session import (
     query_value,
     record_release,
     release_button,
+    rows_per_person,
     write_query,
 )
 
@@ -473,7 +474,7 @@ def main():
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,
             value=query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS), key="fm_eps")
-        cols[2].caption(T.epsilon_reading(epsilon))
+        cols[2].caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
         manifold = M.make_manifold(manifold_key)
         loaded = load_data(manifold_key, manifold, source)
     settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}

@@ -40,6 +40,7 @@ from ui.session import (
     query_value,
     record_release,
     release_button,
+    rows_per_person,
     write_query,
 )
 
@@ -232,7 +233,7 @@ def main():
             mu_circle = circle_mu(float(sigma), float(sensitivity))
             settings["gd_mu"] = mu_target
     settings.update(gd_mode=mode, gd_delta=sensitivity)
-    st.caption("On S¹: " + T.mu_reading(mu_circle))
+    st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
     cols = st.columns(5)
     cols[0].metric("Rate σ", f"{sigma:.4g}",

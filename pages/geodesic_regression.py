@@ -16,7 +16,13 @@ from ui.caps import CAPS
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
-from ui.session import PageSettings, planned_cost, record_release, release_button
+from ui.session import (
+    PageSettings,
+    planned_cost,
+    record_release,
+    release_button,
+    rows_per_person,
+)
 
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
@@ -152,7 +158,7 @@ def main():
             share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
             eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
             st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
-        st.caption("One geodesic: " + T.epsilon_reading(eps_p + eps_v))
+        st.caption("One geodesic: " + T.epsilon_reading(eps_p + eps_v, rows=rows_per_person()))
         init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
         scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
                           format_func=G.SCHEME_LABELS.get,

@@ -32,6 +32,7 @@ from ui.session import (
     query_value,
     record_release,
     release_button,
+    rows_per_person,
     write_query,
 )
 
@@ -253,7 +254,9 @@ def main():
                                   key=f"lr_cov_{fingerprint}")
     options = [c for c in table.numeric_columns if c != covariate]
     responses = cols[1].multiselect("Response columns (y)", options,
-                                    default=options[:min(len(options), 3)],
+                                    # One response by default: a line in R¹ is drawn by
+                                    # the exact sampler (private, δ = 0); more go to R^d.
+                                    default=options[:1],
                                     max_selections=CAPS["lr_responses"],
                                     key=f"lr_resp_{fingerprint}_{covariate}")
     if not responses:
@@ -281,7 +284,7 @@ def main():
         cols = st.columns([2, 2, 2, 2])
         epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, value=query_value(
             "lr_eps", 2.0, float, choices=EPS_OPTIONS), key="lr_eps")
-        cols[0].caption(T.epsilon_reading(epsilon))
+        cols[0].caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
         share = cols[1].slider("Share of ε for the intercept (ε_p / ε)", 0.1, 0.9, value=float(
             np.clip(query_value("lr_split", 0.5, float), 0.1, 0.9)), step=0.05, key="lr_split")
         modes = ["strict", "paper"]

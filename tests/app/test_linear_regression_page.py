@@ -58,7 +58,8 @@ def test_default_run_shows_least_squares_without_releasing():
     assert len(at.get("plotly_chart")) == 1
     mse = at.main.dataframe[-1].value
     assert list(mse.columns) == ["Non-private least squares"]
-    assert list(mse.index) == ["response_a", "response_b", "response_c", "all responses"]
+    # One response by default: its line in R¹ is drawn exactly (private, δ = 0).
+    assert list(mse.index) == ["response_a", "all responses"]
     assert ledger(at) == []
     assert [b.label for b in at.get("download_button")] == ["Download data"]
     assert any("'site'" in c.value for c in at.caption)  # the text column is ignored
@@ -76,10 +77,8 @@ def test_release_adds_private_lines_and_ledger_entries():
     entries = ledger(at)
     assert entries[0]["page"] == "Linear regression"
     assert entries[0]["epsilon"] == pytest.approx(2.0)
-    # Strict joint KNG at n = 100, epsilon = 2 is beyond the exact sampler's public worst-case
-    # budget: MCMC, and the label says so (never plain "private").
-    assert entries[0]["guarantee"] == "approximately private"
-    assert entries[0]["label"] == "approximately private (MCMC; δ not certified)"
+    # One response (R¹): the refined-envelope exact sampler, private with δ = 0.
+    assert entries[0]["guarantee"] == "private" and entries[0]["delta"] == 0.0
     mse = at.main.dataframe[-1].value
     assert "dpcore private geodesic regression" in mse.columns
     if HAS_DIFFPRIVLIB:
@@ -128,7 +127,7 @@ def test_uploaded_csv_columns_can_be_chosen():
     assert covariate.options == ["age", "height", "weight"]
     assert covariate.value == "age"
     responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
-    assert responses.value == ["height", "weight"]
+    assert responses.value == ["height"]
     responses.set_value(["weight"]).run()
     assert not at.exception
     assert list(at.main.dataframe[-1].value.index) == ["weight", "all responses"]
@@ -200,3 +199,16 @@ def test_covariate_bounds_follow_the_chosen_column():
     assert not at.exception, at.exception
     lo_b, hi_b = cov_bounds()
     assert lo_b <= 100 and hi_b >= 210 and (lo_b, hi_b) != (lo_a, hi_a)
+
+
+def test_several_responses_go_to_mcmc_only_by_choice():
+    """Three responses (R³, n = 100, ε = 2) are beyond the exact sampler's reach: the page says
+    so and the release waits for the explicit MCMC opt-in; its label says approximately
+    private."""
+    at = open_page()
+    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    responses.set_value(["response_a", "response_b", "response_c"]).run()
+    assert any("MCMC" in w.value for w in at.warning)
+    assert at.button(key="lr_release").disabled
+    click_release(at, "lr_release")
+    assert ledger(at)[0]["label"] == "approximately private (MCMC; δ not certified)"
