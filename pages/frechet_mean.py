@@ -27,6 +27,7 @@ from ui import figures
 from ui import manifolds as M
 from ui.caps import CAPS, upload_max_bytes
 from ui.logic import common as C
+from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
 from ui.session import (
@@ -216,6 +217,26 @@ def cached_prediction(_manifold, name, n, epsilon, radius, center, mech, seed=0)
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_smallest(_manifold, name, n, radius, center, mech, target, seed=0):
     return L.smallest_epsilon_text(_manifold, n, radius, center, mech, target, seed=seed)
+
+
+def export_section(manifold, source, meta, center, radius, epsilon):
+    """The scenario as a script or notebook that reproduces it with dpcore alone."""
+    mech = st.session_state.get("fm_mech", "laplace")
+    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+        st.caption("The script holds only public settings: synthetic data are regenerated from "
+                   "their seed, an uploaded file is read from a path you fill in (it is never "
+                   "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
+                   "reproducible demo.")
+        script = X.frechet_script(manifold, source=source, n=meta.get("n"),
+                                  seed=meta.get("seed"), radius=radius, center=center,
+                                  epsilon=epsilon, mechanism=mech)
+        c1, c2 = st.columns(2)
+        c1.download_button("Export script (.py)", script, file_name="frechet_mean_scenario.py",
+                           mime="text/x-python", key="fm_export_script", on_click="ignore")
+        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
+                           file_name="frechet_mean_scenario.ipynb",
+                           mime="application/x-ipynb+json", key="fm_export_notebook",
+                           on_click="ignore")
 
 
 def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
@@ -507,6 +528,7 @@ def main():
         assumptions_box(manifold_key, radius, center_text, info, source)
 
     release_section(manifold, y, center, radius, float(epsilon), meta["fingerprint"], mean)
+    export_section(manifold, source, meta, center, radius, float(epsilon))
     preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
                     cache_ok=source == "synthetic", is_synthetic=source == "synthetic")
     settings["fm_draws"] = st.session_state.get("fm_draws", 50)

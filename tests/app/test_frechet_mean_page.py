@@ -199,3 +199,10 @@ def test_predicted_error_before_release_and_smallest_epsilon():
     at.radio(key="fm_mech").set_value("gaussian").run()
     assert any("No prediction before release" in i.value for i in at.info)
     assert len(at.session_state["privacy_ledger"]) == 0
+
+
+def test_scenario_exports_as_script_and_notebook():
+    """The default scenario downloads as a script and a notebook (no user data inside)."""
+    at = open_page()
+    keys = [b.key for b in at.get("download_button")]
+    assert "fm_export_script" in keys and "fm_export_notebook" in keys
