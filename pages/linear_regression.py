@@ -294,9 +294,11 @@ def main():
                          "paper": "From the data (paper mode, not private)"}.get,
             key="lr_mode")
         # The comparison is a second release of the data (it costs ε too): opt-in.
-        use_dpl = cols[3].checkbox("Also fit diffprivlib at the same ε (costs ε again)",
+        use_dpl = cols[3].checkbox("Compare with diffprivlib",
                                    value=query_value("lr_dpl", False, bool) and HAS_DIFFPRIVLIB,
-                                   disabled=not HAS_DIFFPRIVLIB, key="lr_dpl")
+                                   disabled=not HAS_DIFFPRIVLIB, key="lr_dpl",
+                                   help="diffprivlib's LinearRegression at the same ε: a second "
+                                        "release of the data, which the ledger records too.")
         if not HAS_DIFFPRIVLIB:
             cols[3].info("diffprivlib is not installed (it is a development dependency: "
                          "`pip install diffprivlib`), so its comparison is skipped.")
