@@ -8,7 +8,6 @@ import numpy as np
 
 from .._validation import check_int, check_manifold, check_positive
 from ..exceptions import ConvergenceWarning, CutLocusError
-from ..manifolds import Euclidean
 
 
 def _check_points(manifold, points, name="points"):
@@ -100,7 +99,7 @@ def frechet_mean(
         logs = manifold.log(z, points)
         return 0.5 * np.sum(w * manifold.squared_dist(z, points)), -np.sum(wb * logs, axis=0)
 
-    if isinstance(manifold, Euclidean):  # R^d only: the mean is the weighted average
+    if manifold.is_linear:  # the mean is the weighted average
         z = np.sum(wb * points, axis=0)
         info = {"n_iter": 0, "grad_norm": 0.0, "converged": True}
         return (z, info) if return_info else z

@@ -56,6 +56,11 @@ class Manifold(ABC):
     is_compact : bool
         Whether the manifold is compact (then a mechanism's support can be all of it, and a
         uniform law exists on it).
+    is_linear : bool
+        Whether the manifold is a vector space with its flat metric: ``exp(x, v) = x + v`` and
+        ``log(x, y) = y - x`` (R^d). Gradients of least-squares energies are then affine, so
+        several mechanisms and estimators have closed forms (an exact K-norm draw, the mean as
+        an average); algorithms test this fact instead of the class.
     diameter : float
         Largest distance between two points (``inf`` on non-compact manifolds).
     """
@@ -66,6 +71,7 @@ class Manifold(ABC):
     injectivity_radius: float = np.inf
     is_homogeneous: bool = True
     is_compact: bool = False
+    is_linear: bool = False
     diameter: float = np.inf
 
     @property

@@ -22,6 +22,7 @@ class Euclidean(Manifold):
     curvature_bounds = (0.0, 0.0)
     injectivity_radius = np.inf
     is_homogeneous = True
+    is_linear = True
 
     def __init__(self, d: int):
         self.d = check_int(d, "d")

@@ -110,7 +110,7 @@ class KNormGradient:
         m = self.manifold
         points = np.asarray(points, dtype=float)
         ball = None if support is None else Ball.make(m, *support)
-        if isinstance(m, Euclidean):  # R^d only: affine gradient, an exact K-norm draw
+        if m.is_linear:  # affine gradient: an exact K-norm draw
             values = sample_laplace(m, points.mean(axis=0), self.sigma, size=size, rng=rng,
                                     support=None if ball is None else ball.as_tuple())
             return MechanismResult(values=values, exact=True,
@@ -141,7 +141,7 @@ class KNormGradient:
         t = np.asarray(t, dtype=float)
         y = np.asarray(y, dtype=float)
         ball = None if support is None else Ball.make(m, *support)
-        if isinstance(m, Euclidean) and tau is None:  # R^d only: affine gradient, exact
+        if m.is_linear and tau is None:  # affine gradient: exact
             return self._euclidean_footpoint(t, y, v_hat, size, rng, ball)
 
         return regression_footpoints_many([self], t, y, p_hat, v_hat, size, rng, tau=tau,
@@ -165,7 +165,7 @@ class KNormGradient:
         single = p.ndim == m.point_ndim
         pb = p[None] if single else p
         n_draws = 1 if size is None else int(size)
-        if isinstance(m, Euclidean) and tau is None:  # R^d only: affine gradient, exact
+        if m.is_linear and tau is None:  # affine gradient: exact
             out = self._euclidean_vector(t, y, pb, n_draws, rng, max_norm)
             if single:
                 out.values = out.values[0] if size is not None else out.values[0, 0]
@@ -199,7 +199,7 @@ class KNormGradient:
             ``[:, 1]`` shooting vectors.
         """
         # R^d only: the stacked gradient is affine, so the draw is an exact K-norm one
-        if (isinstance(self.manifold, Euclidean) and tau is None and support is None
+        if (self.manifold.is_linear and tau is None and support is None
                 and max_norm is None):
             return self._euclidean_joint(np.asarray(t, dtype=float),
                                          np.asarray(y, dtype=float), size, rng)
@@ -615,7 +615,7 @@ def refined_joint_available(manifold):
     locus of :math:`y` (the antipode on the sphere), so no Lipschitz constant exists there.
     """
     # The Lipschitz constant is proven for the affine gradient of R^1 only.
-    return isinstance(manifold, Euclidean) and manifold.dim == 1
+    return manifold.is_linear and manifold.dim == 1
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,

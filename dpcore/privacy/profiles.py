@@ -474,10 +474,10 @@ def exact_gdp_accounting(manifold):
         Algorithm 1), None elsewhere: µ is then estimated by Monte Carlo
         (:func:`gdp_mu_monte_carlo`, Algorithm 2), a statistical rather than a proven value.
     """
-    from ..manifolds import Euclidean, Sphere
+    from ..manifolds import Sphere
 
     # Closed forms of the trade-off curve that exist on these two spaces only.
-    if isinstance(manifold, Euclidean):
+    if manifold.is_linear:
         return "euclidean"
     if isinstance(manifold, Sphere) and manifold.d == 1:
         return "circle"

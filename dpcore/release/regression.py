@@ -11,7 +11,7 @@ from ..exceptions import (
     ExactSamplingUnavailable,
 )
 from ..learning import GeodesicRegression
-from ..manifolds import Euclidean, Sphere
+from ..manifolds import Sphere
 from ..mechanisms import (
     Ball,
     KNormGradient,
@@ -357,7 +357,7 @@ def _geodesic_regression_releases(
     kng_v = [KNormGradient(manifold=m, epsilon=ev, sensitivity=delta_v, sigma_rule=sigma_rule,
                            chain_length=chain_length, burn_in=burn_in) for _, ev in budgets]
     foot_shape = (n_footpoints, *m.point_shape)
-    exact_path = isinstance(m, Euclidean) and clip is None  # R^d only: exact K-norm stages
+    exact_path = m.is_linear and clip is None  # affine gradients: exact K-norm stages
     if exact_path or len(budgets) == 1:
         feet = [k.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
                                        tau=clip, support=foot_support) for k in kng_p]
@@ -435,7 +435,7 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
     if exact:
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
                                        support=ball, max_norm=speed_cap)
-    elif isinstance(m, Euclidean) and clip is None and speed_cap is None and ball is None:
+    elif m.is_linear and clip is None and speed_cap is None and ball is None:
         # R^d only: the stacked gradient is affine, so the draw is an exact K-norm one
         draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
     else:

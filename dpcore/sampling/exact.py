@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._validation import as_float_array, check_positive
-from ..manifolds import SPD, Euclidean
+from ..manifolds import SPD
 from ._logconcave import fill_by_rejection
 from ._spd import spd_drawer
 from .radial import (
@@ -196,7 +196,7 @@ def _drawer(manifold, center, sigma, kind, r_lo, r_hi, rng):
         return spd_drawer(manifold, center, sigma, kind, r_lo, r_hi, rng)
     profile = volume_profile(manifold)
     # A sampler of its own: the untruncated Gaussian on R^d is center + sigma N(0, I).
-    if isinstance(manifold, Euclidean) and kind == "gaussian" and r_lo == 0 and r_hi == math.inf:
+    if manifold.is_linear and kind == "gaussian" and r_lo == 0 and r_hi == math.inf:
         return lambda m: center + sigma * rng.standard_normal((m, *manifold.point_shape))
 
     def draw(m):

@@ -39,8 +39,6 @@ import math
 
 import numpy as np
 
-from ..manifolds import Euclidean
-
 #: Proposals evaluated per batch are capped so that ``batch x n`` stays near this many terms
 #: (the gradient of one proposal costs O(n)); keeps the temporaries in memory and cache.
 _TERMS_PER_BATCH = 2_000_000
@@ -88,7 +86,7 @@ class UniformBall:
     def sample(self, m, rng):
         """``m`` uniform points of the ball, shape ``(m, *point_shape)``."""
         man, r = self.manifold, self.radius
-        if isinstance(man, Euclidean):  # a sampler of its own: the closed form m0 + R U^(1/d) xi
+        if man.is_linear:  # the closed form m0 + R U^(1/d) xi
             xi = rng.standard_normal((m, man.dim))
             xi /= np.linalg.norm(xi, axis=-1, keepdims=True)
             rad = r * rng.random(m) ** (1.0 / man.dim)

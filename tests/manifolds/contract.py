@@ -89,6 +89,16 @@ class ManifoldContract:
         assert np.all(manifold.belongs(o, atol=1e-10))
         np.testing.assert_array_equal(manifold.origin, o)  # the same point every time
 
+    def test_is_linear_means_exp_is_addition(self, manifold, rng):
+        """``is_linear`` (algorithms use it for closed forms) holds exactly where exp and log
+        are vector addition and subtraction."""
+        x = manifold.random_point(size=5, rng=rng)
+        y = manifold.random_point(size=5, rng=rng)
+        v = np.stack([manifold.random_tangent(xi, rng=rng) for xi in x])
+        additive = (np.allclose(manifold.exp(x, v), x + v, atol=1e-12)
+                    and np.allclose(manifold.log(x, y), y - x, atol=1e-12))
+        assert manifold.is_linear == additive
+
     def test_embedding_round_trips_and_holds_the_ball(self, manifold, rng):
         try:
             dim = manifold.ambient_dim
