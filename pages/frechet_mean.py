@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import visualization as V
-from dpcore.data import DataValidationError, load_csv, make_mean_data, to_csv
+from dpcore.data import DataValidationError, make_mean_data, to_csv
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import Sphere
@@ -73,14 +73,7 @@ def synthetic_data(manifold_key, n, radius, seed):
 
 def parse_center(text, manifold):
     """The public ball centre typed by the user (sphere only), normalized."""
-    try:
-        values = np.array([float(v) for v in text.replace(";", ",").split(",")])
-    except ValueError:
-        raise ValueError(f"Could not read the centre {text!r}: give 3 numbers separated by "
-                         "commas.") from None
-    if values.shape != (3,) or not np.all(np.isfinite(values)) or np.linalg.norm(values) == 0:
-        raise ValueError(f"The centre must be 3 finite numbers, not all zero; got {text!r}.")
-    return values / np.linalg.norm(values)
+    return L.parse_center_text(text)
 
 
 def teaching_notes():
@@ -153,8 +146,14 @@ def load_data(manifold_key, manifold, source):
     )
     meta = {"radius": radius}
     if isinstance(manifold, Sphere):
-        center_text = cols[1].text_input("Public centre m₀ (x₁, x₂, x₃)", value="0, 0, 1",
-                                         key="fm_center", disabled=source == "synthetic")
+        if source == "cities":  # domain knowledge: a centre in Asia, where most of them are
+            center_text = cols[1].text_input(
+                "Public centre m₀ (latitude, longitude in degrees)", value="30, 100",
+                key="fm_center_cities")
+        else:
+            center_text = cols[1].text_input(
+                "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", value="0, 0, 1",
+                key="fm_center", disabled=source == "synthetic")
         try:
             center = parse_center(center_text, manifold)
         except ValueError as exc:
@@ -178,17 +177,24 @@ def load_data(manifold_key, manifold, source):
         center = default_center(manifold)
         center_text = "the north pole (0, 0, 1)" if isinstance(manifold, Sphere) else center_text
         return y, center, center_text, radius, meta
-    upload = st.file_uploader(
-        "Upload a CSV file (header row; columns "
-        + ("y1, y2, y3" if isinstance(manifold, Sphere) else "s11, s12, … (upper triangle)")
-        + ", one point per row)", type=["csv", "txt"], key="fm_upload",
-    )
-    if upload is None:
-        st.info("Upload a file to continue, or switch the data to *Synthetic*.")
-        return None
-    raw = upload.getvalue()
+    if source == "cities":
+        st.caption(L.CITIES_ATTRIBUTION)
+        raw = L.cities_bytes()
+    else:
+        upload = st.file_uploader(
+            "Upload a CSV file (header row; columns "
+            + ("y1, y2, y3, or lat and lon in degrees" if isinstance(manifold, Sphere)
+               else "s11, s12, … (upper triangle)")
+            + ", one point per row)", type=["csv", "txt"], key="fm_upload",
+        )
+        if upload is None:
+            st.info("Upload a file to continue, or switch the data to *Synthetic*.")
+            return None
+        raw = upload.getvalue()
     try:
-        y = load_csv(raw, manifold, task="mean", max_bytes=upload_max_bytes())
+        y, note = L.read_upload(raw, manifold, max_bytes=upload_max_bytes())
+        if note:
+            st.caption(note)
     except DataValidationError as exc:
         message = str(exc).replace(
             "Pass renormalize=True to project every point onto the sphere.",
@@ -487,10 +493,11 @@ def main():
             "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere",
                                                            M.canonical, choices=keys)),
             format_func=M.choice_label, key="fm_manifold")
-        sources = ["synthetic", "upload"]
+        sources = ["synthetic", "upload"] + (["cities"] if manifold_key == "sphere" else [])
         source = cols[1].radio("Data", sources, index=sources.index(query_value(
             "fm_source", "synthetic", str, choices=sources)),
-            format_func={"synthetic": "Synthetic (paper 001)", "upload": "Upload CSV"}.get,
+            format_func={"synthetic": "Synthetic (paper 001)", "upload": "Upload CSV",
+                         "cities": "Preset: world cities"}.get,
             horizontal=True, key="fm_source")
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,

@@ -7,6 +7,8 @@
   :func:`scan_table` and :meth:`TextTable.to_numbers` are its two halves.
 * :func:`load_csv`, :func:`to_csv`, :func:`expected_columns` -- the manifold CSV formats of the
   dashboard, read with the same reader.
+* :func:`load_latlon_csv`, :func:`latlon_to_sphere`, :func:`sphere_to_latlon` -- places given
+  by latitude and longitude in degrees as points of S².
 
 Every problem in a file is reported in one :class:`DataValidationError` (defined in
 :mod:`dpcore.exceptions`) naming its row and column.
@@ -18,6 +20,13 @@ from .csvio import (
     load_csv,
     neutralize_cell,
     to_csv,
+)
+from .geographic import (
+    EARTH_RADIUS_KM,
+    latlon_columns,
+    latlon_to_sphere,
+    load_latlon_csv,
+    sphere_to_latlon,
 )
 from .synthetic import (
     DEFAULT_NOISE,
@@ -31,6 +40,11 @@ from .tables import Table, TextTable, read_table, scan_table
 
 __all__ = [
     "DEFAULT_NOISE",
+    "EARTH_RADIUS_KM",
+    "latlon_columns",
+    "latlon_to_sphere",
+    "load_latlon_csv",
+    "sphere_to_latlon",
     "DataValidationError",
     "Problem",
     "RegressionData",

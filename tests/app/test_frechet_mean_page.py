@@ -206,3 +206,26 @@ def test_scenario_exports_as_script_and_notebook():
     at = open_page()
     keys = [b.key for b in at.get("download_button")]
     assert "fm_export_script" in keys and "fm_export_notebook" in keys
+
+
+def test_world_cities_preset_gives_a_private_release_with_attribution():
+    """The preset reads geomstats' world cities (lat/lon -> S²), shows the CC BY 4.0
+    attribution, says which cities fall outside the public ball about (30°N, 100°E), and
+    releases a private Laplace mean."""
+    at = open_page()
+    at.radio(key="fm_source").set_value("cities").run()
+    assert not at.exception and not at.error
+    assert any("CC BY 4.0" in c.value for c in at.caption)
+    assert any("Read 50 places" in c.value for c in at.caption)
+    assert any("outside the public ball" in w.value for w in at.warning)
+    click_release(at, "fm_release")
+    assert at.session_state["privacy_ledger"][-1]["guarantee"] == "private"
+
+
+def test_sphere_upload_in_latitude_longitude():
+    at = open_page()
+    at.radio(key="fm_source").set_value("upload").run()
+    csv = b"name,latitude,longitude\nA,1,2\nB,3,4\nC,-2,1\n"
+    at.file_uploader(key="fm_upload").set_value(("places.csv", csv, "text/csv")).run()
+    assert not at.exception and not at.error
+    assert any("Read 3 places" in c.value for c in at.caption)

@@ -30,7 +30,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
     ----------
     manifold : Manifold
         Its ``repr`` (``Sphere(2)``, ``SPD(2)``) rebuilds it.
-    source : {"synthetic", "upload"}
+    source : {"synthetic", "upload", "cities"}
     n, seed : int
         Size and seed of synthetic data (paper 001 protocol, ``make_mean_data``).
     radius : float
@@ -52,6 +52,14 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         data = (f"# Synthetic data (paper 001 protocol): n = {int(n)} points in the ball, "
                 f"seed {int(seed)}.\n"
                 f"y = make_mean_data(manifold, {int(n)}, radius=RADIUS, rng={int(seed)})\n")
+    elif source == "cities":
+        data = ("# Preset: the 50 largest cities of the World Cities Database, (c) simplemaps.com,\n"
+                "# CC BY 4.0, as shipped with geomstats (MIT); latitude/longitude -> S².\n"
+                "from pathlib import Path\n\n"
+                "import geomstats.datasets\n\n"
+                "CITIES = Path(geomstats.datasets.__file__).parent / \"data\" / \"cities\" / "
+                "\"cities.csv\"\n"
+                "y, _ = load_latlon_csv(CITIES.read_bytes())\n")
     else:
         data = ("# Your data: the CSV you uploaded to the dashboard (it is not stored in this "
                 "script).\n"
@@ -73,7 +81,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         "# %% Setup",
         "import numpy as np",
         "",
-        "from dpcore.data import load_csv, make_mean_data",
+        "from dpcore.data import load_csv, load_latlon_csv, make_mean_data",
         "from dpcore.learning import frechet_mean",
         f"from dpcore.manifolds import {cls}",
         "from dpcore.release import private_frechet_mean, project_to_ball",

@@ -42,7 +42,11 @@ __all__ = [
     "frechet_simulation_one_n",
     "frechet_summary",
     "MECHANISM_LABELS",
+    "CITIES_ATTRIBUTION",
+    "cities_bytes",
+    "parse_center_text",
     "planned_release",
+    "read_upload",
     "predicted_error",
     "predicted_error_text",
     "smallest_epsilon_text",
@@ -352,3 +356,71 @@ def planned_release(manifold, epsilon, mechanism):
     exact = mechanism == "ambient_laplace" or exact_sampler_available(manifold, "laplace")
     return {"epsilon": float(epsilon), "delta": 0.0 if exact else None,
             "guarantee": "private" if exact else "approximately private"}
+
+
+#: Provenance and licence of the world-cities preset (shown on the page).
+CITIES_ATTRIBUTION = (
+    "The 50 largest cities of the World Cities Database, © simplemaps.com, licensed CC BY 4.0 "
+    "(https://simplemaps.com/data/world-cities), in the copy shipped with geomstats (MIT). "
+    "Latitude and longitude in degrees become points of S².")
+
+
+def cities_bytes():
+    """The world-cities CSV shipped inside the installed geomstats package (read-only)."""
+    from pathlib import Path
+
+    import geomstats.datasets
+
+    return (Path(geomstats.datasets.__file__).parent / "data" / "cities"
+            / "cities.csv").read_bytes()
+
+
+def read_upload(raw, manifold, *, max_bytes):
+    """Points of an uploaded file and a note on how they were read.
+
+    On the sphere a file with a latitude and a longitude column (degrees) is read as places
+    (other columns ignored, rows with a blank coordinate left out and counted); any other file
+    must have the manifold's own columns (:func:`dpcore.data.load_csv`).
+
+    Raises
+    ------
+    DataValidationError
+    """
+    from dpcore.data import latlon_columns, load_csv, load_latlon_csv, scan_table
+    from dpcore.manifolds import Sphere
+
+    if isinstance(manifold, Sphere) and manifold.dim == 2:
+        head = scan_table(raw, max_bytes=max_bytes)
+        if latlon_columns(head.columns) is not None:
+            y, dropped = load_latlon_csv(raw, blank="drop", max_bytes=max_bytes)
+            note = (f"Read {y.shape[0]} places from the latitude/longitude columns (degrees)"
+                    + (f"; {dropped} row(s) with a blank coordinate left out." if dropped
+                       else "."))
+            return y, note
+    return load_csv(raw, manifold, task="mean", max_bytes=max_bytes), None
+
+
+def parse_center_text(text):
+    """A public centre on S² typed as three coordinates or as latitude, longitude (degrees).
+
+    Raises
+    ------
+    ValueError
+        With a message saying what to type.
+    """
+    from dpcore.data import latlon_to_sphere
+
+    try:
+        values = np.array([float(v) for v in text.replace(";", ",").split(",")])
+    except ValueError:
+        raise ValueError(f"Could not read the centre {text!r}: give 3 coordinates, or a "
+                         "latitude and a longitude in degrees, separated by commas.") from None
+    if values.shape == (2,) and np.all(np.isfinite(values)):
+        if not (-90 <= values[0] <= 90 and -180 <= values[1] <= 360):
+            raise ValueError(f"Latitude must lie in [-90, 90] and longitude in [-180, 360] "
+                             f"degrees; got {text!r}.")
+        return latlon_to_sphere(values[0], values[1])
+    if values.shape != (3,) or not np.all(np.isfinite(values)) or np.linalg.norm(values) == 0:
+        raise ValueError(f"The centre must be 3 finite numbers, not all zero, or a latitude "
+                         f"and a longitude; got {text!r}.")
+    return values / np.linalg.norm(values)

@@ -87,3 +87,13 @@ def test_notebook_has_the_script_cells():
     compile(body, "notebook", "exec")
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (optional)")
     nbformat.validate(nbformat.reads(E.notebook_from_script(script), as_version=4))
+
+
+def test_cities_preset_export_runs(tmp_path):
+    from dpcore.data import latlon_to_sphere
+
+    script = E.frechet_script(Sphere(2), source="cities", radius=0.75,
+                              center=latlon_to_sphere(30, 100), epsilon=1.0,
+                              mechanism="laplace", release_seed=2)
+    assert "CC BY 4.0" in script
+    assert "label: private" in _run(script, tmp_path)

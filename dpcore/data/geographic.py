@@ -1,0 +1,114 @@
+r"""Latitude and longitude in degrees as points of the unit sphere S² (issue 14: real files).
+
+A place at latitude :math:`\phi` and longitude :math:`\lambda` is the point
+:math:`(\cos\phi\cos\lambda, \cos\phi\sin\lambda, \sin\phi)`: the north pole is
+:math:`(0, 0, 1)` (the sphere's origin in ``dpcore``), the point (0°, 0°) is :math:`(1, 0, 0)`.
+Geodesic distances are then angles: multiply by the Earth's mean radius, 6371.0 km, for
+kilometres (:data:`EARTH_RADIUS_KM`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..exceptions import DataValidationError
+from .tables import scan_table
+
+__all__ = ["EARTH_RADIUS_KM", "latlon_columns", "latlon_to_sphere", "load_latlon_csv",
+           "sphere_to_latlon"]
+
+#: Mean radius of the Earth (IUGG), to read geodesic distances on S² in kilometres.
+EARTH_RADIUS_KM = 6371.0
+_LAT = re.compile(r"^(lat|latitude)$", re.IGNORECASE)
+_LON = re.compile(r"^(lon|lng|long|longitude)$", re.IGNORECASE)
+
+
+def latlon_to_sphere(lat, lon):
+    """Points of S² from latitudes and longitudes in degrees.
+
+    Parameters
+    ----------
+    lat, lon : array, shape ``(...)``
+
+    Returns
+    -------
+    ndarray, shape ``(..., 3)``
+    """
+    phi = np.radians(np.asarray(lat, dtype=float))
+    lam = np.radians(np.asarray(lon, dtype=float))
+    return np.stack([np.cos(phi) * np.cos(lam), np.cos(phi) * np.sin(lam), np.sin(phi)],
+                    axis=-1)
+
+
+def sphere_to_latlon(points):
+    """Latitudes and longitudes in degrees (longitude in (-180, 180]) of points of S².
+
+    Parameters
+    ----------
+    points : array, shape ``(..., 3)``
+
+    Returns
+    -------
+    lat, lon : ndarray, shape ``(...)``
+    """
+    p = np.asarray(points, dtype=float)
+    lat = np.degrees(np.arcsin(np.clip(p[..., 2], -1.0, 1.0)))
+    lon = np.degrees(np.arctan2(p[..., 1], p[..., 0]))
+    return lat, lon
+
+
+def latlon_columns(header):
+    """The (latitude, longitude) column names of a header (``lat``/``latitude`` and
+    ``lon``/``lng``/``long``/``longitude``, any case), or None if it has not exactly one of
+    each."""
+    lat = [h for h in header if _LAT.match(h.strip())]
+    lon = [h for h in header if _LON.match(h.strip())]
+    return (lat[0], lon[0]) if len(lat) == 1 and len(lon) == 1 else None
+
+
+def load_latlon_csv(source, *, blank="error", max_rows=None, max_bytes=None):
+    """Points of S² from a CSV with a latitude and a longitude column in degrees; the other
+    columns (names, countries, populations) are ignored.
+
+    Parameters
+    ----------
+    source : path, bytes or file-like object
+        As for :func:`dpcore.data.read_table` (nothing is written to disk or logged).
+    blank : {"error", "drop"}
+        Rows with an empty latitude or longitude are reported, or left out and counted.
+    max_rows, max_bytes : int, optional
+        As for :func:`dpcore.data.read_table`.
+
+    Returns
+    -------
+    points : ndarray, shape ``(n, 3)``
+    dropped : int
+        Rows left out for a blank cell (``blank="drop"``).
+
+    Raises
+    ------
+    DataValidationError
+        No latitude/longitude pair in the header, a cell that is not a number, a latitude
+        outside [-90, 90] or a longitude outside [-180, 360], fewer than one row; every
+        message names the row (header = row 1) and the column.
+    """
+    head = scan_table(source, max_rows=max_rows, max_bytes=max_bytes)
+    names = latlon_columns(head.columns)
+    if names is None:
+        raise DataValidationError(
+            "the header needs one latitude column (lat or latitude) and one longitude column "
+            f"(lon, lng, long or longitude), in degrees; it has {', '.join(head.columns)}.")
+    table = head.to_numbers(list(names), blank=blank)
+    lat, lon = table.values[:, 0], table.values[:, 1]
+    problems = []
+    for values, name, low, high in ((lat, names[0], -90.0, 90.0), (lon, names[1], -180.0, 360.0)):
+        for i in np.flatnonzero((values < low) | (values > high))[:20]:
+            problems.append((int(table.rows[i]), name,
+                             f"{values[i]:g} is not in [{low:g}, {high:g}] degrees."))
+    if problems:
+        raise DataValidationError(problems)
+    if table.values.shape[0] == 0:
+        raise DataValidationError("the file has no data rows.")
+    return latlon_to_sphere(lat, lon), int(table.dropped)
