@@ -53,8 +53,9 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
                 f"seed {int(seed)}.\n"
                 f"y = make_mean_data(manifold, {int(n)}, radius=RADIUS, rng={int(seed)})\n")
     elif source == "cities":
-        data = ("# Preset: the 50 largest cities of the World Cities Database, (c) simplemaps.com,\n"
-                "# CC BY 4.0, as shipped with geomstats (MIT); latitude/longitude -> S².\n"
+        data = ("# Preset: the 50 largest cities of the World Cities Database,\n"
+                "# (c) simplemaps.com, CC BY 4.0, as shipped with geomstats (MIT);\n"
+                "# latitude/longitude -> S².\n"
                 "from pathlib import Path\n\n"
                 "import geomstats.datasets\n\n"
                 "CITIES = Path(geomstats.datasets.__file__).parent / \"data\" / \"cities\" / "
