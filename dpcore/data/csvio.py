@@ -31,9 +31,8 @@ import re
 
 import numpy as np
 
-from .._validation import as_float_array, check_int, check_positive
+from .._validation import as_float_array, check_int, check_manifold, check_positive
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
-from ..manifolds import Manifold
 from ..settings import get_limits
 from ._decoding import _read_text, _sniff_delimiter
 from .tables import (
@@ -62,12 +61,6 @@ TASKS = ("regression", "mean")
 
 
 # ------------------------------------------------------------------------------ columns
-def _check_manifold(manifold) -> Manifold:
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
-    return manifold
-
-
 def _check_task(task) -> str:
     if task not in TASKS:
         raise ValueError(f"`task` must be 'regression' or 'mean', got {task!r}.")
@@ -91,7 +84,7 @@ def expected_columns(manifold, task="regression") -> list[str]:
         :meth:`~dpcore.manifolds.Manifold.csv_columns`, by default ``y1..yN`` (the point array
         flattened in C order).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     cols = m.csv_columns()
     return ["x", *cols] if _check_task(task) == "regression" else cols
 
@@ -223,7 +216,7 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     conversion (coordinates so tiny or so far from the origin that rounding dominates) are
     reported.
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     task = _check_task(task)
     max_rows = get_limits().max_rows if max_rows is None else check_int(max_rows, "max_rows")
     atol = check_positive(atol, "atol")
@@ -350,7 +343,7 @@ def to_csv(manifold, y, x=None, path_or_buf=None):
     not a plain number is prefixed with ``'``. The built-in formats only write numbers and
     fixed column names, which are never changed (``-0.5`` stays a number).
     """
-    m = _check_manifold(manifold)
+    m = check_manifold(manifold)
     y = as_float_array(y, "y")
     ps = tuple(m.point_shape)
     if y.ndim != len(ps) + 1 or y.shape[1:] != ps:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_positive
-from ..manifolds import Manifold
 
 
 @dataclass
@@ -32,12 +31,6 @@ class MechanismResult:
     exact: bool
     sampler: str
     diagnostics: dict = field(default_factory=dict)
-
-
-def check_manifold(manifold):
-    if not isinstance(manifold, Manifold):
-        raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
-    return manifold
 
 
 def check_epsilon(epsilon, name="epsilon"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive
-from .base import Ball, MechanismResult, check_manifold, check_point, check_sensitivity
+from .._validation import check_manifold, check_positive
+from .base import Ball, MechanismResult, check_point, check_sensitivity
 
 #: Calibrated sigma per (mu, sensitivity, manifold); calibrate_sigma is deterministic (fixed
 #: Monte Carlo seed) and costs seconds on curved spaces, so repeated requests reuse it.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_manifold
 from ..learning.frechet import frechet_mean_gradient
 from ..learning.regression import regression_gradient
 from ..manifolds import Euclidean
@@ -23,7 +23,6 @@ from .base import (
     Ball,
     MechanismResult,
     check_epsilon,
-    check_manifold,
     check_sensitivity,
     size_tuple,
 )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_manifold
 from ..manifolds import SPD
 from .base import (
     Ball,
     MechanismResult,
     check_epsilon,
-    check_manifold,
     check_point,
     check_sensitivity,
     size_tuple,

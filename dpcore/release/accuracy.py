@@ -49,10 +49,9 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_manifold, check_positive
 from ..learning.regression import regression_gradient
 from ..mechanisms import Ball
-from ..mechanisms.base import check_manifold
 from ..mechanisms.kng import _uniform_support
 from ..sampling.rejection import BundleBall
 from .frechet import private_frechet_mean

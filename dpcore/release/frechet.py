@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_manifold, check_positive
 from ..exceptions import (
     PrivacyLeakWarning,
 )
@@ -21,7 +21,6 @@ from ..mechanisms import (
     ambient_radius,
     embed,
 )
-from ..mechanisms.base import check_manifold
 from ..mechanisms.kng import (
     frechet_mean_exact,
     refined_chart_available,

@@ -8,12 +8,12 @@ import warnings
 
 import numpy as np
 
+from .._validation import check_manifold
 from ..exceptions import (
     ApproximatePrivacyWarning,
     ExactSamplingUnavailable,
 )
 from ..learning.regression import regression_gradient
-from ..mechanisms.base import check_manifold
 from ..mechanisms.kng import (
     exact_support_available,
     refined_joint_available,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_manifold, check_positive
 from ..data.synthetic import default_center
 from ..exceptions import (
     ExactSamplingUnavailable,
@@ -16,7 +16,6 @@ from ..mechanisms import (
     Ball,
     KNormGradient,
 )
-from ..mechanisms.base import check_manifold
 from ..mechanisms.kng import (
     refined_joint_available,
     regression_footpoints_many,
