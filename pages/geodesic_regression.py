@@ -448,6 +448,8 @@ def main():
                                   "densities, so ESS and R-hat are computed per footpoint (worst "
                                   "shown).")
                 st.caption(diag_note)
+                for flag in G.diagnostic_flags(release):
+                    st.error(flag, icon=":material/running_with_errors:")
                 hint = G.noise_hint(kind, met, release.mode)
                 if hint:
                     st.info(hint, icon=":material/lightbulb:")

@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_BURN_IN",
     "DEFAULT_CHAIN",
     "diagnostics_table",
+    "diagnostic_flags",
     "Fit",
     "fit_nonprivate",
     "LATEX_NOTES",
@@ -336,6 +337,33 @@ def noise_hint(kind, metrics, mode):
     else:
         text += "Try a larger ε or n."
     return text
+
+
+#: Thresholds of the MCMC diagnostics (issue 14): above / below them a release is flagged.
+RHAT_MAX = 1.05
+ESS_MIN = 100
+
+
+def diagnostic_flags(release):
+    """Problems of an MCMC release's chains, each as a sentence with the fix (empty for exact
+    draws): split R-hat above :data:`RHAT_MAX` or ESS below :data:`ESS_MIN` in any stage."""
+    out = []
+    for stage, diag in release.diagnostics.items():
+        if not isinstance(diag, dict) or diag.get("exact"):
+            continue
+        rhat, ess = diag.get("rhat"), diag.get("ess")
+        bad = []
+        if rhat is not None and not rhat <= RHAT_MAX:
+            bad.append(f"R-hat = {rhat:.3g} > {RHAT_MAX}")
+        if ess is not None and not ess >= ESS_MIN:
+            bad.append(f"ESS = {ess:.0f} < {ESS_MIN}")
+        if bad:
+            name = stage.replace("_", " ")
+            out.append(f"The {name} chains have not mixed ({', '.join(bad)}): these draws do "
+                       "not follow the mechanism, so neither its accuracy nor its privacy "
+                       "holds for them. Fix: raise the chain length and burn-in (Advanced: "
+                       "sampler), or lower n × ε or the number of draws for an exact release.")
+    return out
 
 
 def diagnostics_table(metrics):

@@ -25,3 +25,17 @@ def test_assumption_rows_state_the_sampler_the_release_will_use():
     seq = G.ReleaseSettings(kind="sphere", param=None, eps_p=1.0, eps_v=2.0, tau=0.2,
                             covariate_range=(0.0, 1.0), scheme="sequential")
     assert "NOT PRIVATE" in "\n".join(G.assumption_rows(seq, plan=G.sampler_plan(seq, 20)))
+
+
+def test_unmixed_chains_are_flagged_with_the_fix():
+    from types import SimpleNamespace
+
+    rel = SimpleNamespace(diagnostics={
+        "joint": {"exact": False, "rhat": 1.31, "ess": 12.0},
+        "other": {"exact": False, "rhat": 1.01, "ess": 900.0},
+        "exact_stage": {"exact": True}})
+    flags = G.diagnostic_flags(rel)
+    assert len(flags) == 1
+    assert "R-hat = 1.31 > 1.05" in flags[0] and "ESS = 12 < 100" in flags[0]
+    assert "chain length" in flags[0]
+    assert G.diagnostic_flags(SimpleNamespace(diagnostics={"joint": {"exact": True}})) == []
