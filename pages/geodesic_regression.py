@@ -13,6 +13,7 @@ import streamlit as st
 from dpcore.data import DataValidationError
 from ui import manifolds as M
 from ui.caps import CAPS
+from ui.logic import export as X
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
@@ -458,6 +459,25 @@ def main():
                 with st.expander(f"Caveats of this release ({len(release.caveats)})"):
                     for c in release.caveats:
                         st.markdown(f"- {c}")
+
+    if dataset is not None:
+        with st.expander("Take it with you: this scenario as a Python script or notebook"):
+            st.caption("Public settings only: synthetic data come from their seed, an uploaded "
+                       "file is read from a path you fill in (never embedded). The release "
+                       "draws from OS entropy unless RELEASE_SEED is set.")
+            extra = ({"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
+                     {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)}
+                     if source == "example" else {"renormalize": renormalize})
+            script = X.regression_script(settings.manifold, settings.release_kwargs(),
+                                         source=source, **extra)
+            c1, c2 = st.columns(2)
+            c1.download_button("Export script (.py)", script,
+                               file_name="geodesic_regression_scenario.py",
+                               mime="text/x-python", key="gr_export_script", on_click="ignore")
+            c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
+                               file_name="geodesic_regression_scenario.ipynb",
+                               mime="application/x-ipynb+json", key="gr_export_notebook",
+                               on_click="ignore")
 
     # ============================================================================== notes
     col_a, col_t = st.columns([2, 3], gap="medium")

@@ -312,3 +312,9 @@ def test_cost_is_stated_and_a_session_cap_refuses_overspend():
     # A second release would bring the total to 54 > 30: refused.
     at.number_input(key="gr_nf").set_value(2).run()
     assert at.button(key="gr_release_button").disabled
+
+
+def test_scenario_exports_as_script_and_notebook():
+    at = open_page()
+    keys = [b.key for b in at.get("download_button")]
+    assert "gr_export_script" in keys and "gr_export_notebook" in keys

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-__all__ = ["frechet_script", "notebook_from_script"]
+__all__ = ["frechet_script", "notebook_from_script", "regression_script"]
 
 
 def _array(value):
@@ -143,3 +143,105 @@ def notebook_from_script(script):
     for k, cell in enumerate(nb["cells"]):
         cell["id"] = f"cell-{k}"
     return json.dumps(nb, indent=1, ensure_ascii=False)
+
+
+def _literal(value):
+    if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and value
+                                         and isinstance(value[0], (list, tuple, np.ndarray))):
+        return f"np.array({_array(value)})"
+    if isinstance(value, tuple):
+        return repr(tuple(float(v) for v in value))
+    if isinstance(value, (np.floating, np.integer)):
+        return repr(value.item())
+    return repr(value)
+
+
+def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
+                      example=None, renormalize=False, data_file="your_data.csv"):
+    """Script reproducing a release of the Geodesic regression page.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    release_kwargs : dict
+        The keyword arguments the page passes to
+        :func:`dpcore.release.private_geodesic_regression` (public settings only; ``rng`` is
+        the release seed or None).
+    source : {"synthetic", "example", "upload"}
+    n, noise, seed : synthetic data settings
+    example : (n, seed, (low, high)), for the generated example
+    renormalize : bool
+        As ticked on the page, for an uploaded sphere file.
+    data_file : str
+
+    Returns
+    -------
+    str
+    """
+    kw = dict(release_kwargs)
+    release_seed = kw.pop("rng", None)
+    cls = type(manifold).__name__
+    if source == "synthetic":
+        data = [f"# Synthetic data (paper protocol): n = {int(n)}, noise {float(noise):g}, "
+                f"seed {int(seed)}.",
+                f"data = make_regression_data(manifold, {int(n)}, noise={float(noise)!r}, "
+                f"rng={int(seed)})",
+                "x, y = data.x, data.y"]
+    elif source == "example":
+        en, eseed, (low, high) = example
+        data = [f"# The dashboard's generated example: {int(en)} subjects, covariate in years "
+                f"({low:g} to {high:g}).",
+                f"data = make_regression_data(manifold, {int(en)}, rng={int(eseed)})",
+                f"x, y = {float(low)!r} + {float(high - low)!r} * data.x, data.y"]
+    else:
+        data = ["# Your data: the CSV you uploaded (it is not stored in this script).",
+                f"DATA_FILE = {data_file!r}",
+                f"x, y = load_csv(DATA_FILE, manifold, renormalize={bool(renormalize)!r})"]
+    settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
+    lines = [
+        '"""Geodesic regression scenario exported from the dpcore dashboard on '
+        f'{_dt.date.today().isoformat()}.',
+        "",
+        f"A private geodesic regression on {manifold!r} with the page's public bounds and "
+        "budget.",
+        "Needs the dpcore library on the path (pip install -r requirements.txt).",
+        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
+        "reproducible demo.",
+        '"""',
+        "",
+        "# %% Setup",
+        "import numpy as np",
+        "",
+        "from dpcore.data import load_csv, make_regression_data",
+        f"from dpcore.manifolds import {cls}",
+        "from dpcore.release import plan_regression_sampler, private_geodesic_regression",
+        "",
+        f"manifold = {manifold!r}",
+        "",
+        "# %% Public bounds and budget (fixed before looking at the data)",
+        "SETTINGS = dict(",
+        *settings,
+        ")",
+        f"RELEASE_SEED = {None if release_seed is None else int(release_seed)!r}",
+        "",
+        "# %% Data",
+        *data,
+        "",
+        "# %% What will run (public inputs only)",
+        "plan = plan_regression_sampler(",
+        "    manifold, len(y), eps_p=SETTINGS[\"eps_p\"], eps_v=SETTINGS[\"eps_v\"],",
+        "    tau=SETTINGS.get(\"tau\"), tau_m=SETTINGS.get(\"tau_m\"),",
+        "    draws=SETTINGS[\"n_footpoints\"] * SETTINGS[\"n_vectors\"], mode=SETTINGS[\"mode\"],",
+        "    scheme=SETTINGS[\"scheme\"], sampler=SETTINGS[\"sampler\"])",
+        "print(\"sampler:\", \"exact\" if plan[\"exact\"] else \"MCMC\", \"->\",",
+        "      plan[\"guarantee\"])",
+        "",
+        "# %% Release",
+        "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+        "print(\"label:\", release.label)",
+        "print(\"epsilon:\", release.epsilon, \"delta:\", release.delta)",
+        "print(\"footpoint:\", np.asarray(release.values[\"footpoint\"]).tolist())",
+        "print(\"shooting vector:\", np.asarray(release.values[\"shooting_vector\"]).tolist())",
+        "",
+    ]
+    return "\n".join(lines)

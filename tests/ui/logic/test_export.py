@@ -97,3 +97,39 @@ def test_cities_preset_export_runs(tmp_path):
                               mechanism="laplace", release_seed=2)
     assert "CC BY 4.0" in script
     assert "label: private" in _run(script, tmp_path)
+
+
+@pytest.mark.parametrize("kind,param,source", [("sphere", None, "synthetic"),
+                                               ("sphere", None, "example"),
+                                               ("kendall", 4, "synthetic"),
+                                               ("euclidean", 1, "synthetic")])
+def test_regression_export_reproduces_the_page_release(tmp_path, kind, param, source):
+    """The Geodesic regression page's default settings (small draws), seeded: the exported
+    script's footpoints and vectors equal the page logic's release to 1e-12."""
+    from ui.logic import geodesic_regression as G
+    from ui.logic import regression_data as D
+    from ui.manifolds import spec
+
+    sp = spec(kind)
+    settings = G.ReleaseSettings(
+        kind=kind, param=param, eps_p=1.0, eps_v=2.0, tau=sp.tau,
+        covariate_range=D.EXAMPLE_AGES if source == "example" else (0.0, 1.0),
+        tau_m=sp.tau_m, n_footpoints=2, n_vectors=1, seed=7)
+    if source == "synthetic":
+        dataset = D.synthetic_dataset(kind, param, 20, D.default_noise(kind), 4)
+        extra = dict(n=20, noise=D.default_noise(kind), seed=4)
+    else:
+        dataset = D.example_dataset(kind, param)
+        extra = dict(example=(D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES))
+    release, _ = G.run_release(settings, dataset)
+    script = E.regression_script(settings.manifold, settings.release_kwargs(), source=source,
+                                 **extra)
+    assert "import streamlit" not in script and "from ui" not in script
+    stdout = _run(script, tmp_path)
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in stdout.splitlines() if ":" in line}
+    np.testing.assert_allclose(np.array(json.loads(printed["footpoint"])),
+                               np.asarray(release.values["footpoint"]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.array(json.loads(printed["shooting vector"])),
+                               np.asarray(release.values["shooting_vector"]), rtol=0, atol=1e-12)
+    assert printed["label"] == release.label
