@@ -1,0 +1,131 @@
+"""Time to the first plot of each page, as a visitor sees it in Chromium (issue 15, item 7).
+
+A dashboard server is started (``python -m ui.serve``, as ``make run`` does). For every page
+of the registry, a fresh browser context (a new Streamlit session) opens the page's URL and the
+clock runs from ``goto`` until:
+
+* ``first_plot_s``: the first plotly chart is attached and has drawn its SVG (``plot`` False:
+  the page draws no chart before its button is pressed; then the time until it is idle);
+* ``idle_s``: the page has finished its run (no "running" indicator, no skeleton left).
+
+Two rounds: ``cold`` right after the server started (its first visitor pays the imports of
+the pages it opens) and ``warm`` (a later visitor). Baseline, measured the same way in the same
+run: the Home page (text only). Target: at most 2.5 s to the first plot on every page (warm).
+
+Needs Debian's ``chromium`` and playwright (the dev environment); skipped with a message
+otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+
+from ui.registry import PAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_S = 2.5
+TIMEOUT_MS = 120_000
+IDLE = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+        "!document.querySelector('[data-testid=\"stSkeleton\"]')")
+PLOT = "document.querySelector('[data-testid=\"stPlotlyChart\"] .main-svg') !== null"
+PLOT_OR_IDLE = ("() => " + PLOT + " || (!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+                " && !document.querySelector('[data-testid=\"stSkeleton\"]'))")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url):
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _server():
+    port = _free_port()
+    url = f"http://localhost:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ui.serve", "--server.port", str(port), "--server.headless",
+         "true", "--server.address", "localhost", "--server.fileWatcherType", "none",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    deadline = time.monotonic() + 120
+    while not _healthy(url):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("the dashboard server did not start")
+        time.sleep(0.2)
+    return proc, url
+
+
+def _visit(browser, url):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    try:
+        start = time.perf_counter()
+        page.goto(url)
+        page.locator("h1").first.wait_for(timeout=TIMEOUT_MS)  # the page's script runs
+        page.wait_for_function(PLOT_OR_IDLE, timeout=TIMEOUT_MS)
+        first = time.perf_counter() - start
+        has_plot = bool(page.evaluate("() => " + PLOT))
+        page.wait_for_timeout(300)  # let the status widget appear if a run is still going
+        page.wait_for_function(IDLE, timeout=TIMEOUT_MS)
+        idle = time.perf_counter() - start
+    finally:
+        ctx.close()
+    return first, idle, has_plot
+
+
+def main():
+    executable = shutil.which("chromium")
+    if executable is None:
+        print("skipped: Debian's chromium is not installed (apt-get install chromium)")
+        return None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("skipped: playwright is not installed (requirements-dev.txt)")
+        return None
+    proc, url = _server()
+    rows = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=executable,
+                                         args=["--no-sandbox", "--disable-gpu",
+                                               "--disable-dev-shm-usage"])
+            try:
+                for rnd in ("cold", "warm"):
+                    for spec in PAGES:
+                        first, idle, plot = _visit(browser, f"{url}/{spec.url_path}")
+                        rows.append({"page": spec.title, "round": rnd, "plot": plot,
+                                     "first_plot_s": round(first, 2), "idle_s": round(idle, 2)})
+            finally:
+                browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    df = pd.DataFrame(rows)
+    base = df[df["page"] == PAGES[0].title].set_index("round")["first_plot_s"]
+    df["ratio_to_home"] = [round(r.first_plot_s / base[r["round"]], 2) for _, r in df.iterrows()]
+    df["target_2.5s"] = df["first_plot_s"] <= TARGET_S
+    print(df.to_string(index=False))
+    return df
+
+
+if __name__ == "__main__":
+    main()
