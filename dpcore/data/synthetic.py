@@ -13,6 +13,7 @@ so the same seed always gives the same data.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -221,30 +222,60 @@ def make_regression_data(manifold, n, *, noise=None, rng=None) -> RegressionData
     rng = np.random.default_rng(rng)
     x = rng.uniform(0.0, 1.0, size=n)
 
-    if isinstance(m, Euclidean):
-        p = rng.standard_normal(m.point_shape)
-        v = rng.standard_normal(m.point_shape)
-        y = p + x[:, None] * v + noise * rng.standard_normal((n,) + m.point_shape)
-        return RegressionData(x, y, p, v, noise, m)
+    return _regression_protocol(m, x, noise, rng)
 
-    if isinstance(m, Sphere):
-        p = m.random_point(rng=rng)
-        v = SPHERE_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
-        clean = m.geodesic(p, v, x)
-        noisy = clean + np.sqrt(noise) * rng.standard_normal(clean.shape)
-        y = noisy / np.linalg.norm(noisy, axis=-1, keepdims=True)
-        return RegressionData(x, y, p, v, noise, m)
 
-    if isinstance(m, (SPD, Hyperbolic)):
-        p = m.random_point(rng=rng)
-        q = m.random_point(rng=rng)
-        v = m.log(p, q)
-    elif isinstance(m, KendallShape):
-        p = kendall_template(m.k_landmarks)
-        v = KENDALL_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
-    else:
-        p = np.asarray(m.random_point(rng=rng), dtype=float)
-        v = min(1.0, m.injectivity_radius / 4) * _unit_tangent(m, p, rng)
+# The paper protocol of each space, one function per space (functools.singledispatch on the
+# manifold's class): a new manifold registers its own, the generic one serves the others. The
+# random draws happen in the order of the original single function (seeded data unchanged).
+@functools.singledispatch
+def _regression_protocol(m, x, noise, rng):
+    """Any other manifold: a random footpoint, a random direction of length
+    min(1, injectivity radius / 4), tangent noise."""
+    p = np.asarray(m.random_point(rng=rng), dtype=float)
+    v = min(1.0, m.injectivity_radius / 4) * _unit_tangent(m, p, rng)
+    return _with_tangent_noise(m, x, p, v, noise, rng)
+
+
+@_regression_protocol.register
+def _(m: Euclidean, x, noise, rng):
+    """The line ``a + x b`` with Gaussian a, b and ``N(0, noise^2 I)`` noise."""
+    n = x.shape[0]
+    p = rng.standard_normal(m.point_shape)
+    v = rng.standard_normal(m.point_shape)
+    y = p + x[:, None] * v + noise * rng.standard_normal((n,) + m.point_shape)
+    return RegressionData(x, y, p, v, noise, m)
+
+
+@_regression_protocol.register
+def _(m: Sphere, x, noise, rng):
+    """Paper 002 §4.1: ambient Gaussian noise of variance ``noise``, renormalised."""
+    p = m.random_point(rng=rng)
+    v = SPHERE_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
+    clean = m.geodesic(p, v, x)
+    noisy = clean + np.sqrt(noise) * rng.standard_normal(clean.shape)
+    y = noisy / np.linalg.norm(noisy, axis=-1, keepdims=True)
+    return RegressionData(x, y, p, v, noise, m)
+
+
+@_regression_protocol.register(SPD)
+@_regression_protocol.register(Hyperbolic)
+def _(m, x, noise, rng):
+    """Paper 002 app. F: ``v = Log(p, q)`` between random points, tangent noise."""
+    p = m.random_point(rng=rng)
+    q = m.random_point(rng=rng)
+    return _with_tangent_noise(m, x, p, m.log(p, q), noise, rng)
+
+
+@_regression_protocol.register
+def _(m: KendallShape, x, noise, rng):
+    """The landmark curve template, a horizontal direction of length 0.5, tangent noise."""
+    p = kendall_template(m.k_landmarks)
+    v = KENDALL_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
+    return _with_tangent_noise(m, x, p, v, noise, rng)
+
+
+def _with_tangent_noise(m, x, p, v, noise, rng):
     clean = m.geodesic(p, v, x)
     y = m.exp(clean, noise * m.random_tangent(clean, rng)) if noise > 0 else clean
     return RegressionData(x, y, p, v, noise, m)
@@ -389,6 +420,22 @@ def make_mean_data(manifold, n, *, radius, rng=None, center=None) -> np.ndarray:
         )
     c = _check_center(m, center)
     rng = np.random.default_rng(rng)
-    if isinstance(m, SPD):
-        return _wishart_ball(m, n, radius, c, rng)
-    return _tangent_ball(m, n, radius, c, rng, polar_uniform=isinstance(m, Sphere))
+    return _mean_protocol(m, n, radius, c, rng)
+
+
+@functools.singledispatch
+def _mean_protocol(m, n, radius, c, rng):
+    """Paper 001: points at uniform directions and radii about the centre."""
+    return _tangent_ball(m, n, radius, c, rng, polar_uniform=False)
+
+
+@_mean_protocol.register
+def _(m: Sphere, n, radius, c, rng):
+    """Paper 001 on the sphere: uniform on the polar cap (polar angle law)."""
+    return _tangent_ball(m, n, radius, c, rng, polar_uniform=True)
+
+
+@_mean_protocol.register
+def _(m: SPD, n, radius, c, rng):
+    """Paper 001 app.: Wishart draws kept inside the ball."""
+    return _wishart_ball(m, n, radius, c, rng)

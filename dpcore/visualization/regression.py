@@ -8,6 +8,8 @@ Which view a space gets is the one place here that switches on the manifold's cl
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..manifolds import SPD, Euclidean, KendallShape, Sphere
@@ -28,16 +30,31 @@ def _trace(mats):
     return mats[..., 0, 0] + mats[..., 1, 1]
 
 
+# The view of each space (functools.singledispatch on its class): the one place that knows
+# which spaces have a regression figure; a new space registers its view here.
+@functools.singledispatch
 def _view(manifold):
-    if isinstance(manifold, Sphere) and manifold.dim == 2:
-        return "sphere"
-    if isinstance(manifold, SPD) and manifold.k == 2:
-        return "spd"
-    if isinstance(manifold, KendallShape):
-        return "kendall"
-    if isinstance(manifold, Euclidean):
-        return "euclidean"
     return None
+
+
+@_view.register
+def _(manifold: Sphere):
+    return "sphere" if manifold.dim == 2 else None
+
+
+@_view.register
+def _(manifold: SPD):
+    return "spd" if manifold.k == 2 else None
+
+
+@_view.register
+def _(manifold: KendallShape):
+    return "kendall"
+
+
+@_view.register
+def _(manifold: Euclidean):
+    return "euclidean"
 
 
 def has_regression_figure(manifold):
