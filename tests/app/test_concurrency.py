@@ -217,8 +217,14 @@ def sidebar_total(page):
     return (m.group(1), m.group(2)) if m else None
 
 
+#: The red flag of unmixed MCMC chains (these tests use short chains on purpose): a
+#: diagnostic of the release, not an error of the page.
+UNMIXED = "chains have not mixed"
+
+
 def page_errors(page):
-    return (page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
+    return ([t for t in page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
+             if UNMIXED not in t]
             + page.locator('[data-testid="stException"]').all_inner_texts())
 
 
@@ -449,7 +455,7 @@ def _apptest_session(i, results, barrier):
         results[i] = {
             "seconds": time.perf_counter() - start,
             "exception": [e.value for e in at.exception],
-            "errors": [e.value for e in at.error],
+            "errors": [e.value for e in at.error if UNMIXED not in e.value],
             "ledger": list(at.session_state["privacy_ledger"]),
             "release": at.session_state["gr_last"]["release"]
             if "gr_last" in at.session_state else None,
