@@ -7,7 +7,7 @@ and URLs come from :mod:`ui.registry`.
 import streamlit as st
 
 from ui.registry import PAGES
-from ui.session import render_ledger
+from ui.session import render_ledger, render_settings_io
 
 st.set_page_config(page_title="Private statistics on manifolds", layout="wide")
 
@@ -23,3 +23,5 @@ navigation = st.navigation(
 navigation.run()
 # After the page, so a release made during this run is already listed.
 render_ledger()
+_spec = next((p for p in PAGES if p.url_path == navigation.url_path), PAGES[0])
+render_settings_io(_spec.name, _spec.url_path)

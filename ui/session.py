@@ -364,3 +364,62 @@ def release_button(key, cost, *, disabled=False, label="Release", container=None
     if st.session_state.get(open_key) and not disabled and cost.get("error") is None:
         confirm()
     return bool(st.session_state.pop(go_key, False))
+
+
+# ---------------------------------------------------------------------- settings files
+#: Longest value of one setting in a settings file (they are short URL values).
+MAX_SETTING_CHARS = 200
+
+
+def settings_json(page_name, url_path):
+    """This page's settings (its URL query values) as a JSON settings file. Settings are
+    public choices only: no data, no release."""
+    own = {k: v for k, v in st.query_params.to_dict().items() if k.startswith(f"{page_name}_")}
+    return json.dumps({"dpcore_settings": 1, "page": url_path, "settings": own}, indent=2,
+                      ensure_ascii=False)
+
+
+def parse_settings(data, page_name, url_path):
+    """The settings of a settings file for this page; ValueError with a clear message on
+    anything else (another page's file, a key of another page, a long or non-text value)."""
+    try:
+        obj = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"The file is not a settings file (not JSON: {exc}).") from exc
+    if not isinstance(obj, dict) or obj.get("dpcore_settings") != 1:
+        raise ValueError("The file is not a settings file exported from this dashboard.")
+    if obj.get("page") != url_path:
+        raise ValueError(f"These settings belong to the page '{obj.get('page')}'; open that "
+                         "page to load them.")
+    settings = obj.get("settings")
+    if not isinstance(settings, dict):
+        raise ValueError("The settings file has no settings.")
+    for key, value in settings.items():
+        if not str(key).startswith(f"{page_name}_"):
+            raise ValueError(f"Setting '{key}' is not a setting of this page.")
+        if not isinstance(value, (str, int, float)) or len(str(value)) > MAX_SETTING_CHARS:
+            raise ValueError(f"Setting '{key}' must be a short text or number.")
+    return {str(k): str(v) for k, v in settings.items()}
+
+
+def render_settings_io(page_name, url_path):
+    """Sidebar: download this page's settings, or load a settings file back (the page then
+    starts from them, as from a shared link)."""
+    if not page_name or page_name == "home":
+        return
+    with st.sidebar, st.expander("Settings file"):
+        st.download_button("Download this page's settings", settings_json(page_name, url_path),
+                           file_name=f"{url_path}_settings.json", mime="application/json",
+                           key="settings_download", on_click="ignore")
+        up = st.file_uploader("Load settings (.json)", type=["json"], key="settings_upload")
+        if up is not None and st.button("Apply these settings", key="settings_apply"):
+            try:
+                settings = parse_settings(up.getvalue(), page_name, url_path)
+            except ValueError as exc:
+                st.error(str(exc))
+                return
+            st.query_params.clear()
+            st.query_params.update(settings)
+            for key in [k for k in st.session_state if str(k).startswith(f"{page_name}_")]:
+                del st.session_state[key]
+            st.rerun()

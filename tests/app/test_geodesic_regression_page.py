@@ -318,3 +318,28 @@ def test_scenario_exports_as_script_and_notebook():
     at = open_page()
     keys = [b.key for b in at.get("download_button")]
     assert "gr_export_script" in keys and "gr_export_notebook" in keys
+
+
+def test_settings_file_downloads_and_loads_back():
+    """The sidebar's settings file holds this page's URL settings (no data); loading one back
+    starts the page from them, as a shared link would; another page's file is refused."""
+    import json
+
+    at = open_page()
+    keys = [b.key for b in at.get("download_button")]
+    assert "settings_download" in keys
+    data = json.dumps({"dpcore_settings": 1, "page": "geodesic_regression",
+                       "settings": {"gr_n": "40", "gr_ep": "0.5", "gr_tau": "0.3"}}).encode()
+    at.sidebar.file_uploader(key="settings_upload").set_value(
+        ("s.json", data, "application/json")).run()
+    at.sidebar.button(key="settings_apply").click().run()
+    assert not at.exception, at.exception
+    assert at.slider(key="gr_n").value == 40
+    assert at.select_slider(key="gr_eps_p").value == 0.5
+    other = json.dumps({"dpcore_settings": 1, "page": "frechet_mean",
+                        "settings": {"fm_eps": "2.0"}}).encode()
+    at.sidebar.file_uploader(key="settings_upload").set_value(
+        ("o.json", other, "application/json")).run()
+    at.sidebar.button(key="settings_apply").click().run()
+    assert any("belong to the page 'frechet_mean'" in e.value for e in at.sidebar.error)
+    assert at.slider(key="gr_n").value == 40

@@ -51,3 +51,16 @@ def test_group_privacy_scales_each_release():
     mixed = session.ledger_totals(_entries(), 4)
     assert mixed["mu"] == pytest.approx(2.0)
     assert mixed["epsilon"] > session.ledger_totals(_entries(), 1)["epsilon"]
+
+
+@pytest.mark.parametrize("payload,message", [
+    (b"{", "not JSON"),
+    (b'{"page": "geodesic_regression"}', "not a settings file"),
+    (json.dumps({"dpcore_settings": 1, "page": "geodesic_regression",
+                 "settings": {"fm_eps": "1"}}).encode(), "not a setting of this page"),
+    (json.dumps({"dpcore_settings": 1, "page": "geodesic_regression",
+                 "settings": {"gr_n": "9" * 300}}).encode(), "short text"),
+])
+def test_bad_settings_files_are_refused(payload, message):
+    with pytest.raises(ValueError, match=message):
+        session.parse_settings(payload, "gr", "geodesic_regression")
