@@ -126,6 +126,8 @@ TABLE: tuple[Cap, ...] = (
         "the column pickers stay usable; the file's size is capped by the upload limit"),
     Cap("lr_responses", 6, "Linear regression: response columns fitted at once",
         "one line per response in the figure and one row in the MSE table"),
+    Cap("setting_chars", 200, "Settings file: characters of one setting's value",
+        "settings are short URL values; a longer one is not a setting of this dashboard"),
 )
 
 #: Cap name -> value, for the pages and the page logic.

@@ -23,6 +23,8 @@ import streamlit as st
 from dpcore.exceptions import PrivacyBudgetError
 from dpcore.privacy import PrivacyAccountant, PrivacyEvent
 
+from .caps import CAPS
+
 LEDGER_KEY = "privacy_ledger"
 #: Session state key of the optional budget cap (total ε at the accountant's δ).
 CAP_KEY = "ledger_cap"
@@ -367,10 +369,6 @@ def release_button(key, cost, *, disabled=False, label="Release", container=None
 
 
 # ---------------------------------------------------------------------- settings files
-#: Longest value of one setting in a settings file (they are short URL values).
-MAX_SETTING_CHARS = 200
-
-
 def settings_json(page_name, url_path):
     """This page's settings (its URL query values) as a JSON settings file. Settings are
     public choices only: no data, no release."""
@@ -397,7 +395,7 @@ def parse_settings(data, page_name, url_path):
     for key, value in settings.items():
         if not str(key).startswith(f"{page_name}_"):
             raise ValueError(f"Setting '{key}' is not a setting of this page.")
-        if not isinstance(value, (str, int, float)) or len(str(value)) > MAX_SETTING_CHARS:
+        if not isinstance(value, (str, int, float)) or len(str(value)) > CAPS["setting_chars"]:
             raise ValueError(f"Setting '{key}' must be a short text or number.")
     return {str(k): str(v) for k, v in settings.items()}
 

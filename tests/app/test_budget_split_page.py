@@ -67,7 +67,7 @@ def test_run_draws_three_views_and_leaves_the_ledger_alone():
     assert set(df["view"]) == {"unequal", "equal", "grid"}
     # unequal: 2 sizes x 3 splits x 2 reps; equal: 2 x 2 x 2; grid: 1 size x 4 cells x 2 reps.
     assert len(df) == 12 + 8 + 8
-    assert [b.key for b in at.get("download_button")] == ["bs_download"]
+    assert [b.key for b in at.main.get("download_button")] == ["bs_download"]
     # Moving the total only re-reads the cached results.
     at.slider(key="bs_best_total").set_value(0.5).run()
     assert not at.exception

@@ -61,7 +61,7 @@ def test_default_run_shows_least_squares_without_releasing():
     # One response by default: its line in R¹ is drawn exactly (private, δ = 0).
     assert list(mse.index) == ["response_a", "all responses"]
     assert ledger(at) == []
-    assert [b.label for b in at.get("download_button")] == ["Download data"]
+    assert [b.label for b in at.main.get("download_button")] == ["Download data"]
     assert any("'site'" in c.value for c in at.caption)  # the text column is ignored
     assert at.query_params["lr_src"] == "example"
 
