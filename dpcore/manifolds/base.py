@@ -672,6 +672,16 @@ class Manifold(ABC):
             f"No exact radial law for {self!r}; use dpcore.sampling.metropolis_hastings with "
             "the log density instead.")
 
+    def _times_dim_minus_one(self, r, fn):
+        """``fn(r, dim - 1)`` (0 in dimension 1): the radial law of a space of constant
+        curvature, whose volume density is ``J(r)^(dim - 1)``; ``fn(r, a)`` is ``a log J(r)``
+        or its derivative."""
+        r = np.asarray(r, dtype=float)
+        if self.dim == 1:
+            return np.zeros_like(r)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return fn(r, self.dim - 1)
+
     def radial_dlog_volume(self, r):
         """Derivative of :meth:`radial_log_volume` with respect to ``r``.
 

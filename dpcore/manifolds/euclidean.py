@@ -228,11 +228,7 @@ class Euclidean(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) * np.log(r)
+        return self._times_dim_minus_one(r, lambda r, a: a * np.log(r))
 
     def radial_dlog_volume(self, r):
         """``(d − 1) / r``.
@@ -245,11 +241,7 @@ class Euclidean(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) / r
+        return self._times_dim_minus_one(r, lambda r, a: a / r)
 
     @property
     def volume_growth_rate(self):

@@ -365,11 +365,7 @@ class Hyperbolic(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) * log_sinh(r)
+        return self._times_dim_minus_one(r, lambda r, a: a * log_sinh(r))
 
     def radial_dlog_volume(self, r):
         """``(d − 1) coth r``.
@@ -382,11 +378,7 @@ class Hyperbolic(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) / np.tanh(r)
+        return self._times_dim_minus_one(r, lambda r, a: a / np.tanh(r))
 
     @property
     def volume_growth_rate(self):

@@ -370,11 +370,7 @@ class Sphere(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) * np.log(np.sin(r))
+        return self._times_dim_minus_one(r, lambda r, a: a * np.log(np.sin(r)))
 
     def radial_dlog_volume(self, r):
         """``(d − 1) cot r``.
@@ -387,11 +383,7 @@ class Sphere(Manifold):
         -------
         ndarray, shape ``(...)``
         """
-        r = np.asarray(r, dtype=float)
-        if self.d == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (self.d - 1) * np.cos(r) / np.sin(r)
+        return self._times_dim_minus_one(r, lambda r, a: a * np.cos(r) / np.sin(r))
 
     @property
     def volume_growth_rate(self):
