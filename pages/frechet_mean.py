@@ -36,6 +36,7 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    show_cost,
     write_query,
 )
 
@@ -69,11 +70,6 @@ def guarantee_text(g):
 def synthetic_data(manifold_key, n, radius, seed):
     """Synthetic data in the ball (paper 001 protocol), cached: it is deterministic."""
     return make_mean_data(M.make_manifold(manifold_key), n, radius=radius, rng=seed)
-
-
-def parse_center(text, manifold):
-    """The public ball centre typed by the user (sphere only), normalized."""
-    return L.parse_center_text(text)
 
 
 def teaching_notes():
@@ -155,7 +151,7 @@ def load_data(manifold_key, manifold, source):
                 "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", value="0, 0, 1",
                 key="fm_center", disabled=source == "synthetic")
         try:
-            center = parse_center(center_text, manifold)
+            center = L.parse_center_text(center_text)
         except ValueError as exc:
             st.error(str(exc))
             return None
@@ -269,10 +265,7 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
                                         mech, target))
     key = f"{fingerprint}-{epsilon}-{mech}"
     cost = planned_cost(**L.planned_release(manifold, epsilon, mech))
-    if cost["error"]:
-        st.error(cost["error"], icon=":material/block:")
-    else:
-        st.markdown(cost["text"])
+    show_cost(cost)
     if release_button("fm_release", cost):
         with st.status("Drawing one private mean …", expanded=False) as status:
             start = time.perf_counter()

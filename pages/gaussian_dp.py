@@ -41,6 +41,7 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    show_cost,
     write_query,
 )
 
@@ -157,10 +158,7 @@ def release_section(mu_target):
     key = f"{n}-{seed}-{mu_target}"
     # S² is curved: its µ is calibrated by Monte Carlo (approximately private, as labelled).
     cost = planned_cost(mu=float(mu_target), delta=None, guarantee="approximately private")
-    if cost["error"]:
-        st.error(cost["error"], icon=":material/block:")
-    else:
-        st.markdown(cost["text"])
+    show_cost(cost)
     if release_button("gd_release", cost):
         with st.status("Calibrating σ and drawing one private mean …") as status:
             start = time.perf_counter()

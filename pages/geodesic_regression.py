@@ -23,6 +23,7 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    show_cost,
 )
 
 PAGE = "Geodesic regression"
@@ -330,10 +331,7 @@ def main():
     cost = {"text": None, "error": None}
     if dataset is not None:
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
-        if cost["error"]:
-            st.error(cost["error"], icon=":material/block:")
-        else:
-            st.markdown(cost["text"])
+        show_cost(cost)
 
     b1, b2, b3, _ = st.columns([1, 1, 1, 3])
     pressed = release_button("gr_release_button", cost, container=b1,

@@ -33,6 +33,7 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    show_cost,
     write_query,
 )
 
@@ -330,11 +331,7 @@ def main():
         mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)", key="lr_mcmc_ok")
     total = float(epsilon) * (2 if use_dpl else 1)
     cost = planned_cost(epsilon=total, guarantee="private" if mode == "strict" else "not private")
-    if cost["error"]:
-        st.error(cost["error"], icon=":material/block:")
-    else:
-        st.markdown(cost["text"] + (" (dpcore's release and diffprivlib's, ε each.)"
-                                    if use_dpl else ""))
+    show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
     if release_button("lr_release", cost, disabled=not mcmc_ok):
         with st.status("Sampling the private intercept and slope …") as status:
             start = time.perf_counter()

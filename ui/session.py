@@ -134,6 +134,22 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     return {"text": text, "error": None}
 
 
+def show_cost(cost, note=""):
+    """Draw :func:`planned_cost`'s result above a Release button: the accountant's refusal in
+    red, else the cost sentence (with an optional ``note``)."""
+    if cost["error"]:
+        st.error(cost["error"], icon=":material/block:")
+    else:
+        st.markdown(cost["text"] + note)
+
+
+def _load_json(data, what):
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"The file is not a {what} (not JSON: {exc}).") from exc
+
+
 def ledger_json(entries=None):
     """The ledger as JSON text (for download): its entries and the cap."""
     return json.dumps({"dpcore_ledger": 1, "cap": budget_cap(),
@@ -146,10 +162,7 @@ def ledger_json(entries=None):
 def parse_ledger(data):
     """Entries of a downloaded ledger (bytes or text); ValueError with a clear message on
     anything else. Only the documented fields are kept."""
-    try:
-        obj = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"The file is not a ledger (not JSON: {exc}).") from exc
+    obj = _load_json(data, "ledger")
     if not isinstance(obj, dict) or obj.get("dpcore_ledger") != 1:
         raise ValueError("The file is not a ledger downloaded from this dashboard.")
     out = []
@@ -380,10 +393,7 @@ def settings_json(page_name, url_path):
 def parse_settings(data, page_name, url_path):
     """The settings of a settings file for this page; ValueError with a clear message on
     anything else (another page's file, a key of another page, a long or non-text value)."""
-    try:
-        obj = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"The file is not a settings file (not JSON: {exc}).") from exc
+    obj = _load_json(data, "settings file")
     if not isinstance(obj, dict) or obj.get("dpcore_settings") != 1:
         raise ValueError("The file is not a settings file exported from this dashboard.")
     if obj.get("page") != url_path:

@@ -104,19 +104,26 @@ def keyed_button(page, key: str):
     return page.locator(f"[data-testid='stMain'] .st-key-{key}").get_by_role("button")
 
 
+def opt_into_mcmc(page, run):
+    """Tick the page's explicit MCMC opt-in if it asks for one (the Release button ``run`` is
+    disabled until then) and wait for the rerun that enables the button."""
+    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
+    if not opt_in.count():
+        return
+    assert not run.is_enabled()
+    opt_in.click()
+    wait_until_idle(page)
+    for _ in range(120):
+        if run.is_enabled():
+            break
+        page.wait_for_timeout(250)
+
+
 def run_default_scenario(page, spec: PageSpec):
     """Press the page's run button and wait until the run has finished."""
     run = keyed_button(page, spec.run_button)
     run.wait_for(state="visible")
-    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
-    if opt_in.count():  # a release beyond the exact sampler's reach: MCMC is opt-in
-        assert not run.is_enabled()
-        opt_in.click()
-        wait_until_idle(page)
-        for _ in range(120):
-            if run.is_enabled():
-                break
-            page.wait_for_timeout(250)
+    opt_into_mcmc(page, run)  # a release beyond the exact sampler's reach: MCMC is opt-in
     assert run.is_enabled(), f"{spec.run_button!r} is disabled with the default settings"
     run.click()
     if spec.done_button.endswith("download_release"):
@@ -209,14 +216,6 @@ def test_geodesic_regression_accepts_uploaded_csv(app_page):
     wait_for_plots(page, 1)
     # n = 40 at ε = 3 is beyond the exact sampler's reach: the page asks for an explicit MCMC
     # opt-in before Release is enabled.
-    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
-    if opt_in.count():
-        assert not button(page, "Release").is_enabled()
-        opt_in.click()
-        wait_until_idle(page)
-        for _ in range(120):  # the rerun after the tick enables the button
-            if button(page, "Release").is_enabled():
-                break
-            page.wait_for_timeout(250)
+    opt_into_mcmc(page, button(page, "Release"))
     assert button(page, "Release").is_enabled()
     save_screenshot(page, "geodesic_regression_upload", 1)
