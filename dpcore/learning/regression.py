@@ -7,11 +7,10 @@ import warnings
 import numpy as np
 
 from .._validation import check_int, check_positive
-from ..manifolds import Sphere
 from ..manifolds._functions import jacobi_point_scale, jacobi_vector_scale
 from ..manifolds.base import CutLocusError
 from .frechet import ConvergenceWarning, _check_points, frechet_mean
-from .kernels import sphere_regression_gradient
+from .kernels import closed_form_regression_gradient
 
 
 def _expand_params(manifold, p, v, t):
@@ -90,8 +89,8 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None, which="both"):
         If given, each residual is clipped to norm ``tau`` first, which bounds the sensitivity
         of the gradient whatever the data.
     which : {"both", "footpoint", "vector"}
-        Which gradients are needed. Where a closed-form kernel computes the gradient (the
-        sphere, :func:`dpcore.learning.kernels.sphere_regression_gradient`) only those are
+        Which gradients are needed. Where a closed-form kernel computes the gradient
+        (:func:`dpcore.learning.kernels.closed_form_regression_gradient`) only those are
         computed and the other is ``None``; the generic path always returns both.
 
     Returns
@@ -100,10 +99,10 @@ def regression_gradient(manifold, p, v, t, y, *, tau=None, which="both"):
     """
     if which not in ("both", "footpoint", "vector"):
         raise ValueError(f"`which` must be 'both', 'footpoint' or 'vector', got {which!r}.")
-    if isinstance(manifold, Sphere):  # a closed-form kernel that exists only on the sphere
-        out = sphere_regression_gradient(p, v, t, np.asarray(y, dtype=float), tau, which)
-        if out is not None:
-            return out
+    out = closed_form_regression_gradient(manifold, p, v, t, np.asarray(y, dtype=float), tau,
+                                          which)
+    if out is not None:
+        return out
     return generic_regression_gradient(manifold, p, v, t, y, tau=tau)
 
 

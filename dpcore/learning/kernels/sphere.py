@@ -1,18 +1,13 @@
-"""Closed-form kernels of the estimators on particular spaces.
-
-:func:`dpcore.learning.regression_gradient` computes the gradient of the geodesic regression
-energy on every manifold from its geometry (exponential map, transport, adjoint Jacobi maps);
-where a space admits a much faster closed form, the kernel lives here and the dispatcher calls
-it. These are estimator code, not geometry: the manifold classes hold geometry only.
-"""
+"""Closed-form regression gradient on ``Sphere(d)``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..manifolds import CutLocusError
-from ..manifolds._functions import rowdot
-from ..manifolds.sphere import CUT_TOL
+from ...manifolds import CutLocusError, Sphere
+from ...manifolds._functions import rowdot
+from ...manifolds.sphere import CUT_TOL
+from ._dispatch import closed_form_regression_gradient
 
 __all__ = ["sphere_regression_gradient"]
 
@@ -130,3 +125,8 @@ def _assemble_gradient(p, u, big_w, w_par, n):
     along_p = rowdot(p, big_w, keepdims=True)
     along_u = rowdot(u, big_w, keepdims=True) - w_par[..., None]
     return (along_p * p + along_u * u - big_w) / n
+
+
+@closed_form_regression_gradient.register
+def _(manifold: Sphere, p, v, t, y, tau=None, which="both"):
+    return sphere_regression_gradient(p, v, t, y, tau, which)
