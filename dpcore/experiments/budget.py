@@ -31,6 +31,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..release import MODES, private_geodesic_regression_budgets
 from ..settings import check_limit
+from ._parallel import parallel_map
 from .metrics import release_mse
 
 __all__ = [
@@ -372,11 +373,9 @@ def budget_sweep(
     if n_jobs is None or n_jobs == 1:
         results = (_run_cells(*job) for job in jobs)
     else:
-        from joblib import Parallel, delayed
-
         # A plain list: every joblib backend supports it (multiprocessing, Dask, Ray), unlike
         # return_as="generator"; progress is then reported as results are collected.
-        results = Parallel(n_jobs=n_jobs)(delayed(_run_cells)(*job) for job in jobs)
+        results = parallel_map(_run_cells, jobs, n_jobs)
     mse_of = {}
     done = 0
     for (i, rep, chunk), values in zip(groups, results, strict=True):

@@ -89,3 +89,24 @@ def test_report_runs_on_a_scheduler_address(tmp_path):
         assert main(["--quick", "--out", str(tmp_path), "--only", "p002_fig1",
                      "--scheduler", cluster.scheduler_address]) == 0
     assert (tmp_path / "index.html").exists()
+
+
+def _blas_threads():
+    import numpy  # noqa: F401  (loads the BLAS pool)
+    from threadpoolctl import threadpool_info
+
+    return max(pool["num_threads"] for pool in threadpool_info())
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_workers_hold_blas_to_one_thread(backend):
+    """Jobs are the parallelism: inside a worker every BLAS/OpenMP pool has one thread."""
+    import joblib
+
+    from dpcore.experiments._parallel import parallel_map
+
+    if _blas_threads() == 1:
+        pytest.skip("this machine's BLAS runs one thread already: nothing to limit")
+    with joblib.parallel_config(backend=backend):
+        got = parallel_map(_blas_threads, [(), (), ()], n_jobs=2)
+    assert got == [1, 1, 1]

@@ -23,6 +23,7 @@ from ..._validation import check_int
 from ...exceptions import PrivacyLeakWarning
 from ...learning import GeodesicRegression
 from ...release import private_geodesic_regression
+from .._parallel import parallel_map as _parallel  # noqa: F401  (the studies' ordered map)
 
 __all__ = ["data_dir"]
 
@@ -40,15 +41,6 @@ def _root_seed(rng, name="rng"):
     except (TypeError, ValueError) as exc:
         raise TypeError(f"`{name}` must be None, an int, a SeedSequence or a Generator, "
                         f"got {type(rng).__name__}.") from exc
-
-
-def _parallel(func, jobs, n_jobs):
-    """``[func(*job) for job in jobs]``, in order, with joblib when ``n_jobs`` asks for it."""
-    if n_jobs is None or int(n_jobs) == 1 or len(jobs) <= 1:
-        return [func(*job) for job in jobs]
-    from joblib import Parallel, delayed
-
-    return Parallel(n_jobs=int(n_jobs))(delayed(func)(*job) for job in jobs)
 
 
 def _sizes(sample_sizes, minimum=2):
