@@ -2,13 +2,16 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# axe-core, the accessibility engine of the browser tests, from the npm registry (pinned in
+# tests/browser/package-lock.json).
+AXE    := tests/browser/node_modules/axe-core/axe.min.js
 
-.PHONY: run test bench lint venv venv-dev clean reproduce
+.PHONY: run test bench lint venv venv-dev clean reproduce opacus
 
 run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
 
-test: $(VENV)/.stamp-dev
+test: $(VENV)/.stamp-dev $(AXE)
 	$(BIN)/python -m pytest -n 2
 
 bench: $(VENV)/.stamp-dev
@@ -21,6 +24,12 @@ lint: $(VENV)/.stamp-dev
 # configuration that CI uses. Needs the dev environment (diffprivlib for the Wine comparison).
 reproduce: $(VENV)/.stamp-dev
 	$(BIN)/python -m dpcore.experiments.report $(if $(filter-out 0 no false,$(QUICK)),--quick) --out reports
+
+# Optional extra of the reproduction: PyTorch and Opacus for the Wine table's DP-SGD row (about
+# 4 GB: PyPI's torch wheel brings its CUDA libraries; everything runs on the CPU). The runtime
+# pins are constraints, so numpy and scipy stay as pinned.
+opacus: $(VENV)/.stamp-dev
+	$(BIN)/python -m pip install -r requirements-opacus.txt -c requirements.txt
 
 venv: $(VENV)/.stamp-run
 venv-dev: $(VENV)/.stamp-dev
@@ -40,6 +49,10 @@ $(VENV)/.stamp-run: requirements.txt | $(BIN)/python
 $(VENV)/.stamp-dev: requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/python -m pip install -r requirements-dev.txt
 	touch $@ $(VENV)/.stamp-run
+
+$(AXE): tests/browser/package.json tests/browser/package-lock.json
+	npm ci --prefix tests/browser --ignore-scripts --no-audit --no-fund
+	touch $@
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis reports

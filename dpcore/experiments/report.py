@@ -92,7 +92,7 @@ FULL = {
              "tails_replicates": 2, "n_samples": 1000, "n_eps": 1000, "repeats": 100,
              "panel3_n": 10, "panel3_sigmas": (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0),
              "panel3_replicates": 300},
-    "wine": {"replicates": 200},
+    "wine": {"replicates": 200, "opacus_replicates": 20},
 }
 
 #: Settings of the quick run (CI): smaller everything; budgets and sizes chosen so that each
@@ -120,7 +120,7 @@ QUICK = {
     "p004": {"sigmas": (0.25, 0.5, 1.0, 2.0, 4.0), "mc_replicates": 2, "tails_replicates": 1,
              "n_samples": 500, "n_eps": 500, "repeats": 20, "panel3_n": 10,
              "panel3_sigmas": (0.25, 1.0, 3.0), "panel3_replicates": 150},
-    "wine": {"replicates": 50},
+    "wine": {"replicates": 50, "opacus_replicates": 5},
 }
 
 

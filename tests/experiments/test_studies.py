@@ -244,10 +244,16 @@ class TestLinearRegressionComparison:
         for method in ("dpgr_strict", "dpgr_paper", "diffprivlib"):
             assert summary.loc[method, "mse_median"] >= ols
         try:
+            import opacus  # noqa: F401
             import torch  # noqa: F401
         except ImportError:
             assert np.isnan(summary.loc["opacus", "mse_mean"])
             assert "not importable" in summary.loc["opacus", "note"]
+        else:  # the optional extra (make opacus): DP-SGD fits, labelled approximate DP
+            assert summary.loc["opacus", "fits"] == 5
+            assert summary.loc["opacus", "mode"] == "approximate DP"
+            assert summary.loc["opacus", "mse_median"] >= ols
+            assert "δ" in summary.loc["opacus", "note"]
 
     def test_reference_scaling_uses_other_rows(self):
         _, y, info = load_wine()
