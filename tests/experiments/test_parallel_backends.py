@@ -1,6 +1,7 @@
 """Budget sweeps give bit-identical tables on every joblib backend (issue 13): in process,
-loky, multiprocessing, threading, and a Dask ``LocalCluster`` (``dask[distributed]`` is a dev
-dependency). Seeds travel with each job; inputs are aligned copies."""
+loky, multiprocessing, threading, a Dask ``LocalCluster`` and a local Ray instance
+(``dask[distributed]`` and ``ray`` are dev dependencies). Seeds travel with each job; inputs are
+aligned copies."""
 
 from __future__ import annotations
 
@@ -47,6 +48,23 @@ def test_dask_local_cluster_matches_in_process(reference):
                                    dashboard_address=None) as cluster,
           distributed.Client(cluster), joblib.parallel_config(backend="dask")):
         got = sweep(n_jobs=2)
+    pd.testing.assert_frame_equal(got, reference, check_exact=True)
+
+
+@pytest.mark.slow
+def test_ray_matches_in_process(reference):
+    ray = pytest.importorskip("ray", reason="ray is a dev dependency")
+    import joblib
+    from ray.util.joblib import register_ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    try:
+        register_ray()
+        with joblib.parallel_config(backend="ray"):
+            got = sweep(n_jobs=2)
+    finally:
+        ray.shutdown()
     pd.testing.assert_frame_equal(got, reference, check_exact=True)
 
 
