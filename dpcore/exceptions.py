@@ -19,6 +19,8 @@ The classes are importable from here and, for convenience, from where they are u
   private (MCMC sampler or Monte Carlo calibration);
 * :class:`ExactSamplingUnavailable` (``ValueError``): no exact sampler, or one beyond the work
   limit;
+* :class:`WorkBudgetError` (``ValueError``): a request's estimated run time is above the
+  work budget of :mod:`dpcore.release.work`;
 * :class:`DataValidationError` (``ValueError``): a data file has problems, each named by row
   and column.
 """
@@ -38,6 +40,7 @@ __all__ = [
     "PrivacyBudgetError",
     "PrivacyLeakWarning",
     "Problem",
+    "WorkBudgetError",
 ]
 
 #: At most this many problems are listed in one :class:`DataValidationError`.
@@ -125,6 +128,27 @@ class ApproximatePrivacyWarning(UserWarning):
 class ExactSamplingUnavailable(ValueError):
     """An exact sampler was asked for where none exists, or where its public worst-case cost
     exceeds the work limit; the message says which and what to do."""
+
+
+class WorkBudgetError(ValueError):
+    """A request was refused before running: its estimated time exceeds the work budget
+    (:mod:`dpcore.release.work`). The message gives the estimate and what to reduce.
+
+    Attributes
+    ----------
+    seconds : float
+        Estimated run time of the request.
+    budget : float
+        The budget it exceeds, in seconds.
+    estimate : object
+        The :class:`~dpcore.release.work.WorkEstimate`.
+    """
+
+    def __init__(self, message, *, seconds=None, budget=None, estimate=None):
+        super().__init__(message)
+        self.seconds = seconds
+        self.budget = budget
+        self.estimate = estimate
 
 
 # ------------------------------------------------------------------ data validation

@@ -15,11 +15,14 @@ import streamlit as st
 from dpcore import visualization as V
 from ui import manifolds as M
 from ui.caps import CAPS
+from ui.figures import show_figure
 from ui.logic import budget_split as B
+from ui.logic import export as X
 from ui.logic import regression_data as D
 from ui.session import PageSettings, query_value
 
 RESULT = "bs_result"
+DEFAULT = B.SweepConfig()
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
                "grid": "Heatmap over (ε_p, ε_v)"}
@@ -84,7 +87,7 @@ def main():
                  range(lo_p, hi_p + 1))
             param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
                                         key=f"bs_param_{kind}"))
-        init("bs_sizes", "bs_n", [20, 50, 100], int_list)
+        init("bs_sizes", "bs_n", list(DEFAULT.sample_sizes), int_list)
         # Typed entries arrive as text; keep whole numbers from 5 to the cap, report the rest.
         sizes, bad = set(), []
         for v in st.session_state["bs_sizes"]:
@@ -101,8 +104,8 @@ def main():
         if bad:
             st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to "
                        f"{CAPS['sweep_max_n']}.")
-        init("bs_mode", "bs_mode", "paper", str, ("paper", "strict"))
-        mode = st.radio("Mode", ("paper", "strict"), key="bs_mode", horizontal=True,
+        init("bs_mode", "bs_mode", "strict", str, ("strict", "paper"))
+        mode = st.radio("Mode", ("strict", "paper"), key="bs_mode", horizontal=True,
                         format_func={"paper": "paper (reproduces the figures)",
                                      "strict": "strict (public bounds)"}.get)
         tau = tau_m = None
@@ -115,7 +118,10 @@ def main():
                      bounds=(0.01, 100.0))
                 tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
                                               key=f"bs_taum_{kind}", format="%.3g"))
-            st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1].")
+            st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1]. The "
+                       "unequal splits keep ε_p/ε_v between 1/10 and 10: starving one budget "
+                       "100-fold (the papers' range) leaves a multimodal target whose chains "
+                       "do not mix.")
         else:
             st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
                        "the papers (not private; harmless here because the data are synthetic).")
@@ -126,17 +132,17 @@ def main():
              lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
         views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
                                format_func=VIEW_LABELS.get)
-        init("bs_total", "bs_total", 2.02, float, bounds=(0.02, 20.0))
-        init("bs_nu", "bs_nu", 7, int, range(3, CAPS["sweep_unequal"] + 1))
+        init("bs_total", "bs_total", DEFAULT.total, float, bounds=(0.02, 20.0))
+        init("bs_nu", "bs_nu", DEFAULT.n_unequal, int, range(3, CAPS["sweep_unequal"] + 1))
         c1, c2 = st.columns(2)
         total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
                                       format="%.3g", help="Paper 002 uses 2.02: ε_p from 0.02 "
                                       "to 2.0 and ε_v = 2.02 − ε_p."))
         n_unequal = int(c2.number_input("splits", 3, CAPS["sweep_unequal"], key="bs_nu"))
-        init("bs_ne", "bs_ne", 5, int, range(2, CAPS["sweep_equal"] + 1))
+        init("bs_ne", "bs_ne", DEFAULT.n_equal, int, range(2, CAPS["sweep_equal"] + 1))
         c1, c2 = st.columns([3, 1])
         equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
-                                       value=range_value("bs_eq", "bs_eq", (0.2, 2.0)))
+                                       value=range_value("bs_eq", "bs_eq", DEFAULT.equal_range))
         n_equal = int(c2.number_input("totals", 2, CAPS["sweep_equal"], key="bs_ne"))
         init("bs_ng", "bs_ng", 4, int, range(2, CAPS["sweep_grid"] + 1))
         c1, c2 = st.columns([3, 1])
@@ -162,17 +168,20 @@ def main():
                                      key="bs_nf"))
         n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["sweep_draws"],
                                     key="bs_nv"))
-        init("bs_chain", "bs_chain", 80, int, range(10, CAPS["sweep_chain"] + 1))
-        init("bs_burn", "bs_burn", 80, int, range(0, CAPS["sweep_chain"] + 1))
+        init("bs_chain", "bs_chain", DEFAULT.chain_length, int,
+             range(10, CAPS["sweep_chain"] + 1))
+        init("bs_burn", "bs_burn", DEFAULT.burn_in, int, range(0, CAPS["sweep_chain"] + 1))
         c1, c2 = st.columns(2)
         chain = int(c1.number_input("Chain length", 10, CAPS["sweep_chain"], key="bs_chain",
                                     step=50))
         burn = int(c2.number_input("Burn-in", 0, CAPS["sweep_chain"], key="bs_burn", step=50))
         init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
         seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
-        st.caption("The papers use 10 × 10 draws per budget pair and long chains; the defaults "
-                   "here (one replicate, 3 × 3 draws, short chains, heatmap off) are a quick look "
-                   "that finishes in about a second. Add replicates for smoother curves.")
+        st.caption("The papers use 10 × 10 draws per budget pair. The defaults here (one "
+                   "replicate, 3 × 3 draws, chains of 1000 + 1000 steps, heatmap off) mix on "
+                   "the default scenario (every cell's R-hat ≤ 1.05 and ESS ≥ 100) and take "
+                   "several seconds; shorter chains are faster but are flagged when they have "
+                   "not mixed. Add replicates for smoother curves.")
 
     settings_state.finish()
 
@@ -182,7 +191,7 @@ def main():
         grid_range=tuple(float(v) for v in grid_range), n_grid=n_grid, grid_n=grid_n,
         replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec, chain_length=chain,
         burn_in=burn, tau=tau, tau_m=tau_m, views=tuple(v for v in VIEW_LABELS if v in views),
-        seed=seed,
+        seed=seed, max_ratio=10.0 if mode == "strict" else 100.0,
     )
 
     # ============================================================================== run
@@ -236,11 +245,11 @@ def main():
         )
         col1, col2 = st.columns(2, gap="medium")
         if "unequal" in shown.views:
-            col1.plotly_chart(V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
+            show_figure(col1, V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
                                                      subtitle=V.replicate_note(shown.replicates)),
                               width="stretch")
         if "equal" in shown.views:
-            col2.plotly_chart(V.equal_split_figure(df[df["view"] == "equal"],
+            show_figure(col2, V.equal_split_figure(df[df["view"] == "equal"],
                                                    subtitle=V.replicate_note(shown.replicates)),
                               width="stretch")
         if "grid" in shown.views:
@@ -255,7 +264,7 @@ def main():
                                        key="bs_best_total", step=0.01)
             fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
                                                 replicates=shown.replicates)
-            col_h.plotly_chart(fig, width="stretch")
+            show_figure(col_h, fig, width="stretch")
             with col_t:
                 if best is None:
                     st.warning("No grid cell fits within this total.")
@@ -265,11 +274,47 @@ def main():
                               delta_arrow="off")
                     st.caption(f"log mean MSE {best['log_mse']:.3g} at ε_p + ε_v = "
                                f"{best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
-        with st.expander("Results table"):
-            st.dataframe(B.sweep_table(df), hide_index=True, width="stretch")
+        flags = B.mixing_flags(df)
+        if flags:
+            st.error(
+                f"**{len(flags)} cell(s) whose chains have not mixed** (R-hat > {B.RHAT_MAX} or "
+                f"ESS < {B.ESS_MIN}): their errors are not the mechanism's, so do not read them "
+                "off the figures. Fix: raise the chain length and burn-in (section 3), or keep "
+                "the budgets away from the extremes (a starved footpoint or vector budget makes "
+                "the target multimodal).\n\n" + "\n".join(f"- {f}" for f in flags),
+                icon=":material/running_with_errors:")
+        elif shown.mode == "strict":
+            st.success("Every chain mixed (R-hat ≤ 1.05, ESS ≥ 100 in every cell).",
+                       icon=":material/check_circle:")
+        table = B.sweep_table(df, shown.kind)
+        unit = B.ERROR_UNITS.get(shown.kind, ("distance", 1.0))[0]
+        st.markdown(f"**Errors in the data's units** ({unit}): the root-mean-square distance "
+                    "√Ē of the private geodesics to the responses, beside its log (the "
+                    "figures' log MSE), with each cell's chain diagnostics.")
+        fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+               if c not in ("view", "n", "replicates", "smallest ESS")}
+        fmt["smallest ESS"] = st.column_config.NumberColumn(format="%.0f")
+        st.dataframe(table, hide_index=True, width="stretch", column_config=fmt)
         st.download_button("Download simulation (CSV)", B.sweep_csv(df),
                            file_name="budget_split_simulation.csv", mime="text/csv",
                            key="bs_download", on_click="ignore")
+
+    with st.expander("Take it with you: this simulation as a Python script or notebook"):
+        st.caption("The current settings (not necessarily the last run) as one "
+                   "dpcore.experiments.budget_sweep call per view with the page's seeds: "
+                   "it prints the same numbers as the page.")
+        script = B.export_script(config) if problem is None else None
+        if script is None:
+            st.caption(problem)
+        else:
+            c1, c2 = st.columns(2)
+            c1.download_button("Export script (.py)", script,
+                               file_name="budget_split_scenario.py", mime="text/x-python",
+                               key="bs_export_script", on_click="ignore")
+            c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
+                               file_name="budget_split_scenario.ipynb",
+                               mime="application/x-ipynb+json", key="bs_export_notebook",
+                               on_click="ignore")
 
     with st.expander("Teaching notes: what is measured"):
         st.markdown(

@@ -20,6 +20,7 @@ from dpcore.data import make_mean_data, to_csv
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import Sphere
+from dpcore.mechanisms import RiemannianGaussian
 from dpcore.privacy import (
     calibrate_sigma,
     compose_gdp,
@@ -32,7 +33,9 @@ from dpcore.release import private_frechet_mean
 from dpcore.settings import get_limits
 from ui import manifolds as M
 from ui.caps import CAPS
+from ui.figures import show_figure
 from ui.logic import common as C
+from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
 from ui.session import (
@@ -76,8 +79,25 @@ def sphere_mu(sigma, sensitivity, n_samples, repeats):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def release_data(n, seed):
-    return make_mean_data(Sphere(2), n, radius=RELEASE_RADIUS, rng=seed)
+def release_data(n, seed, radius):
+    return make_mean_data(Sphere(2), n, radius=radius, rng=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def release_mu(sigma, sensitivity):
+    """The µ the release records: its Monte Carlo estimate at σ plus 3 standard errors."""
+    mech = RiemannianGaussian(manifold=Sphere(2), sensitivity=sensitivity, sigma=sigma)
+    return float(mech.mu + 3.0 * mech.mu_standard_error)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def predicted(sigma):
+    return L.predicted_release_error(sigma)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def largest_sigma(target_degrees, quantile):
+    return L.largest_sigma_for_error(target_degrees, quantile)
 
 
 def teaching_notes():
@@ -110,9 +130,10 @@ def assumptions_box(sensitivity):
                                  "rather than a proven statement."),
         ("ε ↔ µ", "an ε-DP mechanism is µ(ε)-GDP; the converse direction gives the ε at "
                   "which Laplace is compared with Gaussian."),
-        ("Release below", "synthetic S² data in the public ball of radius π/8 about the "
-                          "north pole; σ calibrated by Monte Carlo with a 3-standard-error "
-                          "margin; OS entropy."),
+        ("Release below", "the σ and Δ set above: synthetic S² data in the public ball about "
+                          "the north pole whose radius makes the mean's proven sensitivity "
+                          "equal Δ; its µ on S² is a Monte Carlo estimate plus 3 standard "
+                          "errors; OS entropy."),
     ]
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
@@ -139,34 +160,43 @@ def converter():
     return {"gd_conv_eps": eps, "gd_conv_mu": mu, "gd_conv_k": int(k)}
 
 
-def release_section(mu_target):
+def release_section(sigma, sensitivity):
     st.subheader("Try it: one Gaussian-DP release of a Fréchet mean on S²")
     cols = st.columns([1, 1, 2])
     n = cols[0].slider("Sample size n", 10, CAPS["gd_max_n"], value=int(np.clip(
         query_value("gd_rel_n", 10, int), 10, CAPS["gd_max_n"])), key="gd_rel_n")
     seed = cols[1].number_input("Seed of the synthetic data", 0, 10**6,
                                 value=query_value("gd_rel_seed", 0, int), key="gd_rel_seed")
-    y = release_data(int(n), int(seed))
+    radius = L.release_radius(int(n), float(sensitivity))
+    y = release_data(int(n), int(seed), radius)
     cols[2].markdown(
-        f"Synthetic data (paper 001: polar angle up to π/8 about the north pole). The release "
-        f"targets **µ = {mu_target:.3g}**; σ is calibrated by Monte Carlo first, which takes a "
-        "few seconds. It is recorded in the privacy ledger, where µ's compose as √(Σ µᵢ²)."
+        f"The release uses the **σ = {sigma:.4g}** and **Δ = {sensitivity:g}** set at the top. "
+        f"Synthetic data (paper 001 protocol) lie in a public cap of radius r = {radius:.3g} "
+        f"rad about the north pole, chosen so that the mean of n = {n} points has proven "
+        f"sensitivity 2r(2 − h)/(nh) = Δ. Its µ on S² is estimated by Monte Carlo (plus 3 "
+        "standard errors) and recorded in the privacy ledger, where µ's compose as √(Σ µᵢ²)."
     )
     st.download_button("Download data", to_csv(Sphere(2), y),
                        file_name=f"gaussian_dp_sphere_n{n}_seed{seed}.csv", mime="text/csv",
                        key="gd_download_data", on_click="ignore")
-    key = f"{n}-{seed}-{mu_target}"
-    # S² is curved: its µ is calibrated by Monte Carlo (approximately private, as labelled).
-    cost = planned_cost(mu=float(mu_target), delta=None, guarantee="approximately private")
+    key = f"{n}-{seed}-{sigma}-{sensitivity}"
+    mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
+    if not (np.isfinite(mu_hat) and np.isfinite(mu_se)):
+        st.warning("At this σ the Monte Carlo cannot resolve µ on S² (see the metric at the "
+                   "top), so no guarantee can be stated for a release: increase σ.")
+        return {"gd_rel_n": n, "gd_rel_seed": seed}
+    # S² is curved: its µ is a Monte Carlo estimate (approximately private, as labelled).
+    cost = planned_cost(mu=release_mu(float(sigma), float(sensitivity)), delta=None,
+                        guarantee="approximately private")
     show_cost(cost)
     if release_button("gd_release", cost):
-        with st.status("Calibrating σ and drawing one private mean …") as status:
+        with st.status("Estimating µ on S² and drawing one private mean …") as status:
             start = time.perf_counter()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    rel = private_frechet_mean(Sphere(2), y, mu=mu_target, mechanism="gaussian",
-                                               radius=RELEASE_RADIUS,
+                    rel = private_frechet_mean(Sphere(2), y, sigma=float(sigma),
+                                               mechanism="gaussian", radius=radius,
                                                center=default_center(Sphere(2)))
             except (ValueError, RuntimeError) as exc:
                 status.update(label="The release failed", state="error")
@@ -183,18 +213,73 @@ def release_section(mu_target):
         mean = frechet_mean(Sphere(2), y)
         cols = st.columns(4)
         cols[0].metric("Guarantee", f"µ = {rel.mu:.3g}-GDP")
-        cols[1].metric("Calibrated σ", f"{rel.sigma['mean']:.4g}")
+        cols[1].metric("σ (from the top)", f"{rel.sigma['mean']:.4g}")
         cols[2].metric("Sensitivity Δ", f"{rel.sensitivity['mean']:.4g}")
-        cols[3].metric("Distance to the non-private mean",
-                       f"{float(Sphere(2).dist(mean, value)):.4g}")
-        st.code(np.array2string(value, precision=5))
+        dist = float(Sphere(2).dist(mean, value))
+        pred = predicted(float(sigma))
+        cols[3].metric("Distance to the non-private mean", f"{math.degrees(dist):.3g}°",
+                       help=f"{dist:.4g} rad; predicted before the release: median "
+                            f"{pred['median_deg']:.3g}°, 95% within {pred['q95_deg']:.3g}°.")
+        st.code(np.array2string(value, precision=5), language=None)
         st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="gaussian_dp_release.json", mime="application/json",
                            key="gd_download_release", on_click="ignore")
     elif last:
         st.info("The settings changed since the last release (it stays in the ledger).")
+    export_section(sigma, sensitivity, int(n), int(seed), radius)
     return {"gd_rel_n": n, "gd_rel_seed": seed}
+
+
+def export_section(sigma, sensitivity, n, seed, radius):
+    """This release as a script or notebook that reproduces it with dpcore alone."""
+    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+        st.caption("Public settings only (σ, Δ, n, the data seed and the derived radius). The "
+                   "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
+        script = X.gaussian_dp_script(sigma=sigma, sensitivity=sensitivity, n=n, seed=seed,
+                                      radius=radius)
+        c1, c2 = st.columns(2)
+        c1.download_button("Export script (.py)", script, file_name="gaussian_dp_scenario.py",
+                           mime="text/x-python", key="gd_export_script", on_click="ignore")
+        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
+                           file_name="gaussian_dp_scenario.ipynb",
+                           mime="application/x-ipynb+json", key="gd_export_notebook",
+                           on_click="ignore")
+
+
+def accuracy_box(sigma, sensitivity):
+    """Predicted error of the release below, from σ alone (exact radial law), and its inverse."""
+    pred = predicted(float(sigma))
+    with st.container(border=True):
+        st.markdown("**Accuracy before release** (the release at the bottom of the page)")
+        cols = st.columns([1, 1, 2])
+        cols[0].metric("Predicted median error", f"{pred['median_deg']:.3g}°",
+                       help=f"{pred['median']:.4g} rad: half of the releases land closer to "
+                            "the non-private mean.")
+        cols[1].metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
+                       help=f"{pred['q95']:.4g} rad.")
+        cols[2].caption(
+            f"Computed from σ = {sigma:.4g} alone, before anything is spent: the distance "
+            "between a Riemannian Gaussian draw and its centre has the exact density "
+            "∝ exp(−ρ²/(2σ²)) sin ρ on S², whatever the data. Error unit: the great-circle "
+            "distance to the non-private mean, in degrees.")
+        c1, c2, c3 = st.columns([1, 1, 2])
+        target = c1.number_input("Target error (degrees)", 0.1, 179.0,
+                                 value=query_value("gd_target", 10.0, float), step=1.0,
+                                 key="gd_target")
+        which = c2.radio("for the", ["median", "q95"], horizontal=True, key="gd_target_q",
+                         format_func={"median": "median", "q95": "95% radius"}.get)
+        best = largest_sigma(float(target), which)
+        if best is None:
+            c3.warning("No σ ≥ 1e-4 reaches this target.")
+        else:
+            mu_b, _ = sphere_mu(float(best), float(sensitivity), 1000, 20)
+            mu_text = (f"µ on S² ≈ {mu_b:.3g} at the Δ above (Monte Carlo)"
+                       if np.isfinite(mu_b) else "µ on S² too large for the Monte Carlo "
+                       "to resolve at the Δ above")
+            c3.metric("Largest σ for this target", f"{best:.3g}", help=mu_text)
+            c3.caption(f"The smallest µ (most private) meeting the target: {mu_text}.")
+    return {"gd_target": target}
 
 
 def main():
@@ -251,6 +336,8 @@ def main():
                             "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
     cols[4].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
                    help="The ε-DP budget whose GDP conversion equals µ on S¹.")
+    st.caption(L.equal_mu_reading(mu_circle))
+    settings.update(accuracy_box(float(sigma), float(sensitivity)))
 
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):
@@ -280,7 +367,7 @@ def main():
     with st.spinner("Computing µ on S¹ (exact and Monte Carlo) …"):
         table = table_cached(float(sensitivity), SIGMA_GRID, mc_sigmas=MC_SIGMAS,
                              mc_samples=int(mc_samples), mc_repeats=int(mc_repeats), seed=0)
-    st.plotly_chart(V.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
+    show_figure(st, V.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
                     width="stretch", key="gd_mu_sigma")
     st.caption(
         "For small σ the circle looks like a line and µ ≈ Δ/σ. For large σ the noise wraps "
@@ -307,14 +394,16 @@ def main():
     frame = utility_cached(delta_sim / UTILITY_MUS, n=int(sim_n), radius=math.pi / 8,
                            replicates=int(sim_reps), mc_samples=500, mc_repeats=10, seed=0)
     bar.empty()
-    st.plotly_chart(V.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
+    show_figure(st, V.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
     st.caption(
         f"Protocol of paper 004 §5.2: data in a ball of radius π/8 on S² with n = {sim_n}, so "
         f"the mean has sensitivity Δ = 2r(2 − h)/(nh) = {delta_sim:.3g}. The Gaussian rates are "
         "σ = Δ/m for m = 0.1 … 5, and each σ's µ is estimated by Monte Carlo; the Laplace "
         "mechanism gets the ε with the same µ and rate Δ/ε. Both densities depend only on the "
         "distance to the centre, so the error does not depend on the data set. At equal µ the "
-        "Gaussian stays closer to x̄."
+        "Gaussian stays closer to x̄. Equal µ is not equal privacy in the pure sense: the "
+        "Laplace mechanism is ε-DP (δ = 0), the Gaussian only (ε, δ(ε))-DP for each ε (see "
+        "the note under the metrics at the top)."
     )
 
     st.subheader("What µ means: trade-off curve and privacy profile")
@@ -323,17 +412,17 @@ def main():
         if abs(ref - mu_circle) > 0.05:
             refs[f"µ = {ref:g}"] = ref
     cols = st.columns(2)
-    cols[0].plotly_chart(V.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
+    show_figure(cols[0], V.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
     cols[0].caption("Any test of 'the data set is D' against 'it is D′' that wrongly rejects "
                     "with probability α misses with probability at least G_µ(α).")
-    cols[1].plotly_chart(V.privacy_profile_figure(mu_circle, sigma=float(sigma),
+    show_figure(cols[1], V.privacy_profile_figure(mu_circle, sigma=float(sigma),
                                                   sensitivity=float(sensitivity)),
                          width="stretch", key="gd_profile")
     cols[1].caption("The exact profile of the Gaussian mechanism on S¹ lies on or below δ_µ "
                     "for its µ: it is (ε, δ(ε))-DP for every ε at once.")
 
     settings.update(converter())
-    settings.update(release_section(float(mu_circle)))
+    settings.update(release_section(float(sigma), float(sensitivity)))
     write_query(**settings)
 
 

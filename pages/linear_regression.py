@@ -2,8 +2,10 @@
 dpcore's private geodesic regression on R^d against ordinary least squares and diffprivlib.
 
 Uploaded files are parsed in memory by the library's CSV reader (:func:`dpcore.data.scan_table`
-through :func:`ui.logic.linear_regression.parse_numeric_csv`), never written to disk, logged or
-cached.
+through :func:`ui.logic.linear_regression.parse_numeric_csv`) and kept in this session's memory
+only (keyed on the file's SHA-256, so a widget change does not read the file again), never
+written to disk, logged or put in a cache shared between sessions. The columns are mapped to
+roles after a preview (:mod:`ui.logic.regression_data`).
 """
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ from dpcore.data import DataValidationError
 from dpcore.manifolds import Euclidean
 from dpcore.release import private_geodesic_regression
 from ui.caps import CAPS
+from ui.figures import show_figure
 from ui.logic import common as C
+from ui.logic import export as X
 from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
+from ui.logic import regression_data as D
 from ui.session import (
+    ROWS_KEY,
+    ROWS_NOTE_KEY,
     planned_cost,
     query_value,
     record_release,
@@ -39,6 +46,12 @@ from ui.session import (
 
 PAGE = "Linear regression"
 EPS_OPTIONS = [0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+SOURCES = ["example", "upload", "wine"]
+#: Most points drawn in the figure (a seeded subsample of larger data, with a note).
+PLOT_POINTS = 5000
+#: Session-state key and size of the per-session store of read files (see :func:`memo`).
+MEMO_KEY = "lr_files"
+MEMO_ENTRIES = 6
 LAST = "lr_last_release"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 
@@ -92,16 +105,67 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
                     "longer affine, so KNG is drawn exactly by uniform rejection when its "
                     "public worst-case cost allows (labelled private), otherwise by "
                     "Metropolis–Hastings (labelled approximately private, δ not certified)."),
-        ("Uploaded data", "parsed in memory, never written to disk, logged or cached."),
+        ("Uploaded data", "parsed and kept in this session's memory only, never written to "
+                          "disk, logged or cached across sessions."),
     ]
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
         st.markdown(C.assumptions_markdown(rows))
 
 
-def load_table(source):
-    """Widgets for the data; returns (TextTable, fingerprint, example frame or None, query
-    settings)."""
+def memo(key, make, spinner="Reading the file …"):
+    """``make()`` computed once per session for ``key`` and kept in this session's state.
+
+    Uploads are read once and kept in memory while the session lives, so that a widget change
+    does not read the file again. Not ``st.cache_data``: its store is shared by every session
+    of the server, and uploaded data never enter a cache (tests/app/test_hygiene_app.py); the
+    file uploader's own state holds the bytes anyway. Errors are kept too (a bad file is not
+    read again on every rerun). The oldest of more than ``MEMO_ENTRIES`` entries is dropped.
+    """
+    store = st.session_state.setdefault(MEMO_KEY, {})
+    if key not in store:
+        try:
+            with st.spinner(spinner):
+                store[key] = (make(), None)
+        except DataValidationError as exc:
+            store[key] = (None, exc)
+        while len(store) > MEMO_ENTRIES:
+            store.pop(next(iter(store)))
+    value, error = store[key]
+    if error is not None:
+        raise error
+    return value
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def scanned(data):
+    """The file scanned into text cells (:func:`ui.logic.linear_regression.parse_numeric_csv`),
+    once per session."""
+    return memo(("scan", digest(data)), lambda: L.parse_numeric_csv(data))
+
+
+def overview(data):
+    """The preview and column profiles of a file (once per session)."""
+    def make():
+        table = scanned(data)
+        return D.profile_columns(table), D.preview_frame(table), len(table.cells)
+
+    return memo(("overview", digest(data)), make)
+
+
+def mapped(data, covariate, responses, group):
+    """The mapped columns as regression data (once per session for the file and roles)."""
+    mapping = D.ColumnMapping(covariate, tuple(responses), group)
+    return memo(("mapped", digest(data), mapping),
+                lambda: D.apply_mapping(scanned(data), mapping), "Reading the chosen columns …")
+
+
+def load_source(source):
+    """Widgets for the data; returns (file bytes, fingerprint, example frame or None, query
+    settings), or Nones when there is nothing to read."""
     if source == "example":
         cols = st.columns(2)
         n = cols[0].slider("Rows of the generated example", 20, 1000, value=int(np.clip(
@@ -109,29 +173,119 @@ def load_table(source):
         seed = cols[1].number_input("Seed", 0, 10**6, value=query_value("lr_seed", 0, int),
                                     key="lr_seed")
         frame = example_frame(int(n), int(seed))
-        data = frame.to_csv(index=False).encode()
-        return L.parse_numeric_csv(data), f"example-{n}-{seed}", frame, {"lr_n": n,
-                                                                         "lr_seed": seed}
+        return (frame.to_csv(index=False).encode(), f"example-{n}-{seed}", frame,
+                {"lr_n": n, "lr_seed": seed})
+    if source == "wine":
+        st.caption("**Preset: red wine (UCI)**, 1599 red *vinho verde* wines, 11 "
+                   "physico-chemical measurements and a sensory quality score (column "
+                   f"`class`). {L.WINE_CITATION} Shipped with the dashboard "
+                   "(`assets/data/winequality-red.csv`). Its public bounds come from domain "
+                   "knowledge of red wine, not from the file (`assets/data/README.md`).")
+        return L.wine_bytes(), "wine", None, {}
     upload = st.file_uploader("Upload a CSV file (header row, one observation per row)",
                               type=["csv", "txt"], key="lr_upload")
     if upload is None:
-        st.info("Upload a CSV file, or switch to the generated example.")
+        st.info("Upload a CSV file, or switch to the generated example or the red-wine "
+                "preset.")
         return None, None, None, {}
     data = upload.getvalue()
-    try:
-        table = L.parse_numeric_csv(data)
-    except DataValidationError as exc:
-        st.error(f"The file could not be read:\n\n{exc}")
-        return None, None, None, {}
-    return table, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
+    return data, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
 
 
-def bounds_widgets(x, y, names, mode, scope=""):
+def column_mapping(profiles, n_rows, preview, fingerprint, source):
+    """Preview and role widgets; returns a :class:`ui.logic.regression_data.ColumnMapping` or
+    None (with a message) when the roles are incomplete."""
+    with st.expander(f"Preview: first {len(preview)} of {n_rows:,} rows, column types and "
+                     "empty cells", expanded=source == "upload"):
+        st.dataframe(preview, width="stretch")
+        st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
+                     column_config={"note": st.column_config.TextColumn("note",
+                                                                        width="large")})
+    numeric = [p.name for p in profiles if p.kind == "number"]
+    if len(numeric) < 2:
+        st.error("The file needs at least two numeric columns: a covariate and a response.")
+        return None
+    default = (D.ColumnMapping(L.WINE_MAPPING[0], L.WINE_MAPPING[1]) if source == "wine"
+               else D.default_mapping(profiles))
+    ids = {p.name: p.id_like for p in profiles if p.id_like}
+
+    def label(name):
+        return f"{name} (identifier?)" if name in ids else name
+
+    st.markdown("**Columns**: choose the covariate, the responses and, if one person "
+                "contributes several rows, the column naming the person; other columns are "
+                "ignored.")
+    cols = st.columns([1, 2, 1])
+    covariate = cols[0].selectbox(
+        "Covariate column (x)", numeric, format_func=label, key=f"lr_cov_{fingerprint}",
+        index=numeric.index(default.covariate) if default.covariate else None,
+        placeholder="Choose the covariate")
+    if covariate is None:
+        st.info("No numeric column other than identifiers: choose the covariate.")
+        return None
+    options = [c for c in numeric if c != covariate]
+    wanted = (list(default.responses) if covariate == default.covariate
+              else D.candidate_columns([p for p in profiles if p.name != covariate])[:1])
+    responses = cols[1].multiselect("Response columns (y)", options, format_func=label,
+                                    # One response by default: a line in R¹ is drawn by
+                                    # the exact sampler (private, δ = 0); more go to R^d.
+                                    default=[c for c in wanted if c in options],
+                                    max_selections=CAPS["lr_responses"],
+                                    key=f"lr_resp_{fingerprint}_{covariate}")
+    if not responses:
+        st.info("Choose at least one response column.")
+        return None
+    groups = [p.name for p in profiles if p.name not in (covariate, *responses)]
+    group = cols[2].selectbox(
+        "Person (group) column", [None, *groups], key=f"lr_group_{fingerprint}",
+        format_func=lambda c: "(none)" if c is None else c,
+        help="A column naming who each row belongs to (a patient, a household); (none): one "
+             "row per person. The largest number of rows one person has becomes the rows per "
+             "person of the privacy guarantee.")
+    mapping = D.ColumnMapping(covariate, tuple(responses), group)
+    ignored = [p.name for p in profiles if p.name not in mapping.used]
+    if ignored:
+        st.caption("Columns ignored: " + ", ".join(
+            f"'{c}'" + (" (looks like an identifier)" if c in ids else "") for c in ignored))
+    return mapping
+
+
+def person_rows(data_, fingerprint):
+    """Rows per person from the group column (group privacy): set in the session for the
+    ledger, the costs and the ε readings, with the sidebar saying why. Returns False while
+    the user has not confirmed that the largest group size is public."""
+    saved = "lr_rows_saved"
+    if data_.groups is None:
+        if saved in st.session_state:  # the group column was unmapped: restore the user's
+            st.session_state[ROWS_KEY] = st.session_state.pop(saved)
+        return True
+    k = data_.rows_per_person
+    st.session_state.setdefault(saved, rows_per_person())
+    st.session_state[ROWS_KEY] = k
+    group = data_.mapping.group
+    st.session_state[ROWS_NOTE_KEY] = (f"Set to {k} by the person column '{group}' on the "
+                                       f"Linear regression page (the largest group).")
+    sizes = data_.group_sizes
+    st.info(f"**Rows per person: {k}**, the largest group of column '{group}' ({sizes.size:,} "
+            f"people; median {np.median(sizes):g} rows). The guarantee per person is {k} × ε "
+            "(group privacy), and the ledger, the costs and the sidebar count per person.",
+            icon=":material/group:")
+    return st.checkbox(
+        f"I confirm that the largest group size ({k} rows per person) is public information",
+        key=f"lr_group_ok_{fingerprint}_{group}",
+        help="The group sizes come from the data. Taking their maximum as the rows per person "
+             "treats it as public: confirm only if it is (e.g. a study design of at most "
+             f"{k} visits per patient), or set a public bound in the sidebar instead (with no "
+             "person column).")
+
+
+def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
     """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
 
     ``scope`` names the data and columns the bounds belong to: the widgets' keys include it,
     so choosing another covariate or responses starts from that column's own range instead of
-    keeping the previous column's bounds (issue 14 §3).
+    keeping the previous column's bounds (issue 14 §3). ``public`` maps column names to bounds
+    from domain knowledge (a preset's); they replace the data's range as defaults.
     """
     if mode == "paper":
         st.warning("Paper mode takes the covariate range, τ and the response ball from the "
@@ -139,19 +293,24 @@ def bounds_widgets(x, y, names, mode, scope=""):
         return {"covariate_range": None, "tau": None, "tau_m": None, "center": None,
                 "box": [(nm, float(lo), float(hi)) for nm, lo, hi in
                         zip(names, y.min(axis=0), y.max(axis=0), strict=True)]}
-    st.caption("Bounds must be public: set from domain knowledge, not from the data. The "
-               "fields start from the data's range rounded outward, for convenience only: "
-               "replace them before publishing anything.")
+    public = public or {}
+    if covariate in public and all(nm in public for nm in names):
+        st.caption("Bounds must be public: these come from domain knowledge of the columns "
+                   "(units and ranges in assets/data/README.md), not from the data.")
+    else:
+        st.caption("Bounds must be public: set from domain knowledge, not from the data. The "
+                   "fields start from the data's range rounded outward, for convenience only: "
+                   "replace them before publishing anything.")
     cols = st.columns([1, 1, 1, 3])
-    lo, hi = L.nice_bounds(x)
+    lo, hi = public.get(covariate) or L.nice_bounds(x)
     cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
                                   key=f"lr_cov_lo_{scope}", format="%.4g")
     cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
                                   key=f"lr_cov_hi_{scope}", format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
-        "lower": [L.nice_bounds(y[:, j])[0] for j in range(len(names))],
-        "upper": [L.nice_bounds(y[:, j])[1] for j in range(len(names))],
+        "lower": [(public.get(nm) or L.nice_bounds(y[:, j]))[0] for j, nm in enumerate(names)],
+        "upper": [(public.get(nm) or L.nice_bounds(y[:, j]))[1] for j, nm in enumerate(names)],
     })
     with cols[3]:
         box = st.data_editor(default_box, hide_index=True, disabled=["response"],
@@ -187,11 +346,8 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
     out = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rel = private_geodesic_regression(
-            Euclidean(d), x, y, eps_p=eps_p, eps_v=eps_v, tau=bounds["tau"],
-            covariate_range=bounds["covariate_range"], tau_m=bounds["tau_m"],
-            center=bounds["center"], mode=mode,
-        )
+        rel = private_geodesic_regression(Euclidean(d), x, y,
+                                          **L.release_settings(eps_p, eps_v, bounds, mode))
     out["release"] = rel
     out["dpcore"] = (np.asarray(rel.values["intercept"]).reshape(d),
                      np.asarray(rel.values["coef"]).reshape(d))
@@ -223,6 +379,27 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
     return out
 
 
+def export_section(source, settings, mapping, release_kwargs):
+    """The scenario as a script or notebook that reproduces it with dpcore alone."""
+    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+        st.caption("The script holds only public settings: the generated example is made again "
+                   "from its seed, the red-wine preset is read from the dashboard's copy, an "
+                   "uploaded file is read from a path you fill in (it is never embedded). Its "
+                   "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
+        script = X.linear_regression_script(
+            release_kwargs, source=source, covariate=mapping.covariate,
+            responses=mapping.responses, group=mapping.group,
+            example=(settings.get("lr_n"), settings.get("lr_seed")))
+        c1, c2 = st.columns(2)
+        c1.download_button("Export script (.py)", script,
+                           file_name="linear_regression_scenario.py", mime="text/x-python",
+                           key="lr_export_script", on_click="ignore")
+        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
+                           file_name="linear_regression_scenario.ipynb",
+                           mime="application/x-ipynb+json", key="lr_export_notebook",
+                           on_click="ignore")
+
+
 def main():
     st.title("Linear regression")
     st.markdown(
@@ -233,46 +410,42 @@ def main():
     )
     settings = {}
     with st.container(border=True):
-        sources = ["example", "upload"]
-        source = st.radio("Data", sources, index=sources.index(query_value(
-            "lr_src", "example", str, choices=sources)),
-            format_func={"example": "Generated example", "upload": "Upload CSV"}.get,
+        source = st.radio("Data", SOURCES, index=SOURCES.index(query_value(
+            "lr_src", "example", str, choices=SOURCES)),
+            format_func={"example": "Generated example", "upload": "Upload CSV",
+                         "wine": "Preset: red wine (UCI)"}.get,
             horizontal=True, key="lr_src")
         settings["lr_src"] = source
-        table, fingerprint, example, extra = load_table(source)
+        data, fingerprint, example, extra = load_source(source)
         settings.update(extra)
-    if table is None:
-        write_query(**settings)
-        return
-    if table.text_columns:
-        st.caption("Text columns ignored: " + ", ".join(f"'{c}'" for c in table.text_columns))
-    if len(table.numeric_columns) < 2:
-        st.error("The file needs at least two numeric columns: a covariate and a response.")
-        write_query(**settings)
-        return
-    cols = st.columns([1, 2])
-    covariate = cols[0].selectbox("Covariate column (x)", table.numeric_columns,
-                                  key=f"lr_cov_{fingerprint}")
-    options = [c for c in table.numeric_columns if c != covariate]
-    responses = cols[1].multiselect("Response columns (y)", options,
-                                    # One response by default: a line in R¹ is drawn by
-                                    # the exact sampler (private, δ = 0); more go to R^d.
-                                    default=options[:1],
-                                    max_selections=CAPS["lr_responses"],
-                                    key=f"lr_resp_{fingerprint}_{covariate}")
-    if not responses:
-        st.info("Choose at least one response column.")
-        write_query(**settings)
-        return
-    try:
-        values = L.select_numeric(table, [covariate, *responses])
-    except DataValidationError as exc:
-        st.error(f"Some cells of the chosen columns cannot be used:\n\n{exc}")
-        write_query(**settings)
-        return
-    x, y = values[:, 0], values[:, 1:]
+        if data is None:
+            write_query(**settings)
+            return
+        try:
+            profiles, preview, n_rows = overview(data)
+        except DataValidationError as exc:
+            st.error(f"The file could not be read:\n\n{exc}")
+            write_query(**settings)
+            return
+        mapping = column_mapping(profiles, n_rows, preview, fingerprint, source)
+        if mapping is None:
+            write_query(**settings)
+            return
+        try:
+            data_ = mapped(data, mapping.covariate, mapping.responses, mapping.group)
+        except DataValidationError as exc:
+            st.error(f"Some cells of the chosen columns cannot be used:\n\n{exc}")
+            write_query(**settings)
+            return
+        if data_.dropped:
+            st.warning(f"{data_.dropped:,} of {n_rows:,} rows dropped: they have an empty cell "
+                       f"in a chosen column. {data_.n:,} rows are used.",
+                       icon=":material/filter_alt:")
+        group_ok = person_rows(data_, fingerprint)
+    covariate, responses = mapping.covariate, list(mapping.responses)
+    x, y = data_.x, data_.y
     if x.size < 3:
-        st.error(f"The regression needs at least 3 rows; the file has {x.size}.")
+        st.error(f"The regression needs at least 3 rows; {x.size} are usable.")
         write_query(**settings)
         return
     if np.ptp(x) == 0:
@@ -305,7 +478,9 @@ def main():
                          "`pip install diffprivlib`), so its comparison is skipped.")
         scope = hashlib.sha256(json.dumps([fingerprint, covariate, responses]).encode()
                                ).hexdigest()[:12]
-        bounds = bounds_widgets(x, y, responses, mode, scope)
+        bounds = bounds_widgets(x, y, responses, mode, scope,
+                                public=L.WINE_BOUNDS if source == "wine" else None,
+                                covariate=covariate)
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
     if bounds is None:
@@ -332,7 +507,9 @@ def main():
     total = float(epsilon) * (2 if use_dpl else 1)
     cost = planned_cost(epsilon=total, guarantee="private" if mode == "strict" else "not private")
     show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
-    if release_button("lr_release", cost, disabled=not mcmc_ok):
+    if not group_ok:
+        st.info("Confirm above that the largest group size is public before releasing.")
+    if release_button("lr_release", cost, disabled=not (mcmc_ok and group_ok)):
         with st.status("Sampling the private intercept and slope …") as status:
             start = time.perf_counter()
             try:
@@ -361,11 +538,16 @@ def main():
         if "diffprivlib_error" in current:
             st.info(current["diffprivlib_error"] + " Its comparison is skipped.")
 
-    st.plotly_chart(V.linear_regression_figure(
-        x, y, responses, lines, x_name=covariate,
+    shown = L.plot_subsample(x.size, PLOT_POINTS)
+    show_figure(st, V.linear_regression_figure(
+        x[shown], y[shown], responses, lines, x_name=covariate,
         title=f"Least-squares and private lines at ε = {epsilon:g}" if current else
         "Least-squares lines (press Release for the private ones)"),
         width="stretch", key="lr_figure")
+    if shown.size < x.size:
+        st.caption(f"The figure draws {shown.size:,} of the {x.size:,} rows (a fixed random "
+                   "subsample, so that the lines stay visible); the lines and the errors below "
+                   "use every row.")
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
     st.dataframe(L.mse_table(y, responses, preds), width="stretch",
@@ -395,6 +577,8 @@ def main():
         st.download_button("Download data", example.to_csv(index=False),
                            file_name="linear_regression_example.csv", mime="text/csv",
                            key="lr_download_data", on_click="ignore")
+
+    export_section(source, settings, mapping, L.release_settings(eps_p, eps_v, bounds, mode))
 
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):

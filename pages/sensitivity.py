@@ -12,6 +12,7 @@ import streamlit as st
 from dpcore import visualization as V
 from ui import manifolds as M
 from ui.caps import CAPS
+from ui.figures import show_figure
 from ui.logic import common as C
 from ui.logic import sensitivity as L
 from ui.session import query_value, write_query
@@ -96,10 +97,10 @@ def ratio_section():
         status.update(label=f"{len(frame)} adjacent pairs evaluated", state="complete")
     label = M.choice_label(manifold_key)
     cols = st.columns(2)
-    cols[0].plotly_chart(V.ratio_histogram(frame, "p", log_scale=log_scale,
+    show_figure(cols[0], V.ratio_histogram(frame, "p", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_p")
-    cols[1].plotly_chart(V.ratio_histogram(frame, "v", log_scale=log_scale,
+    show_figure(cols[1], V.ratio_histogram(frame, "v", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_v")
     summary = frame.groupby("n").agg(
@@ -154,11 +155,11 @@ def curvature_section(manifold_key):
     )
     s_max = max(3.0, 1.2 * reach)
     cols = st.columns(2)
-    cols[0].plotly_chart(V.jacobi_figure(kappa, s_max, which="point", mark=reach),
+    show_figure(cols[0], V.jacobi_figure(kappa, s_max, which="point", mark=reach),
                          width="stretch", key="se_jacobi_p")
     cols[0].latex(rf"\Delta_p = \frac{{2\tau}}{{n}}\cosh(2c) = \frac{{2\tau}}{{n}}"
                   rf"\times {math.cosh(2 * c):.4g}")
-    cols[1].plotly_chart(V.jacobi_figure(kappa, s_max, which="vector", mark=reach),
+    show_figure(cols[1], V.jacobi_figure(kappa, s_max, which="vector", mark=reach),
                          width="stretch", key="se_jacobi_v")
     cols[1].latex(rf"\Delta_v = \frac{{2\tau}}{{n}}\,\frac{{\sinh(2c)}}{{2c}} = "
                   rf"\frac{{2\tau}}{{n}}\times {math.sinh(2 * c) / (2 * c):.4g}")

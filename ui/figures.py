@@ -1,15 +1,25 @@
-"""The dashboard's figure builders: a re-export of :mod:`dpcore.visualization`.
+"""The dashboard's figure builders (a re-export of :mod:`dpcore.visualization`) and
+:func:`show_figure`, the one way a page draws a figure.
 
 The builders live in the library (``dpcore.visualization``, plotly only) so that the library's
 reproduction report can draw them without importing the dashboard. This module keeps the
 dashboard's import path ``ui.figures`` working; new code may import from
 ``dpcore.visualization`` directly.
+
+Light and dark theme: the library's figures are drawn for a white page (``plotly_white``, dark
+text, the non-private estimate in black). :func:`show_figure` hands them to Streamlit's chart
+theme (the default theme of ``st.plotly_chart``), which sets the background, grid and font
+colours of the active theme in the browser; the figure's own text colour and its black
+lines are replaced by Streamlit's placeholder for the theme's text colour, so they read as dark
+on light and light on dark and follow a theme switch without a rerun (a theme read on the server
+through ``st.context.theme`` is unknown on a session's first run and stale after a switch).
 """
 
 from __future__ import annotations
 
 from dpcore.visualization import (
     band_figure,
+    colors,
     curves_figure,
     ecdf_figure,
     ellipse_xy,
@@ -42,7 +52,69 @@ from dpcore.visualization._base import (  # noqa: F401
     _draw_styles,
     _finish,
     _polyline,
+    describe_figure,
 )
+
+#: A colour that Streamlit's chart theme replaces, anywhere in a figure, by the text colour of the
+#: active theme in the browser (``GRAY_90`` of Streamlit's plotly template module, the colour of
+#: table text there). ``tests/ui/test_figures_theme.py`` checks the constant and
+#: ``tests/browser/test_accessibility.py`` the colours drawn in both themes. Outside Streamlit it
+#: is a near-black navy.
+THEME_TEXT = "#000037"
+#: Placeholder that Streamlit replaces by the active theme's background colour (``BG_COLOR``).
+THEME_BACKGROUND = "#000038"
+#: Figure colours meant as "the text colour on a white page", and their themed replacements.
+_THEMED = {TEXT_COLOR.lower(): THEME_TEXT, colors.BLACK.lower(): THEME_TEXT,
+           "rgba(255, 255, 255, 0.85)": THEME_BACKGROUND}
+
+
+def themed(fig):
+    """``fig`` as a plotly JSON dict whose text colour and black lines follow the theme.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    dict
+        The figure's ``to_plotly_json()`` with every colour of :data:`_THEMED` replaced (arrays of
+        data are left as they are); ``fig`` is not changed.
+    """
+    return _replace_colors(fig.to_plotly_json())
+
+
+def _replace_colors(node):
+    if isinstance(node, dict):
+        return {k: _replace_colors(v) for k, v in node.items()}
+    if isinstance(node, (list, tuple)):
+        return [_replace_colors(v) for v in node]
+    if isinstance(node, str):
+        return _THEMED.get(node.lower(), node)
+    return node
+
+
+def show_figure(where, fig, *, alt=None, **kwargs):
+    """Draw ``fig`` with ``where.plotly_chart``, readable in both themes and with a text
+    alternative.
+
+    Parameters
+    ----------
+    where : module or DeltaGenerator
+        ``st`` or a container (a column, a tab): anything with ``plotly_chart``.
+    fig : plotly.graph_objects.Figure
+    alt : str, optional
+        Description for screen readers (``st.plotly_chart(alt=...)``, rendered as the chart's
+        ``aria-label``); by default :func:`describe_figure` (title, axes, series).
+    **kwargs
+        Passed on to ``plotly_chart`` (``width``, ``key``, ...).
+
+    Returns
+    -------
+    The value of ``plotly_chart``.
+    """
+    return where.plotly_chart(themed(fig), alt=alt or describe_figure(fig), **kwargs)
+
 
 __all__ = [
     "band_figure",

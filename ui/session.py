@@ -30,6 +30,9 @@ LEDGER_KEY = "privacy_ledger"
 CAP_KEY = "ledger_cap"
 #: Session state key of the rows one person contributes (group privacy).
 ROWS_KEY = "rows_per_person"
+#: Session state key of a page's note that it set the rows per person this run (from a person
+#: column); the sidebar shows it and locks its field for that run.
+ROWS_NOTE_KEY = "rows_per_person_note"
 #: Fields of a ledger entry, as downloaded and loaded back.
 ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "label", "guarantee", "note",
                 "time")
@@ -197,11 +200,15 @@ def render_ledger():
     entries = ledger()
     with st.sidebar:
         st.header("Privacy ledger")
+        rows_note = st.session_state.pop(ROWS_NOTE_KEY, None)
         st.number_input("Rows one person contributes", 1, 10_000, step=1, key=ROWS_KEY,
+                        disabled=rows_note is not None,
                         help="Each release protects the replacement of one row. When one person "
                              "contributes k rows (a rat measured at 8 ages), their guarantee is "
                              "k times weaker (group privacy): the totals, the costs and the cap "
                              "are then stated per person.")
+        if rows_note:
+            st.caption(rows_note)
         st.number_input("Session budget cap ε (0: no cap)", 0.0, 1e6, step=1.0, key=CAP_KEY,
                         help="A release that would bring the session's total ε above the cap "
                              "is refused before anything is drawn (Gaussian-DP releases count "

@@ -422,6 +422,60 @@ class TextTable:
         numeric = set(self.numeric_columns)
         return tuple(c for c in self.columns if c not in numeric)
 
+    def _indices(self, columns) -> list[int]:
+        """Positions of ``columns`` (matched case-insensitively); a missing name is reported."""
+        if isinstance(columns, str):
+            raise TypeError("`columns` must be a sequence of column names, not a str.")
+        keys = {c.lower(): j for j, c in enumerate(self.columns)}
+        wanted = [str(c).strip() for c in columns]
+        missing = [c for c in wanted if c.lower() not in keys]
+        if missing:
+            listed = ", ".join(f"'{_short(c)}'" for c in missing)
+            raise DataValidationError(
+                f"no column named {listed} in the header; its columns are: "
+                f"{', '.join(_short(c) for c in self.columns)}.",
+                row=1, column=_short(missing[0]))
+        return [keys[c.lower()] for c in wanted]
+
+    def keep_filled(self, columns) -> tuple[TextTable, int]:
+        """The rows whose cells in ``columns`` are all non-empty, and how many were left out.
+
+        Use it before :meth:`to_numbers` and :meth:`text` when some of the columns read are
+        text (e.g. a person identifier), so that one row set serves both.
+
+        Parameters
+        ----------
+        columns : sequence of str
+            Column names (matched case-insensitively).
+
+        Returns
+        -------
+        (TextTable, int)
+            Every column of the kept rows (row numbers unchanged), and the rows dropped.
+
+        Raises
+        ------
+        DataValidationError
+            For a column not in the header, or when no row is left.
+        """
+        index = self._indices(columns)
+        keep = [i for i, rec in enumerate(self.cells) if all(rec[j].strip() for j in index)]
+        dropped = len(self.cells) - len(keep)
+        if not keep:
+            raise DataValidationError(
+                f"every one of the {dropped:,} data rows has an empty cell in the columns "
+                f"{', '.join(_short(self.columns[j]) for j in index)}, so none is left.")
+        if not dropped:
+            return self, 0
+        return TextTable(columns=self.columns, rows=self.rows[keep],
+                         cells=[self.cells[i] for i in keep], delimiter=self.delimiter), dropped
+
+    def text(self, column) -> np.ndarray:
+        """The cells of ``column`` as stripped strings (matched case-insensitively), shape
+        (n_rows,)."""
+        (j,) = self._indices([column])
+        return np.array([rec[j].strip() for rec in self.cells], dtype=object)
+
     def to_numbers(self, columns=None, *, text="error", blank="error") -> Table:
         """The cells of some columns as floats; see :func:`read_table` for the arguments.
 

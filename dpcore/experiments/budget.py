@@ -161,9 +161,10 @@ def _chunks(n_pairs, chains_per_pair):
 
 
 def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain_length,
-               burn_in, release_kwargs):
+               burn_in, release_kwargs, diagnostics=False):
     """Releases of ``n_footpoints x n_vectors`` private geodesics for several budget pairs on
-    one data set, sampled in one batched run; the mean MSE of each.
+    one data set, sampled in one batched run; the mean MSE of each (with ``diagnostics``,
+    ``(mse, rhat, ess)``: :func:`_chain_diagnostics`).
 
     Inputs are first copied into fresh, aligned, C-ordered arrays: a distributed backend (Dask)
     may hand over buffers that are not 8-byte aligned, on which numpy's SIMD loops round
@@ -185,7 +186,20 @@ def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain
             # the vector); the library's strict default is the joint scheme.
             **{"scheme": "sequential", **release_kwargs},
         )
-    return [float(np.mean(release_mse(manifold, r, x, y))) for r in releases]
+    mses = [float(np.mean(release_mse(manifold, r, x, y))) for r in releases]
+    if not diagnostics:
+        return mses
+    return [(mse, *_chain_diagnostics(r)) for mse, r in zip(mses, releases, strict=True)]
+
+
+def _chain_diagnostics(release):
+    """Worst split R-hat and smallest ESS over the MCMC stages of a release (NaN where every
+    stage is exact: no chains to diagnose)."""
+    stages = [d for d in release.diagnostics.values()
+              if isinstance(d, dict) and not d.get("exact")]
+    rhat = [d["rhat"] for d in stages if d.get("rhat") is not None]
+    ess = [d["ess"] for d in stages if d.get("ess") is not None]
+    return (float(max(rhat)) if rhat else np.nan, float(min(ess)) if ess else np.nan)
 
 
 def _nonprivate_mse(manifold, x, y):
@@ -216,6 +230,7 @@ def budget_sweep(
     burn_in=500,
     progress=None,
     cells=None,
+    diagnostics=False,
     **release_kwargs,
 ):
     r"""Utility of private geodesic regression across budget splits and sample sizes.
@@ -274,6 +289,9 @@ def budget_sweep(
         has in the whole sweep, so the rows of separate calls over a partition of the cells,
         concatenated and sorted, equal the rows of one call (the dashboard runs a sweep cell by
         cell to show progress and to stop between cells).
+    diagnostics : bool
+        Add the columns ``rhat`` (worst split R-hat over the release's MCMC stages) and
+        ``ess`` (smallest effective sample size), NaN where the release is exact.
     **release_kwargs
         Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
         ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
@@ -366,7 +384,8 @@ def budget_sweep(
         keep = [k for k, (i, rep, _) in enumerate(groups) if (i, rep) in wanted]
         groups = [groups[k] for k in keep]
         group_seeds = [group_seeds[k] for k in keep]
-    settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs))
+    settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs),
+                bool(diagnostics))
     jobs = [(manifold, *datasets[i, rep], pairs[list(chunk)], seed, *settings)
             for (i, rep, chunk), seed in zip(groups, group_seeds, strict=True)]
 
@@ -388,11 +407,12 @@ def budget_sweep(
     mses = [mse_of[key] for key in keys]
 
     rows = []
-    for (i, rep, k), mse in zip(keys, mses, strict=True):
+    for (i, rep, k), value in zip(keys, mses, strict=True):
         eps_p, eps_v = pairs[k]
+        mse, *diag = value if diagnostics else (value,)
         rows.append((sizes[i], eps_p, eps_v, eps_p + eps_v, rep, mse,
-                     float(np.log(mse)) if mse > 0 else -np.inf, nonprivate[i, rep]))
-    df = pd.DataFrame(rows, columns=list(COLUMNS))
+                     float(np.log(mse)) if mse > 0 else -np.inf, nonprivate[i, rep], *diag))
+    df = pd.DataFrame(rows, columns=[*COLUMNS, *(("rhat", "ess") if diagnostics else ())])
     df = df.astype({"n": int, "replicate": int})
     df = df.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable", ignore_index=True)
     df.attrs.update({

@@ -18,7 +18,8 @@ Two modes:
 Modules: :mod:`~dpcore.release.record` (the :class:`Release` record and what a label may
 claim), :mod:`~dpcore.release.regression` and :mod:`~dpcore.release.frechet` (the pipelines),
 :mod:`~dpcore.release.planning` (exact or MCMC, decided from public inputs before sampling),
-``_common`` (checks shared by the pipelines).
+:mod:`~dpcore.release.work` (a request's work estimated before it runs, and the budget that
+refuses it), ``_common`` (checks shared by the pipelines).
 """
 
 from ._common import project_to_ball
@@ -46,9 +47,17 @@ from .record import (
     Release,
 )
 from .regression import private_geodesic_regression, private_geodesic_regression_budgets
+from .work import (
+    DEFAULT_WORK_BUDGET,
+    WorkEstimate,
+    estimate_frechet_work,
+    estimate_monte_carlo_work,
+    estimate_regression_work,
+)
 
 __all__ = [
     "APPROXIMATE_LABELS",
+    "DEFAULT_WORK_BUDGET",
     "FRECHET_MECHANISMS",
     "GUARANTEES",
     "LABELS",
@@ -62,6 +71,10 @@ __all__ = [
     "SEQUENTIAL_CAVEAT",
     "SEQUENTIAL_STRICT_CAVEAT",
     "Release",
+    "WorkEstimate",
+    "estimate_frechet_work",
+    "estimate_monte_carlo_work",
+    "estimate_regression_work",
     "exact_work",
     "plan_regression_sampler",
     "predicted_frechet_kng_work",

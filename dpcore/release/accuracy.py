@@ -309,5 +309,91 @@ def smallest_frechet_epsilon(manifold, n, target, *, radius, center=None, mechan
     return round(math.ceil(hi / 10.0**step) * 10.0**step, max(0, -step))
 
 
-__all__ = ["MIN_ESS", "PROPOSALS", "RADIAL_GRID", "predict_frechet_error",
-           "predict_regression_error", "smallest_frechet_epsilon"]
+def predict_gaussian_error(manifold, sigma):
+    r"""Exact law of the distance between a Riemannian Gaussian release and the statistic.
+
+    The mechanism releases a draw with density :math:`\propto e^{-d(\eta, y)^2/(2\sigma^2)}`
+    about the statistic :math:`\eta` on the whole space, so on the spaces with a closed-form
+    radial law the distance :math:`\rho = d(\eta, Y)` has the density
+    :math:`\propto e^{-\rho^2/(2\sigma^2)} J(\rho)` (:func:`dpcore.sampling.radial_density`),
+    whatever the data (e.g. :math:`\sin\rho` on S², :math:`\rho^{d-1}` on R^d, where
+    :math:`\rho/\sigma` is chi with d degrees of freedom). Its quantiles are computed by
+    trapezoidal quadrature of that density: only σ (public) enters.
+
+    Parameters
+    ----------
+    manifold : Manifold
+        A homogeneous manifold with a closed-form radial law (Sphere, Euclidean, Hyperbolic).
+    sigma : float
+        Rate of the mechanism.
+
+    Returns
+    -------
+    dict
+        ``median`` and ``q95`` (the 95% radius) of the distance, ``sigma`` and ``model`` (a
+        sentence).
+    """
+    from ..sampling.radial import radial_density
+
+    m = check_manifold(manifold)
+    sigma = check_positive(sigma, "sigma")
+    law = radial_density(m, sigma, "gaussian")
+    # The log-density is concave with second derivative <= -1/sigma^2: beyond mode + 12 sigma
+    # the mass is below e^-72 (relative), so the grid stops there.
+    top = min(law.r_max, law.mode + 12.0 * sigma)
+    rho = np.linspace(0.0, top, RADIAL_GRID)
+    f = law(rho)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(rho))])
+    cdf /= cdf[-1]
+    median, q95 = (float(np.interp(q, cdf, rho)) for q in (0.5, 0.95))
+    return {"median": median, "q95": q95, "sigma": sigma,
+            "model": "the exact law of the Gaussian noise's radius (the same for every data set)"}
+
+
+def largest_gaussian_sigma(manifold, target, *, quantile="median", bounds=(1e-4, 1e3)):
+    """The largest σ whose predicted ``quantile`` error (:func:`predict_gaussian_error`) is at
+    most ``target`` (bisection in log σ; the error grows with σ), or None when even
+    ``bounds[0]`` does not reach it. On a compact space a target at or beyond the error of the
+    uniform law is met by every σ in ``bounds``: ``bounds[1]`` is returned.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    target : float
+        Largest acceptable distance to the statistic.
+    quantile : {"median", "q95"}
+    bounds : (float, float)
+        Range of σ searched.
+
+    Returns
+    -------
+    float or None
+        Rounded down to 3 significant digits.
+    """
+    target = check_positive(target, "target")
+    if quantile not in ("median", "q95"):
+        raise ValueError(f"`quantile` must be 'median' or 'q95', got {quantile!r}.")
+
+    def gaussian_error(sigma):
+        return predict_gaussian_error(manifold, sigma)[quantile]
+
+    lo, hi = (float(b) for b in bounds)
+    if gaussian_error(lo) > target:
+        return None
+    if gaussian_error(hi) <= target:
+        return hi
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if gaussian_error(mid) <= target:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo < 1.0001:
+            break
+    step = math.floor(math.log10(lo)) - 2
+    return round(math.floor(lo / 10.0**step) * 10.0**step, max(0, -step))
+
+
+__all__ = ["MIN_ESS", "PROPOSALS", "RADIAL_GRID", "largest_gaussian_sigma",
+           "predict_frechet_error", "predict_gaussian_error", "predict_regression_error",
+           "smallest_frechet_epsilon"]

@@ -38,8 +38,9 @@ from ._common import (
     _resolve_rng,
     project_to_ball,
 )
-from .planning import _choose_exact, predicted_frechet_kng_work
+from .planning import _choose_exact, exact_work, predicted_frechet_kng_work
 from .record import FRECHET_MECHANISMS, MCMC_CAVEAT, PAPER_CAVEAT, SAMPLERS, SEEDED_CAVEAT, Release
+from .work import check_work, frechet_kng_work, resolve_budget
 
 
 # ---------------------------------------------------------------------- Fréchet mean
@@ -59,6 +60,8 @@ def private_frechet_mean(
     chain_length=2000,
     burn_in=1000,
     sampler="auto",
+    sigma=None,
+    max_work=None,
 ):
     r"""Private Fréchet mean of points in a ball :math:`B_r(m_0)`.
 
@@ -86,6 +89,16 @@ def private_frechet_mean(
         KNG only, as in :func:`private_geodesic_regression`: exact rejection sampling on the
         public ball (δ = 0; worst case :math:`e^{2r/\sigma}` proposals per draw), or MCMC
         (labelled approximately private).
+    sigma : float, optional
+        ``"gaussian"`` only, instead of ``mu`` or ``epsilon``: the rate σ of the noise. Its µ
+        is then computed for the proven sensitivity (exactly on R^d and S¹; elsewhere by
+        Monte Carlo, paper 004 Algorithm 2, recorded as the estimate plus 3 standard errors,
+        the margin :func:`~dpcore.privacy.calibrate_sigma` uses).
+    max_work : float, optional
+        KNG only: work budget in seconds of estimated run time (:mod:`dpcore.release.work`);
+        a request estimated above it is refused before sampling with a
+        :class:`~dpcore.exceptions.WorkBudgetError`. None: the default budget
+        (:data:`~dpcore.release.work.DEFAULT_WORK_BUDGET`); ``float("inf")``: no limit.
 
     Returns
     -------
@@ -101,6 +114,7 @@ def private_frechet_mean(
         raise ValueError(f"`mechanism` must be one of {FRECHET_MECHANISMS}, got {mechanism!r}.")
     n_draws = check_int(n_draws, "n_draws")
     check_limit("max_replicates", n_draws)
+    resolve_budget(max_work)
     if mechanism == "kng":
         check_limit("max_chain_length", check_int(chain_length, "chain_length"))
         check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
@@ -109,7 +123,14 @@ def private_frechet_mean(
     gen, seeded = _resolve_rng(rng)
     assumptions, caveats, leaks = {}, [], []
 
-    if mechanism == "gaussian":
+    if sigma is not None and mechanism != "gaussian":
+        raise ValueError(f"`sigma` applies to the Gaussian mechanism only, not {mechanism!r}.")
+    if mechanism == "gaussian" and sigma is not None:
+        if epsilon is not None or mu is not None:
+            raise ValueError("Give the Gaussian mechanism one of `mu`, `epsilon` and `sigma`.")
+        sigma_in = check_positive(sigma, "sigma")
+    elif mechanism == "gaussian":
+        sigma_in = None
         if (epsilon is None) == (mu is None):
             raise ValueError("The Gaussian mechanism needs exactly one of `mu` and `epsilon`.")
         if mu is None:
@@ -118,6 +139,7 @@ def private_frechet_mean(
             mu = float(eps_to_mu(check_positive(epsilon, "epsilon")))
             caveats.append("mu is the GDP equivalent of the given epsilon (paper 004 §5.2).")
         mu = check_positive(mu, "mu")
+    if mechanism == "gaussian":
         epsilon = None
     else:
         if mu is not None:
@@ -194,6 +216,12 @@ def private_frechet_mean(
             sigma=mech.sigma, n=n, draws=n_draws, what="Fréchet-mean KNG",
             stacklevel=3, support_ok=mode == "strict" or sampler == "exact",
             predicted_work=predicted, refined=refined)
+        check_work(frechet_kng_work(
+            m, n, draws=n_draws, chain_length=chain_length, burn_in=burn_in,
+            exact_terms=None if not use_exact else (
+                predicted if predicted is not None
+                else exact_work(2.0 * radius, mech.sigma, n, n_draws)),
+            exact_worst_case=predicted is None), max_work)
         if use_exact:
             res = frechet_mean_exact([mech], y, size=n_draws, rng=gen, support=ball)[0]
         elif mode == "strict":
@@ -211,7 +239,20 @@ def private_frechet_mean(
         total_eps = n_draws * epsilon
     elif mechanism == "gaussian":
         delta_m = frechet_mean_sensitivity(n, radius, kappa_high, inj)
-        mech = RiemannianGaussian(manifold=m, sensitivity=delta_m, mu=mu)
+        if sigma_in is None:
+            mech = RiemannianGaussian(manifold=m, sensitivity=delta_m, mu=mu)
+        else:
+            mech = RiemannianGaussian(manifold=m, sensitivity=delta_m, sigma=sigma_in)
+            mu = float(mech.mu + 3.0 * mech.mu_standard_error)
+            if not np.isfinite(mu):
+                raise ValueError(
+                    f"At sigma = {sigma_in:g} and sensitivity {delta_m:.4g} the Monte Carlo "
+                    "estimate of mu does not resolve (the neighbouring outputs never overlap "
+                    "in its samples): raise sigma.")
+            if mech.mu_standard_error:
+                caveats.append(f"mu = {mech.mu:.4g} + 3 x {mech.mu_standard_error:.2g} "
+                               "(Monte Carlo estimate at the given sigma plus 3 standard "
+                               "errors).")
         res = mech.release(mean, size=n_draws, rng=gen)
         sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
         from ..privacy import compose_gdp, exact_gdp_accounting
@@ -223,9 +264,9 @@ def private_frechet_mean(
         if exact_gdp_accounting(m) is None:
             coverage = "monte_carlo"
             caveats.append(
-                "sigma was calibrated to mu by Monte Carlo (paper 004 Algorithm 2, fixed seed, "
-                "conservative by a few standard errors): a statistical estimate of the privacy "
-                "profile, not a proof.")
+                ("sigma was calibrated to mu" if sigma_in is None else "mu was estimated at sigma")
+                + " by Monte Carlo (paper 004 Algorithm 2, fixed seed, conservative by a few "
+                "standard errors): a statistical estimate of the privacy profile, not a proof.")
         if not res.exact:
             coverage = "mcmc"
             caveats.append(MCMC_CAVEAT)

@@ -36,7 +36,7 @@ from ._common import (
     _warn_paper_mode,
     project_to_ball,
 )
-from .planning import _choose_exact, predicted_joint_kng_work
+from .planning import _choose_exact, exact_work, predicted_joint_kng_work
 from .record import (
     MCMC_CAVEAT,
     PAPER_CAVEAT,
@@ -47,6 +47,7 @@ from .record import (
     SEQUENTIAL_STRICT_CAVEAT,
     Release,
 )
+from .work import check_work, regression_work, resolve_budget
 
 
 # ---------------------------------------------------------------------- regression
@@ -70,6 +71,7 @@ def private_geodesic_regression(
     burn_in=1000,
     scheme=None,
     sampler="auto",
+    max_work=None,
 ):
     r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
 
@@ -126,6 +128,11 @@ def private_geodesic_regression(
         (:mod:`dpcore.settings`), else MCMC with an
         :class:`~dpcore.exceptions.ApproximatePrivacyWarning`; paper mode uses MCMC as the
         papers did.
+    max_work : float, optional
+        Work budget in seconds of estimated run time (:mod:`dpcore.release.work`): a request
+        estimated above it is refused before sampling with a
+        :class:`~dpcore.exceptions.WorkBudgetError`. None: the default budget
+        (:data:`~dpcore.release.work.DEFAULT_WORK_BUDGET`); ``float("inf")``: no limit.
 
     Returns
     -------
@@ -141,7 +148,7 @@ def private_geodesic_regression(
         manifold, x, y, [(eps_p, eps_v)], tau=tau, covariate_range=covariate_range,
         tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
         n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
-        burn_in=burn_in, scheme=scheme, sampler=sampler, stacklevel=3,
+        burn_in=burn_in, scheme=scheme, sampler=sampler, max_work=max_work, stacklevel=3,
     )[0]
 
 
@@ -194,9 +201,11 @@ def _geodesic_regression_releases(
     burn_in=1000,
     scheme=None,
     sampler="auto",
+    max_work=None,
     stacklevel=2,
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
+    resolve_budget(max_work)  # a bad budget is refused before any work
     m = check_manifold(manifold)
     mode = _check_mode(mode)
     if scheme is None:
@@ -332,6 +341,19 @@ def _geodesic_regression_releases(
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
             what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
             predicted_work=predicted, refined=refined)
+        n_draws = n_footpoints * n_vectors
+        exact_terms = None
+        if use_exact:
+            g_max = float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
+            exact_terms = (predicted if predicted is not None
+                           else len(budgets) * exact_work(g_max, smallest_sigma, y.shape[0],
+                                                          n_draws))
+        check_work(regression_work(
+            m, y.shape[0], draws=n_draws, n_footpoints=n_footpoints, chain_length=chain_length,
+            burn_in=burn_in, scheme="joint", exact_terms=exact_terms, n_budgets=len(budgets),
+            exact_worst_case=predicted is None,
+            linear_exact=not use_exact and m.is_linear and clip is None and speed_cap is None
+            and foot_support is None), max_work)
         if p_hat is None:
             p_hat, v_start = _public_start(m, foot_support)
         releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
@@ -357,6 +379,10 @@ def _geodesic_regression_releases(
                            chain_length=chain_length, burn_in=burn_in) for _, ev in budgets]
     foot_shape = (n_footpoints, *m.point_shape)
     exact_path = m.is_linear and clip is None  # affine gradients: exact K-norm stages
+    check_work(regression_work(
+        m, y.shape[0], draws=n_footpoints * n_vectors, n_footpoints=n_footpoints,
+        chain_length=chain_length, burn_in=burn_in, scheme="sequential",
+        linear_exact=exact_path, n_budgets=len(budgets)), max_work)
     if exact_path or len(budgets) == 1:
         feet = [k.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
                                        tau=clip, support=foot_support) for k in kng_p]

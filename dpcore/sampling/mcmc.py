@@ -162,6 +162,11 @@ def _max_step(manifold):
 
 
 # ---------------------------------------------------------------------- one step
+#: Uniforms (proposal radii and acceptance draws) are drawn this many steps at a time: one
+#: generator call per block instead of two per step.
+_BLOCK = 256
+
+
 def _evaluate(log_density, points, n_chains):
     """Log density of a batch; points where it fails (cut locus, NaN) get ``-inf``.
 
@@ -176,10 +181,13 @@ def _evaluate(log_density, points, n_chains):
             f"`log_density` must return an array of shape ({n_chains},) for a batch of "
             f"{n_chains} points, got shape {values.shape}."
         )
-    bad = ~(values < np.inf)  # NaN or +inf
-    if not np.isfinite(points).all():
-        bad |= ~np.isfinite(points.reshape(n_chains, -1)).all(axis=1)
-    return np.where(bad, -np.inf, values)
+    # NaN or +inf -> -inf (NaN < inf is False); one ufunc call in place of three.
+    values = np.where(values < np.inf, values, -np.inf)
+    # A sum over each point is finite iff every coordinate is, except for finite coordinates
+    # whose sum overflows: the exact check runs only when the fast one fails.
+    if not np.isfinite(np.add.reduce(points.reshape(n_chains, -1), axis=1)).all():
+        values[~np.isfinite(points.reshape(n_chains, -1)).all(axis=1)] = -np.inf
+    return values
 
 
 def _evaluate_one(log_density, point):
@@ -189,30 +197,70 @@ def _evaluate_one(log_density, point):
         return -np.inf
 
 
-def _propose(manifold, x, eta, rng):
-    """``exp_x(eta * xi)`` with ``xi`` uniform in the unit ball of each tangent space."""
-    n = x.shape[0]
-    v = manifold.random_tangent(x, rng)
-    nv = manifold.norm(x, v)
-    radius = eta * rng.random(n) ** (1.0 / manifold.dim)  # eta: scalar or one per chain
-    scale = np.where(nv > 0, radius / nv, 0.0)
-    return manifold.exp(x, v * manifold.pointwise(scale))
+class _Stepper:
+    r"""The fused Metropolis step of one run: everything that does not change between steps
+    (shapes, the proposal's flavour, the exponent of the radius law) is computed once, and the
+    uniforms are drawn in blocks of :data:`_BLOCK` steps.
 
-
-def _step(manifold, log_density, x, logp, eta, rng):
-    """One Metropolis step for all chains; returns ``(x, logp, accepted, accept_prob)``.
-
-    Called inside ``np.errstate(all="ignore")``. From a zero-density state (``logp = -inf``) any
-    proposal of positive density is accepted (ratio +inf); between two zero-density states the
-    ratio is NaN and the move is rejected.
+    The proposal is :math:`\exp_x(r\,\xi/\|\xi\|)` with :math:`\xi` a standard Gaussian
+    tangent vector and :math:`r = \eta U^{1/\dim}`: uniform in the ball of radius η of
+    :math:`T_xM`. On a linear manifold (flat :math:`\mathbb{R}^d`, ``exp(x, v) = x + v``) the
+    Gaussian is drawn directly in the ambient coordinates, which are orthonormal there.
     """
-    y = _propose(manifold, x, eta, rng)
-    logq = _evaluate(log_density, y, x.shape[0])
-    accept_prob = np.exp(np.minimum(logq - logp, 0.0))
-    accepted = rng.random(x.shape[0]) < accept_prob
-    x = np.where(manifold.pointwise(accepted), y, x)
-    logp = np.where(accepted, logq, logp)
-    return x, logp, accepted, accept_prob
+
+    def __init__(self, manifold, log_density, n_chains, rng):
+        self.manifold = manifold
+        self.log_density = log_density
+        self.n = n_chains
+        self.rng = rng
+        self.point_shape = tuple(manifold.point_shape)
+        self.bcast = (n_chains,) + (1,) * len(self.point_shape)
+        self.inv_dim = 1.0 / manifold.dim
+        self.linear = bool(getattr(manifold, "is_linear", False))
+        self._uniforms = None
+        self._next = _BLOCK
+
+    def _draw_uniforms(self):
+        if self._next == _BLOCK:
+            self._uniforms = self.rng.random((_BLOCK, 2, self.n))
+            self._next = 0
+        u = self._uniforms[self._next]
+        self._next += 1
+        return u[0], u[1]
+
+    def propose(self, x, eta, u_radius):
+        """``exp_x(eta * xi)`` with ``xi`` uniform in the unit ball of each tangent space."""
+        radius = eta * u_radius ** self.inv_dim  # eta: scalar or one per chain
+        if self.linear:
+            v = self.rng.standard_normal((self.n, *self.point_shape))
+            nv = np.sqrt(np.add.reduce(np.square(v).reshape(self.n, -1), axis=1))
+        else:
+            v = self.manifold.random_tangent(x, self.rng)
+            nv = np.asarray(self.manifold.norm(x, v), dtype=float)
+        scale = np.divide(radius, nv, out=np.zeros(self.n), where=nv > 0)
+        v = v * scale.reshape(self.bcast)
+        return x + v if self.linear else self.manifold.exp(x, v)
+
+    def step(self, x, logp, eta):
+        """One Metropolis step for all chains; returns ``(x, logp, accepted, accept_prob)``.
+
+        Called inside ``np.errstate(all="ignore")``. From a zero-density state
+        (``logp = -inf``) any proposal of positive density is accepted (ratio +inf); between
+        two zero-density states the ratio is NaN and the move is rejected (``accept_prob`` 0).
+        """
+        u_radius, u_accept = self._draw_uniforms()
+        y = self.propose(x, eta, u_radius)
+        logq = _evaluate(self.log_density, y, self.n)
+        diff = logq - logp
+        # NaN (both -inf) -> probability 0; min(diff, 0) with exp gives the Metropolis ratio.
+        accept_prob = np.exp(np.minimum(np.where(diff == diff, diff, -np.inf), 0.0))
+        accepted = u_accept < accept_prob
+        if accepted.all():
+            return y, logq, accepted, accept_prob
+        if accepted.any():
+            x = np.where(accepted.reshape(self.bcast), y, x)
+            logp = np.where(accepted, logq, logp)
+        return x, logp, accepted, accept_prob
 
 
 # ---------------------------------------------------------------------- sampler
@@ -261,8 +309,9 @@ def metropolis_hastings(
     rng : None, int or numpy.random.Generator
         Source of randomness.
     adapt : bool
-        Tune the step size during burn-in (Robbins-Monro on :math:`\log\eta` with the chains'
-        mean acceptance probability, then frozen at the average of the second half of burn-in).
+        Tune the step size during burn-in (Robbins-Monro on :math:`\log\eta` with the mean
+        acceptance probability of the chains inside the support, then frozen at the average of
+        the second half of burn-in).
     groups : array of int, optional
         Group label ``0 .. G-1`` of every chain, shape ``(n_chains,)``. Each group has its own
         step size, tuned on its chains' acceptance, so one run can serve targets of very
@@ -319,15 +368,15 @@ def metropolis_hastings(
     samples = np.empty((n_chains, n_samples, *manifold.point_shape))
     log_values = np.empty((n_chains, n_samples))
     accepted_total = np.zeros(n_chains)
+    stepper = _Stepper(manifold, log_density, n_chains, rng)
     with np.errstate(all="ignore"):
         logp = _evaluate(log_density, x, n_chains)
-        eta, x, logp = _burn_in(
-            manifold, log_density, x, logp, eta, eta_max, burn_in, target_accept, adapt, rng,
-            labels, n_groups,
-        )
+        eta, x, logp = _burn_in(stepper, x, logp, eta, eta_max, burn_in, target_accept, adapt,
+                                labels, n_groups)
         eta_chain = eta[labels] if n_groups > 1 else float(eta[0])
+        step = stepper.step
         for i in range(n_samples * thin):
-            x, logp, accepted, _ = _step(manifold, log_density, x, logp, eta_chain, rng)
+            x, logp, accepted, _ = step(x, logp, eta_chain)
             accepted_total += accepted
             if (i + 1) % thin == 0:
                 samples[:, i // thin] = x
@@ -371,33 +420,52 @@ def _check_groups(groups, n_chains):
     return labels.astype(int), n_groups
 
 
-def _burn_in(manifold, log_density, x, logp, eta, eta_max, n_steps, target, adapt, rng,
-             labels, n_groups):
-    """Run the burn-in, tuning one step size per group; returns ``(frozen etas, x, logp)``."""
+def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_groups):
+    """Run the burn-in, tuning one step size per group; returns ``(frozen etas, x, logp)``.
+
+    The rate a group's step size is tuned on is the mean acceptance probability of its chains
+    that started the step inside the support (finite log density): a chain still at a
+    zero-density start accepts only jumps into the support, and counting its zeros would
+    shrink the step until it can no longer reach it. A group with no such chain keeps its step.
+    """
     single = n_groups == 1
+    step = stepper.step
     if not adapt:
-        step = float(eta[0]) if single else eta[labels]
+        eta_chain = float(eta[0]) if single else eta[labels]
         for _ in range(n_steps):
-            x, logp, _, _ = _step(manifold, log_density, x, logp, step, rng)
+            x, logp, _, _ = step(x, logp, eta_chain)
         return eta, x, logp
-    log_eta = np.log(eta)
     log_cap = math.log(eta_max) if math.isfinite(eta_max) else math.inf
-    counts = np.bincount(labels, minlength=n_groups)
-    history = []
+    half = n_steps // 2
+    if single:  # Python floats: no array call per step for the adaptation itself
+        log_eta, inv_n, total = math.log(float(eta[0])), 1.0 / stepper.n, 0.0
+        for t in range(n_steps):
+            live = logp > -np.inf
+            n_live = int(np.count_nonzero(live))
+            x, logp, _, accept_prob = step(x, logp, math.exp(log_eta))
+            if n_live == stepper.n:
+                rate = float(np.add.reduce(accept_prob)) * inv_n
+            else:
+                rate = float(np.add.reduce(accept_prob[live])) / n_live if n_live else target
+            log_eta = min(log_eta + _GAIN / (1.0 + t / 10.0) ** 0.6 * (rate - target), log_cap)
+            if t >= half:
+                total += log_eta
+        if n_steps:
+            log_eta = total / (n_steps - half)
+        return np.minimum(np.exp(np.array([log_eta])), eta_max), x, logp
+    log_eta = np.log(eta)
+    total = np.zeros(n_groups)
     for t in range(n_steps):
-        step = math.exp(log_eta[0]) if single else np.exp(log_eta)[labels]
-        x, logp, _, accept_prob = _step(manifold, log_density, x, logp, step, rng)
-        gain = _GAIN / (1.0 + t / 10.0) ** 0.6
-        accept_prob = np.nan_to_num(accept_prob, nan=0.0)
-        if single:
-            rate = float(np.mean(accept_prob))
-        else:
-            rate = np.bincount(labels, weights=accept_prob, minlength=n_groups) / counts
-        log_eta = np.minimum(log_eta + gain * (rate - target), log_cap)
-        if t >= n_steps // 2:
-            history.append(log_eta)
-    if history:
-        log_eta = np.mean(history, axis=0)
+        live = (logp > -np.inf).astype(float)
+        counts = np.bincount(labels, weights=live, minlength=n_groups)
+        x, logp, _, accept_prob = step(x, logp, np.exp(log_eta)[labels])
+        sums = np.bincount(labels, weights=accept_prob * live, minlength=n_groups)
+        rate = np.divide(sums, counts, out=np.full(n_groups, target), where=counts > 0)
+        log_eta = np.minimum(log_eta + _GAIN / (1.0 + t / 10.0) ** 0.6 * (rate - target), log_cap)
+        if t >= half:
+            total += log_eta
+    if n_steps:
+        log_eta = total / (n_steps - half)
     return np.minimum(np.exp(log_eta), eta_max), x, logp
 
 

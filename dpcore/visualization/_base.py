@@ -8,6 +8,7 @@ into float arrays with messages of the form "`name` must have shape ..., got ...
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -18,7 +19,9 @@ from . import colors
 #: Base font size (axis labels, ticks, legend) and title size, in px.
 FONT_SIZE = 14
 TITLE_SIZE = 19
-#: Text colour of titles, ticks and legends (dark grey, readable on white).
+#: Text colour of titles, ticks and legends (dark grey, readable on white). The dashboard draws
+#: figures in its light or dark theme and swaps this colour and black for the theme's text colour
+#: (``ui.figures.show_figure``); the figures themselves stay drawn for a white page.
 TEXT_COLOR = "#262730"
 #: Default heights in px.
 HEIGHT_3D = 640
@@ -110,7 +113,8 @@ def _finish(fig, title, height, *, subtitle=None, legend_below=False, margin_top
     fig.update_layout(
         template="plotly_white",
         title=title_spec,
-        # Explicit colours: Streamlit's chart theme would otherwise draw light-grey text.
+        # Explicit colours for a white page (the reproduction report); the dashboard maps them
+        # to its theme's text colour.
         font={"size": FONT_SIZE, "color": TEXT_COLOR},
         height=int(height),
         legend=legend,
@@ -178,6 +182,54 @@ def _polyline(segments):
         pieces.append(seg)
         pieces.append(np.full((1, seg.shape[-1]), np.nan))
     return np.concatenate(pieces[:-1]) if pieces else np.empty((0, 2))
+
+
+def describe_figure(fig, max_series=6):
+    """A short text alternative for ``fig``: its title, subtitle, axes and series.
+
+    The dashboard passes it to ``st.plotly_chart(alt=...)`` unless a page gives its own.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    max_series : int
+        At most this many legend names are listed (then "and k more").
+
+    Returns
+    -------
+    str
+        For example ``"Chart: Error against n. Horizontal axis: n; vertical axis: error.
+        Series: Laplace, KNG."``.
+    """
+    layout = fig.layout
+    title = _plain(layout.title.text) or "Untitled figure"
+    parts = [f"{'3D chart' if _is_3d(fig) else 'Chart'}: {title}."]
+    subtitle = _plain(layout.title.subtitle.text) if layout.title.subtitle else ""
+    if subtitle:
+        parts.append(f"{subtitle}.")
+    axes = [(side, _plain(axis.title.text)) for side, axis in
+            (("horizontal axis", layout.xaxis), ("vertical axis", layout.yaxis))]
+    axes = "; ".join(f"{side}: {text}" for side, text in axes if text)
+    if axes:
+        parts.append(axes[0].upper() + axes[1:] + ".")
+    names = list(dict.fromkeys(_plain(t.name) for t in fig.data
+                               if t.name and t.showlegend is not False))
+    if names:
+        more = f" and {len(names) - max_series} more" if len(names) > max_series else ""
+        parts.append(f"Series: {', '.join(names[:max_series])}{more}.")
+    return " ".join(parts)
+
+
+def _is_3d(fig):
+    return any(t.type in ("scatter3d", "surface", "mesh3d") for t in fig.data)
+
+
+def _plain(text):
+    """Plotly rich text as plain text: tags dropped, line breaks as spaces, no end stop."""
+    if not text:
+        return ""
+    text = re.sub(r"<br\s*/?>", " ", str(text))
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", text)).strip().rstrip(".")
 
 
 # ------------------------------------------------------------------------------ 3D

@@ -10,6 +10,10 @@ reader learns them once:
 * private draws: :data:`PRIVATE` (the remaining Okabe–Ito hues, vermillion first) for up to
   five draws, a sequential viridis ramp (:data:`SEQUENTIAL`) beyond that;
 * the highlighted best cell of a heatmap: :data:`HIGHLIGHT`.
+
+Black stands for "the text colour": in the dashboard's dark theme it is drawn light
+(``ui.figures.show_figure``). The other hues are kept in both themes: against the dark theme's
+background (#171614) each reaches at least 3.5:1 (:data:`BLUE`; the others 4.7:1 or more).
 """
 
 from __future__ import annotations

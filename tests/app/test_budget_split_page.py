@@ -3,6 +3,7 @@ release (so it must not touch the privacy ledger)."""
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,7 +21,7 @@ def open_page():
 
 
 def tiny(at, sizes=(10, 20)):
-    """A configuration that simulates in about a second."""
+    """A configuration that simulates in about a second (its short chains do not mix)."""
     at.multiselect(key="bs_sizes").set_value(list(sizes))
     at.multiselect(key="bs_views").set_value(["unequal", "equal", "grid"])
     at.number_input(key="bs_nu").set_value(3)
@@ -52,14 +53,50 @@ def test_default_run_is_labelled_a_simulation_and_computes_nothing():
     assert not at.get("plotly_chart")
     assert "bs_result" not in at.session_state
     assert at.session_state[LEDGER] == []
-    # The default configuration: n in {20, 50, 100}, three views.
-    assert at.multiselect(key="bs_sizes").value == [20, 50, 100]
-    assert at.number_input(key="bs_total").value == pytest.approx(2.02)
+    # The default configuration (issue 14 §6): strict mode, n in {100, 200}, total ε 10,
+    # chains of 1000 + 1000 steps; paper mode stays available, labelled as before.
+    assert at.radio(key="bs_mode").value == "strict"
+    assert at.radio(key="bs_mode").options == ["strict (public bounds)",
+                                               "paper (reproduces the figures)"]
+    assert at.multiselect(key="bs_sizes").value == [100, 200]
+    assert at.number_input(key="bs_total").value == pytest.approx(10.0)
+    assert at.number_input(key="bs_chain").value == 1000
+    assert at.number_input(key="bs_burn").value == 1000
+    keys = [b.key for b in at.get("download_button")]
+    assert "bs_export_script" in keys and "bs_export_notebook" in keys
+
+
+def test_default_simulation_mixes_and_shows_errors_in_degrees():
+    """Issue 14 §6: the default (strict) simulation's chains mix in every cell, and the errors
+    appear in degrees beside log MSE."""
+    at = run(open_page())
+    assert not at.error
+    assert any("Every chain mixed" in s.value for s in at.success)
+    df = at.session_state["bs_result"]["df"]
+    assert at.session_state["bs_result"]["config"].mode == "strict"
+    assert (df["rhat"] <= 1.05).all() and (df["ess"] >= 100).all()
+    table = at.dataframe[0].value
+    assert {"mean log MSE", "RMS error (degrees)", "worst R-hat", "smallest ESS"} <= set(
+        table.columns)
+    np.testing.assert_allclose(
+        np.sort(table["RMS error (degrees)"].to_numpy()),
+        np.sort(np.degrees(np.sqrt(df["mse"].to_numpy()))), rtol=1e-12)
+    assert at.session_state[LEDGER] == []
+
+
+def test_chains_that_have_not_mixed_are_flagged_with_the_fix():
+    at = run(tiny(open_page()))
+    flags = [e.value for e in at.error if "have not mixed" in e.value]
+    assert len(flags) == 1
+    assert "raise the chain length and burn-in" in flags[0]
+    df = at.session_state["bs_result"]["df"]
+    bad = df[(df["rhat"] > 1.05) | (df["ess"] < 100)]
+    assert f"**{len(bad.groupby(['view', 'n', 'eps_p', 'eps_v']))} cell(s)" in flags[0]
 
 
 def test_run_draws_three_views_and_leaves_the_ledger_alone():
     at = run(tiny(open_page()))
-    assert not at.error
+    assert all("have not mixed" in e.value for e in at.error)  # short chains: flagged only
     assert len(at.get("plotly_chart")) == 3
     assert [m.label for m in at.metric] == ["Best split within the total"]
     assert at.session_state[LEDGER] == []
@@ -67,7 +104,8 @@ def test_run_draws_three_views_and_leaves_the_ledger_alone():
     assert set(df["view"]) == {"unequal", "equal", "grid"}
     # unequal: 2 sizes x 3 splits x 2 reps; equal: 2 x 2 x 2; grid: 1 size x 4 cells x 2 reps.
     assert len(df) == 12 + 8 + 8
-    assert [b.key for b in at.main.get("download_button")] == ["bs_download"]
+    assert [b.key for b in at.main.get("download_button")] == [
+        "bs_download", "bs_export_script", "bs_export_notebook"]
     # Moving the total only re-reads the cached results.
     at.slider(key="bs_best_total").set_value(0.5).run()
     assert not at.exception
@@ -98,7 +136,7 @@ def test_other_manifolds_and_strict_mode(kind):
     tiny(at, sizes=(10,))
     at.multiselect(key="bs_views").set_value(["equal"]).run()
     run(at)
-    assert not at.error
+    assert all("have not mixed" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 1
     assert at.session_state["bs_result"]["config"].mode == "strict"
 

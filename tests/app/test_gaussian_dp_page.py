@@ -7,7 +7,10 @@ its one release (a Gaussian-DP mean of synthetic S² data) is tested through the
 
 import pytest
 
-from dpcore.privacy import eps_to_mu, gdp_mu_circle
+from dpcore.manifolds import Sphere
+from dpcore.mechanisms import RiemannianGaussian
+from dpcore.privacy import delta_mu, eps_to_mu, gdp_mu_circle, mu_to_eps
+from ui.logic import gaussian_dp as L
 
 from .pages import click_release, open_app_page
 
@@ -82,10 +85,50 @@ def test_release_records_a_gdp_entry():
     assert entries[0]["page"] == "Gaussian DP"
     assert entries[0]["mechanism"] == "gaussian"
     assert entries[0]["epsilon"] is None
-    assert entries[0]["mu"] == pytest.approx(gdp_mu_circle(1.0, 1.0), rel=1e-6)
+    # the µ of the top controls' σ = Δ = 1 on S²: Monte Carlo estimate + 3 standard errors
+    mech = RiemannianGaussian(manifold=Sphere(2), sensitivity=1.0, sigma=1.0)
+    assert entries[0]["mu"] == pytest.approx(mech.mu + 3 * mech.mu_standard_error, rel=1e-6)
     assert "Download release" in [b.label for b in at.get("download_button")]
     at.run()
     assert len(ledger(at)) == 1  # no release on a rerun
+
+
+def test_release_uses_the_top_sigma_and_delta():
+    """Issue 14 §9: the release section used a σ and Δ of its own."""
+    at = open_page(gd_sigma="0.5", gd_delta="0.4")
+    at.slider(key="gd_rel_n").set_value(40).run()
+    click_release(at, "gd_release")
+    assert float(metric(at, "σ (from the top)")) == pytest.approx(0.5)
+    assert float(metric(at, "Sensitivity Δ")) == pytest.approx(0.4, rel=1e-9)
+    assert ledger(at)[0]["mu"] > 0
+    # moving the top σ makes the shown release stale (it belongs to the old σ)
+    at.slider(key="gd_sigma").set_value(0.6).run()
+    assert any("settings changed" in i.value for i in at.info)
+
+
+def test_equal_mu_is_explained_with_its_delta():
+    at = open_page()
+    mu = gdp_mu_circle(1.0, 1.0)
+    eps = mu_to_eps(mu)
+    text = next(c.value for c in at.caption if c.value.startswith("Equal µ"))
+    assert "weaker promise than pure ε" in text
+    assert f"ε = {eps:.3g}" in text and f"δ = {delta_mu(eps, mu):.2g}" in text
+
+
+def test_accuracy_before_release_follows_sigma():
+    at = open_page()
+    pred = L.predicted_release_error(1.0)
+    assert metric(at, "Predicted median error") == f"{pred['median_deg']:.3g}°"
+    assert metric(at, "95% of releases within") == f"{pred['q95_deg']:.3g}°"
+    assert ledger(at) == []  # predicting spends nothing
+    at.slider(key="gd_sigma").set_value(0.25).run()
+    pred = L.predicted_release_error(0.25)
+    assert metric(at, "Predicted median error") == f"{pred['median_deg']:.3g}°"
+    # the inverse: the largest σ for a 10° median error
+    at.number_input(key="gd_target").set_value(10.0).run()
+    best = float(metric(at, "Largest σ for this target"))
+    assert L.predicted_release_error(best)["median_deg"] <= 10.0
+    assert L.predicted_release_error(best * 1.01)["median_deg"] > 10.0
 
 
 def test_tiny_sigma_shows_no_inf_or_nan():
@@ -96,6 +139,9 @@ def test_tiny_sigma_shows_no_inf_or_nan():
     values = [str(m.value).strip().lower() for m in at.metric]
     assert values and not any(v in ("inf", "nan", "-inf") for v in values)
     assert metric(at, "µ on S² (Monte Carlo)") == "too large"
+    # the release (at the top's σ) states why it cannot be made instead of showing inf
+    assert any("cannot resolve µ on S²" in w.value for w in at.warning)
+    assert not at.get("button") or not any(b.key == "gd_release" for b in at.button)
 
 
 def test_monte_carlo_settings_fit_the_library_limit():

@@ -466,7 +466,7 @@ def test_budget_split_csv_has_no_formula_cells():
     """The budget-split page's simulation CSV (:func:`ui.logic.budget_split.sweep_csv`) is written
     with ``DataFrame.to_csv``, not through ``neutralize_cell``; its cells are numbers and fixed
     view names, so none can start a formula. This pins that down."""
-    config = B.SweepConfig(kind="euclidean", param=1, sample_sizes=(10,), n_equal=2,
+    config = B.SweepConfig(kind="euclidean", param=1, mode="paper", sample_sizes=(10,), n_equal=2,
                             replicates=1, n_footpoints=1, n_vectors=1, chain_length=20,
                             burn_in=10, views=("equal",))
     df = B.run_chunk(config, "equal", 10, 0)

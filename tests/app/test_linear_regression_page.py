@@ -61,7 +61,8 @@ def test_default_run_shows_least_squares_without_releasing():
     # One response by default: its line in R¹ is drawn exactly (private, δ = 0).
     assert list(mse.index) == ["response_a", "all responses"]
     assert ledger(at) == []
-    assert [b.label for b in at.main.get("download_button")] == ["Download data"]
+    assert [b.label for b in at.main.get("download_button")] == [
+        "Download data", "Export script (.py)", "Export notebook (.ipynb)"]
     assert any("'site'" in c.value for c in at.caption)  # the text column is ignored
     assert at.query_params["lr_src"] == "example"
 
@@ -140,8 +141,10 @@ def test_uploaded_csv_columns_can_be_chosen():
 @pytest.mark.parametrize(
     "content, fragments",
     [
-        (b"x,y\n1,2\n2,abc\n3,4\n", ["Row 3", "'y'", "abc"]),
-        (b"x,y\n1,2\n2,\n3,4\n", ["Row 3", "'y'", "empty"]),
+        # (x is not 1, 2, 3: a row counter is an identifier, never a default covariate)
+        (b"x,y\n1.5,2\n2,abc\n3,4\n", ["Row 3", "'y'", "abc"]),
+        # An empty cell drops its row (with a count); too few rows are left here.
+        (b"x,y\n1.5,2\n2,\n3,4\n", ["at least 3 rows", "2 are usable"]),
         (b"x,y\n1,2\n2,3,4\n", ["Row 3", "3 values"]),
         (b"x,x\n1,2\n", ["appears 2 times"]),
         (b"name,city\nann,rome\n", ["No column holds numbers"]),
@@ -169,7 +172,9 @@ def test_decimal_comma_columns_are_offered_as_numbers():
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
-    assert covariate.options == ["id", "temperature", "yield", "quality"]
+    # 'id' (1, 2, 3) is offered, marked, and never the default.
+    assert covariate.options == ["id (identifier?)", "temperature", "yield", "quality"]
+    assert covariate.value == "temperature"
     assert any("'note'" in c.value for c in at.caption)  # the text column is ignored
     covariate.set_value("yield").run()
     responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
@@ -184,7 +189,7 @@ def test_covariate_bounds_follow_the_chosen_column():
     """Issue 14 §3: choosing another covariate starts its public bounds from that column's
     own range (they used to keep the first column's, silently clipping the new one)."""
     at = open_page()
-    upload(at, b"a,b,c\n" + b"".join(f"{i},{100 + 10 * i},{i % 3}\n".encode()
+    upload(at, b"a,b,c\n" + b"".join(f"{i / 2},{100 + 10 * i},{i % 3}\n".encode()
                                       for i in range(12)))
     assert not at.exception, at.exception
 
@@ -194,7 +199,7 @@ def test_covariate_bounds_follow_the_chosen_column():
         return lo, hi
 
     lo_a, hi_a = cov_bounds()
-    assert lo_a <= 0 and 11 <= hi_a < 100
+    assert lo_a <= 0 and 5.5 <= hi_a < 100
     [s for s in at.selectbox if s.label.startswith("Covariate")][0].set_value("b").run()
     assert not at.exception, at.exception
     lo_b, hi_b = cov_bounds()
@@ -212,3 +217,140 @@ def test_several_responses_go_to_mcmc_only_by_choice():
     assert at.button(key="lr_release").disabled
     click_release(at, "lr_release")
     assert ledger(at)[0]["label"] == "approximately private (MCMC; δ not certified)"
+
+
+# --------------------------------------------------------------------------- real files (issue 14)
+def messy_csv(n=50_000, seed=0):
+    """A messy file as real ones are: ';'-separated, a row counter 'ID', a person column with
+    1-3 rows each, renamed columns with units, decimal commas in two columns (a point in a
+    third), blank cells (1% of ages, 3% of cholesterol values, many comments) and a free-text
+    column."""
+    rng = np.random.default_rng(seed)
+    age = rng.uniform(20, 80, n)
+    bp = 100 + 0.5 * age + rng.normal(0, 8, n)
+    chol = 4 + 0.02 * age + rng.normal(0, 0.6, n)
+    subject = np.repeat(np.arange(n), rng.integers(1, 4, n))[:n]
+    words = np.array(["ok", "late", "recheck", "fasting", "follow up; call", ""])
+    comment = words[rng.integers(len(words), size=n)]
+    blank_age = rng.random(n) < 0.01
+    blank_chol = rng.random(n) < 0.03
+    lines = ["ID;Subject;Age (years);Systolic BP [mmHg];Cholesterol, mmol/L;Comment"]
+    for i in range(n):
+        a = "" if blank_age[i] else f"{age[i]:.1f}".replace(".", ",")
+        c = "" if blank_chol[i] else f"{chol[i]:.2f}".replace(".", ",")
+        lines.append(f'{i + 1};S{subject[i]:05d};{a};{bp[i]:.1f};{c};"{comment[i]}"')
+    return ("\n".join(lines) + "\n").encode(), int(blank_age.sum()), \
+        int((blank_age | blank_chol).sum()), int(np.bincount(subject).max())
+
+
+def test_messy_50k_file_is_mapped_and_released():
+    """Issue 14 §3/§4: the messy 50,000-row file gets a preview, default roles that skip the
+    'ID' counter, its blank rows dropped with a count, the person column's largest group as
+    the rows per person (confirmed before release) and a strict release without error."""
+    data, blank_age, blank_age_or_chol, largest = messy_csv()
+    at = open_page()
+    upload(at, data, "messy.csv")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
+    assert covariate.value == "Age (years)"
+    assert "ID (identifier?)" in covariate.options
+    assert [m.value for m in at.multiselect] == [["Systolic BP [mmHg]"]]
+    preview = at.main.dataframe[0].value
+    assert list(preview.columns)[:3] == ["ID", "Subject", "Age (years)"] and len(preview) == 5
+    profile = at.main.dataframe[1].value.set_index("column")
+    assert profile.loc["Age (years)", "empty cells"] == blank_age
+    assert profile.loc["ID", "note"].startswith("looks like an identifier")
+    assert any(f"{blank_age:,} of 50,000 rows dropped" in w.value for w in at.warning)
+    assert any("'ID' (looks like an identifier)" in c.value for c in at.caption)
+    # map: cholesterol as the response, the person column
+    [m for m in at.multiselect][0].set_value(["Cholesterol, mmol/L"]).run()
+    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("Subject").run()
+    assert not at.exception and not at.error
+    assert any(f"{blank_age_or_chol:,} of 50,000 rows dropped" in w.value for w in at.warning)
+    assert at.session_state["rows_per_person"] == largest == 3
+    assert any(f"Rows per person: {largest}" in i.value for i in at.info)
+    # the sidebar's field shows the derived value, locked, and says why
+    rows_field = at.number_input(key="rows_per_person")
+    assert rows_field.value == largest and rows_field.disabled
+    assert any("by the person column 'Subject'" in c.value for c in at.sidebar.caption)
+    assert any(f"per person ({largest} rows each)" in md.value for md in at.markdown)
+    assert at.button(key="lr_release").disabled  # until the group size is confirmed public
+    [c for c in at.checkbox if c.key.startswith("lr_group_ok")][0].check().run()
+    assert any("draws 5,000 of the" in c.value for c in at.caption)
+    click_release(at, "lr_release")
+    assert not at.error, [e.value for e in at.error]
+    entry = ledger(at)[-1]
+    assert entry["epsilon"] == pytest.approx(2.0) and entry["guarantee"] != "not private"
+    assert "dpcore private geodesic regression" in at.main.dataframe[-1].value.columns
+    # unmapping the person column gives the user's own setting back
+    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value(None).run()
+    assert at.session_state["rows_per_person"] == 1
+    assert not at.number_input(key="rows_per_person").disabled
+
+
+def test_red_wine_preset_gives_a_private_release_with_provenance():
+    """Issue 14 §5: one click loads the shipped UCI red wine, alcohol -> quality, public bounds
+    from domain knowledge (alcohol 8-15 % vol, quality score 0-10), and releases privately."""
+    at = open_page()
+    at.radio(key="lr_src").set_value("wine").run()
+    assert not at.exception and not at.error
+    assert at.query_params["lr_src"] == "wine"
+    assert any("CC BY 4.0" in c.value and "Cortez" in c.value for c in at.caption)
+    assert [s.value for s in at.selectbox if s.label.startswith("Covariate")] == ["alcohol"]
+    assert [m.value for m in at.multiselect] == [["class"]]
+    bounds = {n.label: n.value for n in at.number_input}
+    assert (bounds["Covariate lower bound"], bounds["Covariate upper bound"]) == (8.0, 15.0)
+    assert any("domain knowledge" in c.value for c in at.caption)
+    click_release(at, "lr_release")
+    assert not at.error
+    entry = ledger(at)[-1]
+    assert entry["guarantee"] == "private" and entry["delta"] == 0.0
+    mse = at.main.dataframe[-1].value.loc["class"]
+    # a sensible release: the private line's error is close to least squares' (0.56)
+    assert mse["dpcore private geodesic regression"] < 1.5 * mse["Non-private least squares"]
+    # the covariate's bounds follow the chosen column (issue 14 §3) and come from the preset
+    [s for s in at.selectbox if s.label.startswith("Covariate")][0].set_value("pH").run()
+    bounds = {n.label: n.value for n in at.number_input}
+    assert (bounds["Covariate lower bound"], bounds["Covariate upper bound"]) == (2.7, 4.1)
+
+
+def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, tmp_path):
+    """Issue 15 §3: the page's exported script, run in a fresh interpreter with
+    RELEASE_SEED set, prints the page's numbers: the least-squares line and, with the page's
+    release drawn at the same seed, the private line and its error."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import dpcore.release
+    from ui.logic import export
+
+    seed, scripts = 20261125, []
+    real_script = export.linear_regression_script
+    real_release = dpcore.release.private_geodesic_regression
+    monkeypatch.setattr(export, "linear_regression_script",
+                        lambda *a, **k: scripts.append(real_script(*a, **k)) or scripts[-1])
+    monkeypatch.setattr(dpcore.release, "private_geodesic_regression",
+                        lambda *a, **k: real_release(*a, **{**k, "rng": seed}))
+    at = open_page()
+    click_release(at, "lr_release")
+    mse = at.main.dataframe[-1].value.loc["response_a"]
+    script = scripts[-1].replace("RELEASE_SEED = None", f"RELEASE_SEED = {seed}")
+    assert "import streamlit" not in script and "from ui" not in script
+    path = tmp_path / "scenario.py"
+    path.write_text(script, encoding="utf-8")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=root), timeout=300)
+    assert out.returncode == 0, out.stderr
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in out.stdout.splitlines() if ":" in line}
+    assert printed["label"] == ledger(at)[-1]["label"]
+    assert float(printed["private MSE"]) == pytest.approx(
+        mse["dpcore private geodesic regression"], rel=1e-12)
+    assert float(printed["least-squares MSE"]) == pytest.approx(
+        mse["Non-private least squares"], rel=1e-12)
+    assert len(json.loads(printed["private slope"])) == 1
+    notebook = json.loads(export.notebook_from_script(script))
+    assert "private_geodesic_regression(" in "".join(c["source"] for c in notebook["cells"])

@@ -5,7 +5,8 @@
 ``chromium_browser`` launches the system ``chromium`` binary (Debian's package, not a browser
 downloaded by Playwright) with ``executable_path``; without it the tests are skipped with the
 command that installs it (``.ci/run`` installs it in CI). ``app_page`` gives each test a fresh
-browser context, so each test is a new Streamlit session with an empty privacy ledger.
+browser context, so each test is a new Streamlit session with an empty privacy ledger;
+``themed_page`` does the same once in the light and once in the dark theme.
 """
 
 from __future__ import annotations
@@ -98,12 +99,28 @@ def chromium_browser():
             browser.close()
 
 
+#: The two themes of the dashboard. The config sets no ``[theme] base``, so Streamlit follows the
+#: browser's ``prefers-color-scheme`` ("Use system setting"); a test picks a theme by emulating it.
+THEMES = ("light", "dark")
+
+
 @pytest.fixture
 def app_page(chromium_browser, server_url):
     """A page in a fresh browser context (a new Streamlit session), 1400 px wide."""
-    context = chromium_browser.new_context(viewport=VIEWPORT, accept_downloads=True,
-                                           base_url=server_url)
+    yield from _page(chromium_browser, server_url, "light")
+
+
+@pytest.fixture(params=THEMES)
+def themed_page(request, chromium_browser, server_url):
+    """Like ``app_page``, once in the light and once in the dark theme (``page.theme``)."""
+    yield from _page(chromium_browser, server_url, request.param)
+
+
+def _page(browser, server_url, theme):
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True, base_url=server_url,
+                                  color_scheme=theme)
     page = context.new_page()
+    page.theme = theme
     page.set_default_timeout(60_000)
     try:
         yield page

@@ -24,7 +24,8 @@ def _log_density(manifold, center, sigma, kind):
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "manifold,kind,sigma",
-    [(Sphere(2), "laplace", 0.5), (SPD(2), "laplace", 0.5), (KendallShape(4), "gaussian", 0.3)],
+    [(Sphere(2), "laplace", 0.5), (SPD(2), "laplace", 0.5), (KendallShape(4), "gaussian", 0.3),
+     (Euclidean(2), "laplace", 0.5)],  # R^2: the linear proposal (Gaussian drawn directly)
     ids=repr,
 )
 def test_mcmc_matches_exact_sampler(manifold, kind, sigma, rng):

@@ -14,9 +14,14 @@ from dpcore.experiments import budget_sweep, default_eps_p_grid
 from dpcore.visualization.budget import log_mse_summary as summarize
 from ui.manifolds import make_manifold
 
+from .geodesic_regression import ESS_MIN, RHAT_MAX
 from .regression_data import needs_ball
 
 __all__ = [
+    "ERROR_UNITS",
+    "error_in_units",
+    "export_script",
+    "mixing_flags",
     "n_releases",
     "run_chunk",
     "summarize",
@@ -38,37 +43,49 @@ class SweepConfig:
     ``unequal``: ``n_unequal`` splits of ``total`` (log-symmetric, :func:`default_eps_p_grid`);
     ``equal``: ``n_equal`` log-spaced totals from ``equal_range[0]`` to ``equal_range[1]``;
     ``grid``: ``n_grid`` x ``n_grid`` log-spaced budgets over ``grid_range`` at sample size
-    ``grid_n``. ``tau`` (strict mode only) is the public residual bound, with covariate range
+    ``grid_n``; ``max_ratio`` bounds ε_p/ε_v and its inverse in the unequal view (paper 002:
+    100; starving one budget 100-fold leaves a multimodal target whose chains do not mix).
+    ``tau`` (strict mode only) is the public residual bound, with covariate range
     [0, 1] and ``tau_m`` where the manifold needs it.
+
+    The defaults are the page's: strict mode on S² with sample sizes and budgets at which the
+    private geodesics carry information (n·ε in the hundreds) and chains long enough to mix
+    there; ``mode="paper"`` with paper 002's sizes and budgets reproduces its figures.
     """
 
     kind: str = "sphere"
     param: int | None = None
-    mode: str = "paper"
-    sample_sizes: tuple = (20, 50, 100)
-    total: float = 2.02
-    n_unequal: int = 7
-    equal_range: tuple = (0.2, 2.0)
-    n_equal: int = 5
+    mode: str = "strict"
+    sample_sizes: tuple = (100, 200)
+    total: float = 10.0
+    n_unequal: int = 5
+    equal_range: tuple = (2.0, 10.0)
+    n_equal: int = 3
     grid_range: tuple = (0.05, 2.0)
     n_grid: int = 4
     grid_n: int = 50
-    replicates: int = 2
+    replicates: int = 1
     n_footpoints: int = 3
     n_vectors: int = 3
-    chain_length: int = 80
-    burn_in: int = 80
+    chain_length: int = 1000
+    burn_in: int = 1000
     noise: float | None = None
-    tau: float | None = None
+    tau: float | None = 0.2
     tau_m: float | None = None
     views: tuple = ("unequal", "equal", "grid")
     seed: int = 0
+    max_ratio: float = 10.0
 
     def as_dict(self):
         return asdict(self)
 
     def unequal_grid(self):
-        return default_eps_p_grid(self.total, self.n_unequal)
+        """ε_p of the unequal splits: ε_p/ε_v log-spaced from 1/max_ratio to max_ratio (paper
+        002: 100, :func:`default_eps_p_grid`)."""
+        if self.max_ratio == 100.0:
+            return default_eps_p_grid(self.total, self.n_unequal)
+        ratio = np.geomspace(1.0 / self.max_ratio, self.max_ratio, self.n_unequal)
+        return self.total * ratio / (1.0 + ratio)
 
     def equal_totals(self):
         return np.geomspace(*self.equal_range, self.n_equal)
@@ -115,7 +132,7 @@ def _view_kwargs(config, view):
         noise=config.noise, rng=np.random.SeedSequence([config.seed, VIEW_IDS[view]]),
         data_rng=np.random.SeedSequence([config.seed]), n_footpoints=config.n_footpoints,
         n_vectors=config.n_vectors, chain_length=config.chain_length, burn_in=config.burn_in,
-        **kw)
+        diagnostics=True, **kw)
 
 
 def view_sweep(config, view):
@@ -143,12 +160,54 @@ def run_chunk(config, view, n, rep):
     return df
 
 
-def sweep_table(df):
-    """A compact table of the simulation results (means over replicates)."""
-    s = summarize(df, ["view", "n", "eps_p", "eps_v"])
+#: Unit of the geodesic distance on each manifold (the error is shown in it beside log MSE).
+ERROR_UNITS = {"sphere": ("degrees", 180.0 / np.pi), "kendall": ("shape distance (rad)", 1.0),
+               "spd": ("affine-invariant distance", 1.0), "euclidean": ("data units", 1.0),
+               "hyperbolic": ("hyperbolic distance", 1.0)}
+
+
+def error_in_units(kind, mse):
+    r"""Root-mean-square distance :math:`\sqrt{\bar{\mathcal E}}` of the private geodesics to
+    the responses, in the data's unit (degrees on S²), and the unit's name."""
+    name, scale = ERROR_UNITS.get(kind, ("distance", 1.0))
+    return scale * np.sqrt(np.asarray(mse, dtype=float)), name
+
+
+def sweep_table(df, kind=None):
+    """A compact table of the simulation results (means over replicates): log MSE, the RMS
+    error in the data's unit (``kind``; mean over replicates) and the chains' worst R-hat and
+    smallest ESS (NaN for exact draws)."""
+    by = ["view", "n", "eps_p", "eps_v"]
+    s = summarize(df, by)
     s = s.rename(columns={"mean": "mean log MSE", "se": "SE", "nonprivate":
                           "non-private log MSE", "count": "replicates"})
-    return s
+    rms, unit = error_in_units(kind, df["mse"])
+    np_rms, _ = error_in_units(kind, df["nonprivate_mse"])
+    extra = df.assign(rms=rms, np_rms=np_rms).groupby(by, sort=True).agg(
+        rms=("rms", "mean"), np_rms=("np_rms", "mean"),
+        **({"rhat": ("rhat", "max"), "ess": ("ess", "min")} if "rhat" in df else {}))
+    extra = extra.reset_index().rename(columns={
+        "rms": f"RMS error ({unit})", "np_rms": f"non-private RMS error ({unit})",
+        "rhat": "worst R-hat", "ess": "smallest ESS"})
+    out = s.merge(extra, on=by)
+    # the error in the data's unit beside its log, then the diagnostics, then the rest
+    first = [*by, "mean log MSE", f"RMS error ({unit})", f"non-private RMS error ({unit})",
+             *(["worst R-hat", "smallest ESS"] if "rhat" in df else [])]
+    return out[first + [c for c in out.columns if c not in first]]
+
+
+def mixing_flags(df):
+    """The cells whose chains have not mixed (split R-hat above :data:`RHAT_MAX` or ESS below
+    :data:`ESS_MIN` in any release), as sentences naming the cell; empty when every chain mixed
+    or the draws are exact."""
+    if "rhat" not in df:
+        return []
+    bad = df[(df["rhat"] > RHAT_MAX) | (df["ess"] < ESS_MIN)]
+    out = []
+    for (view, n, ep, ev), part in bad.groupby(["view", "n", "eps_p", "eps_v"], sort=True):
+        out.append(f"{view} view, n = {n}, ε_p = {ep:.3g}, ε_v = {ev:.3g}: R-hat "
+                   f"{part['rhat'].max():.3g}, ESS {part['ess'].min():.0f}")
+    return out
 
 
 def sweep_csv(df):
@@ -156,3 +215,12 @@ def sweep_csv(df):
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     return buf.getvalue()
+
+
+def export_script(config):
+    """The simulation as a self-contained script (:func:`ui.logic.export.budget_split_script`):
+    one :func:`dpcore.experiments.budget_sweep` call per view with the page's seeds."""
+    from .export import budget_split_script
+
+    return budget_split_script(make_manifold(config.kind, config.param),
+                               {view: _view_kwargs(config, view) for view in config.views})

@@ -15,7 +15,8 @@ import json
 
 import numpy as np
 
-__all__ = ["frechet_script", "notebook_from_script", "regression_script"]
+__all__ = ["budget_split_script", "frechet_script", "gaussian_dp_script", "notebook_from_script",
+           "regression_script"]
 
 
 def _array(value):
@@ -242,6 +243,310 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         "print(\"epsilon:\", release.epsilon, \"delta:\", release.delta)",
         "print(\"footpoint:\", np.asarray(release.values[\"footpoint\"]).tolist())",
         "print(\"shooting vector:\", np.asarray(release.values[\"shooting_vector\"]).tolist())",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def linear_regression_script(release_kwargs, *, source, covariate, responses, group=None,
+                             example=None, data_file="your_data.csv", release_seed=None):
+    """Script reproducing a release of the Linear regression page.
+
+    Parameters
+    ----------
+    release_kwargs : dict
+        The keyword arguments the page passes to
+        :func:`dpcore.release.private_geodesic_regression`
+        (:func:`ui.logic.linear_regression.release_settings`: public settings only).
+    source : {"example", "wine", "upload"}
+    covariate : str
+    responses : sequence of str
+    group : str, optional
+        The group (person) column, when one is mapped.
+    example : (n, seed)
+        The generated example's size and seed.
+    data_file : str
+        Path written for uploaded data (the user's own file).
+    release_seed : int, optional
+        None: OS entropy (for publication).
+
+    Returns
+    -------
+    str
+    """
+    responses = list(responses)
+    if source == "example":
+        en, eseed = example
+        data = [
+            f"# The dashboard's generated example: {int(en)} rows, seed {int(eseed)} (three "
+            "responses linear in 'dose').",
+            f"rng = np.random.default_rng({int(eseed)})",
+            f"dose = rng.uniform(0.0, 10.0, {int(en)})",
+            f"rng.choice([\"north\", \"south\", \"east\"], {int(en)})  # the text column 'site'",
+            "columns = {\"dose\": np.round(dose, 3)}",
+            f"columns[\"response_a\"] = np.round(2.0 + 0.8 * dose + rng.normal(0.0, 1.0, "
+            f"{int(en)}), 3)",
+            f"columns[\"response_b\"] = np.round(10.0 - 0.5 * dose + rng.normal(0.0, 0.7, "
+            f"{int(en)}), 3)",
+            f"columns[\"response_c\"] = np.round(5.0 + 0.1 * dose + rng.normal(0.0, 1.5, "
+            f"{int(en)}), 3)",
+            "x = columns[COVARIATE]",
+            "y = np.column_stack([columns[r] for r in RESPONSES])",
+        ]
+    else:
+        if source == "wine":
+            path = ["# Preset: UCI Wine Quality, red wines (Cortez et al. 2009, CC BY 4.0), the "
+                    "copy shipped with the dashboard.",
+                    "import dpcore",
+                    "",
+                    "DATA_FILE = (Path(dpcore.__file__).resolve().parents[1] / \"assets\" / "
+                    "\"data\"",
+                    "             / \"winequality-red.csv\")"]
+        else:
+            path = ["# Your data: the CSV you uploaded (it is not stored in this script).",
+                    f"DATA_FILE = {data_file!r}"]
+        data = [
+            *path,
+            "table = scan_table(Path(DATA_FILE).read_bytes())",
+            "# Rows with an empty cell in a mapped column are dropped (and counted).",
+            "kept, dropped = table.keep_filled([COVARIATE, *RESPONSES, *([GROUP] if GROUP "
+            "else [])])",
+            "values = kept.to_numbers([COVARIATE, *RESPONSES]).values",
+            "x, y = values[:, 0], values[:, 1:]",
+            "print(\"rows used:\", len(x), \"dropped (empty cells):\", dropped)",
+            "if GROUP:",
+            "    _, sizes = np.unique(kept.text(GROUP), return_counts=True)",
+            "    # Group privacy: one person's k rows make the guarantee k times ε.",
+            "    print(\"rows per person (largest group):\", int(sizes.max()))",
+        ]
+    kw = dict(release_kwargs)
+    settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
+    lines = [
+        '"""Linear regression scenario exported from the dpcore dashboard on '
+        f'{_dt.date.today().isoformat()}.',
+        "",
+        f"A private linear regression of {', '.join(responses)} on {covariate} (dpcore's "
+        "private geodesic regression on R^d)",
+        "with the page's public bounds and budget. Needs the dpcore library on the path "
+        "(pip install -r requirements.txt).",
+        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
+        "reproducible demo.",
+        '"""',
+        "",
+        "# %% Setup",
+        "from pathlib import Path",
+        "",
+        "import numpy as np",
+        "",
+        "from dpcore.data import scan_table",
+        "from dpcore.manifolds import Euclidean",
+        "from dpcore.release import plan_regression_sampler, private_geodesic_regression",
+        "",
+        "# %% Public bounds and budget (fixed before looking at the data)",
+        f"COVARIATE = {covariate!r}",
+        f"RESPONSES = {responses!r}",
+        f"GROUP = {group!r}",
+        "SETTINGS = dict(",
+        *settings,
+        ")",
+        f"RELEASE_SEED = {None if release_seed is None else int(release_seed)!r}",
+        "",
+        "# %% Data",
+        *data,
+        "manifold = Euclidean(y.shape[1])",
+        "",
+        "# %% What will run (public inputs only)",
+        "plan = plan_regression_sampler(",
+        "    manifold, len(y), eps_p=SETTINGS[\"eps_p\"], eps_v=SETTINGS[\"eps_v\"],",
+        "    tau=SETTINGS[\"tau\"], tau_m=SETTINGS[\"tau_m\"], draws=1, mode=SETTINGS[\"mode\"])",
+        "print(\"sampler:\", \"exact\" if plan[\"exact\"] else \"MCMC\", \"->\", "
+        "plan[\"guarantee\"])",
+        "",
+        "# %% Release",
+        "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+        "intercept = np.asarray(release.values[\"intercept\"]).reshape(-1)",
+        "slope = np.asarray(release.values[\"coef\"]).reshape(-1)",
+        "xc = x - x.mean()",
+        "ols_slope = xc @ (y - y.mean(axis=0)) / (xc @ xc)",
+        "ols_intercept = y.mean(axis=0) - ols_slope * x.mean()",
+        "print(\"label:\", release.label)",
+        "print(\"epsilon:\", release.epsilon, \"delta:\", release.delta)",
+        "print(\"private intercept:\", intercept.tolist())",
+        "print(\"private slope:\", slope.tolist())",
+        "print(\"least-squares intercept:\", ols_intercept.tolist())",
+        "print(\"least-squares slope:\", ols_slope.tolist())",
+        "print(\"private MSE:\", float(np.mean((y - intercept - x[:, None] * slope) ** 2)))",
+        "print(\"least-squares MSE:\",",
+        "      float(np.mean((y - ols_intercept - x[:, None] * ols_slope) ** 2)))",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def gaussian_dp_script(*, sigma, sensitivity, n, seed, radius, release_seed=None):
+    """Script reproducing the release of the Gaussian DP page: a Riemannian Gaussian private
+    Fréchet mean on S² at the page's σ, with the data ball whose mean has sensitivity Δ.
+
+    Parameters
+    ----------
+    sigma, sensitivity : float
+        The page's top controls σ and Δ.
+    n, seed : int
+        Size and seed of the synthetic data.
+    radius : float
+        The public data radius the page derived from ``n`` and Δ (written as a number).
+    release_seed : int, optional
+        None: OS entropy (for publication).
+
+    Returns
+    -------
+    str
+    """
+    lines = [
+        '"""Gaussian DP scenario exported from the dpcore dashboard on '
+        f'{_dt.date.today().isoformat()}.',
+        "",
+        f"A Riemannian Gaussian private Fréchet mean on Sphere(2) at σ = {float(sigma):g}; the "
+        "data ball's radius makes",
+        f"the mean's proven sensitivity Δ = {float(sensitivity):g}. Needs the dpcore library on "
+        "the path.",
+        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
+        "reproducible demo.",
+        '"""',
+        "",
+        "# %% Setup",
+        "import json",
+        "import math",
+        "",
+        "import numpy as np",
+        "",
+        "from dpcore.data import make_mean_data",
+        "from dpcore.data.synthetic import default_center",
+        "from dpcore.learning import frechet_mean",
+        "from dpcore.manifolds import Sphere",
+        "from dpcore.privacy import delta_mu, mu_to_eps",
+        "from dpcore.release import private_frechet_mean",
+        "from dpcore.release.accuracy import predict_gaussian_error",
+        "from dpcore.sensitivity import frechet_mean_sensitivity",
+        "",
+        "manifold = Sphere(2)",
+        "",
+        "# %% Public settings (fixed before looking at the data)",
+        f"SIGMA = {float(sigma)!r}",
+        f"DELTA = {float(sensitivity)!r}",
+        f"N = {int(n)}",
+        f"DATA_SEED = {int(seed)}",
+        "# Radius of the public cap holding the data: 2r(2 - h)/(nh) = DELTA (paper 001 Thm 2).",
+        f"RADIUS = {float(radius)!r}",
+        f"RELEASE_SEED = {None if release_seed is None else int(release_seed)!r}",
+        "CENTER = default_center(manifold)",
+        "print(\"proven sensitivity of the mean:\", frechet_mean_sensitivity(",
+        "    N, RADIUS, *manifold.curvature_bounds[1:], manifold.injectivity_radius))",
+        "",
+        "# %% Data (synthetic, paper 001 protocol)",
+        "y = make_mean_data(manifold, N, radius=RADIUS, rng=DATA_SEED)",
+        "",
+        "# %% Accuracy before release (from SIGMA alone; nothing is spent)",
+        "pred = predict_gaussian_error(manifold, SIGMA)",
+        "print(f\"predicted distance to the non-private mean: median {pred['median']:.4g} rad, \"",
+        "      f\"95% within {pred['q95']:.4g} rad\")",
+        "",
+        "# %% Release",
+        "release = private_frechet_mean(manifold, y, sigma=SIGMA, mechanism=\"gaussian\",",
+        "                               radius=RADIUS, center=CENTER, rng=RELEASE_SEED)",
+        "private_mean = np.asarray(release.values[\"mean\"])[0]",
+        "distance = float(manifold.dist(frechet_mean(manifold, y), private_mean))",
+        "eps = float(mu_to_eps(release.mu))",
+        "print(\"label:\", release.label)",
+        "print(f\"mu = {release.mu:.4g}-GDP; at the matched epsilon = {eps:.4g}, \"",
+        "      f\"delta = {float(delta_mu(eps, release.mu)):.3g} (not pure epsilon-DP)\")",
+        "print(\"private mean:\", private_mean.tolist())",
+        "print(f\"distance to the non-private mean: {distance:.6g} rad \"",
+        "      f\"({math.degrees(distance):.4g} degrees)\")",
+        "",
+        "# %% Summary (machine-readable)",
+        "summary = {\"predicted_median\": pred[\"median\"], \"predicted_q95\": pred[\"q95\"],",
+        "           \"mu\": release.mu, \"private_mean\": private_mean.tolist(),",
+        "           \"distance\": distance}",
+        "print(\"RESULT \" + json.dumps(summary))",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def budget_split_script(manifold, view_kwargs):
+    """Script reproducing a simulation of the Budget split page with
+    :func:`dpcore.experiments.budget_sweep` (one call per view, the page's seeds).
+
+    Parameters
+    ----------
+    manifold : Manifold
+        Its ``repr`` rebuilds it.
+    view_kwargs : dict
+        ``{view: keyword arguments of budget_sweep}``; ``rng`` and ``data_rng`` are
+        :class:`numpy.random.SeedSequence` objects (written by their entropy).
+
+    Returns
+    -------
+    str
+    """
+    cls = type(manifold).__name__
+    blocks = []
+    for view, kw in view_kwargs.items():
+        kw = dict(kw)
+        rng, data_rng = kw.pop("rng"), kw.pop("data_rng")
+        args = [f"    {k}={_literal(v)}," for k, v in kw.items()]
+        blocks += [
+            f"VIEWS[{view!r}] = dict(",
+            *args,
+            f"    rng=np.random.SeedSequence({list(np.atleast_1d(rng.entropy).tolist())!r}),",
+            f"    data_rng=np.random.SeedSequence("
+            f"{list(np.atleast_1d(data_rng.entropy).tolist())!r}),",
+            ")",
+        ]
+    lines = [
+        '"""Budget split simulation exported from the dpcore dashboard on '
+        f'{_dt.date.today().isoformat()}.',
+        "",
+        f"How the split of ε between footpoint and shooting vector changes the error of a "
+        f"private geodesic on {manifold!r}",
+        "(synthetic data, paper 002 protocol; a simulation, not a release of anyone's data).",
+        "Needs the dpcore library on the path.",
+        '"""',
+        "",
+        "# %% Setup",
+        "import json",
+        "",
+        "import numpy as np",
+        "",
+        "from dpcore.experiments import budget_sweep",
+        f"from dpcore.manifolds import {cls}",
+        "",
+        f"manifold = {manifold!r}",
+        "UNIT_SCALE = " + ("180 / np.pi  # degrees" if cls == "Sphere" else "1.0"),
+        "",
+        "# %% Settings of each view (seeded: the same numbers as the page)",
+        "VIEWS = {}",
+        *blocks,
+        "",
+        "# %% Simulation",
+        "results = {}",
+        "for view, kwargs in VIEWS.items():",
+        "    df = budget_sweep(manifold, **kwargs)",
+        "    df[\"rms_error\"] = UNIT_SCALE * np.sqrt(df[\"mse\"])",
+        "    results[view] = df",
+        "    print(f\"--- {view} view\")",
+        "    columns = [\"log_mse\", \"rms_error\", \"rhat\", \"ess\"]",
+        "    cells = df.groupby([\"n\", \"eps_p\", \"eps_v\"])[columns].mean()",
+        "    print(cells.round(4).to_string())",
+        "    bad = df[(df[\"rhat\"] > 1.05) | (df[\"ess\"] < 100)]",
+        "    if len(bad):",
+        "        print(f\"{len(bad)} cell(s) whose chains have not mixed: \"",
+        "              \"raise chain_length and burn_in\")",
+        "",
+        "# %% Summary (machine-readable)",
+        "print(\"RESULT \" + json.dumps({view: df[\"log_mse\"].tolist() for view, df in "
+        "results.items()}))",
         "",
     ]
     return "\n".join(lines)

@@ -11,16 +11,23 @@ from dpcore.data.synthetic import default_center
 from dpcore.experiments.studies import gdp_mu_curve
 from dpcore.manifolds import Sphere
 from dpcore.privacy import (
+    delta_mu,
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
+from dpcore.release.accuracy import largest_gaussian_sigma, predict_gaussian_error
 from dpcore.sampling import sample_gaussian, sample_laplace
+from dpcore.sensitivity import frechet_mean_sensitivity, frechet_radius_limit
 from ui.caps import CAPS
 
 from .common import _seed_for
 from .frechet_mean import frechet_summary
 
 __all__ = [
+    "equal_mu_reading",
+    "largest_sigma_for_error",
+    "predicted_release_error",
+    "release_radius",
     "mc_study_kwargs",
     "gaussian_laplace_utility",
     "mu_sigma_table",
@@ -127,3 +134,65 @@ def gaussian_laplace_utility(sigmas, *, n=10, radius=math.pi / 8, replicates=200
             rows.extend({"sigma": float(s), "mu": float(mu), "mu_se": float(se), "epsilon": eps,
                          "mechanism": mech, "distance": float(d)} for d in dist)
     return pd.DataFrame(rows)
+
+
+def release_radius(n, sensitivity, manifold=None):
+    r"""Radius r of the public data ball whose Fréchet mean of ``n`` points has the proven
+    sensitivity :math:`2r(2-h)/(nh) = \Delta` (paper 001 Thm 2; it increases with r from 0 to
+    infinity below the radius limit r*), found by bisection to 1e-12 and nudged down so the
+    proven sensitivity at the returned r is at most Δ.
+
+    Parameters
+    ----------
+    n : int
+    sensitivity : float
+        Δ of the page's top controls.
+    manifold : Manifold, optional
+        Default S².
+
+    Returns
+    -------
+    float
+    """
+    m = Sphere(2) if manifold is None else manifold
+    kappa, inj = m.curvature_bounds[1], m.injectivity_radius
+    lo, hi = 0.0, frechet_radius_limit(kappa, inj)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if frechet_mean_sensitivity(n, mid, kappa, inj) <= sensitivity:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12:
+            break
+    return lo
+
+
+def predicted_release_error(sigma, manifold=None):
+    """Predicted distance between the page's Gaussian release and the non-private mean: the
+    exact radial law of the noise (:func:`dpcore.release.accuracy.predict_gaussian_error`),
+    in radians and degrees (public: only σ enters)."""
+    pred = predict_gaussian_error(Sphere(2) if manifold is None else manifold, sigma)
+    return {**pred, "median_deg": math.degrees(pred["median"]),
+            "q95_deg": math.degrees(pred["q95"])}
+
+
+def largest_sigma_for_error(target_degrees, quantile="median", manifold=None):
+    """The largest σ whose predicted ``quantile`` error is at most ``target_degrees`` (None
+    when no σ in the searched range reaches it)."""
+    return largest_gaussian_sigma(Sphere(2) if manifold is None else manifold,
+                                  math.radians(target_degrees), quantile=quantile)
+
+
+def equal_mu_reading(mu):
+    """Plain words for "equal µ": what µ-GDP does and does not promise, with the δ at the
+    matched ε = log(Φ(µ/2)/Φ(−µ/2))."""
+    eps = float(mu_to_eps(mu))
+    delta = float(delta_mu(eps, mu))
+    return (f"Equal µ is a weaker promise than pure ε. A µ = {mu:.3g}-GDP mechanism is "
+            f"(ε, δ(ε))-DP for every ε at once, not ε-DP for any ε: at the matched "
+            f"ε = {eps:.3g} it is only (ε, δ)-DP with δ = {delta:.2g}, so the e^ε = "
+            f"{math.exp(eps):.3g}-fold bound on how much one row can shift an attacker's odds "
+            f"may fail on outcomes of probability up to {delta:.2g}. A pure "
+            f"ε-DP mechanism (Laplace) has δ = 0 at its ε, and converts to the same µ; the "
+            "converse does not hold.")

@@ -5,6 +5,7 @@ library's one CSV reader), never written to disk or logged."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,8 +19,15 @@ __all__ = [
     "mse_table",
     "nice_bounds",
     "parse_numeric_csv",
+    "plot_subsample",
     "release_plan",
+    "release_settings",
     "select_numeric",
+    "WINE_BOUNDS",
+    "WINE_CITATION",
+    "WINE_FILE",
+    "WINE_MAPPING",
+    "wine_bytes",
 ]
 
 
@@ -198,3 +206,62 @@ def release_plan(n, d, eps_p, eps_v, bounds, mode):
         Euclidean(int(d)), int(n), eps_p=float(eps_p), eps_v=float(eps_v),
         tau=bounds["tau"] if mode == "strict" else None, tau_m=bounds["tau_m"], draws=1,
         mode=mode)
+
+
+def release_settings(eps_p, eps_v, bounds, mode):
+    """The keyword arguments of :func:`dpcore.release.private_geodesic_regression` for the
+    page's budget and public bounds (the exported script passes the same)."""
+    return {"eps_p": float(eps_p), "eps_v": float(eps_v), "tau": bounds["tau"],
+            "covariate_range": bounds["covariate_range"], "tau_m": bounds["tau_m"],
+            "center": None if bounds["center"] is None else np.asarray(bounds["center"],
+                                                                        dtype=float),
+            "mode": mode}
+
+
+# ---------------------------------------------------------------------- the red-wine preset
+#: The shipped copy of the UCI red-wine data (see assets/data/README.md for its provenance).
+WINE_FILE = Path(__file__).resolve().parents[2] / "assets" / "data" / "winequality-red.csv"
+
+#: Attribution shown with the preset.
+WINE_CITATION = ("P. Cortez, A. Cerdeira, F. Almeida, T. Matos and J. Reis, *Modeling wine "
+                 "preferences by data mining from physicochemical properties*, Decision Support "
+                 "Systems 47(4):547–553, 2009; UCI Machine Learning Repository, Wine Quality, "
+                 "CC BY 4.0.")
+
+#: The preset's default roles: alcohol (% vol) explains the sensory quality score.
+WINE_MAPPING = ("alcohol", ("class",))
+
+#: Public bounds of every column of the red-wine file, from domain knowledge of red table
+#: wine (not from the file): units and the reasoning are in assets/data/README.md.
+WINE_BOUNDS = {
+    "fixed_acidity": (4.0, 16.0),          # g/L tartaric acid
+    "volatile_acidity": (0.0, 1.6),        # g/L acetic acid
+    "citric_acid": (0.0, 1.0),             # g/L
+    "residual_sugar": (0.0, 16.0),         # g/L
+    "chlorides": (0.0, 0.7),               # g/L sodium chloride
+    "free_sulfur_dioxide": (0.0, 75.0),    # mg/L
+    "total_sulfur_dioxide": (0.0, 300.0),  # mg/L
+    "density": (0.99, 1.005),              # g/cm³
+    "pH": (2.7, 4.1),
+    "sulphates": (0.3, 2.0),               # g/L potassium sulphate
+    "alcohol": (8.0, 15.0),                # % by volume
+    "class": (0.0, 10.0),                  # sensory quality score, 0 (very bad) to 10
+}
+
+
+def wine_bytes():
+    """The shipped red-wine CSV file's bytes."""
+    return WINE_FILE.read_bytes()
+
+
+def plot_subsample(n, limit, *, seed=0):
+    """Indices of the rows a figure draws: all ``n`` rows up to ``limit``, else a fixed
+    (seeded) random subsample of ``limit`` rows in file order.
+
+    Returns
+    -------
+    ndarray of int
+    """
+    if n <= limit:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=int(limit), replace=False))

@@ -1,20 +1,32 @@
-"""Data sets of the regression pages (Geodesic regression, Budget split): the manifold choices,
-synthetic and example data, and uploads (bytes parsed in memory, never written to disk)."""
+"""Data sets of the regression pages (Geodesic regression, Budget split, Linear regression): the
+manifold choices, synthetic and example data, uploads (bytes parsed in memory, never written to
+disk), and the column mapping of uploaded tables (preview, identifier detection, roles of the
+columns, blank rows dropped with a count, rows per person from a group column)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.data import DEFAULT_NOISE, load_csv, make_regression_data, to_csv
+from dpcore.data import DEFAULT_NOISE, DataValidationError, load_csv, make_regression_data, to_csv
 from dpcore.data.synthetic import GENERIC_NOISE
 from ui import manifolds as M
 from ui.caps import upload_max_bytes
 from ui.manifolds import make_manifold
 
 __all__ = [
+    "apply_mapping",
+    "candidate_columns",
+    "ColumnMapping",
+    "ColumnProfile",
     "data_csv",
+    "default_mapping",
+    "MappedData",
+    "preview_frame",
+    "profile_columns",
+    "profile_frame",
     "Dataset",
     "default_noise",
     "EPS_GRID",
@@ -205,3 +217,202 @@ def data_csv(kind, param, dataset):
     if not dataset.generated:
         raise ValueError("Only generated data can be downloaded.")
     return to_csv(make_manifold(kind, param), dataset.y, dataset.x)
+
+
+# ------------------------------------------------------------------ column mapping of uploads
+#: Header names that mark a row identifier (compared lower-case, spaces and dots as ``_``).
+_ID_NAMES = re.compile(r"(?:id|ids|idx|index|row|rows|row_?(?:id|no|nr|num|number|index)|"
+                       r"record(?:_?id)?|obs|#|no|nr|unnamed:_?0|key|[a-z0-9_]*_id)")
+
+#: Rows shown in the preview of an uploaded table.
+PREVIEW_ROWS = 5
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """What the preview says about one column of an uploaded table.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"number", "text", "empty"}
+        ``"number"`` when at least half of the non-empty cells are numbers (as
+        :attr:`dpcore.data.TextTable.numeric_columns` decides, decimal commas included).
+    blanks : int
+        Empty cells.
+    id_like : str
+        Why the column looks like a row identifier (empty if it does not): never offered as a
+        default covariate or response.
+    """
+
+    name: str
+    kind: str
+    blanks: int
+    id_like: str = ""
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """The roles of an uploaded table's columns: one covariate, one or more responses, an
+    optional group (person) column; every other column is ignored."""
+
+    covariate: str
+    responses: tuple
+    group: str | None = None
+
+    @property
+    def used(self):
+        """The mapped columns, covariate first, then responses, then the group column."""
+        return (self.covariate, *self.responses, *((self.group,) if self.group else ()))
+
+
+@dataclass(frozen=True, eq=False)
+class MappedData:
+    """Regression data read through a :class:`ColumnMapping`.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n,)
+    y : ndarray, shape (n, d)
+    rows : ndarray of int, shape (n,)
+        Spreadsheet row numbers (header = row 1) of the rows used.
+    dropped : int
+        Rows left out because a mapped column was empty there.
+    groups : ndarray of str, shape (n,), optional
+        The group (person) of each row, when a group column is mapped.
+    mapping : ColumnMapping
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    rows: np.ndarray
+    dropped: int
+    mapping: ColumnMapping
+    groups: np.ndarray | None = None
+
+    @property
+    def n(self):
+        return int(self.x.shape[0])
+
+    @property
+    def group_sizes(self):
+        """Rows per group, largest first (None without a group column)."""
+        if self.groups is None:
+            return None
+        _, counts = np.unique(self.groups, return_counts=True)
+        return np.sort(counts)[::-1]
+
+    @property
+    def rows_per_person(self):
+        """The largest number of rows one group contributes (1 without a group column)."""
+        sizes = self.group_sizes
+        return 1 if sizes is None else int(sizes[0])
+
+
+def _id_reason(name, cells, numeric):
+    """Why a column (its header name and non-empty cells, numeric or not) looks like a row
+    identifier, or ''."""
+    key = re.sub(r"[\s.\-]+", "_", name.strip().lower())
+    if _ID_NAMES.fullmatch(key):
+        return f"named '{name}'"
+    if len(cells) < 2:
+        return ""
+    if not numeric:
+        # Text: a different value in every row is an identifier, not a measurement.
+        return "every value is different text" if len(set(cells)) == len(cells) else ""
+    try:
+        v = np.array(cells, dtype=float)
+    except ValueError:  # decimal commas or a few bad cells: not a row counter
+        return ""
+    if v[0] in (0.0, 1.0) and np.array_equal(v, v[0] + np.arange(v.size)):
+        return f"it counts rows ({v[0]:.0f}, {v[1]:.0f}, …, {v[-1]:.0f})"
+    return ""
+
+
+def profile_columns(table):
+    """One :class:`ColumnProfile` per column of a :class:`dpcore.data.TextTable`, file order.
+
+    A column looks like a row identifier when its name is one (``id``, ``ID``, ``index``,
+    ``row``, ``*_id``, …), when its values count the rows in file order (``0 … n-1`` or
+    ``1 … n``), or when it holds text with a different value in every row.
+    """
+    numeric = set(table.numeric_columns)
+    out = []
+    for j, name in enumerate(table.columns):
+        cells = [rec[j].strip() for rec in table.cells]
+        filled = [c for c in cells if c]
+        kind = "empty" if not filled else ("number" if name in numeric else "text")
+        out.append(ColumnProfile(name, kind, len(cells) - len(filled),
+                                 _id_reason(name, filled, kind == "number") if filled
+                                 else ""))
+    return out
+
+
+def candidate_columns(profiles):
+    """Numeric columns that may be a covariate or a response (identifiers excluded)."""
+    return [p.name for p in profiles if p.kind == "number" and not p.id_like]
+
+
+def default_mapping(profiles, responses=1):
+    """Default roles: the first numeric non-identifier column as the covariate and the next
+    ``responses`` as responses; no group column. Identifiers are never chosen: with too few
+    other numeric columns the covariate is None or the responses are empty, for the user to
+    choose.
+
+    Returns
+    -------
+    ColumnMapping
+    """
+    names = candidate_columns(profiles)
+    return ColumnMapping(names[0] if names else None,
+                         tuple(names[1:1 + max(1, int(responses))]))
+
+
+def profile_frame(profiles):
+    """The preview's table of columns: type, empty cells and a note for identifiers."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "column": [p.name for p in profiles],
+        "type": [p.kind for p in profiles],
+        "empty cells": [p.blanks for p in profiles],
+        "note": [f"looks like an identifier ({p.id_like}): not a default" if p.id_like else ""
+                 for p in profiles],
+    })
+
+
+def preview_frame(table, rows=PREVIEW_ROWS):
+    """The first ``rows`` data rows as written in the file (text), indexed by their row
+    numbers."""
+    import pandas as pd
+
+    return pd.DataFrame(list(table.cells[:rows]), columns=list(table.columns),
+                        index=pd.Index(table.rows[:rows], name="row"))
+
+
+def apply_mapping(table, mapping):
+    """Read the mapped columns of a :class:`dpcore.data.TextTable` as regression data.
+
+    Rows with an empty cell in any mapped column are dropped and counted; every other cell of
+    the covariate and responses must be a finite number (decimal commas as the file's delimiter
+    allows). Unmapped columns are not read.
+
+    Returns
+    -------
+    MappedData
+
+    Raises
+    ------
+    DataValidationError
+        Naming the row and column of every cell that is not a number, or a mapped column that
+        is not in the file; also when no row is left or a column is mapped twice.
+    """
+    used = [c.lower() for c in mapping.used]
+    if len(set(used)) != len(used):
+        raise DataValidationError("a column is mapped to two roles; each column has one role "
+                                  "(covariate, response or group).")
+    kept, dropped = table.keep_filled(mapping.used)
+    numbers = kept.to_numbers([mapping.covariate, *mapping.responses])
+    groups = kept.text(mapping.group) if mapping.group else None
+    return MappedData(x=numbers.values[:, 0], y=numbers.values[:, 1:], rows=numbers.rows,
+                      dropped=dropped, mapping=mapping, groups=groups)

@@ -41,3 +41,35 @@ def test_the_page_chunks_are_the_one_call_sweep_seed_for_seed():
             pd.testing.assert_frame_equal(parts, whole)
             assert len(whole) == B.n_releases(B.SweepConfig(**{**config.as_dict(),
                                                                "views": (view,)}))
+
+
+def test_unequal_grid_keeps_the_ratio_bound_and_the_paper_grid():
+    from dpcore.experiments import default_eps_p_grid
+
+    paper = B.SweepConfig(mode="paper", total=2.02, n_unequal=7, max_ratio=100.0)
+    np.testing.assert_array_equal(paper.unequal_grid(), default_eps_p_grid(2.02, 7))
+    strict = B.SweepConfig(total=10.0, n_unequal=5)
+    ep = strict.unequal_grid()
+    ratio = ep / (10.0 - ep)
+    np.testing.assert_allclose(ratio, np.geomspace(0.1, 10.0, 5), rtol=1e-12)
+
+
+def test_errors_in_units_flags_and_table():
+    config = B.SweepConfig(sample_sizes=(10,), n_unequal=3, views=("unequal",),
+                           chain_length=20, burn_in=20, n_footpoints=2, n_vectors=2)
+    df = B.view_sweep(config, "unequal")
+    assert {"rhat", "ess"} <= set(df.columns)
+    deg, unit = B.error_in_units("sphere", df["mse"])
+    assert unit == "degrees"
+    np.testing.assert_allclose(deg, np.degrees(np.sqrt(df["mse"])), rtol=1e-12)
+    table = B.sweep_table(df, "sphere")
+    assert len(table) == 3
+    np.testing.assert_allclose(table["RMS error (degrees)"], deg, rtol=1e-12)
+    np.testing.assert_allclose(table["worst R-hat"], df["rhat"], rtol=1e-12)
+    # 20-step chains do not mix: every flagged cell is one whose R-hat or ESS is off
+    flags = B.mixing_flags(df)
+    bad = df[(df["rhat"] > B.RHAT_MAX) | (df["ess"] < B.ESS_MIN)]
+    assert len(flags) == len(bad) > 0
+    good = df.assign(rhat=1.0, ess=500.0)
+    assert B.mixing_flags(good) == []
+    assert B.mixing_flags(df.drop(columns=["rhat", "ess"])) == []

@@ -58,3 +58,41 @@ def test_tradeoff_and_profile_figures():
     assert len(fig.data) == 2 and fig.layout.showlegend
 
 
+
+
+@pytest.mark.parametrize(("n", "delta"), [(10, 1.0), (40, 0.4), (500, 0.01), (10, 50.0)])
+def test_release_radius_gives_the_top_sensitivity(n, delta):
+    """The release's data ball makes the mean's proven sensitivity (paper 001 Thm 2) equal
+    the Δ of the top controls (never above it)."""
+    from dpcore.manifolds import Sphere
+    from dpcore.sensitivity import frechet_mean_sensitivity, frechet_radius_limit
+
+    m = Sphere(2)
+    r = L.release_radius(n, delta)
+    assert 0 < r < frechet_radius_limit(1.0, m.injectivity_radius)
+    got = frechet_mean_sensitivity(n, r, 1.0, m.injectivity_radius)
+    assert got <= delta
+    assert got == pytest.approx(delta, rel=1e-9)
+
+
+def test_equal_mu_reading_states_the_delta_at_the_matched_epsilon():
+    from dpcore.privacy import delta_mu, mu_to_eps
+
+    text = L.equal_mu_reading(1.0)
+    eps = mu_to_eps(1.0)
+    assert f"ε = {eps:.3g}" in text and f"δ = {delta_mu(eps, 1.0):.2g}" in text
+    assert "not ε-DP" in text
+    assert delta_mu(eps, 1.0) > 0.05  # the δ really is not negligible at the matched ε
+
+
+def test_predicted_release_error_is_the_library_law_in_degrees():
+    from dpcore.manifolds import Sphere
+    from dpcore.release.accuracy import predict_gaussian_error
+
+    pred = L.predicted_release_error(0.3)
+    lib = predict_gaussian_error(Sphere(2), 0.3)
+    assert pred["median_deg"] == pytest.approx(np.degrees(lib["median"]), rel=1e-12)
+    assert pred["q95_deg"] == pytest.approx(np.degrees(lib["q95"]), rel=1e-12)
+    best = L.largest_sigma_for_error(5.0)
+    assert L.predicted_release_error(best)["median_deg"] <= 5.0
+    assert L.largest_sigma_for_error(1e-5) is None

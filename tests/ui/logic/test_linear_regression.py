@@ -1,5 +1,11 @@
 """Page logic of the linear regression page (ui.logic.linear_regression)."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -94,3 +100,107 @@ def test_example_linear_fit_and_mse():
                                                         "Private": (intercept, slope)})
     assert {tr.name for tr in fig.data} >= {"OLS", "Private"}
 
+
+
+# --------------------------------------------------------------------------- red-wine preset
+SHARED_WINE = Path(__file__).resolve().parents[3].parent / "shared" / "data" / \
+    "winequality-red.csv"
+
+
+def test_shipped_wine_file_is_the_shared_copy():
+    if not SHARED_WINE.exists():
+        pytest.skip(f"{SHARED_WINE} is absent (the shared data sit beside the project)")
+    assert L.WINE_FILE.read_bytes() == SHARED_WINE.read_bytes()
+    table = L.parse_numeric_csv(L.wine_bytes())
+    assert len(table.cells) == 1599 and table.numeric_columns == table.columns
+
+
+def test_wine_bounds_cover_every_column_and_clip_no_wine():
+    """The preset's public bounds are set from domain knowledge (assets/data/README.md); on
+    this file they clip nothing, so the strict release sees the data as they are."""
+    table = L.parse_numeric_csv(L.wine_bytes()).to_numbers()
+    assert set(L.WINE_BOUNDS) == set(table.columns)
+    for name, (lo, hi) in L.WINE_BOUNDS.items():
+        values = table.column(name)
+        assert lo < hi and lo <= values.min() and values.max() <= hi, name
+    assert L.WINE_MAPPING[0] in table.columns and set(L.WINE_MAPPING[1]) <= set(table.columns)
+    readme = (L.WINE_FILE.parent / "README.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in readme and "Cortez" in readme
+    assert all(f"`{name}`" in readme for name in L.WINE_BOUNDS)
+
+
+# --------------------------------------------------------------------------- release and figure
+def test_release_settings_are_the_release_arguments():
+    bounds = {"covariate_range": (8.0, 15.0), "tau": 5.0, "tau_m": 5.0, "center": [5.0],
+              "box": [("class", 0.0, 10.0)]}
+    kw = L.release_settings(1.0, 1.5, bounds, "strict")
+    assert kw.keys() == {"eps_p", "eps_v", "tau", "covariate_range", "tau_m", "center", "mode"}
+    np.testing.assert_array_equal(kw["center"], [5.0])
+    paper = L.release_settings(1, 1, {**bounds, "center": None, "tau": None}, "paper")
+    assert paper["center"] is None and paper["mode"] == "paper"
+
+
+def test_plot_subsample_is_fixed_sorted_and_complete_when_small():
+    np.testing.assert_array_equal(L.plot_subsample(30, 100), np.arange(30))
+    idx = L.plot_subsample(50_000, 5000)
+    assert idx.size == 5000 and np.unique(idx).size == 5000 and np.all(np.diff(idx) > 0)
+    np.testing.assert_array_equal(idx, L.plot_subsample(50_000, 5000))
+
+
+# --------------------------------------------------------------------------- exported scripts
+def _run_script(script, tmp_path):
+    path = tmp_path / "scenario.py"
+    path.write_text(script, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+            for line in out.stdout.splitlines() if ":" in line}
+
+
+def test_wine_export_reproduces_the_seeded_release(tmp_path):
+    """The preset's script reads the shipped file and, seeded, prints the release that the
+    page's logic gives at the same seed (to 1e-12)."""
+    from dpcore.manifolds import Euclidean
+    from dpcore.release import private_geodesic_regression
+    from ui.logic import export as X
+
+    bounds = {"covariate_range": (8.0, 15.0), "tau": 5.0, "tau_m": 5.0, "center": [5.0]}
+    kw = L.release_settings(1.0, 1.0, bounds, "strict")
+    script = X.linear_regression_script(kw, source="wine", covariate="alcohol",
+                                        responses=["class"], release_seed=3)
+    assert "CC BY 4.0" in script
+    printed = _run_script(script, tmp_path)
+    table = L.parse_numeric_csv(L.wine_bytes()).to_numbers(["alcohol", "class"])
+    x, y = table.values[:, 0], table.values[:, 1:]
+    rel = private_geodesic_regression(Euclidean(1), x, y, rng=3, **kw)
+    assert printed["label"] == rel.label and rel.label.startswith("private")
+    np.testing.assert_allclose(json.loads(printed["private slope"]),
+                               np.asarray(rel.values["coef"]).reshape(-1), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(json.loads(printed["least-squares slope"]),
+                               L.linear_fit(x, y)[1], rtol=1e-12)
+
+
+def test_upload_export_maps_columns_drops_blanks_and_embeds_no_data(tmp_path):
+    """An uploaded file is read from the path the user fills in, through the same mapping:
+    blank rows dropped with a count, the person column's largest group printed."""
+    from ui.logic import export as X
+    from ui.logic import regression_data as D
+
+    text = ("ID;who;dose;effect;note\n1;a;0,5;1,25;x\n2;a;1,5;;y\n3;b;2,5;3,5;\n"
+            "4;c;3,25;4,0;z\n5;c;4,0;5,5;z\n6;c;1,0;1,75;q\n")
+    (tmp_path / "mine.csv").write_text(text, encoding="utf-8")
+    bounds = {"covariate_range": (0.0, 5.0), "tau": 3.0, "tau_m": 3.0, "center": [3.0]}
+    script = X.linear_regression_script(
+        L.release_settings(1.0, 1.0, bounds, "strict"), source="upload", covariate="dose",
+        responses=["effect"], group="who", data_file="mine.csv", release_seed=1)
+    assert "3,25" not in script and "1.25" not in script
+    printed = _run_script(script, tmp_path)
+    mapped = D.apply_mapping(L.parse_numeric_csv(text.encode()),
+                             D.ColumnMapping("dose", ("effect",), "who"))
+    assert printed["rows used"].startswith(f"{mapped.n} dropped (empty cells): "
+                                           f"{mapped.dropped}")
+    assert int(printed["rows per person (largest group)"]) == mapped.rows_per_person == 3
+    np.testing.assert_allclose(json.loads(printed["least-squares slope"]),
+                               L.linear_fit(mapped.x, mapped.y)[1], rtol=1e-12)

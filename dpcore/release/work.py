@@ -1,0 +1,504 @@
+r"""How much work a release will do, estimated before it runs, and the budget it must fit.
+
+A release's cost is counted in elementary operations, from public inputs only:
+
+- Metropolis-Hastings: ``chains x steps x n`` gradient terms (every step evaluates the energy's
+  gradient, a sum over the n observations, at every chain), ``steps = burn_in + chain_length``;
+- exact rejection samplers: ``expected proposals x n`` gradient terms, the expected number of
+  proposals being the one the sampler's envelope predicts (the refined envelope's acceptance
+  bound, or the public worst case ``draws x exp(g_max / sigma)`` of uniform proposals);
+- Monte Carlo privacy accounting (the Gaussian mechanism's µ): ``n_samples x repeats`` samples.
+
+Time is estimated as ``steps x (per_step + per_term x chains x n)`` for a Metropolis-Hastings
+run (a step also pays a fixed cost, independent of the batch: Python and numpy call overhead,
+which dominates at small ``chains x n``), ``terms x per_term`` for an exact sampler and
+``samples x per_sample`` for Monte Carlo. The constants (:class:`WorkCosts`) are measured once
+per process and per manifold on a tiny calibration run of the same code
+(:func:`calibrated_costs`, about 0.1 s on the sphere), then cached.
+
+A request whose estimated time exceeds the budget (:data:`DEFAULT_WORK_BUDGET` seconds, or the
+release's ``max_work=`` argument) is refused before any sampling with a
+:class:`~dpcore.exceptions.WorkBudgetError` that says the estimate and what to reduce.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import WorkBudgetError
+
+#: Default work budget of one release, in seconds of estimated run time: a request estimated
+#: above it is refused (pass ``max_work=float("inf")`` to a release to run it anyway). One
+#: minute keeps an interactive request, on the 2-core machine the dashboard is measured on,
+#: below the time a user waits for a page.
+DEFAULT_WORK_BUDGET = 60.0
+
+#: Calibration sizes: (chains, n) of the Metropolis-Hastings runs, each timed at two chain
+#: lengths whose difference removes the per-run cost (setup, diagnostics).
+_CALIBRATION_RUNS = ((1, 16), (8, 1024))
+_CALIBRATION_STEPS = (10, 50)
+_CALIBRATION_MC = (400, 5)  # n_samples, repeats of the Monte Carlo calibration
+_CACHE = {}
+
+
+@dataclass(frozen=True)
+class WorkCosts:
+    """Per-unit costs of the work model, in seconds.
+
+    Attributes
+    ----------
+    per_step : float
+        Fixed cost of one Metropolis-Hastings step, whatever the batch.
+    per_term : float
+        Cost of one gradient term (one observation at one chain, or at one proposal).
+    per_sample : float
+        Cost of one Monte Carlo sample of the privacy-loss accounting.
+    """
+
+    per_step: float
+    per_term: float
+    per_sample: float = 0.0
+
+
+@dataclass(frozen=True)
+class WorkPart:
+    """One stage of a request: what runs, its operations and its estimated time.
+
+    Attributes
+    ----------
+    what : str
+        The stage, e.g. ``"joint KNG by MCMC"``.
+    operations : float
+        Elementary operations (``unit``).
+    unit : str
+        ``"gradient terms"`` or ``"Monte Carlo samples"``.
+    seconds : float
+        Estimated time.
+    factors : dict
+        The factors of ``operations`` (e.g. ``{"chains": 10, "steps": 3000, "n": 100}``).
+    reduce : str
+        What to lower to shrink this stage.
+    upper_bound : bool
+        The operations are a worst case over data sets, not an expectation (the
+        uniform-proposal exact samplers): shown as "up to", never a reason to refuse.
+    """
+
+    what: str
+    operations: float
+    unit: str
+    seconds: float
+    factors: dict = field(default_factory=dict)
+    reduce: str = ""
+    upper_bound: bool = False
+
+    def describe(self) -> str:
+        """One line: the stage, its factors, operations and time."""
+        shown = " x ".join(f"{k} {_fmt(v)}" for k, v in self.factors.items())
+        about = "up to" if self.upper_bound else "about"
+        return (f"{self.what}: {shown} = {about} {_fmt(self.operations)} {self.unit}, "
+                f"{about} {_fmt_seconds(self.seconds)}")
+
+
+@dataclass(frozen=True)
+class WorkEstimate:
+    """The estimated work of one request (see the module docstring).
+
+    Attributes
+    ----------
+    parts : tuple of WorkPart
+        The stages, in the order they run.
+    """
+
+    parts: tuple
+
+    @property
+    def operations(self) -> float:
+        """Total gradient terms (Monte Carlo samples are counted in :attr:`mc_samples`)."""
+        return float(sum(p.operations for p in self.parts if p.unit == "gradient terms"))
+
+    @property
+    def mc_samples(self) -> float:
+        return float(sum(p.operations for p in self.parts if p.unit == "Monte Carlo samples"))
+
+    @property
+    def seconds(self) -> float:
+        """Estimated run time of the request: the stages with an expected cost (a
+        worst-case stage is in :attr:`worst_case_seconds`)."""
+        return float(sum(p.seconds for p in self.parts if not p.upper_bound))
+
+    @property
+    def worst_case_seconds(self) -> float:
+        """Run time with every worst-case stage at its bound."""
+        return float(sum(p.seconds for p in self.parts))
+
+    @property
+    def dominant(self):
+        """The expected-cost stage with the largest estimated time (None if there is none)."""
+        parts = [p for p in self.parts if not p.upper_bound]
+        return max(parts, key=lambda p: p.seconds) if parts else None
+
+    def describe(self) -> str:
+        """Sentences for a page: the total, then one line per stage."""
+        bound = self.worst_case_seconds > self.seconds
+        lines = [f"Estimated work: about {_fmt_seconds(self.seconds)}"
+                 + (f" (up to {_fmt_seconds(self.worst_case_seconds)} for the worst-case data "
+                    "set)" if bound else "") + " "
+                 f"({_fmt(self.operations)} gradient terms"
+                 + (f", {_fmt(self.mc_samples)} Monte Carlo samples" if self.mc_samples else "")
+                 + ")."]
+        lines += [f"- {p.describe()}" for p in self.parts]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """JSON-safe summary (for a release's record or a page)."""
+        return {
+            "seconds": self.seconds,
+            "worst_case_seconds": self.worst_case_seconds,
+            "operations": self.operations,
+            "mc_samples": self.mc_samples,
+            "parts": [{"what": p.what, "operations": p.operations, "unit": p.unit,
+                       "seconds": p.seconds, "factors": dict(p.factors),
+                       "upper_bound": p.upper_bound} for p in self.parts],
+        }
+
+
+# ---------------------------------------------------------------------- stages
+def mcmc_part(costs, *, chains, steps, n, what="Metropolis-Hastings",
+              reduce="the number of draws (chains), the chain length and burn-in, or n"):
+    """A Metropolis-Hastings stage: ``chains x steps x n`` gradient terms.
+
+    Its time is ``steps x (per_step + per_term x chains x n)``: linear in ``steps``, affine in
+    ``chains`` and in ``n``.
+    """
+    chains, steps, n = int(chains), int(steps), int(n)
+    seconds = steps * (costs.per_step + costs.per_term * chains * n)
+    return WorkPart(what=what, operations=float(chains) * steps * n, unit="gradient terms",
+                    seconds=float(seconds),
+                    factors={"chains": chains, "steps": steps, "n": n}, reduce=reduce)
+
+
+def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sampling",
+               reduce="the number of draws, n x epsilon, or use sampler='mcmc'",
+               worst_case=False):
+    """An exact rejection sampler: ``draws x proposals per draw x n`` gradient terms (the
+    proposals per draw are the expected number the sampler's envelope predicts, or with
+    ``worst_case`` the public bound over all data sets of the uniform proposals)."""
+    terms = float(draws) * float(proposals_per_draw) * float(n)
+    if worst_case:
+        what = f"{what} (worst case over data sets)"
+    return WorkPart(what=what, operations=terms, unit="gradient terms",
+                    seconds=terms * costs.per_term,
+                    factors={"draws": int(draws), "proposals per draw": float(proposals_per_draw),
+                             "n": int(n)}, reduce=reduce, upper_bound=bool(worst_case))
+
+
+def monte_carlo_part(costs, *, n_samples, repeats, what="Monte Carlo estimate of mu",
+                     reduce="the Monte Carlo samples or repeats"):
+    """Monte Carlo privacy accounting: ``n_samples x repeats`` samples."""
+    total = float(n_samples) * float(repeats)
+    return WorkPart(what=what, operations=total, unit="Monte Carlo samples",
+                    seconds=total * costs.per_sample,
+                    factors={"samples": int(n_samples), "repeats": int(repeats)}, reduce=reduce)
+
+
+def estimate_work(*parts):
+    """The :class:`WorkEstimate` of a request made of the given stages (:func:`mcmc_part`,
+    :func:`exact_part`, :func:`monte_carlo_part`)."""
+    return WorkEstimate(parts=tuple(parts))
+
+
+def check_work(estimate, max_work=None):
+    """Refuse a request whose estimated time exceeds the budget.
+
+    Parameters
+    ----------
+    estimate : WorkEstimate
+    max_work : float, optional
+        Budget in seconds of estimated run time; None uses :data:`DEFAULT_WORK_BUDGET`,
+        ``float("inf")`` never refuses.
+
+    Returns
+    -------
+    WorkEstimate
+        ``estimate``, when within the budget.
+
+    Raises
+    ------
+    WorkBudgetError
+        Naming the estimate, the budget and what to reduce.
+    """
+    budget = resolve_budget(max_work)
+    if estimate.seconds <= budget:  # worst-case stages are bounds, not expectations
+        return estimate
+    top = estimate.dominant
+    raise WorkBudgetError(
+        f"This request would take about {_fmt_seconds(estimate.seconds)} (estimated before "
+        f"running: {top.describe()}), above the work budget of {_fmt_seconds(budget)}. "
+        f"Reduce {top.reduce}; or pass max_work=float('inf') to run it anyway.",
+        seconds=estimate.seconds, budget=budget, estimate=estimate)
+
+
+def resolve_budget(max_work):
+    """The budget in seconds: ``max_work`` checked, or the default when None."""
+    if max_work is None:
+        return DEFAULT_WORK_BUDGET
+    budget = float(max_work)
+    if not budget > 0:  # also NaN
+        raise ValueError(f"`max_work` must be a positive number of seconds (or inf), got "
+                         f"{max_work!r}.")
+    return budget
+
+
+# ---------------------------------------------------------------------- requests
+def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
+                             max_speed=None, n_vectors=1, n_footpoints=1, chain_length=2000,
+                             burn_in=1000, mode="strict", scheme=None, sampler="auto",
+                             n_budgets=1, costs=None):
+    """Estimated work of :func:`~dpcore.release.private_geodesic_regression` from its public
+    inputs (the arguments have the release's meaning; ``n_budgets`` budget pairs sampled
+    together as :func:`~dpcore.release.private_geodesic_regression_budgets` does).
+
+    Returns
+    -------
+    WorkEstimate
+    """
+    from .planning import plan_regression_sampler
+
+    m = manifold
+    mode_strict = mode == "strict"
+    scheme = ("joint" if mode_strict else "sequential") if scheme is None else scheme
+    draws = int(n_footpoints) * int(n_vectors)
+    exact_terms, worst_case = None, False
+    if scheme == "joint" and mode_strict and tau is not None:
+        plan = plan_regression_sampler(m, n, eps_p=eps_p, eps_v=eps_v, tau=tau, tau_m=tau_m,
+                                       max_speed=max_speed, draws=draws, mode=mode,
+                                       scheme=scheme, sampler=sampler)
+        if plan["exact"]:
+            worst_case = "predicted_work" not in plan
+            exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])
+    # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
+    linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")
+    return regression_work(m, n, draws=draws, n_footpoints=n_footpoints,
+                           chain_length=chain_length, burn_in=burn_in, scheme=scheme,
+                           linear_exact=linear_exact, exact_terms=exact_terms,
+                           exact_worst_case=worst_case, n_budgets=n_budgets, costs=costs)
+
+
+def regression_work(manifold, n, *, draws, n_footpoints, chain_length, burn_in, scheme,
+                    linear_exact=False, exact_terms=None, exact_worst_case=False, n_budgets=1,
+                    costs=None):
+    """The :class:`WorkEstimate` of a regression release whose sampler is decided:
+    ``exact_terms`` (expected gradient terms of an exact sampler, all budgets; with
+    ``exact_worst_case`` the public bound over data sets) or None for MCMC; ``linear_exact``
+    for the closed-form K-norm draws of R^d without clipping."""
+    n, steps, k = int(n), int(chain_length) + int(burn_in), int(n_budgets)
+    if costs is None:  # each stage is timed on its own code path
+        sampled = scheme == "joint" or linear_exact or exact_terms is not None
+        costs = calibrated_costs(manifold, "joint" if sampled else "vector")
+        foot_costs = None if sampled else calibrated_costs(manifold, "footpoint")
+    else:
+        foot_costs = costs
+    if linear_exact:
+        return estimate_work(exact_part(costs, draws=k * draws, proposals_per_draw=1, n=n,
+                                        what="exact K-norm draws (affine gradient)"))
+    if exact_terms is not None:
+        per_draw = float(exact_terms) / (max(k * draws, 1) * max(n, 1))
+        return estimate_work(exact_part(costs, draws=k * draws, proposals_per_draw=per_draw,
+                                        n=n, what="exact joint KNG (rejection sampling)",
+                                        worst_case=exact_worst_case))
+    reduce = ("the number of draws (n_footpoints x n_vectors), chain_length and burn_in, "
+              "or n")
+    if scheme == "joint":
+        return estimate_work(mcmc_part(costs, chains=k * draws, steps=steps, n=n,
+                                       what="joint KNG by MCMC", reduce=reduce))
+    return estimate_work(
+        mcmc_part(foot_costs, chains=k * int(n_footpoints), steps=steps, n=n,
+                  what="footpoint KNG by MCMC", reduce=reduce),
+        mcmc_part(costs, chains=k * draws, steps=steps, n=n,
+                  what="shooting-vector KNG by MCMC", reduce=reduce),
+    )
+
+
+def estimate_frechet_work(manifold, n, *, epsilon, radius, center, n_draws=1,
+                          chain_length=2000, burn_in=1000, mode="strict", sampler="auto",
+                          costs=None):
+    """Estimated work of a KNG :func:`~dpcore.release.private_frechet_mean` from its public
+    inputs (the arguments have the release's meaning; the other mechanisms draw in closed
+    form or by one-dimensional radial samplers, whose work is negligible).
+
+    Returns
+    -------
+    WorkEstimate
+    """
+    from ..sensitivity import frechet_gradient_sensitivity
+    from .planning import _choose_exact, predicted_frechet_kng_work
+
+    m = manifold
+    n, radius = int(n), float(radius)
+    delta_g = frechet_gradient_sensitivity(n, radius, m.curvature_bounds[1],
+                                           m.injectivity_radius)
+    sigma = (2.0 if mode == "strict" else 1.0) * delta_g / float(epsilon)
+    predicted = None
+    if mode == "strict" and sampler == "auto":
+        from ..mechanisms.kng import refined_chart_available
+
+        if refined_chart_available(m):
+            predicted = predicted_frechet_kng_work(m, np.asarray(center, dtype=float), radius,
+                                                   sigma, n, n_draws)
+    exact = _choose_exact(m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
+                          sigma=sigma, n=n, draws=n_draws, what="work estimate",
+                          stacklevel=2, support_ok=mode == "strict" or sampler == "exact",
+                          predicted_work=predicted, refined=predicted is not None,
+                          warn=False)
+    exact_terms = None
+    if exact:
+        from .planning import exact_work
+
+        exact_terms = predicted if predicted is not None else exact_work(
+            2.0 * radius, sigma, n, n_draws)
+    return frechet_kng_work(m, n, draws=n_draws, chain_length=chain_length, burn_in=burn_in,
+                            exact_terms=exact_terms, exact_worst_case=predicted is None,
+                            costs=costs)
+
+
+def frechet_kng_work(manifold, n, *, draws, chain_length, burn_in, exact_terms=None,
+                     exact_worst_case=False, costs=None):
+    """The :class:`WorkEstimate` of a KNG Fréchet-mean release: MCMC with ``draws`` chains, or
+    an exact sampler of ``exact_terms`` expected gradient terms."""
+    costs = calibrated_costs(manifold, "frechet") if costs is None else costs
+    if exact_terms is not None:
+        per_draw = float(exact_terms) / (max(int(draws), 1) * max(int(n), 1))
+        return estimate_work(exact_part(costs, draws=draws, proposals_per_draw=per_draw, n=n,
+                                        what="exact Fréchet KNG (rejection sampling)",
+                                        worst_case=exact_worst_case))
+    return estimate_work(mcmc_part(
+        costs, chains=draws, steps=int(chain_length) + int(burn_in), n=n,
+        what="Fréchet KNG by MCMC", reduce="n_draws, chain_length and burn_in, or n"))
+
+
+def estimate_monte_carlo_work(manifold, n_samples, repeats, costs=None):
+    """Estimated work of a Monte Carlo µ estimate (:func:`~dpcore.privacy.gdp_mu_monte_carlo`
+    with ``n_samples`` and ``repeats``, e.g. the Gaussian DP page's sliders).
+
+    Returns
+    -------
+    WorkEstimate
+    """
+    costs = calibrated_costs(manifold, "monte_carlo") if costs is None else costs
+    return estimate_work(monte_carlo_part(costs, n_samples=n_samples, repeats=repeats))
+
+
+# ---------------------------------------------------------------------- calibration
+#: The code paths :func:`calibrated_costs` can time: the four KNG chains, and the Monte Carlo
+#: accounting of the Gaussian mechanism (imported and timed only when asked for).
+KINDS = ("joint", "footpoint", "vector", "frechet", "monte_carlo")
+
+
+def calibrated_costs(manifold, kind="joint"):
+    """:class:`WorkCosts` of ``manifold`` measured on tiny runs of the samplers, cached per
+    process (key: the manifold's repr and ``kind``).
+
+    ``kind`` names the chain timed: ``"joint"`` the joint regression KNG
+    (:func:`~dpcore.mechanisms.kng.regression_joint_many`), ``"footpoint"`` and ``"vector"``
+    the two stages of the sequential scheme, ``"frechet"`` the Fréchet KNG; each at two
+    (chains, n) sizes, which separate the fixed cost of a step from the cost of a gradient
+    term. ``"monte_carlo"`` times :func:`~dpcore.privacy.gdp_mu_monte_carlo` (``per_sample``
+    only; the chain kinds leave it 0).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}.")
+    key = (repr(manifold), kind)
+    if key not in _CACHE:
+        _CACHE[key] = _calibrate(manifold, kind)
+    return _CACHE[key]
+
+
+def _calibrate(manifold, kind):
+    if kind == "monte_carlo":
+        return WorkCosts(per_step=0.0, per_term=0.0, per_sample=_time_monte_carlo(manifold))
+    short, long = _CALIBRATION_STEPS
+    per_step_time = []  # seconds per step at each calibration size, per-run cost removed
+    for chains, n in _CALIBRATION_RUNS:
+        t_short = min(_time_chain(manifold, kind, chains, n, short) for _ in range(2))
+        t_long = min(_time_chain(manifold, kind, chains, n, long) for _ in range(2))
+        per_step_time.append(max(t_long - t_short, 0.0) / (long - short))
+    (c1, n1), (c2, n2) = _CALIBRATION_RUNS
+    per_term = max((per_step_time[1] - per_step_time[0]) / (c2 * n2 - c1 * n1), 1e-10)
+    per_step = max(per_step_time[0] - per_term * c1 * n1, 1e-7)
+    return WorkCosts(per_step=per_step, per_term=per_term)
+
+
+def _time_chain(manifold, kind, chains, n, steps):
+    from ..data import make_regression_data
+    from ..mechanisms.kng import (
+        KNormGradient,
+        regression_footpoints_many,
+        regression_joint_many,
+        regression_vectors_many,
+    )
+
+    data = make_regression_data(manifold, n, rng=0)
+    mech = KNormGradient(manifold=manifold, epsilon=1.0, sensitivity=1.0 / n,
+                         chain_length=steps, burn_in=0)
+    y = np.asarray(data.y, dtype=float)
+    start = time.perf_counter()
+    with np.errstate(all="ignore"):
+        p0 = y[0]
+        v0 = np.zeros_like(p0)
+        if kind == "joint":
+            regression_joint_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=1.0)
+        elif kind == "footpoint":
+            regression_footpoints_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=1.0)
+        elif kind == "vector":
+            regression_vectors_many([mech], data.x, y, p0[None], v0, chains, rng=0, tau=1.0)
+        else:
+            mech.frechet_mean(y, p0, size=chains, rng=0)
+    return time.perf_counter() - start
+
+
+def _time_monte_carlo(manifold):
+    from ..privacy import gdp_mu_monte_carlo
+
+    n_samples, repeats = _CALIBRATION_MC
+    if not manifold.is_homogeneous:
+        return 0.0
+    inj = float(manifold.injectivity_radius)
+    sensitivity = 0.1 if not math.isfinite(inj) else min(0.1, 0.25 * inj)
+    start = time.perf_counter()
+    try:
+        gdp_mu_monte_carlo(manifold, 0.5, sensitivity, n_samples=n_samples, repeats=repeats,
+                           rng=0)
+    except (ValueError, NotImplementedError):
+        return 0.0  # no Monte Carlo accounting on this space: no such stage to estimate
+    return (time.perf_counter() - start) / (n_samples * repeats)
+
+
+def _fmt(value):
+    value = float(value)
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:.3g}"
+
+
+def _fmt_seconds(seconds):
+    seconds = float(seconds)
+    if not math.isfinite(seconds):
+        return "an unbounded time"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+__all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WorkCosts", "WorkEstimate", "WorkPart",
+           "calibrated_costs", "check_work", "estimate_frechet_work", "estimate_monte_carlo_work",
+           "estimate_regression_work",
+           "estimate_work", "exact_part", "frechet_kng_work", "mcmc_part", "monte_carlo_part",
+           "regression_work", "resolve_budget"]

@@ -1,0 +1,135 @@
+"""Accessibility of every page in the light and the dark theme (axe-core in Chromium).
+
+For each page of ``ui.registry`` and each theme: open the page, run its default scenario (so the
+release, its tables and its figures are on the page too), check that the theme is the one asked
+for, that every plotly chart has a text alternative (``st.plotly_chart(alt=...)``: Streamlit
+renders it as ``role="figure"`` with an ``aria-label``), then inject axe-core and fail on any
+violation of impact "serious" or "critical", printing each with the elements it concerns.
+
+axe-core comes from the npm registry, pinned in ``tests/browser/package-lock.json``; install it
+with ``npm ci --prefix tests/browser`` (``make test`` and ``.ci/run`` do). Without it the tests
+fail and say so: an accessibility check that silently does not run would look like a pass.
+
+Violations inside Streamlit's own widgets that the app cannot change are listed in
+:data:`STREAMLIT_OWNED` with the rule, the element and the reason; every other node of every
+rule is checked (no rule is disabled).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.registry import PAGES
+
+from .conftest import ROOT
+from .test_pages_in_browser import open_page, run_default_scenario, save_screenshot
+
+AXE = ROOT / "tests" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
+FAILING_IMPACTS = ("serious", "critical")
+#: Pages whose dark-theme screenshot is saved as ``assets/screenshots/<page>-dark.png``.
+DARK_SCREENSHOTS = ("geodesic_regression", "gaussian_dp")
+
+#: (rule id, CSS selector, theme, reason) of violations that come from Streamlit's own markup and
+#: cannot be fixed from the app. A violating node is excused only if it matches the selector
+#: (``Element.matches``) and the rule and theme agree; any other node fails the test.
+STREAMLIT_OWNED: tuple[tuple[str, str, str, str], ...] = (
+    ("color-contrast", '[data-testid="stSliderThumbValue"] p', "dark",
+     "The value above a slider's thumb is drawn in the theme's primary colour, #cf4250 on "
+     "#171614 in the dark theme: 3.91:1. Streamlit offers no option for that label alone, and a "
+     "primary colour light enough for 4.5:1 on #171614 (luminance >= 0.21) leaves the white "
+     "label of a primary button below 4.5:1 (<= 4.0:1): one of the two always fails. The value "
+     "is also in the slider's aria-valuetext, which screen readers announce."),
+)
+
+# axe over the whole document; every result node is reduced to what a reader of the failure
+# needs: the rule, its impact, the node's selector and axe's summary of what is wrong, and
+# whether it is one of the excused Streamlit-owned nodes ([rule, selector] pairs given).
+RUN_AXE = """async (owned) => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  const excused = (rule, target) => {
+    const el = target.length === 1 ? document.querySelector(target[0]) : null;
+    return owned.some(([r, sel]) => r === rule && el !== null && el.matches(sel));
+  };
+  return result.violations.flatMap((v) => v.nodes.map((n) => ({
+    rule: v.id, impact: n.impact || v.impact, help: v.help,
+    target: n.target.map(String).join(" "), summary: n.failureSummary,
+    html: n.html.slice(0, 200), owned: excused(v.id, n.target),
+  })));
+}"""
+# The accessible name of every plotly chart in the main area ("" when it has none).
+CHART_NAMES = """() => [...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stPlotlyChart"]')]
+  .map((el) => el.getAttribute("role") === "figure" ? (el.getAttribute("aria-label") || "") : "")
+"""
+# Relative luminance of the app's background (sRGB, WCAG 2.1 definition).
+BACKGROUND_LUMINANCE = """() => {
+  const c = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
+  const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+    const s = Number(v) / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}"""
+
+
+def axe_script():
+    """Path of axe-core's browser build; fails (never skips) with the install command."""
+    if not AXE.is_file():
+        pytest.fail(f"axe-core is not installed ({AXE.relative_to(ROOT)} is missing): run "
+                    "`npm ci --prefix tests/browser` (`make test` and .ci/run do this)")
+    return str(AXE)
+
+
+def assert_theme(page, theme):
+    """The page is drawn in ``theme``: a light background in "light", a dark one in "dark"."""
+    luminance = page.evaluate(BACKGROUND_LUMINANCE)
+    assert (luminance > 0.5) == (theme == "light"), \
+        f"asked for the {theme} theme, the app background has luminance {luminance:.3f}"
+
+
+def format_violations(violations):
+    return "\n".join(f"- [{v['impact']}] {v['rule']}: {v['help']}\n    at {v['target']}\n"
+                     f"    {v['html']}\n    {(v['summary'] or '').replace(chr(10), ' ')}"
+                     for v in violations)
+
+
+def audit(page, theme):
+    """axe-core's serious and critical violations on the page, minus :data:`STREAMLIT_OWNED`."""
+    page.add_script_tag(path=axe_script())
+    owned = [[rule, selector] for rule, selector, in_theme, _ in STREAMLIT_OWNED
+             if in_theme == theme]
+    every = page.evaluate(RUN_AXE, owned)
+    found = [v for v in every if v["impact"] in FAILING_IMPACTS]
+    others = sorted({f"{v['rule']} ({v['impact']})" for v in every if v not in found})
+    print(f"\naxe in the {theme} theme: {len(found)} serious or critical "
+          f"({sum(v['owned'] for v in found)} excused as Streamlit's own); "
+          f"{len(every) - len(found)} moderate or minor: {', '.join(others) or 'none'}")
+    if found:
+        print(format_violations(found))
+    return [v for v in found if not v["owned"]]
+
+
+@pytest.mark.browser
+def test_axe_is_installed():
+    assert axe_script().endswith("axe.min.js")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
+def test_page_has_no_serious_accessibility_violation(themed_page, spec):
+    page = themed_page
+    axe_script()  # fail before the slow part when axe-core is missing
+    open_page(page, spec)
+    assert_theme(page, page.theme)
+    if spec.run_button:
+        run_default_scenario(page, spec)
+    violations = audit(page, page.theme)
+    names = page.evaluate(CHART_NAMES)
+    missing = [i for i, name in enumerate(names) if not name.strip()]
+    problems = [f"{len(violations)} serious or critical accessibility violations in the "
+                f"{page.theme} theme:\n{format_violations(violations)}"] if violations else []
+    if missing:
+        problems.append(f"charts {missing} of {len(names)} have no text alternative (alt)")
+    if page.theme == "dark" and spec.url_path in DARK_SCREENSHOTS:
+        save_screenshot(page, f"{spec.url_path}-dark", 1)
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,228 @@
+"""Work estimates of releases and the work budget that refuses them (dpcore.release.work)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcore.data import make_regression_data
+from dpcore.exceptions import WorkBudgetError
+from dpcore.manifolds import Sphere
+from dpcore.release import private_frechet_mean, private_geodesic_regression, work
+from dpcore.release.work import (
+    DEFAULT_WORK_BUDGET,
+    WorkCosts,
+    calibrated_costs,
+    check_work,
+    estimate_frechet_work,
+    estimate_monte_carlo_work,
+    estimate_regression_work,
+    estimate_work,
+    exact_part,
+    mcmc_part,
+    monte_carlo_part,
+)
+
+COSTS = WorkCosts(per_step=1e-4, per_term=3e-8, per_sample=1e-5)
+SPHERE = Sphere(2)
+NORTH = np.array([0.0, 0.0, 1.0])
+
+
+@pytest.fixture
+def known_costs(monkeypatch):
+    """Fixed per-unit costs for every calibration kind of Sphere(2) (no timing noise)."""
+    for kind in work.KINDS:
+        monkeypatch.setitem(work._CACHE, (repr(SPHERE), kind), COSTS)
+    return COSTS
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_regression_data(SPHERE, 60, rng=0)
+
+
+# ---------------------------------------------------------------------- the model
+@pytest.mark.parametrize("factor", ["chains", "steps", "n"])
+def test_mcmc_operations_are_linear_in_each_factor(factor):
+    base = {"chains": 3, "steps": 500, "n": 40}
+    ops = [mcmc_part(COSTS, **{**base, factor: k * base[factor]}).operations for k in (1, 2, 5)]
+    assert ops == [3 * 500 * 40 * k for k in (1, 2, 5)]
+
+
+def test_mcmc_time_is_linear_in_steps_and_affine_in_chains_and_n():
+    def seconds(**kw):
+        return mcmc_part(COSTS, **{"chains": 3, "steps": 500, "n": 40, **kw}).seconds
+
+    assert seconds(steps=1000) == pytest.approx(2 * seconds(steps=500), rel=1e-12)
+    assert seconds() == pytest.approx(500 * (1e-4 + 3e-8 * 3 * 40), rel=1e-12)
+    for factor in ("chains", "n"):
+        s1, s2, s3 = (seconds(**{factor: k * {"chains": 3, "n": 40}[factor]}) for k in (1, 2, 3))
+        assert s2 - s1 == pytest.approx(s3 - s2, rel=1e-9)
+        assert s2 > s1
+
+
+@pytest.mark.parametrize("factor", ["draws", "proposals_per_draw", "n"])
+def test_exact_work_is_linear_in_each_factor(factor):
+    base = {"draws": 4, "proposals_per_draw": 2.5, "n": 30}
+    parts = [exact_part(COSTS, **{**base, factor: k * base[factor]}) for k in (1, 3)]
+    assert parts[1].operations == pytest.approx(3 * parts[0].operations, rel=1e-12)
+    assert parts[1].seconds == pytest.approx(3 * parts[0].seconds, rel=1e-12)
+
+
+def test_monte_carlo_work_and_totals():
+    mc = monte_carlo_part(COSTS, n_samples=5000, repeats=50)
+    assert mc.operations == 250_000 and mc.seconds == pytest.approx(2.5)
+    mh = mcmc_part(COSTS, chains=10, steps=3000, n=100)
+    est = estimate_work(mh, mc)
+    assert est.operations == mh.operations and est.mc_samples == 250_000
+    assert est.seconds == pytest.approx(mh.seconds + mc.seconds)
+    assert est.dominant is mc
+    assert "Monte Carlo" in est.describe() and "gradient terms" in est.describe()
+    assert est.to_dict()["parts"][0]["factors"] == {"chains": 10, "steps": 3000, "n": 100}
+
+
+# ---------------------------------------------------------------------- request estimates
+@pytest.mark.parametrize("mode", ["strict", "paper"])
+def test_regression_estimate_scales_with_the_request(known_costs, mode):
+    def ops(**kw):
+        args = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.2, "n_vectors": 10, "mode": mode,
+                "sampler": "mcmc", **kw}
+        n = args.pop("n", 100)
+        return estimate_regression_work(SPHERE, n, **args).operations
+
+    base = ops()
+    assert ops(n=300) == pytest.approx(3 * base)
+    assert ops(chain_length=4000, burn_in=2000) == pytest.approx(2 * base)
+    if mode == "strict":  # joint: one chain per (footpoint, vector) pair
+        assert base == 10 * 3000 * 100
+        assert ops(n_vectors=30) == pytest.approx(3 * base)
+    else:  # sequential: 1 footpoint chain + 10 vector chains
+        assert base == (1 + 10) * 3000 * 100
+
+
+def test_regression_estimate_of_an_exact_release_uses_the_envelope_prediction(known_costs):
+    # R^1 strict joint: the refined envelope's predicted proposals, not MCMC steps.
+    from dpcore.manifolds import Euclidean
+    from dpcore.release import plan_regression_sampler
+
+    line = Euclidean(1)
+    kw = {"eps_p": 2.0, "eps_v": 2.0, "tau": 1.0, "tau_m": 2.0}
+    plan = plan_regression_sampler(line, 100, **kw)
+    est = estimate_regression_work(line, 100, costs=COSTS, **kw)
+    if plan["exact"]:
+        assert "exact" in est.parts[0].what
+        assert est.operations == pytest.approx(plan.get("predicted_work", plan["work"]))
+    else:
+        assert "MCMC" in est.parts[0].what
+
+
+def test_frechet_estimate_mcmc_and_exact(known_costs):
+    mcmc = estimate_frechet_work(SPHERE, 500, epsilon=1.0, radius=0.5, center=NORTH,
+                                 n_draws=4, sampler="mcmc", costs=COSTS)
+    assert mcmc.operations == 4 * 3000 * 500
+    exact = estimate_frechet_work(SPHERE, 500, epsilon=1.0, radius=0.5, center=NORTH,
+                                  n_draws=4, sampler="exact", costs=COSTS)
+    assert "exact" in exact.parts[0].what and exact.operations > 0
+
+
+# ---------------------------------------------------------------------- the budget
+def test_check_work_refuses_above_the_budget_and_names_the_reduction():
+    est = estimate_work(mcmc_part(COSTS, chains=10, steps=3000, n=1000,
+                                  reduce="n_vectors, chain_length, or n"))
+    assert check_work(est, max_work=2 * est.seconds) is est  # below: no refusal
+    assert check_work(est, max_work=math.inf) is est
+    with pytest.raises(WorkBudgetError) as err:
+        check_work(est, max_work=0.5 * est.seconds)
+    assert isinstance(err.value, ValueError)
+    message = str(err.value)
+    assert "Reduce n_vectors, chain_length, or n" in message
+    assert f"{est.seconds:.1f} s" in message  # the estimated time
+    assert "max_work=float('inf')" in message
+    assert err.value.seconds == est.seconds and err.value.estimate is est
+
+
+def test_default_budget_and_bad_budgets():
+    over = estimate_work(mcmc_part(COSTS, chains=400, steps=30_000, n=10_000))
+    assert over.seconds > DEFAULT_WORK_BUDGET
+    with pytest.raises(WorkBudgetError, match="work budget of 60.0 s"):
+        check_work(over)
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="max_work"):
+            check_work(over, max_work=bad)
+
+
+def test_regression_release_is_refused_before_sampling(known_costs, data):
+    kw = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.3, "covariate_range": (0.0, 1.0),
+          "n_vectors": 10, "rng": 0}
+    est = estimate_regression_work(SPHERE, 60, eps_p=1.0, eps_v=1.0, tau=0.3, n_vectors=10,
+                                   sampler="mcmc")
+    with pytest.raises(WorkBudgetError, match="Reduce the number of draws") as err:
+        private_geodesic_regression(SPHERE, data.x, data.y, max_work=0.5 * est.seconds, **kw)
+    assert err.value.seconds == pytest.approx(est.seconds)
+    # The default budget refuses a request estimated far above it: 400 chains x 30,000
+    # steps at 1 ms + 1 us per chain and observation is 750 s.
+    for kind in work.KINDS:
+        work._CACHE[(repr(SPHERE), kind)] = WorkCosts(per_step=1e-3, per_term=1e-6)
+    with pytest.raises(WorkBudgetError, match="n_footpoints x n_vectors"):
+        private_geodesic_regression(SPHERE, data.x, data.y, chain_length=20_000,
+                                    burn_in=10_000, **{**kw, "n_vectors": 400})
+    with pytest.raises(ValueError, match="max_work"):
+        private_geodesic_regression(SPHERE, data.x, data.y, max_work=-1, **kw)
+
+
+def test_regression_release_runs_within_the_budget(known_costs, data):
+    kw = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.3, "covariate_range": (0.0, 1.0),
+          "n_vectors": 2, "rng": 0, "chain_length": 20, "burn_in": 10}
+    # joint (strict): 2 (footpoint, vector) pairs; sequential (paper): 1 footpoint x 2 vectors
+    for mode, shape in (("strict", (2, 1, 3)), ("paper", (1, 2, 3))):
+        with pytest.warns(UserWarning):  # MCMC / paper-mode labels
+            rel = private_geodesic_regression(SPHERE, data.x, data.y, mode=mode,
+                                              max_work=math.inf, **kw)
+        assert rel.values["shooting_vector"].shape == shape
+
+
+def test_frechet_kng_release_is_refused_above_the_budget(known_costs, data):
+    with pytest.raises(WorkBudgetError, match="n_draws"):
+        private_frechet_mean(SPHERE, data.y, epsilon=1.0, mechanism="kng", radius=0.7,
+                             center=NORTH, sampler="mcmc", max_work=1e-6, rng=0)
+
+
+def test_calibrated_costs_are_positive_and_cached():
+    costs = calibrated_costs(SPHERE, "joint")
+    assert costs.per_step > 0 and costs.per_term > 0 and costs.per_sample >= 0
+    assert calibrated_costs(SPHERE, "joint") is costs
+    with pytest.raises(ValueError, match="kind"):
+        calibrated_costs(SPHERE, "nope")
+    mc = calibrated_costs(SPHERE, "monte_carlo")
+    assert mc.per_sample > 0 and mc.per_step == mc.per_term == 0
+
+
+def test_worst_case_stages_are_shown_but_never_refused():
+    # Uniform-proposal exact samplers only have a bound over all data sets.
+    bound = exact_part(COSTS, draws=10, proposals_per_draw=1e12, n=100, worst_case=True)
+    est = estimate_work(bound)
+    assert est.seconds == 0 and est.worst_case_seconds == pytest.approx(3e7)
+    assert check_work(est, max_work=1.0) is est
+    assert "up to" in est.describe() and "worst case over data sets" in bound.what
+    mixed = estimate_work(bound, mcmc_part(COSTS, chains=10, steps=3000, n=1000))
+    with pytest.raises(WorkBudgetError, match="MCMC|Metropolis"):
+        check_work(mixed, max_work=1.0)
+
+
+def test_paper_mode_on_a_vector_space_is_closed_form():
+    from dpcore.manifolds import Euclidean
+
+    est = estimate_regression_work(Euclidean(2), 200, eps_p=1.0, eps_v=1.0, tau=0.5,
+                                   n_vectors=3, mode="paper", costs=COSTS)
+    assert "exact K-norm" in est.parts[0].what
+    assert est.operations == 3 * 200  # one draw per vector, each O(n)
+
+
+def test_monte_carlo_estimate_is_linear_in_samples_and_repeats():
+    one = estimate_monte_carlo_work(SPHERE, 1000, 10, costs=COSTS)
+    assert one.mc_samples == 10_000 and one.seconds == pytest.approx(0.1)
+    assert estimate_monte_carlo_work(SPHERE, 2000, 30, costs=COSTS).seconds == pytest.approx(0.6)
+    with pytest.raises(WorkBudgetError, match="Monte Carlo samples or repeats"):
+        check_work(estimate_monte_carlo_work(SPHERE, 5000, 50, costs=COSTS), max_work=1.0)

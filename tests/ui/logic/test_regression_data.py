@@ -1,0 +1,116 @@
+"""Column mapping of uploaded tables (ui.logic.regression_data): the preview's profiles,
+identifier detection, default roles, blank rows dropped with a count, errors by row and column,
+rows per person from a group column."""
+
+import numpy as np
+import pytest
+
+from dpcore.data import DataValidationError, scan_table
+from ui.logic import regression_data as D
+
+MESSY = (
+    "ID;Subject;Age (years);Systolic BP [mmHg];Chol;Comment\n"
+    "1;S1;41,5;120.5;5,1;ok\n"
+    "2;S1;;121.0;5,3;late\n"          # blank age: row 3 dropped when age is mapped
+    "3;S2;60,25;131.5;;\n"           # blank cholesterol and comment
+    "4;S3;35,0;118.0;4,9;recheck\n"
+    "5;S3;52,5;126.0;6,0;ok\n"
+    "6;S3;47,0;124.5;5,5;ok\n"
+)
+
+
+def profiles_of(text):
+    return D.profile_columns(scan_table(text.encode()))
+
+
+def test_profiles_give_type_blanks_and_identifiers():
+    profiles = {p.name: p for p in profiles_of(MESSY)}
+    assert [p.kind for p in profiles.values()] == ["number", "text", "number", "number",
+                                                   "number", "text"]
+    assert profiles["Age (years)"].blanks == 1 and profiles["Chol"].blanks == 1
+    assert profiles["Comment"].blanks == 1
+    assert profiles["ID"].id_like == "named 'ID'"
+    # Decimal-comma numbers are not mistaken for all-different text; repeated text is no id.
+    assert not profiles["Age (years)"].id_like and not profiles["Subject"].id_like
+    frame = D.profile_frame(list(profiles.values()))
+    assert list(frame.columns) == ["column", "type", "empty cells", "note"]
+    assert frame.loc[0, "note"].startswith("looks like an identifier")
+
+
+@pytest.mark.parametrize("name", ["id", "ID", "Index", "row", "patient_id", "Row No",
+                                  "Unnamed: 0", "#"])
+def test_identifier_names(name):
+    (profile, _, _) = profiles_of(f"{name},a,b\n7,1.5,2\n3,2.5,4\n9,0.5,1\n")
+    assert profile.id_like, name
+
+
+@pytest.mark.parametrize("values, flagged", [
+    ([0, 1, 2, 3], True), ([1, 2, 3, 4], True),           # row counters
+    ([2001, 2002, 2003, 2004], False),                    # years: a real covariate
+    ([1, 2, 4, 3], False), ([1.0, 2.5, 3.0, 4.0], False),  # not a counter
+])
+def test_row_counters_are_identifiers(values, flagged):
+    text = "n,a,b\n" + "".join(f"{v},{k * 1.5},{k}\n" for k, v in enumerate(values))
+    assert bool(profiles_of(text)[0].id_like) is flagged
+
+
+def test_all_different_text_is_an_identifier():
+    profiles = profiles_of("code,a,b\nx1,1,2\nx2,2,3\nx3,3,5\n")
+    assert profiles[0].id_like == "every value is different text"
+
+
+def test_default_mapping_never_picks_an_identifier():
+    mapping = D.default_mapping(profiles_of(MESSY))
+    assert mapping == D.ColumnMapping("Age (years)", ("Systolic BP [mmHg]",), None)
+    assert D.default_mapping(profiles_of(MESSY), responses=2).responses == (
+        "Systolic BP [mmHg]", "Chol")
+    # Only a row counter and one measurement: no default covariate; the user chooses.
+    mapping = D.default_mapping(profiles_of("id,y\n1,2.5\n2,3.5\n3,1.0\n"))
+    assert mapping.covariate == "y" and mapping.responses == ()
+    assert D.default_mapping(profiles_of("id,row\n1,1\n2,2\n")).covariate is None
+
+
+def test_mapping_drops_blank_rows_with_a_count_and_reads_decimal_commas():
+    table = scan_table(MESSY.encode())
+    data = D.apply_mapping(table, D.ColumnMapping("Age (years)", ("Chol",)))
+    assert data.dropped == 2 and data.n == 4
+    assert data.rows.tolist() == [2, 5, 6, 7]
+    np.testing.assert_array_equal(data.x, [41.5, 35.0, 52.5, 47.0])
+    np.testing.assert_array_equal(data.y[:, 0], [5.1, 4.9, 6.0, 5.5])
+    assert data.groups is None and data.rows_per_person == 1
+    # Unmapped columns (the blank comment) are not read and drop nothing.
+    only = D.apply_mapping(table, D.ColumnMapping("Systolic BP [mmHg]", ("ID",)))
+    assert only.dropped == 0 and only.n == 6
+
+
+def test_group_column_gives_rows_per_person():
+    table = scan_table(MESSY.encode())
+    data = D.apply_mapping(table, D.ColumnMapping("Age (years)", ("Systolic BP [mmHg]",),
+                                                  "Subject"))
+    # Row 3 (S1, blank age) is dropped: S1 keeps 1 row, S2 1, S3 3.
+    assert data.groups.tolist() == ["S1", "S2", "S3", "S3", "S3"]
+    assert data.group_sizes.tolist() == [3, 1, 1]
+    assert data.rows_per_person == 3
+    # A blank group cell drops its row too.
+    blank = scan_table(b"g,x,y\na,1,2\n,2,3\nb,3,5\n")
+    data = D.apply_mapping(blank, D.ColumnMapping("x", ("y",), "g"))
+    assert data.dropped == 1 and data.rows_per_person == 1
+
+
+def test_mapping_errors_name_row_and_column():
+    table = scan_table(b"a;b;c\n1,5;2;x\n2;abc;3\n3;4;5\n")
+    with pytest.raises(DataValidationError) as err:
+        D.apply_mapping(table, D.ColumnMapping("a", ("b",)))
+    assert "Row 3" in str(err.value) and "'b'" in str(err.value) and "abc" in str(err.value)
+    with pytest.raises(DataValidationError, match="two roles"):
+        D.apply_mapping(table, D.ColumnMapping("a", ("a",)))
+    with pytest.raises(DataValidationError, match="no column named 'z'"):
+        D.apply_mapping(table, D.ColumnMapping("a", ("z",)))
+    with pytest.raises(DataValidationError, match="none is left"):
+        D.apply_mapping(scan_table(b"a,b\n1,\n2,\n"), D.ColumnMapping("a", ("b",)))
+
+
+def test_preview_shows_the_first_rows_as_written():
+    frame = D.preview_frame(scan_table(MESSY.encode()), rows=2)
+    assert frame.index.tolist() == [2, 3]
+    assert frame.loc[2, "Age (years)"] == "41,5" and frame.loc[3, "Age (years)"] == ""
