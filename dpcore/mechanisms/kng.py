@@ -29,6 +29,10 @@ from .base import (
 
 SIGMA_RULES = ("rigorous", "paper")
 
+# Step sizes come from public quantities only (issue 13): the mean of t^2 for covariates spread
+# uniformly over the public range, to which t is rescaled ([0, 1]), stands in for the data's.
+_PUBLIC_MEAN_T2 = 1.0 / 3.0
+
 
 class KNormGradient:
     r"""K-norm gradient mechanism for an energy given by its gradient field.
@@ -392,7 +396,7 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
             logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)
         return np.where(np.isfinite(logp), logp, -np.inf)
 
-    scale = max(np.mean(t**2), 1e-3)
+    scale = _PUBLIC_MEAN_T2
     result = metropolis_hastings(
         coords, log_density, c0, n_samples=first.chain_length, n_chains=chains_p.shape[0],
         burn_in=first.burn_in, step_size=sigmas[0] / scale if n_mech == 1 else sigmas / scale,
@@ -445,8 +449,9 @@ def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, t
     t = np.asarray(t, dtype=float)
     y = np.asarray(y, dtype=float)
     # Vector moves a factor 1/mean(t^2) longer than footpoint moves: the energy is that much
-    # flatter in v (its Hessian in v scales with mean t^2), as in the sequential vector stage.
-    bundle = TangentBundleWalk(m, vector_scale=1.0 / max(float(np.mean(t**2)), 1e-3))
+    # flatter in v (its Hessian in v scales with mean t^2), as in the sequential vector stage;
+    # mean(t^2) is the public value, not the data's.
+    bundle = TangentBundleWalk(m, vector_scale=1.0 / _PUBLIC_MEAN_T2)
 
     def gradient_norm(z):
         p, v = bundle.split(z)
