@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation import check_int, check_manifold, check_positive
 from ..exceptions import ConvergenceWarning, CutLocusError
+from .kernels import closed_form_frechet_gradient
 
 
 def _check_points(manifold, points, name="points"):
@@ -35,9 +36,14 @@ def frechet_energy(manifold, z, points):
 def frechet_mean_gradient(manifold, z, points):
     """Riemannian gradient of the Fréchet energy: -(1/n) sum_i log_z y_i.
 
-    ``z`` may carry leading batch axes; ``points`` has shape ``(n, *point_shape)``.
+    ``z`` may carry leading batch axes; ``points`` has shape ``(n, *point_shape)``. Where a
+    closed-form kernel exists (:func:`dpcore.learning.kernels.closed_form_frechet_gradient`)
+    it computes the gradient.
     """
     z = np.asarray(z, dtype=float)
+    out = closed_form_frechet_gradient(manifold, z, np.asarray(points, dtype=float))
+    if out is not None:
+        return out
     zb = np.expand_dims(z, axis=-(manifold.point_ndim + 1))
     return -np.mean(manifold.log(zb, points), axis=-(manifold.point_ndim + 1))
 

@@ -52,7 +52,10 @@ def _eigh_2x2(p, q, r):
     other = np.divide(p * q - r * r, big, out=np.zeros_like(big), where=big != 0)
     low, high = np.minimum(big, other), np.maximum(big, other)
     first = p >= q
-    t = 0.5 * np.where(first, np.arctan2(2.0 * r, p - q), np.arctan2(-2.0 * r, q - p))
+    # One arctan2 of the selected arguments (q - p = -(p - q) exactly).
+    r2 = 2.0 * r
+    diff = p - q
+    t = 0.5 * np.arctan2(np.where(first, r2, -r2), np.where(first, diff, -diff))
     c, s = np.cos(t), np.sin(t)
     vec_low = (np.where(first, -s, c), np.where(first, c, s))
     vec_high = (np.where(first, c, -s), np.where(first, s, c))
@@ -275,8 +278,11 @@ def eigh(a):
             low, high, (c0, s0), (c1, s1) = _eigh_2x2_scalar(a00, a11, a10)
             return np.array((low, high)), np.array(((c0, c1), (s0, s1)))
         low, high, vec_low, vec_high = _eigh_2x2(a[..., 0, 0], a[..., 1, 1], a[..., 1, 0])
-        vecs = np.stack([np.stack(vec_low, axis=-1), np.stack(vec_high, axis=-1)], axis=-1)
-        return np.stack([low, high], axis=-1), vecs
+        vals, vecs = np.empty(a.shape[:-1]), np.empty(a.shape)
+        vals[..., 0], vals[..., 1] = low, high
+        vecs[..., 0, 0], vecs[..., 1, 0] = vec_low
+        vecs[..., 0, 1], vecs[..., 1, 1] = vec_high
+        return vals, vecs
     if shape == (3, 3):
         if a.ndim == 2:
             (a00, _, _), (a10, a11, _), (a20, a21, a22) = a.tolist()

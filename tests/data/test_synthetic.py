@@ -178,6 +178,27 @@ def test_spd_rejection_gives_clear_error_when_acceptance_too_low():
         make_mean_data(SPD(5), 1000, radius=0.5, rng=0)
 
 
+def test_spd_rejection_cap_grows_with_n(monkeypatch):
+    """Issue 13: the draw cap was absolute (2,000,000), so n = 1e6 at the paper's radius (24%
+    kept) failed with "accepts too rarely". With the constants shrunk 100-fold, n = 20,000
+    needs about 84,000 draws, over the absolute cap (20,000) but within 1000 per point; the
+    kept radii follow the same law as plain rejection from an independent stream (two-sample
+    KS, false-failure chance 1e-6)."""
+    from scipy import stats
+
+    from dpcore.data import synthetic
+
+    monkeypatch.setattr(synthetic, "MAX_WISHART_DRAWS", 20_000)
+    monkeypatch.setattr(synthetic, "_BATCH", 1_000)
+    m = SPD(2)
+    pts = make_mean_data(m, 20_000, radius=1.5, rng=5)
+    d = m.dist(np.eye(2), pts)
+    assert pts.shape == (20_000, 2, 2) and np.all(d < 1.5)
+    g = np.random.default_rng(6).standard_normal((100_000, 2, 2)) / np.sqrt(2)
+    ref = m.dist(np.eye(2), g @ g.mT)
+    assert stats.ks_2samp(d, ref[ref < 1.5]).pvalue > 1e-6
+
+
 @pytest.mark.parametrize(
     ("m", "kwargs", "exc", "match"),
     [
