@@ -13,11 +13,13 @@ import streamlit as st
 from dpcore.data import DataValidationError
 from ui import manifolds as M
 from ui.caps import CAPS
+from ui.figures import show_figure
 from ui.logic import export as X
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
 from ui.session import (
+    ROWS_KEY,
     PageSettings,
     planned_cost,
     record_release,
@@ -29,7 +31,7 @@ from ui.session import (
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
 SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
-           "upload": "Upload a CSV"}
+           "rats": "Preset: rat skulls (real data)", "upload": "Upload a CSV"}
 settings_state = PageSettings("gr")
 init = settings_state.init
 
@@ -65,6 +67,50 @@ def accuracy_section(settings, n):
         st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
 
 
+def apply_rat_preset():
+    """One click: Kendall shapes with 8 landmarks, the rat skulls, their public bounds and
+    budget, and 8 rows per person (one rat) for the ledger (a callback: runs before the page)."""
+    preset, ss = G.RAT_PRESET, st.session_state
+    ss["gr_manifold"] = ss["gr_prev_kind"] = preset["kind"]
+    ss[f"gr_param_{preset['kind']}"] = preset["param"]
+    ss["gr_source"], ss["gr_mode"], ss["gr_scheme"] = "rats", "strict", "joint"
+    ss[f"gr_tau_{preset['kind']}"] = preset["tau"]
+    ss["gr_lo_rats"], ss["gr_hi_rats"] = preset["covariate_range"]
+    ss[f"gr_ms_{preset['kind']}"] = preset["max_speed"]
+    ss["gr_budget_input"] = "separate"
+    ss["gr_eps_p"], ss["gr_eps_v"] = preset["eps_p"], preset["eps_v"]
+    ss["gr_nf"], ss["gr_nv"] = preset["n_footpoints"], preset["n_vectors"]
+    ss[ROWS_KEY] = preset["rows_per_person"]
+
+
+def manifold_changed():
+    """Switching manifold moves the synthetic n to the new manifold's default when it was at
+    the old one's (a changed n stays)."""
+    ss = st.session_state
+    old, new = ss.get("gr_prev_kind"), ss["gr_manifold"]
+    if old is not None and ss.get("gr_n") == G.default_n(old):
+        ss["gr_n"] = G.default_n(new)
+    ss["gr_prev_kind"] = new
+
+
+def show_clipping_preview(rows):
+    """Counts of rows the public bounds clip or project, before the release (not released)."""
+    if not rows:
+        return
+    with st.container(border=True):
+        st.markdown("**Your data against the public bounds** — a preview for your eyes only, "
+                    "computed from the data and **not released**")
+        st.markdown("\n".join(f"- {r['count']} of {r['n']} ({100 * r['share']:.3g}%) "
+                               f"{r['what']}" for r in rows))
+        for r in rows:
+            if r["warn"]:
+                st.warning(f"{100 * r['share']:.3g}% of the rows are affected ({r['what']}), "
+                           f"more than {100 * G.CLIP_WARN:g}%: the release would describe the "
+                           "clipped data, not yours. Widen the public bound from domain "
+                           "knowledge (not from these counts) before releasing.",
+                           icon=":material/content_cut:")
+
+
 def main():
     """The page: widgets -> page logic -> dpcore -> figures."""
     st.title("Geodesic regression")
@@ -82,20 +128,27 @@ def main():
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         init("gr_manifold", "gr_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
         kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
-                            format_func=D.MANIFOLD_LABELS.get)
+                            format_func=D.MANIFOLD_LABELS.get, on_change=manifold_changed)
+        st.session_state["gr_prev_kind"] = kind
         param = None
         if kind in D.PARAM_RANGE:
             lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
+            default_p = G.default_param(kind, default_p)
             key = f"gr_param_{kind}"
             init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
             param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
         init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
         source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
                           horizontal=True)
+        st.button("Preset: rat skulls", key="gr_preset_rats", on_click=apply_rat_preset,
+                  icon=":material/pets:",
+                  help="Real data in one click: Kendall regression of rat skull shape on age "
+                       "(Bookstein 1991), with public bounds from the study design and 8 rows "
+                       "per rat.")
 
         dataset, upload_digest, data_error = None, None, None
         if source == "synthetic":
-            init("gr_n", "gr_n", 20, int, range(10, CAPS["gr_max_n"] + 1))
+            init("gr_n", "gr_n", G.default_n(kind), int, range(10, CAPS["gr_max_n"] + 1))
             n = st.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
             noise_key = f"gr_noise_{kind}"
             if kind == "sphere":
@@ -112,6 +165,21 @@ def main():
             dataset = cached_synthetic(kind, param, int(n), float(noise), seed)
         elif source == "example":
             dataset = cached_example(kind, param)
+        elif source == "rats":
+            preset = G.RAT_PRESET
+            if (kind, param) != (preset["kind"], preset["param"]):
+                data_error = ("The rat skulls are planar shapes with 8 landmarks: choose "
+                              "*Kendall planar shapes* with k = 8 (the *Preset: rat skulls* "
+                              "button does it).")
+            else:
+                dataset = G.rat_skulls_dataset()
+                if rows_per_person() != preset["rows_per_person"]:
+                    st.warning(
+                        f"Each rat contributes {preset['rows_per_person']} rows, but the ledger "
+                        f"counts {rows_per_person()} row(s) per person: the guarantee per rat "
+                        f"is {preset['rows_per_person']} times the ε shown per row (group "
+                        "privacy). Set *Rows one person contributes* (sidebar) to 8, or press "
+                        "the preset button.", icon=":material/group:")
         else:
             uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
                                         key="gr_upload")
@@ -195,7 +263,7 @@ def main():
         mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
                         format_func={"strict": "strict (private)",
                                      "paper": "paper (NOT private)"}.get)
-        tau = covariate_range = tau_m = center = None
+        tau = covariate_range = tau_m = center = max_speed = None
         if mode == "paper":
             st.warning(
                 "**Paper mode is NOT private.** τ, the covariate range"
@@ -206,7 +274,8 @@ def main():
             init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
             tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                         key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
-            range_default = D.EXAMPLE_AGES if source == "example" else (0.0, 1.0)
+            range_default = (D.EXAMPLE_AGES if source == "example" else
+                             G.RAT_PRESET["covariate_range"] if source == "rats" else (0.0, 1.0))
             init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
             init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
             c1, c2 = st.columns(2)
@@ -214,9 +283,18 @@ def main():
                                        format="%.4g"))
             hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
             covariate_range = (lo, hi)
+            init(f"gr_ms_{kind}", "gr_ms", 0.0, float, bounds=(0.0, 100.0))
+            max_speed = float(st.number_input(
+                "Maximal speed |v| — change of the response over the covariate range (public; "
+                "0: the default bound)", 0.0, 100.0, key=f"gr_ms_{kind}", step=0.1,
+                format="%.3g",
+                help="Bounds the shooting vector, the support of the private vectors. The "
+                     "default is the diameter on S² and Kendall, 2 (τ_m + τ) elsewhere. A "
+                     "smaller bound from domain knowledge (how much can the response change "
+                     "over the whole covariate range?) shrinks the support.")) or None
             if D.needs_ball(kind):
-                init(f"gr_taum_{kind}", "gr_taum", M.spec(kind).tau_m, float,
-                     bounds=(0.01, 100.0))
+                init(f"gr_taum_{kind}", "gr_taum", G.default_tau_m(kind, M.spec(kind).tau_m),
+                     float, bounds=(0.01, 100.0))
                 tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
                                               "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
                                               step=0.5, format="%.3g"))
@@ -265,11 +343,16 @@ def main():
                        "and R-hat) but take longer. "
                        "Without a fixed seed the randomness comes from the operating system.")
 
+    if source == "rats" and dataset is not None:
+        st.info(f"**Rat skulls preset.** {G.RAT_PROVENANCE}\n\n{G.RAT_BOUNDS_NOTE}",
+                icon=":material/menu_book:")
+
     settings = G.ReleaseSettings(
         kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
         covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
         n_vectors=n_vec, chain_length=chain, burn_in=burn,
         seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
+        max_speed=max_speed,
     )
 
     # Settings, never data, go to the URL; also keep an in-session copy for page switches.
@@ -289,8 +372,7 @@ def main():
                 fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
             else:
                 fit = G.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
-            for note in G.data_checks(settings, dataset, fit):
-                st.info(note, icon=":material/content_cut:")
+            show_clipping_preview(G.clipping_preview(settings, dataset, fit))
 
     data_key = (source, upload_digest) if source == "upload" else (source,)
     signature = (settings, data_key, getattr(dataset, "description", None))
@@ -333,7 +415,7 @@ def main():
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
 
-    b1, b2, b3, _ = st.columns([1, 1, 1, 3])
+    b1, b2, b3, _ = st.columns([1, 1.6, 1.6, 1.5])
     pressed = release_button("gr_release_button", cost, container=b1,
                              disabled=fit is None or not mcmc_ok,
                              help="Draw a private release with these settings (after a "
@@ -366,7 +448,18 @@ def main():
 
     # ============================================================================== results
     if fit is not None:
-        col_fig, col_num = st.columns([3, 2], gap="medium")
+        # Figures take the page's full width (a 3D sphere, ellipses and shape panels need it);
+        # the numbers follow below, where their labels fit.
+        col_fig, col_num = st.container(), st.container()
+        met = (None if release is None else
+               G.release_metrics(kind, param, dataset, release, fit))
+        if met is not None:
+            # The verdict comes before the figure: an unusable release is read as such.
+            verdict = G.usefulness(met, dataset.n, met["eps_per_geodesic"])
+            if verdict["useful"]:
+                col_fig.success(verdict["text"], icon=":material/check_circle:")
+            else:
+                col_fig.warning(verdict["text"], icon=":material/error:")
         with col_fig:
             kendall_range, panels = None, 4
             if kind == "kendall":
@@ -381,9 +474,10 @@ def main():
                 panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
             for caption, fig in G.regression_figures(
                     kind, param, dataset, fit, release,
-                    covariate_name="age (years)" if source == "example" else "x",
+                    covariate_name={"example": "age (years)",
+                                    "rats": "age (days)"}.get(source, "x"),
                     kendall_range=kendall_range, kendall_panels=panels):
-                st.plotly_chart(fig, width="stretch")
+                show_figure(st, fig, width="stretch")
                 st.caption(caption)
 
         with col_num:
@@ -391,7 +485,6 @@ def main():
                 st.metric("MSE of the non-private fit", f"{fit.mse:.4g}")
                 st.caption("Press **Release** to draw private geodesics and compare.")
             else:
-                met = G.release_metrics(kind, param, dataset, release, fit)
                 if release.private:
                     st.success(f"Label: **{release.label}**", icon=":material/lock:")
                 else:
@@ -465,9 +558,12 @@ def main():
                        "draws from OS entropy unless RELEASE_SEED is set.")
             extra = ({"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
                      {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)}
-                     if source == "example" else {"renormalize": renormalize})
+                     if source == "example" else
+                     {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
+                     {"renormalize": renormalize})
             script = X.regression_script(settings.manifold, settings.release_kwargs(),
-                                         source=source, **extra)
+                                         source="upload" if source == "rats" else source,
+                                         **extra)
             c1, c2 = st.columns(2)
             c1.download_button("Export script (.py)", script,
                                file_name="geodesic_regression_scenario.py",

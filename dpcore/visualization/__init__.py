@@ -55,7 +55,7 @@ from .frechet import (
     tangent_clouds_figure,
 )
 from .geometry import geodesic_curve
-from .kendall import kendall_shapes_figure
+from .kendall import kendall_draws_figure, kendall_shapes_figure
 from .linear import linear_regression_figure
 from .privacy import (
     gaussian_utility_figure,
@@ -101,6 +101,7 @@ __all__ = [
     "geodesic_curve",
     "heatmap_figure",
     "histogram_figure",
+    "kendall_draws_figure",
     "kendall_shapes_figure",
     "mean_and_se",
     "sensitivity_ratios_figure",

@@ -9,7 +9,119 @@ from plotly.subplots import make_subplots
 from . import colors
 from ._base import _array, _draw_styles, _finish, _stack
 
-__all__ = ["kendall_shapes_figure"]
+__all__ = ["kendall_draws_figure", "kendall_shapes_figure"]
+
+
+def _panel_axes(fig, j, rows, cols, centre, half, *, x_title=None, y_title=None):
+    """Same ranges and unit aspect in panel ``j`` (0-based, row-major) of a subplot grid."""
+    row, col = j // cols + 1, j % cols + 1
+    axis_id = "" if j == 0 else str(j + 1)
+    # constrain="domain" shrinks the panel to the square instead of widening the range.
+    fig.update_xaxes(range=[centre[0] - half, centre[0] + half], showticklabels=False,
+                     showgrid=False, zeroline=False, constrain="domain", row=row, col=col,
+                     title={"text": x_title} if x_title else None)
+    fig.update_yaxes(range=[centre[1] - half, centre[1] + half], showticklabels=False,
+                     showgrid=False, zeroline=False, scaleanchor=f"x{axis_id}", scaleratio=1,
+                     constrain="domain", constraintoward="top", row=row, col=col,
+                     title={"text": y_title} if y_title else None)
+
+
+def kendall_draws_figure(
+    x_values,
+    true_landmarks,
+    private_landmarks,
+    *,
+    max_draws=3,
+    closed=True,
+    x_name="x",
+    true_label="Non-private prediction",
+    private_label="Private draw",
+    title="Predicted shapes: each private draw against the non-private fit",
+    subtitle="One row per private draw, one column per covariate value; landmarks aligned "
+             "to a common reference",
+    height=None,
+):
+    """Small multiples of private shapes: one row per draw, one column per covariate value,
+    each panel the non-private shape (black) and that one draw's shape (its colour).
+
+    Drawing every draw in every panel tangles the outlines as soon as the draws differ; one
+    draw per row keeps each comparison readable.
+
+    Parameters
+    ----------
+    x_values : array-like, shape (m,)
+    true_landmarks : array-like, shape (m, k, 2)
+        Non-private predicted shapes, aligned as for :func:`kendall_shapes_figure`.
+    private_landmarks : array-like, shape (r, m, k, 2) or (m, k, 2)
+        Private predicted shapes; the first ``max_draws`` are drawn.
+    max_draws : int
+        Rows drawn (at most).
+    closed, x_name, true_label, private_label, title, subtitle, height
+        As for :func:`kendall_shapes_figure`; ``height`` defaults to square panels in a plot
+        about 800 px wide plus room for the titles and the legend.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two traces per panel (non-private, then the row's draw); legend entries appear once.
+    """
+    x = _array(x_values, "x_values", ndim=1)
+    m = x.shape[0]
+    if m == 0:
+        raise ValueError("`x_values` must not be empty.")
+    true = _array(true_landmarks, "true_landmarks", trailing=(2,), ndim=3)
+    if true.shape[0] != m:
+        raise ValueError(f"`true_landmarks` must have shape ({m}, k, 2), got {true.shape}.")
+    priv = _stack(private_landmarks, "private_landmarks", 3)
+    if not priv:
+        raise ValueError("`private_landmarks` must hold at least one draw.")
+    for i, p in enumerate(priv):
+        if p.shape != true.shape:
+            raise ValueError(f"private draw {i} must have shape {true.shape}, got {p.shape}.")
+    shown = priv[:max(1, int(max_draws))]
+    rows, cols = len(shown), m
+    fig = make_subplots(rows=rows, cols=cols,
+                        subplot_titles=[f"{x_name} = {v:.3g}" if r == 0 else ""
+                                        for r in range(rows) for v in x],
+                        horizontal_spacing=0.03, vertical_spacing=0.04 if rows > 1 else 0.0)
+    everything = np.concatenate([true[None], *(p[None] for p in shown)])
+    centre = everything.reshape(-1, 2).mean(axis=0)
+    half = 1.1 * float(np.max(np.abs(everything.reshape(-1, 2) - centre)))
+    k = true.shape[1]
+    sizes = np.full(k + int(closed), 5.0)
+    sizes[0] = 10.0
+    if closed:
+        sizes[-1] = 10.0
+
+    def outline(lm):
+        return np.concatenate([lm, lm[:1]]) if closed else lm
+
+    # Colours of the draw palette, spread over it so that the rows drawn differ; one legend
+    # entry per drawn row.
+    palette = _draw_styles(len(priv), private_label)
+    picks = np.round(np.linspace(0, len(priv) - 1, rows)).astype(int) if rows > 1 else [0]
+    styles = [(f"{private_label} {r + 1}", palette[i][1]) for r, i in enumerate(picks)]
+    for r, (p, (name, color)) in enumerate(zip(shown, styles, strict=True)):
+        for j in range(m):
+            for arr, nm, colr, width, group, show in (
+                    (true, true_label, colors.NONPRIVATE, 3, "true", r == 0 and j == 0),
+                    (p, name, color, 2.5, f"private-{r}", j == 0)):
+                o = outline(arr[j])
+                fig.add_trace(go.Scatter(
+                    x=o[:, 0], y=o[:, 1], mode="lines+markers", name=nm,
+                    line={"color": colr, "width": width}, marker={"color": colr, "size": sizes},
+                    legendgroup=group, showlegend=show,
+                    customdata=np.arange(1, o.shape[0] + 1),
+                    hovertemplate=f"{nm}<br>landmark %{{customdata}}<extra></extra>",
+                ), row=r + 1, col=j + 1)
+            _panel_axes(fig, r * cols + j, rows, cols, centre, half,
+                        y_title=f"draw {r + 1}" if j == 0 else None)
+    if len(priv) > rows:
+        subtitle = f"{subtitle}; the first {rows} of {len(priv)} draws"
+    if height is None:
+        # Square panels in a plot about 800 px wide.
+        height = int(rows * min(240, 0.75 * 800 / cols + 40) + 220)
+    return _finish(fig, title, height, subtitle=subtitle, margin_top=110, legend_below=True)
 
 
 def kendall_shapes_figure(

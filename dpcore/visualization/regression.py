@@ -15,14 +15,18 @@ import numpy as np
 from ..manifolds import SPD, Euclidean, KendallShape, Sphere
 from ._base import legend_below
 from .euclidean import euclidean_regression_figure
-from .kendall import kendall_shapes_figure
+from .kendall import kendall_draws_figure, kendall_shapes_figure
 from .spd import spd_cone_figure, spd_ellipses_figure
 from .sphere import sphere_regression_figure
 
-__all__ = ["SPD_VIEW_FACTOR", "has_regression_figure", "regression_figures"]
+__all__ = ["KENDALL_DRAW_ROWS", "SPD_VIEW_FACTOR", "has_regression_figure",
+           "regression_figures"]
 
 #: SPD views keep this multiple of the largest trace of the data and fits.
 SPD_VIEW_FACTOR = 3.0
+
+#: Kendall views draw at most this many private draws, one row of panels each.
+KENDALL_DRAW_ROWS = 3
 
 
 def _trace(mats):
@@ -134,7 +138,7 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
             subtitle=subtitle(shown) or "Drag to rotate; press Release to add private geodesics",
         )
         out.append(("Data, the non-private geodesic and private geodesics on S²; drag to "
-                    "rotate, scroll to zoom.", legend_below(fig, zoom=1.35, bottom=90)))
+                    "rotate, scroll to zoom.", legend_below(fig, zoom=1.6, bottom=90)))
     elif view == "spd":
         xs = np.linspace(*cr, 6)
         grid = curve_grid(120)
@@ -150,8 +154,10 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
         if draws is not None:
             priv = [d for d in draws if np.max(_trace(d)) <= scale]
             hidden = len(draws) - len(priv)
-        fig = spd_ellipses_figure(xs, fit_x, priv, generating_mats=gen_x, x_title=x_title)
-        note = "Each matrix drawn as its 1-sd ellipse at six covariate values, to scale."
+        fig = legend_below(spd_ellipses_figure(xs, fit_x, priv, generating_mats=gen_x,
+                                               x_title=covariate_name, per_row=3), bottom=110)
+        note = ("Each matrix drawn as its 1-sd ellipse at six covariate values (labelled), to "
+                "scale; read left to right, top to bottom.")
         if hidden:
             note += (f" {hidden} private draw(s) reach matrices more than {SPD_VIEW_FACTOR:g}× "
                      "the size of the data and are left out here so the rest stays visible.")
@@ -179,12 +185,22 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
         draws = private(xs)
         priv = None if draws is None else [m.to_landmarks(s, reference=ref) for s in draws]
         gen = truth(xs)
-        fig = kendall_shapes_figure(
-            xs, true, priv,
-            generating_landmarks=None if gen is None else m.to_landmarks(gen, reference=ref),
-            x_name=covariate_name, n_cols=min(len(xs), 2),
-        )
-        out.append(("Predicted shapes at the chosen covariate values.", fig))
+        if priv:
+            fig = kendall_draws_figure(xs, true, priv, x_name=covariate_name,
+                                       max_draws=KENDALL_DRAW_ROWS)
+            shown = min(len(priv), KENDALL_DRAW_ROWS)
+            note = (f"Predicted shapes at the chosen covariate values: one row per private "
+                    f"draw ({shown} of {len(priv)} drawn), each against the non-private shape "
+                    "(black).")
+        else:
+            fig = kendall_shapes_figure(
+                xs, true,
+                generating_landmarks=(None if gen is None
+                                      else m.to_landmarks(gen, reference=ref)),
+                x_name=covariate_name, n_cols=min(len(xs), 4),
+            )
+            note = "Predicted shapes at the chosen covariate values."
+        out.append((note, fig))
     elif view == "euclidean":
         grid = curve_grid(60)
         priv = private(grid)

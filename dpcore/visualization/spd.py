@@ -81,6 +81,7 @@ def spd_ellipses_figure(
     title="SPD(2) geodesics as ellipses along the covariate",
     subtitle="Each matrix S drawn as its 1-sd ellipse {z : zᵀS⁻¹z = 1}, to scale",
     height=None,
+    per_row=None,
 ):
     """SPD(2) matrices along a geodesic drawn as ellipses placed along the covariate axis.
 
@@ -101,8 +102,12 @@ def spd_ellipses_figure(
         Data-generating geodesic at ``x_values`` (dark blue, dashed).
     x_title, true_label, private_label, title, subtitle : str
     height : int, optional
-        By default chosen from the aspect ratio of the row of ellipses for a plot about
-        800 px wide, between 300 and 600 px.
+        By default chosen from the aspect ratio of the ellipses' layout for a plot about
+        800 px wide, between 300 and 600 px (700 px for a grid).
+    per_row : int, optional
+        Ellipses per row. By default all in one row, the covariate on the horizontal axis;
+        fewer wrap them into a grid read left to right, top to bottom, each labelled with its
+        covariate value (a long row in a narrow column squashes every ellipse).
 
     Returns
     -------
@@ -134,13 +139,21 @@ def spd_ellipses_figure(
     radius = float(np.sqrt(max(np.linalg.eigvalsh(0.5 * (g + np.swapaxes(g, -1, -2))).max()
                                 for g in groups)))
     gap = 2.3 * radius
-    order = np.sort(x)
-    step = np.min(np.diff(order)) if m > 1 else 1.0
-    centres = (x - order[0]) / step * gap
+    grid = per_row is not None and int(per_row) < m
+    if grid:
+        cols = max(1, int(per_row))
+        slot = np.argsort(np.argsort(x))  # rank of each covariate value
+        centres = (slot % cols) * gap
+        rows_y = -(slot // cols) * 1.25 * gap  # room for the label above each ellipse
+    else:
+        order = np.sort(x)
+        step = np.min(np.diff(order)) if m > 1 else 1.0
+        centres = (x - order[0]) / step * gap
+        rows_y = np.zeros(m)
 
     def outlines(mats):
-        return _polyline([ellipse_xy(S, (cx, 0.0), n=120) for S, cx in zip(mats, centres,
-                                                                             strict=True)])
+        return _polyline([ellipse_xy(S, (cx, cy), n=120)
+                          for S, cx, cy in zip(mats, centres, rows_y, strict=True)])
 
     fig = go.Figure()
     e = outlines(true)
@@ -159,6 +172,23 @@ def spd_ellipses_figure(
                                  line={"color": color, "width": 2}, showlegend=show,
                                  legendgroup="private", hoverinfo="skip"))
     pad = 1.2 * radius
+    if grid:
+        top = 1.35 * radius
+        for v, cx, cy in zip(x, centres, rows_y, strict=True):
+            fig.add_annotation(x=cx, y=cy + top, text=f"{x_title} = {v:.3g}", showarrow=False,
+                               yanchor="bottom", font={"size": 13})
+        span_x = np.ptp(centres) + 2 * pad
+        span_y = np.ptp(rows_y) + 2 * pad + 0.6 * radius
+        if height is None:
+            height = int(np.clip(800 * span_y / span_x + 230, 300, 700))
+        fig.update_xaxes(range=[centres.min() - pad, centres.max() + pad], showticklabels=False,
+                         showgrid=False, zeroline=False, constrain="domain",
+                         title={"text": "ellipse extent (units of √S)"})
+        fig.update_yaxes(range=[rows_y.min() - pad, rows_y.max() + pad + 0.6 * radius],
+                         showticklabels=False, showgrid=False, zeroline=False,
+                         scaleanchor="x", scaleratio=1, constrain="domain",
+                         title={"text": "ellipse extent (units of √S)"})
+        return _finish(fig, title, height, subtitle=subtitle)
     if height is None:
         aspect = (np.ptp(centres) + 2 * pad) / (2 * pad)
         height = int(np.clip(800 / aspect + 190, 300, 600))

@@ -100,3 +100,31 @@ def test_spd_cone_figure(spd_case):
         assert np.all(x > 0) and np.all(x * z > y**2)
     with pytest.raises(ValueError, match="Nothing to draw"):
         spd_cone_figure()
+
+
+def test_spd_ellipses_figure_wraps_into_a_grid(spd_case):
+    """per_row wraps the ellipses into rows, each labelled with its covariate value; the
+    outlines stay to scale (unit level sets of their matrices)."""
+    m, data, draws = spd_case
+    xs = np.linspace(0.0, 1.0, 6)
+    true = m.geodesic(data.footpoint, data.shooting_vector, xs)
+    fig = spd_ellipses_figure(xs, true, [m.geodesic(p, v, xs) for p, v in draws], per_row=3,
+                              x_title="x")
+    check_common(fig)
+    assert [a.text for a in fig.layout.annotations if a.text.startswith("x =")] == \
+        [f"x = {v:.3g}" for v in xs]
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
+    t = traces_of(fig, go.Scatter)[0]
+    x = np.asarray(t.x, dtype=float)
+    y = np.asarray(t.y, dtype=float)
+    pieces = np.split(np.stack([x, y], axis=-1), np.flatnonzero(np.isnan(x)))
+    pieces = [p[~np.isnan(p[:, 0])] for p in pieces]
+    assert len(pieces) == 6
+    centres = np.array([p.mean(axis=0) for p in pieces])
+    assert np.unique(np.round(centres[:, 1], 1)).size == 2  # two rows of three
+    for S, piece, c in zip(true, pieces, centres, strict=True):
+        # The centre is the midpoint of the outline's extremes (an ellipse is symmetric).
+        c = 0.5 * (piece.min(axis=0) + piece.max(axis=0))
+        d = piece - c
+        q = np.einsum("ni,ij,nj->n", d, np.linalg.inv(S), d)
+        np.testing.assert_allclose(q, 1.0, atol=1e-2)

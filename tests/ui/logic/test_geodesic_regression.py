@@ -1,5 +1,11 @@
 """Page logic of the Geodesic regression page (ui.logic.geodesic_regression)."""
 
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpcore.manifolds import KendallShape
 from ui.logic import geodesic_regression as G
 
 
@@ -39,3 +45,69 @@ def test_unmixed_chains_are_flagged_with_the_fix():
     assert "R-hat = 1.31 > 1.05" in flags[0] and "ESS = 12 < 100" in flags[0]
     assert "chain length" in flags[0]
     assert G.diagnostic_flags(SimpleNamespace(diagnostics={"joint": {"exact": True}})) == []
+
+
+# --------------------------------------------------------------------------- issue 14
+SHARED_RATS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "rat_skulls.npy"
+
+
+def test_shipped_rat_skulls_are_the_shared_copy():
+    """assets/data/rat_skulls.csv holds the same 144 x 8 x 2 landmarks as the shared .npy, in
+    the same order, with the ages of the study design (8 rows per rat)."""
+    if not SHARED_RATS.exists():
+        pytest.skip(f"{SHARED_RATS} is absent (the shared data sit beside the project)")
+    ref = np.load(SHARED_RATS)
+    raw = np.loadtxt(G.RAT_SKULLS_FILE, delimiter=",", skiprows=1)
+    assert raw.shape == (144, 17)
+    np.testing.assert_array_equal(raw[:, 1:].reshape(144, 8, 2), ref)
+    np.testing.assert_array_equal(raw[:, 0], np.tile(G.RAT_AGES, 18))
+    # The page's reader gives the preshapes of those landmarks.
+    ds = G.rat_skulls_dataset()
+    m = KendallShape(8)
+    np.testing.assert_allclose(ds.y, m.from_landmarks(ref), atol=1e-12)
+    assert ds.n == 144 and ds.source == "preset"
+
+
+def test_rat_preset_bounds_hold_the_data_and_count_rats():
+    """The preset's public bounds clip nothing of the rats (checked here, after the fact: the
+    bounds come from the study design), and it counts 8 rows per rat."""
+    p = G.RAT_PRESET
+    ds = G.rat_skulls_dataset()
+    s = G.ReleaseSettings(kind=p["kind"], param=p["param"], eps_p=p["eps_p"], eps_v=p["eps_v"],
+                          tau=p["tau"], covariate_range=p["covariate_range"],
+                          max_speed=p["max_speed"])
+    fit = G.fit_nonprivate(p["kind"], p["param"], ds.x, ds.y, p["covariate_range"])
+    rows = G.clipping_preview(s, ds, fit)
+    assert [r["count"] for r in rows] == [0, 0]
+    assert p["rows_per_person"] == 144 // 18
+    assert s.release_kwargs()["max_speed"] == p["max_speed"]
+    assert G.sampler_plan(s, ds.n)["guarantee"] == "approximately private"
+
+
+def test_clipping_preview_counts_and_warns_above_five_percent():
+    from ui.logic import regression_data as D
+
+    ds = D.synthetic_dataset("euclidean", 2, 40, 0.05, 3)
+    fit = G.fit_nonprivate("euclidean", 2, ds.x, ds.y, (0.0, 1.0))
+    res = G.residual_norms("euclidean", 2, ds.x, ds.y, fit)
+    dist = np.linalg.norm(ds.y, axis=-1)
+    tau, tau_m = float(np.quantile(res, 0.9)), float(np.quantile(dist, 0.99))
+    s = G.ReleaseSettings(kind="euclidean", param=2, eps_p=1.0, eps_v=2.0, tau=tau,
+                          covariate_range=(0.0, 0.5), tau_m=tau_m)
+    rows = G.clipping_preview(s, ds, fit)
+    expected = [int(np.sum(ds.x > 0.5)), int(np.sum(dist > tau_m)), int(np.sum(res > tau))]
+    assert [r["count"] for r in rows] == expected
+    assert expected[1] == 1  # one response of 40 (2.5%) outside the ball: no warning
+    assert [r["warn"] for r in rows] == [c / 40 > 0.05 for c in expected] == [True, False, True]
+    assert all("outside" in r["what"] or "above" in r["what"] for r in rows)
+    paper = G.ReleaseSettings(kind="euclidean", param=2, eps_p=1.0, eps_v=2.0, mode="paper")
+    assert G.clipping_preview(paper, ds, fit) == []
+
+
+def test_usefulness_is_the_ratio_of_the_errors():
+    ok = G.usefulness({"mse_nonprivate": 0.01, "mse_private": 0.03}, 100, 3.0)
+    assert ok["useful"] and ok["ratio"] == pytest.approx(3.0)
+    bad = G.usefulness({"mse_nonprivate": 0.01, "mse_private": 0.2}, 20, 3.0)
+    assert not bad["useful"] and "Not useful at n·ε = 60" in bad["text"] and "20×" in bad["text"]
+    zero = G.usefulness({"mse_nonprivate": 0.0, "mse_private": 0.2}, 20, 3.0)
+    assert not zero["useful"] and zero["ratio"] is None and "nan" not in zero["text"]
