@@ -23,9 +23,11 @@ from dpcore.manifolds import Sphere
 from dpcore.mechanisms.kng import exact_support_available
 from dpcore.privacy import eps_to_mu
 from dpcore.release import private_frechet_mean, project_to_ball
+from dpcore.visualization.subsample import subsample_for_drawing, subsample_note
 from ui import figures
 from ui import manifolds as M
 from ui.caps import CAPS, upload_max_bytes
+from ui.figures import show_figure
 from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
@@ -36,16 +38,20 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    session_memo,
     show_cost,
     write_query,
 )
 
 PAGE = "Fréchet mean"
+#: Session-state store of the work done on an uploaded file (never st.cache_data).
+UPLOAD_MEMO = "fm_upload_memo"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000]
 DEFAULT_NS = (10, 20, 50, 100, 200)
 SIM_CHAIN = (100, 100)  # KNG chain length and burn-in in the simulation
 PREVIEW_CHAIN = (200, 150)  # ... and in the preview cloud
+LARGE_N = 20_000  # above this many rows the preview runs on request
 METRICS = {
     "euclidean_error": "Euclidean distance in the ambient space (paper 001)",
     "geodesic_error": "geodesic distance on the manifold",
@@ -97,11 +103,16 @@ def teaching_notes():
 def assumptions_box(manifold_key, radius, center_text, info, source):
     rows = [
         ("Data ball", f"every point lies within geodesic distance r = {radius:.3g} of the "
-                      f"public centre m₀ = {center_text}; r < r* = {info['r_star']:.3g} "
-                      "(paper 001 Thm 2). Strict mode projects points outside onto the ball."),
+                      f"public centre m₀ = {center_text}; "
+                      + (f"r < r* = {info['r_star']:.3g} (paper 001 Thm 2)"
+                         if info["delta"] is not None else
+                         f"r ≥ r* = {info['r_star']:.3g}: only the ambient mechanism applies")
+                      + ". Strict mode projects points outside onto the ball."),
         ("Sensitivity", f"Δ = {info['delta']:.3g} for the mean (curvature bound κ = "
                         f"{info['kappa']:g}, h = {info['h']:.3f}); the KNG gradient has "
-                        f"Δ∇ = {info['delta_gradient']:.3g}."),
+                        f"Δ∇ = {info['delta_gradient']:.3g}." if info["delta"] is not None else
+                        f"r ≥ r*: no bound for the intrinsic mechanisms; the ambient mechanism's "
+                        f"is 2 r_E / n = {info['delta_ambient']:.3g}."),
         ("Laplace", "σ = Δ/ε: the manifold is homogeneous, so the normalizing constant does "
                     "not depend on the centre."),
         ("KNG", "σ = 2Δ∇/ε (rigorous rule); " + (
@@ -118,34 +129,83 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
                        "and are not releases."),
     ]
     if source == "upload":
-        rows.append(("Uploaded data", "kept in this session's memory only; never written to "
-                                      "disk or cached across sessions."))
+        rows.append(("Uploaded data", "kept in memory only, never written to disk or logged; "
+                                      "parsed once per file content (an in-memory cache keyed "
+                                      "on its SHA-256, which only the same file can reach)."))
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
         st.markdown(C.assumptions_markdown(rows))
 
 
+def parse_upload(digest, raw, manifold_key, max_bytes):
+    """An upload's points and note, parsed once per file content (``digest``: its SHA-256) and
+    kept in this session's memory (:func:`ui.session.session_memo`), never in a cache shared
+    by sessions nor on disk, so a widget change never re-parses the file."""
+    return session_memo(UPLOAD_MEMO, ("parse", digest, manifold_key),
+                        lambda: L.read_upload(raw, M.make_manifold(manifold_key),
+                                              max_bytes=max_bytes),
+                        keep_errors=(DataValidationError,), spinner="Reading the file …")
+
+
+def per_data(fingerprint, key, make, cached):
+    """``cached()`` (through ``st.cache_data``) for synthetic and preset data; for an upload
+    (fingerprint ``upl-...``), ``make()`` once per session and ``key``, in this session's
+    memory only."""
+    if fingerprint.startswith("upl-"):
+        return session_memo(UPLOAD_MEMO, (fingerprint, *key), make)
+    return cached()
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def emg_points():
+    """The EMG preset's covariance matrices (read once from geomstats' shipped file)."""
+    return L.emg_points()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def nonprivate_mean(_manifold, name, fingerprint, _y, center, radius):
+    """The non-private mean of the projected data (the mechanisms' centre), once per data
+    (``fingerprint`` names the data)."""
+    return frechet_mean(_manifold, project_to_ball(_manifold, _y, center, radius))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def release_distances(_manifold, name, fingerprint, value, _y, center, radius):
+    return L.release_distances(_manifold, value, _y, center, radius)
+
+
+#: Presets: source -> (public radius, public centre as typed).
+PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
+                 "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
+
+
 def load_data(manifold_key, manifold, source):
     """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
-    r_default = M.spec(manifold_key).radius
+    r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
     # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
     # new one's default (a sphere radius of 0.39 is no SPD radius).
+    # So does a preset's: its radius comes with its centre.
     url_manifold = query_value("fm_manifold", "sphere", M.canonical)
-    r_start = query_value("fm_r", r_default, float) if url_manifold == manifold_key else r_default
+    url_source = query_value("fm_source", "synthetic", str)
+    same = url_source == source or (url_source not in PRESET_BOUNDS
+                                    and source not in PRESET_BOUNDS)
+    r_start = (query_value("fm_r", r_default, float)
+               if url_manifold == manifold_key and same else r_default)
     cols = st.columns(4)
     radius = cols[0].slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
         value=float(np.clip(r_start, r_lo, r_hi)), step=0.01,
-        key=f"fm_radius_{M.full_name(manifold_key)}",
-        help="A public bound: every data point is assumed within distance r of the centre.",
+        key=f"fm_radius_{M.full_name(manifold_key)}"
+            + (f"_{source}" if source in PRESET_BOUNDS else ""),
+        help=L.radius_help(manifold),
     )
     meta = {"radius": radius}
     if isinstance(manifold, Sphere):
-        if source == "cities":  # domain knowledge: a centre in Asia, where most of them are
+        if source == "cities":
             center_text = cols[1].text_input(
-                "Public centre m₀ (latitude, longitude in degrees)", value="30, 100",
-                key="fm_center_cities")
+                "Public centre m₀ (latitude, longitude in degrees)",
+                value=PRESET_BOUNDS["cities"][1], key="fm_center_cities")
         else:
             center_text = cols[1].text_input(
                 "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", value="0, 0, 1",
@@ -156,9 +216,22 @@ def load_data(manifold_key, manifold, source):
             st.error(str(exc))
             return None
     else:
-        center = default_center(manifold)
-        center_text = "the identity matrix"
-        cols[1].markdown(f"Public centre m₀: **{center_text}**")
+        k = manifold.k
+        text = cols[1].text_input(
+            "Public centre m₀ (a typical variance s for s·I, or "
+            + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
+            value=PRESET_BOUNDS.get(source, (None, "1"))[1],
+            key=f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}",
+            disabled=source == "synthetic",
+            help="From domain knowledge, never from the data: the units and a typical scale of "
+                 "your matrices (e.g. a covariance of signals with variance about 10 in their "
+                 "units: type 10). The ball is centred there.")
+        try:
+            center = L.parse_spd_center_text(text, k)
+        except ValueError as exc:
+            st.error(str(exc))
+            return None
+        center_text = L.spd_center_text(center)
     if source == "synthetic":
         n = cols[2].slider("Sample size n", 10, CAPS["fm_max_n"], value=int(np.clip(
             query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])), key="fm_n")
@@ -171,10 +244,19 @@ def load_data(manifold_key, manifold, source):
             return None
         meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
         center = default_center(manifold)
-        center_text = "the north pole (0, 0, 1)" if isinstance(manifold, Sphere) else center_text
+        center_text = ("the north pole (0, 0, 1)" if isinstance(manifold, Sphere) else
+                       L.spd_center_text(center))
         return y, center, center_text, radius, meta
-    if source == "cities":
+    if source == "emg":
+        st.caption(L.EMG_ATTRIBUTION)
+        st.caption(L.EMG_PRIVACY_UNIT)
+        st.caption(L.EMG_BOUNDS_NOTE)
+        y = emg_points()
+        raw = None
+        digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
+    elif source == "cities":
         st.caption(L.CITIES_ATTRIBUTION)
+        st.caption(L.CITIES_BOUNDS_NOTE)
         raw = L.cities_bytes()
     else:
         upload = st.file_uploader(
@@ -187,25 +269,25 @@ def load_data(manifold_key, manifold, source):
             st.info("Upload a file to continue, or switch the data to *Synthetic*.")
             return None
         raw = upload.getvalue()
-    try:
-        y, note = L.read_upload(raw, manifold, max_bytes=upload_max_bytes())
-        if note:
-            st.caption(note)
-    except DataValidationError as exc:
-        message = str(exc).replace(
-            "Pass renormalize=True to project every point onto the sphere.",
-            "Normalize each row to unit length before uploading.")
-        st.error(f"The file could not be used.\n\n{message}")
-        return None
+    if raw is not None:
+        digest = hashlib.sha256(raw).hexdigest()
+        try:
+            y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
+            if note:
+                st.caption(note)
+        except DataValidationError as exc:
+            message = str(exc).replace(
+                "Pass renormalize=True to project every point onto the sphere.",
+                "Normalize each row to unit length before uploading.")
+            st.error(f"The file could not be used.\n\n{message}")
+            return None
+        digest = digest[:16]
     if y.shape[0] < 2:
         st.error("The file needs at least 2 data rows.")
         return None
-    outside = np.flatnonzero(manifold.dist(y, center) > radius)
-    if outside.size:
-        rows = ", ".join(str(i + 2) for i in outside[:10]) + (" …" if outside.size > 10 else "")
-        st.warning(f"{outside.size} point(s) lie outside the public ball of radius {radius:.3g} "
-                   f"(rows {rows}); strict mode projects them onto the ball.")
-    digest = hashlib.sha256(raw).hexdigest()[:16]
+    preview = L.ball_preview(manifold, y, center, radius)
+    (st.warning if preview["warn"] else st.caption)(
+        L.ball_preview_text(preview, y.shape[0], radius, file_rows=source == "upload"))
     meta.update(n=int(y.shape[0]), fingerprint=f"upl-{manifold_key}-{digest}-{radius}-"
                                                  f"{center_text}")
     return y, center, center_text, radius, meta
@@ -221,9 +303,12 @@ def cached_smallest(_manifold, name, n, radius, center, mech, target, seed=0):
     return L.smallest_epsilon_text(_manifold, n, radius, center, mech, target, seed=seed)
 
 
-def export_section(manifold, source, meta, center, radius, epsilon):
+def export_section(manifold, source, meta, center, radius, epsilon, y=None):
     """The scenario as a script or notebook that reproduces it with dpcore alone."""
     mech = st.session_state.get("fm_mech", "laplace")
+    data_file = "your_data.csv"
+    if source == "emg":  # public data: the script reads the preset's matrices from a CSV
+        source, data_file = "upload", "emg_covariances_c0_c1.csv"
     with st.expander("Take it with you: this scenario as a Python script or notebook"):
         st.caption("The script holds only public settings: synthetic data are regenerated from "
                    "their seed, an uploaded file is read from a path you fill in (it is never "
@@ -231,7 +316,13 @@ def export_section(manifold, source, meta, center, radius, epsilon):
                    "reproducible demo.")
         script = X.frechet_script(manifold, source=source, n=meta.get("n"),
                                   seed=meta.get("seed"), radius=radius, center=center,
-                                  epsilon=epsilon, mechanism=mech)
+                                  epsilon=epsilon, mechanism=mech, data_file=data_file)
+        if data_file != "your_data.csv":
+            st.caption(f"The EMG preset's {meta.get('n')} matrices (public data, geomstats, "
+                       f"MIT) go in {data_file}, next to the script:")
+            st.download_button("Download the EMG matrices (.csv)", to_csv(manifold, y),
+                               file_name=data_file, mime="text/csv", key="fm_export_emg",
+                               on_click="ignore")
         c1, c2 = st.columns(2)
         c1.download_button("Export script (.py)", script, file_name="frechet_mean_scenario.py",
                            mime="text/x-python", key="fm_export_script", on_click="ignore")
@@ -243,9 +334,12 @@ def export_section(manifold, source, meta, center, radius, epsilon):
 
 def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     st.subheader("Release one private mean")
-    mech = st.radio("Mechanism", list(V.MECHANISM_LABELS),
-                    index=list(V.MECHANISM_LABELS).index(query_value(
-                        "fm_mech", "laplace", str, choices=list(V.MECHANISM_LABELS))),
+    options = list(L.available_mechanisms(manifold, radius))
+    if st.session_state.get("fm_mech") not in (None, *options):
+        del st.session_state["fm_mech"]  # r grew past r*: only the ambient mechanism is left
+    mech = st.radio("Mechanism", options,
+                    index=options.index(query_value("fm_mech", options[0], str,
+                                                    choices=options)),
                     format_func=V.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
     note = {"gaussian": "The Gaussian release first calibrates σ by Monte Carlo: allow a few "
                         "seconds (longer on SPD).",
@@ -258,9 +352,11 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     st.info(L.predicted_error_text(pred, epsilon, mech), icon=":material/target:")
     if pred is not None:
         with st.expander("Smallest ε for a target error"):
-            target = st.number_input("Largest acceptable median error (distance)", 1e-4, 10.0,
-                                     value=float(f"{pred['median']:.2g}"), format="%.4g",
-                                     key="fm_target")
+            # the median shrinks like 1/n: a 50,000-row file predicts errors below 1e-4
+            target = st.number_input("Largest acceptable median error (distance)", 1e-9, 10.0,
+                                     value=float(np.clip(float(f"{pred['median']:.2g}"), 1e-9,
+                                                         10.0)),
+                                     format="%.4g", key="fm_target")
             st.markdown(cached_smallest(manifold, repr(manifold), y.shape[0], radius, center,
                                         mech, target))
     key = f"{fingerprint}-{epsilon}-{mech}"
@@ -292,68 +388,116 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     rel = last["release"]
     value = np.asarray(rel.values["mean"])[0]
     st.markdown(f"**{V.MECHANISM_LABELS[rel.mechanism]}** release")
-    cols = st.columns(3)
+    cols = st.columns(2)
     if rel.mu is not None:
         cols[0].metric("Guarantee", f"µ = {rel.mu:.3g}-GDP")
     else:
         delta = "not certified" if rel.delta is None else f"{rel.delta:.2g}"
         cols[0].metric("Guarantee", f"ε = {rel.epsilon:.3g}, δ = {delta}")
-    cols[1].metric("Distance to the non-private mean", f"{float(manifold.dist(mean, value)):.4g}")
-    cols[2].metric("Noise scale σ", f"{float(next(iter(rel.sigma.values()))):.3g}")
+    cols[1].metric("Noise scale σ", f"{float(next(iter(rel.sigma.values()))):.3g}")
+    dist = (L.release_distances(manifold, value, y, center, radius)
+            if fingerprint.startswith("upl-") else
+            release_distances(manifold, repr(manifold), fingerprint, value, y, center, radius))
+    cols = st.columns(2)  # two wide columns: the labels are never truncated at 1280 px
+    cols[0].metric("Distance to the mean of your data", f"{dist['unprojected']:.4g}",
+                   help="Geodesic distance to the non-private Fréchet mean of the data as "
+                        "given (not projected onto the public ball): the error that matters. "
+                        "Not released.")
+    cols[1].metric("Distance to the mean of the projected data", f"{dist['projected']:.4g}",
+                   help="Geodesic distance to the non-private mean the mechanism privatizes "
+                        "(data projected onto the public ball): the noise alone. Not released.")
+    if dist["bias"] > dist["projected"]:
+        st.warning(f"Projecting the data onto the public ball moved their mean by "
+                   f"{dist['bias']:.3g}, more than the noise did: move the centre towards your "
+                   "data or enlarge the radius.")
     st.markdown("**Private mean:**")
-    st.code(np.array2string(value, precision=5, suppress_small=True))
+    st.code(np.array2string(value, precision=5, suppress_small=True), language=None)
+    st.caption("For comparison, not released: the non-private mean of your data is "
+               + np.array2string(dist["mean_unprojected"], precision=5, suppress_small=True)
+               .replace("\n", " ") + ".")
     st.caption(f"Label: {rel.label}.")
     st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                        file_name="frechet_mean_release.json", mime="application/json",
                        key="fm_download_release", on_click="ignore")
 
 
-def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok, is_synthetic):
-    st.subheader("How the four mechanisms spread (simulation on the current data)")
+@st.fragment
+def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synthetic,
+                    fingerprint=""):
+    st.subheader("How the mechanisms spread (simulation on the current data)")
     n_draws = st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"],
                         value=int(np.clip(query_value("fm_draws", 50, int), 10,
                                           CAPS["cloud_draws"])), step=10, key="fm_draws")
+    write_query(fm_draws=n_draws)
     st.caption("Seeded draws for illustration: not a release and not recorded in the ledger. "
                "Publishing all of them would cost ε each.")
-    fn = draws_cached if cache_ok else L.frechet_mechanism_draws
+    if y.shape[0] > LARGE_N and not st.toggle(
+            f"Compute the preview on all {y.shape[0]:,} rows", value=False, key="fm_preview_large",
+            help="Each KNG draw evaluates the gradient over every row: with large data the "
+                 "preview takes several seconds per change of ε or of the number of draws."):
+        st.info(f"With more than {LARGE_N:,} rows the preview is computed on request (switch "
+                "above), so that the page stays interactive. The release above does not need "
+                "it.")
+        return
     base, size = M.spec(manifold_key).key, M.param_of(manifold_key)
     # SPD(k >= 3) samples its Gaussian by Markov chains: a smaller Monte Carlo check there.
     mc = (200, 5) if base == "spd" and size >= 3 else (1000, 20)
-    res = fn(manifold_key, y, float(radius), float(epsilon), int(n_draws), center=center,
-             seed=1, chain_length=PREVIEW_CHAIN[0], burn_in=PREVIEW_CHAIN[1],
-             mc_samples=mc[0], mc_repeats=mc[1])
+    # Public data: cached on their content; an upload: this session's memory only.
+    draw_kw = dict(center=center, seed=1, chain_length=PREVIEW_CHAIN[0],
+                   burn_in=PREVIEW_CHAIN[1], mc_samples=mc[0], mc_repeats=mc[1])
+    args = (manifold_key, y, float(radius), float(epsilon), int(n_draws))
+    res = per_data(fingerprint, ("draws", float(epsilon), int(n_draws)),
+                   lambda: L.frechet_mechanism_draws(*args, **draw_kw),
+                   lambda: draws_cached(*args, **draw_kw))
     labels = {k: V.MECHANISM_LABELS[k] for k in res["draws"]}
+    for mech, message in res["skipped"].items():
+        st.warning(f"{V.MECHANISM_LABELS[mech]} is left out of the preview: {message}")
+    # Large data are drawn subsampled (seeded); every computation above used all of them.
+    shown, n_total = subsample_for_drawing(y)
+    note = subsample_note(shown.shape[0], n_total)
     if base == "sphere":
         clouds = {labels[k]: v for k, v in res["draws"].items()}
-        fig = figures.sphere_points_figure(
-            clouds, data=y, nonprivate_point=res["mean"],
-            true_point=center if is_synthetic else None, true_label="Ball centre m₀",
-            title=f"Private means on S² at ε = {epsilon:g}",
-            subtitle="Rotate and zoom with the mouse; ambient draws projected onto the sphere",
-        )
-        tab_sphere, tab_zoom = st.tabs(["3D sphere", "Zoom: normal coordinates at the mean"])
-        with tab_sphere:
-            st.plotly_chart(fig, width="stretch", key="fm_cloud")
-        with tab_zoom:
-            st.plotly_chart(V.tangent_clouds_figure(manifold, res["mean"], clouds, data=y),
+        # Stateful tabs: only the open one is drawn (the light 2D view first; the 3D scene,
+        # the slowest figure to draw in a browser, when asked for).
+        tab_zoom, tab_sphere = st.tabs(["Zoom: normal coordinates at the mean", "3D sphere"],
+                                       key="fm_view_sphere", on_change="rerun")
+        if tab_zoom.open is not False:
+            with tab_zoom:
+                show_figure(st, V.tangent_clouds_figure(manifold, res["mean"], clouds,
+                                                        data=shown),
                             width="stretch", key="fm_zoom")
+        if tab_sphere.open:
+            with tab_sphere:
+                fig = figures.sphere_points_figure(
+                    clouds, data=shown, nonprivate_point=res["mean"],
+                    true_point=center if is_synthetic else None, true_label="Ball centre m₀",
+                    title=f"Private means on S² at ε = {epsilon:g}",
+                    subtitle="Rotate and zoom with the mouse; ambient draws projected onto the "
+                             "sphere")
+                show_figure(st, fig, width="stretch", key="fm_cloud")
     elif base == "spd" and size == 2:
         clouds = {labels[k]: v for k, v in res["draws"].items()}
-        clouds[labels["ambient_laplace"]] = res["ambient"]
-        tab_cone, tab_ell = st.tabs(["SPD cone", "Ellipses"])
-        with tab_cone:
-            st.plotly_chart(V.spd_mean_clouds_cone_figure(
-                y, res["mean"], clouds,
-                title=f"Private means in the SPD(2) cone at ε = {epsilon:g}"),
-                width="stretch", key="fm_cone")
-            st.caption("Ambient Laplace draws are shown before projection: those outside the "
-                       "cone are not positive definite.")
-        with tab_ell:
-            ell = {labels[k]: v for k, v in res["draws"].items()}
-            st.plotly_chart(V.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
+        if "ambient_laplace" in labels:
+            clouds[labels["ambient_laplace"]] = res["ambient"]
+        tab_ell, tab_cone = st.tabs(["Ellipses", "SPD cone (3D)"], key="fm_view_spd",
+                                    on_change="rerun")
+        if tab_ell.open is not False:
+            with tab_ell:
+                ell = {labels[k]: v for k, v in res["draws"].items()}
+                show_figure(st, V.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
                             key="fm_ellipses")
+        if tab_cone.open:
+            with tab_cone:
+                show_figure(st, V.spd_mean_clouds_cone_figure(
+                    shown, res["mean"], clouds,
+                    title=f"Private means in the SPD(2) cone at ε = {epsilon:g}"),
+                    width="stretch", key="fm_cone")
+                st.caption("Ambient Laplace draws are shown before projection: those outside "
+                           "the cone are not positive definite.")
+    if note:
+        st.caption(note)
     errors = {labels[k]: v for k, v in res["errors"].items()}
-    st.plotly_chart(figures.ecdf_figure(
+    show_figure(st, figures.ecdf_figure(
         errors, x_title="geodesic distance to the non-private mean",
         title="Distribution of the error per mechanism",
         subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}; diamonds: medians; "
@@ -369,10 +513,10 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
             float(np.mean(res["left_manifold"])) if k == "ambient_laplace" else 0.0
             for k in res["draws"]],
     })
-    st.dataframe(table.style.format({"noise scale σ": "{:.3g}", "mean geodesic error": "{:.3g}",
-                                     "mean ambient error": "{:.3g}",
-                                     "share off the manifold": "{:.0%}"}),
-                 hide_index=True, width="stretch")
+    # A static table (four rows): lighter to draw than an interactive data grid.
+    st.table(table.style.format({"noise scale σ": "{:.3g}", "mean geodesic error": "{:.3g}",
+                                 "mean ambient error": "{:.3g}",
+                                 "share off the manifold": "{:.0%}"}).hide(axis="index"))
     mu_hat, mu_se = res["mu_check"]
     if "gaussian" in res["sigma"]:
         gauss_note = (
@@ -380,6 +524,8 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
             "release calibrates it (Monte Carlo, paper 004 Alg. 2, with a safety margin). An "
             f"independent Monte Carlo run puts its µ on this manifold at {mu_hat:.3f} ± "
             f"{2 * mu_se:.3f} (target {res['mu']:.3f}). ")
+    elif res["delta"] is None:
+        gauss_note = "Only the ambient mechanism has a sensitivity bound at r ≥ r*. "
     else:
         gauss_note = ("The Riemannian Gaussian is not shown here: on SPD(k ≥ 3) it has no "
                       "exact sampler, and calibrating its σ as a release does takes minutes. ")
@@ -388,14 +534,20 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, cache_ok
         + ("Every ambient draw leaves the sphere (it has measure zero in R³)."
            if manifold_key == "sphere" else
            f"{np.mean(res['left_manifold']):.0%} of the ambient draws are not positive "
-           "definite before projection.")
+           "definite before projection." if res["left_manifold"] is not None else "")
     )
     if res["n_outside"]:
         st.caption(f"{res['n_outside']} data point(s) were projected onto the public ball.")
 
 
+@st.fragment
 def simulation_section(manifold_key, radius, epsilon):
-    st.subheader("Error against the sample size (simulation on synthetic data)")
+    st.markdown("#### Error against the sample size (simulation on synthetic data)")
+    info = L.frechet_summary(M.make_manifold(manifold_key), 10, radius)
+    if info["delta"] is None:
+        st.info(f"The simulation compares the four mechanisms, which needs r < r* = "
+                f"{info['r_star']:.3g}; lower the radius to see it.")
+        return
     with st.expander("Simulation settings", expanded=False):
         cols = st.columns(4)
         default_ns = [int(v) for v in str(query_value("fm_ns", ",".join(map(str, DEFAULT_NS)),
@@ -418,9 +570,11 @@ def simulation_section(manifold_key, radius, epsilon):
                                    "fm_metric", "euclidean_error", str, choices=list(METRICS))),
                                key="fm_metric")
     ns = sorted(int(v) for v in ns)
+    write_query(fm_ns=",".join(map(str, ns)), fm_reps=reps, fm_kng=include_kng,
+                fm_metric=metric)
     if not ns:
         st.info("Choose at least one sample size in the simulation settings.")
-        return {"fm_ns": "", "fm_reps": reps, "fm_kng": include_kng, "fm_metric": metric}
+        return
     bar = st.progress(0.0, text="Simulating …")
     frames = []
     for i, n in enumerate(ns):
@@ -430,14 +584,14 @@ def simulation_section(manifold_key, radius, epsilon):
                                  burn_in=SIM_CHAIN[1], seed=0))
     bar.empty()
     frame = pd.concat(frames, ignore_index=True)
-    st.plotly_chart(V.frechet_error_figure(frame, metric, epsilon=epsilon), width="stretch",
+    show_figure(st, V.frechet_error_figure(frame, metric, epsilon=epsilon), width="stretch",
                     key="fm_sim")
     amb = frame[frame["mechanism"] == "ambient_laplace"]["left_manifold"]
     if manifold_key == "sphere":
         st.info(f"Ambient releases off the manifold: {amb.mean():.0%} at every n of the "
                 "simulation. On the sphere this is certain: S² has measure zero in R³.")
     else:
-        st.plotly_chart(V.frechet_left_manifold_figure(frame), width="stretch", key="fm_left")
+        show_figure(st, V.frechet_left_manifold_figure(frame), width="stretch", key="fm_left")
     st.caption(
         f"{reps} fresh data sets per n (paper 001 protocol), each released once per mechanism "
         "exactly as a strict release would (KNG by its exact sampler; the Gaussian at the µ "
@@ -446,14 +600,17 @@ def simulation_section(manifold_key, radius, epsilon):
         "privatizes the extrinsic mean, so its error also contains the gap between the "
         "extrinsic and the Fréchet mean, which does not shrink with n (visible on SPD)."
     )
-    return {"fm_ns": ",".join(map(str, ns)), "fm_reps": reps, "fm_kng": include_kng,
-            "fm_metric": metric}
 
 
 def sensitivity_section(manifold_key, radius):
-    st.subheader("Sensitivity: empirical vs theoretical bound")
+    st.markdown("#### Sensitivity: empirical vs theoretical bound")
+    info = L.frechet_summary(M.make_manifold(manifold_key), 10, radius)
+    if info["delta"] is None:
+        st.info(f"Paper 001 Thm 2 gives no bound at r ≥ r* = {info['r_star']:.3g}: nothing "
+                "to compare.")
+        return
     frame = sens_cached(manifold_key, float(radius), DEFAULT_NS, 20, seed=0)
-    st.plotly_chart(V.frechet_sensitivity_figure(frame), width="stretch", key="fm_sens")
+    show_figure(st, V.frechet_sensitivity_figure(frame), width="stretch", key="fm_sens")
     worst = frame.groupby("n")["ratio"].min()
     cols = st.columns([3, 2])
     with cols[0]:
@@ -486,11 +643,13 @@ def main():
             "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere",
                                                            M.canonical, choices=keys)),
             format_func=M.choice_label, key="fm_manifold")
-        sources = ["synthetic", "upload"] + (["cities"] if manifold_key == "sphere" else [])
+        sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
+            manifold_key, [])
         source = cols[1].radio("Data", sources, index=sources.index(query_value(
             "fm_source", "synthetic", str, choices=sources)),
             format_func={"synthetic": "Synthetic (paper 001)", "upload": "Upload CSV",
-                         "cities": "Preset: world cities"}.get,
+                         "cities": "Preset: world cities",
+                         "emg": "Preset: EMG covariances"}.get,
             horizontal=True, key="fm_source")
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,
@@ -507,18 +666,36 @@ def main():
     if source == "synthetic":
         settings.update(fm_n=meta["n"], fm_seed=meta["seed"])
     n = y.shape[0]
-    info = L.frechet_summary(manifold, n, radius)
-    mean = frechet_mean(manifold, project_to_ball(manifold, y, center, radius))
+    info = L.frechet_summary(manifold, n, radius, center)
+    mean = per_data(meta["fingerprint"], ("mean",),
+                    lambda: frechet_mean(manifold, project_to_ball(manifold, y, center, radius)),
+                    lambda: nonprivate_mean(manifold, repr(manifold), meta["fingerprint"], y,
+                                            center, radius))
     cols = st.columns(5)
     cols[0].metric("Sample size n", n)
-    cols[1].metric("Radius r", f"{radius:.3g}", help=f"Must stay below r* = {info['r_star']:.3g}")
-    cols[2].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
-    cols[3].metric("KNG gradient sensitivity Δ∇", f"{info['delta_gradient']:.3g}")
-    cols[4].metric("Gaussian-DP equivalent µ(ε)", f"{eps_to_mu(epsilon):.3g}")
+    cols[1].metric("Radius r", f"{radius:.3g}",
+                   help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
+    if info["delta"] is None:
+        cols[2].metric("Sensitivity Δ of the mean", "none",
+                       help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
+        cols[3].metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}")
+    else:
+        cols[2].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
+        cols[3].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
+    cols[4].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
+    if info["delta"] is None:
+        st.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
+                "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
+                "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
+                "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")
     if source == "synthetic":
         st.download_button("Download data", to_csv(manifold, y), file_name=f"frechet_mean_"
                            f"{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
                            mime="text/csv", key="fm_download_data", on_click="ignore")
+
+    # The picture first (a fragment: its own widgets rerun only it, and write their URL keys).
+    preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
+                    is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
 
     notes, assumptions = st.columns([1, 1])
     with notes, st.container(border=True):
@@ -528,14 +705,20 @@ def main():
         assumptions_box(manifold_key, radius, center_text, info, source)
 
     release_section(manifold, y, center, radius, float(epsilon), meta["fingerprint"], mean)
-    export_section(manifold, source, meta, center, radius, float(epsilon))
-    preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
-                    cache_ok=source == "synthetic", is_synthetic=source == "synthetic")
-    settings["fm_draws"] = st.session_state.get("fm_draws", 50)
+    export_section(manifold, source, meta, center, radius, float(epsilon), y)
     settings["fm_mech"] = st.session_state.get("fm_mech", "laplace")
-    settings.update(simulation_section(manifold_key, radius, float(epsilon)))
-    sensitivity_section(manifold_key, radius)
     write_query(**settings)
+    # Stateful tabs: only the open study is computed and drawn (first paint stays light).
+    st.subheader("Studies on synthetic data")
+    tab_sim, tab_sens = st.tabs(["Error against the sample size",
+                                 "Sensitivity: empirical vs bound"], key="fm_study_tab",
+                                on_change="rerun")
+    if tab_sim.open is not False:
+        with tab_sim:
+            simulation_section(manifold_key, radius, float(epsilon))
+    if tab_sens.open:
+        with tab_sens:
+            sensitivity_section(manifold_key, radius)
 
 
 main()

@@ -40,6 +40,7 @@ from ui.session import (
     record_release,
     release_button,
     rows_per_person,
+    session_memo,
     show_cost,
     write_query,
 )
@@ -114,27 +115,10 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
 
 
 def memo(key, make, spinner="Reading the file …"):
-    """``make()`` computed once per session for ``key`` and kept in this session's state.
-
-    Uploads are read once and kept in memory while the session lives, so that a widget change
-    does not read the file again. Not ``st.cache_data``: its store is shared by every session
-    of the server, and uploaded data never enter a cache (tests/app/test_hygiene_app.py); the
-    file uploader's own state holds the bytes anyway. Errors are kept too (a bad file is not
-    read again on every rerun). The oldest of more than ``MEMO_ENTRIES`` entries is dropped.
-    """
-    store = st.session_state.setdefault(MEMO_KEY, {})
-    if key not in store:
-        try:
-            with st.spinner(spinner):
-                store[key] = (make(), None)
-        except DataValidationError as exc:
-            store[key] = (None, exc)
-        while len(store) > MEMO_ENTRIES:
-            store.pop(next(iter(store)))
-    value, error = store[key]
-    if error is not None:
-        raise error
-    return value
+    """``make()`` once per session for ``key`` (:func:`ui.session.session_memo`): uploads are
+    read once and kept in this session's memory, never in ``st.cache_data``."""
+    return session_memo(MEMO_KEY, key, make, keep_errors=(DataValidationError,),
+                        spinner=spinner, max_entries=MEMO_ENTRIES)
 
 
 def digest(data):

@@ -438,3 +438,44 @@ def render_settings_io(page_name, url_path):
             for key in [k for k in st.session_state if str(k).startswith(f"{page_name}_")]:
                 del st.session_state[key]
             st.rerun()
+
+
+def session_memo(store_key, key, make, *, keep_errors=(), spinner=None, max_entries=6):
+    """``make()`` computed once per session for ``key``, kept in this session's state.
+
+    For work on uploaded data, which must never enter ``st.cache_data`` (its store is shared by
+    every session of the server; tests/app/test_hygiene_app.py): a widget change does not read
+    the file or recompute on it again while the session lives. Nothing is written to disk.
+
+    Parameters
+    ----------
+    store_key : str
+        Session-state key of the page's store.
+    key : hashable
+        What the value depends on (e.g. the file's SHA-256 and the settings used).
+    make : callable
+        Computes the value.
+    keep_errors : tuple of exception classes
+        Errors kept as the result (a bad file is not read again on every rerun); others
+        propagate uncached.
+    spinner : str, optional
+        Shown while ``make`` runs.
+    max_entries : int
+        The oldest entries are dropped beyond this many.
+    """
+    store = st.session_state.setdefault(store_key, {})
+    if key not in store:
+        try:
+            if spinner:
+                with st.spinner(spinner):
+                    store[key] = (make(), None)
+            else:
+                store[key] = (make(), None)
+        except keep_errors as exc:
+            store[key] = (None, exc)
+        while len(store) > max_entries:
+            store.pop(next(iter(store)))
+    value, error = store[key]
+    if error is not None:
+        raise error
+    return value

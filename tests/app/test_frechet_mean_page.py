@@ -5,6 +5,7 @@ Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
 itself is :func:`dpcore.data.load_csv`, tested in ``tests/data``.
 """
 
+import json
 
 import pytest
 
@@ -49,8 +50,9 @@ def test_default_run_compares_mechanisms_without_releasing():
     at = open_page()
     assert [t.value for t in at.title] == ["Fréchet mean"]
     assert not at.error
-    # clouds on S² + zoom, error histogram, error against n, sensitivity
-    assert len(at.get("plotly_chart")) >= 5
+    # zoom (the 3D sphere only when its tab is opened), error histogram, error against n (the
+    # sensitivity study when its tab is opened)
+    assert len(at.get("plotly_chart")) >= 3
     assert len(at.latex) >= 4
     text = "\n".join(m.value for m in at.markdown)
     assert "Assumptions in force" in text and "Teaching notes" in text
@@ -89,8 +91,9 @@ def test_spd2_shows_cone_and_ellipses():
     assert not at.exception, at.exception
     assert not at.error
     assert at.query_params["fm_manifold"] == "spd"
-    # cone, ellipses, histogram, error against n, share off the manifold, sensitivity
-    assert len(at.get("plotly_chart")) >= 6
+    # ellipses (the cone when its tab is opened), histogram, error against n, share off the
+    # manifold
+    assert len(at.get("plotly_chart")) >= 4
     # The radius widget has a key per SPD size and starts at that manifold's default.
     assert at.slider(key="fm_radius_spd2").value == pytest.approx(M.spec("spd").radius)
 
@@ -210,16 +213,24 @@ def test_scenario_exports_as_script_and_notebook():
 
 def test_world_cities_preset_gives_a_private_release_with_attribution():
     """The preset reads geomstats' world cities (lat/lon -> S²), shows the CC BY 4.0
-    attribution, says which cities fall outside the public ball about (30°N, 100°E), and
-    releases a private Laplace mean."""
+    attribution, covers the whole globe by default (cities can be anywhere: no city is
+    projected), and releases a private ambient Laplace mean; a regional ball about (30°N,
+    100°E) says which cities fall outside it and offers the Riemannian mechanisms."""
     at = open_page()
     at.radio(key="fm_source").set_value("cities").run()
     assert not at.exception and not at.error
     assert any("CC BY 4.0" in c.value for c in at.caption)
     assert any("Read 50 places" in c.value for c in at.caption)
-    assert any("outside the public ball" in w.value for w in at.warning)
+    assert at.slider(key="fm_radius_sphere_cities").value == pytest.approx(3.14)
+    assert not at.warning
+    assert any("all 50 rows lie within" in c.value for c in at.caption)
     click_release(at, "fm_release")
-    assert at.session_state["privacy_ledger"][-1]["guarantee"] == "private"
+    entry = at.session_state["privacy_ledger"][-1]
+    assert entry["guarantee"] == "private" and entry["mechanism"] == "ambient_laplace"
+    at.slider(key="fm_radius_sphere_cities").set_value(0.5).run()
+    assert not at.exception
+    assert any("outside the public ball" in w.value for w in at.warning)
+    assert "Riemannian Laplace" in at.radio(key="fm_mech").options  # labels as shown
 
 
 def test_sphere_upload_in_latitude_longitude():
@@ -229,3 +240,149 @@ def test_sphere_upload_in_latitude_longitude():
     at.file_uploader(key="fm_upload").set_value(("places.csv", csv, "text/csv")).run()
     assert not at.exception and not at.error
     assert any("Read 3 places" in c.value for c in at.caption)
+
+
+# --------------------------------------------------------------------------- EMG preset (SPD)
+def emg_page():
+    at = light(open_page())
+    at.selectbox(key="fm_manifold").set_value("spd").run()
+    at.radio(key="fm_source").set_value("emg").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_emg_preset_has_provenance_bounds_and_a_sensible_strict_release():
+    """The EMG preset (geomstats' shipped file, MIT) starts from public bounds that hold the
+    data (centre 10·I, r = 3.5: under 5% projected), and its strict Laplace release lies close
+    to the mean of the data as given (the bug: centre I, 906 of 913 points clipped, a private
+    mean 4 units from the truth while the page reported 0.0037)."""
+    at = emg_page()
+    assert not at.error and not at.warning
+    captions = " ".join(c.value for c in at.caption)
+    assert "geomstats" in captions and "MIT" in captions and "not one person" in captions
+    assert "Preview on your data (not released)" in captions
+    assert metric(at, "Sample size n") == "840"
+    assert at.slider(key="fm_radius_spd2_emg").value == pytest.approx(3.5)
+    assert at.text_input(key="fm_center_spd2_emg").value == "10"
+    click_release(at, "fm_release")
+    assert at.session_state[LEDGER][-1]["guarantee"] == "private"
+    labels = [m.label for m in at.metric]
+    assert "Distance to the mean of your data" in labels
+    assert "Distance to the mean of the projected data" in labels
+    # σ = Δ/ε = 0.0083 on a 3-dimensional space: a distance of 0.5 (60 σ) has chance < 1e-12.
+    assert float(metric(at, "Distance to the mean of your data")) < 0.5
+    assert any("non-private mean of your data" in c.value for c in at.caption)
+
+
+def test_emg_with_the_old_default_bounds_warns_before_and_after_release():
+    """Centre I and r = 1.5 (the old fixed defaults) leave most EMG rows outside the ball: the
+    page says so before release, above 5%, and after release shows the distance to the mean of
+    the data as given next to the one of the projected data."""
+    at = emg_page()
+    at.text_input(key="fm_center_spd2_emg").set_value("1")
+    at.slider(key="fm_radius_spd2_emg").set_value(1.5).run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "lie outside the public ball" in warning and "more than 5%" in warning
+    click_release(at, "fm_release")
+    mine = float(metric(at, "Distance to the mean of your data"))
+    projected = float(metric(at, "Distance to the mean of the projected data"))
+    assert mine > 1.0 > projected  # the projection bias, not the noise
+    assert any("Projecting the data onto the public ball moved" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("text, fragment", [("1, 2", "takes 1 number"), ("1, 5, 1", "positive"),
+                                            ("a", "Could not read")])
+def test_bad_spd_centre_is_explained(text, fragment):
+    at = emg_page()
+    at.text_input(key="fm_center_spd2_emg").set_value(text).run()
+    assert not at.exception
+    assert at.error and fragment in at.error[0].value
+
+
+# --------------------------------------------------------------------------- sphere radius
+def test_sphere_radius_reaches_the_whole_globe_with_the_ambient_mechanism():
+    """Above r* = π/4 only the ambient Laplace mechanism has a sensitivity (2 r_E / n): the
+    slider goes on to π, the page says why the others are gone, and the release works."""
+    at = open_page()
+    slider = at.slider(key="fm_radius_sphere")
+    assert slider.max >= 3.14 and "r* = π/4" in slider.help
+    at.radio(key="fm_source").set_value("cities").run()
+    slider = at.slider(key="fm_radius_sphere_cities")
+    assert slider.value == pytest.approx(3.14)  # the preset's default: the whole globe
+    assert not at.exception and not at.error
+    assert at.radio(key="fm_mech").value == "ambient_laplace"
+    assert len(at.radio(key="fm_mech").options) == 1
+    assert any("only the ambient Laplace mechanism" in i.value for i in at.info)
+    assert not any("outside the public ball" in w.value for w in at.warning)
+    click_release(at, "fm_release")
+    assert at.session_state[LEDGER][-1]["mechanism"] == "ambient_laplace"
+    assert at.session_state[LEDGER][-1]["guarantee"] == "private"
+
+
+# --------------------------------------------------------------------------- large uploads
+def test_large_upload_is_parsed_once_and_drawn_subsampled(monkeypatch):
+    """A 50,000-row upload is parsed once: widget changes afterwards do not parse it again
+    (the parse is cached on the file's SHA-256), the preview waits for a switch, and figures
+    draw 2,000 of the points with a note."""
+    import time
+
+    from ui.logic import frechet_mean as L
+
+    calls = []
+    original = L.read_upload
+
+    def counting(raw, manifold, **kwargs):
+        calls.append(len(raw))
+        return original(raw, manifold, **kwargs)
+
+    monkeypatch.setattr(L, "read_upload", counting)
+    # a file no other test uploads (the cache is per file content)
+    y = make_mean_data(Sphere(2), 50_000, radius=0.3, rng=20261125)
+    at = light(open_page())
+    upload(at, to_csv(Sphere(2), y).encode(), name="big.csv")
+    assert not at.exception, at.exception
+    assert metric(at, "Sample size n") == "50000"
+    assert len(calls) == 1
+    timings = {}
+    for name, change in [
+        ("mechanism", lambda: at.radio(key="fm_mech").set_value("kng")),
+        ("epsilon", lambda: at.select_slider(key="fm_eps").set_value(2.0)),
+        ("radius", lambda: at.slider(key="fm_radius_sphere").set_value(0.45)),
+    ]:
+        start = time.perf_counter()
+        change().run()
+        timings[name] = time.perf_counter() - start
+        assert not at.exception, at.exception
+    assert len(calls) == 1, "a widget change parsed the upload again"
+    assert any("preview is computed on request" in i.value for i in at.info)
+    at.toggle(key="fm_preview_large").set_value(True).run()
+    assert not at.exception, at.exception
+    assert any("random subset of 2,000 of the 50,000" in c.value for c in at.caption)
+    assert len(calls) == 1
+    print("widget-change seconds with a 50k-row upload:", {k: round(v, 2)
+                                                           for k, v in timings.items()})
+
+
+def test_the_3d_views_are_drawn_only_when_their_tab_is_open():
+    """The first figure is the light 2D view (time to first plot); the 3D scene is drawn when
+    its tab is chosen (stateful tabs), from the same cached draws."""
+    at = light(open_page())
+
+    def trace_types():
+        return {trace.get("type") for c in at.get("plotly_chart")
+                for trace in json.loads(c.proto.spec)["data"]}
+
+    assert "scatter3d" not in trace_types()
+    at.session_state["fm_view_sphere"] = "3D sphere"
+    at.run()
+    assert not at.exception, at.exception
+    assert "scatter3d" in trace_types()
+    # the same for the studies: the sensitivity study is drawn when its tab is open
+    assert not any("Sensitivity: empirical" in t.value for t in at.markdown)
+    at.session_state["fm_study_tab"] = "Sensitivity: empirical vs bound"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Sensitivity: empirical" in t.value for t in at.markdown)
+    assert any("smallest bound / empirical" in str(d.value.columns.tolist())
+               for d in at.dataframe)

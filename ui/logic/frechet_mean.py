@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from dpcore.data.synthetic import default_center
-from dpcore.experiments.studies import frechet_mean_study, frechet_sensitivity_study
+from dpcore.exceptions import WorkBudgetError
 from dpcore.learning import frechet_mean
 from dpcore.mechanisms import (
     embed,
@@ -22,7 +22,6 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
 )
 from dpcore.release import private_frechet_mean, project_to_ball
-from dpcore.release.accuracy import predict_frechet_error, smallest_frechet_epsilon
 from dpcore.sampling.exact import exact_sampler_available
 from dpcore.sensitivity import (
     frechet_gradient_sensitivity,
@@ -43,7 +42,19 @@ __all__ = [
     "frechet_summary",
     "MECHANISM_LABELS",
     "CITIES_ATTRIBUTION",
+    "CITIES_BOUNDS_NOTE",
+    "CITIES_PRESET",
+    "EMG_ATTRIBUTION",
+    "EMG_PRESET",
+    "available_mechanisms",
+    "ball_preview",
+    "ball_preview_text",
     "cities_bytes",
+    "emg_points",
+    "parse_spd_center_text",
+    "radius_help",
+    "release_distances",
+    "spd_center_text",
     "parse_center_text",
     "planned_release",
     "read_upload",
@@ -55,13 +66,17 @@ __all__ = [
 #: Manifolds of the Fréchet-mean page: token of :mod:`ui.manifolds` -> range of the public
 #: radius slider (its default is the manifold's ``radius`` there).
 FRECHET_MANIFOLDS = {
-    "sphere": (0.05, 0.75),
-    "spd": (0.75, 3.0),
+    # Up to (almost) pi: the ambient Laplace mechanism covers any cap, the intrinsic ones need
+    # r < r* = pi/4 (paper 001 Thm 2), see :func:`available_mechanisms`.
+    "sphere": (0.05, 3.14),
+    # SPD has no radius limit (kappa <= 0, infinite injectivity radius); 6 lets eigenvalues
+    # range over a factor e^6 ~ 400 about the centre's, enough for real covariances.
+    "spd": (0.25, 6.0),
     "spd3": (1.0, 3.0),
 }
 
 
-def frechet_summary(manifold, n, radius):
+def frechet_summary(manifold, n, radius, center=None):
     """Public quantities of a private Fréchet mean with data in a ball of radius ``radius``.
 
     Parameters
@@ -71,24 +86,37 @@ def frechet_summary(manifold, n, radius):
         Sample size.
     radius : float
         Radius r of the public ball holding the data.
+    center : array-like, optional
+        Public centre (default :func:`dpcore.data.synthetic.default_center`); the ambient
+        radius of an SPD ball depends on it.
 
     Returns
     -------
     dict
         ``r_star`` (largest admissible radius, paper 001 Thm 2), ``kappa`` (upper curvature
         bound), ``h`` (curvature factor), ``delta`` (sensitivity of the mean),
-        ``delta_gradient`` (sensitivity of the Fréchet-energy gradient, for KNG).
+        ``delta_gradient`` (sensitivity of the Fréchet-energy gradient, for KNG),
+        ``delta_ambient`` (sensitivity ``2 r_E / n`` of the extrinsic mean, ambient Laplace).
+        At ``radius >= r_star`` paper 001 Thm 2 gives no bound: ``h``, ``delta`` and
+        ``delta_gradient`` are None and only the ambient mechanism is available.
     """
     kappa = float(manifold.curvature_bounds[1])
     inj = float(manifold.injectivity_radius)
+    r_star = frechet_radius_limit(kappa, inj)
+    center = default_center(manifold) if center is None else np.asarray(center, dtype=float)
+    ambient = 2.0 * float(manifold.ambient_radius(center, radius)) / n
+    if not radius < r_star:  # only the ambient mechanism has a sensitivity here
+        return {"r_star": r_star, "kappa": kappa, "h": None, "delta": None,
+                "delta_gradient": None, "delta_ambient": ambient}
     a = 2.0 * radius * math.sqrt(kappa) if kappa > 0 else 0.0
     h = a / math.tan(a) if kappa > 0 else 1.0
     return {
-        "r_star": frechet_radius_limit(kappa, inj),
+        "r_star": r_star,
         "kappa": kappa,
         "h": h,
         "delta": frechet_mean_sensitivity(n, radius, kappa, inj),
         "delta_gradient": frechet_gradient_sensitivity(n, radius, kappa, inj),
+        "delta_ambient": ambient,
     }
 
 
@@ -99,7 +127,8 @@ def _ambient_error(manifold, mean, points):
 
 
 def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center=None, seed=0,
-                            chain_length=300, burn_in=200, mc_samples=1000, mc_repeats=20):
+                            chain_length=300, burn_in=200, mc_samples=1000, mc_repeats=20,
+                            mechanisms=None):
     r"""Many seeded private means of one data set per mechanism (a preview, not a release).
 
     Every mechanism goes through :func:`dpcore.release.private_frechet_mean` exactly as a
@@ -127,6 +156,8 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
         Metropolis–Hastings settings of the KNG draws.
     mc_samples, mc_repeats : int
         Monte Carlo sizes of the µ check of the Gaussian rate.
+    mechanisms : sequence of str, optional
+        Default :func:`available_mechanisms` at ``radius`` (only the ambient one at r >= r*).
 
     Returns
     -------
@@ -137,7 +168,8 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
         geodesic distances to the mean), ``ambient_errors`` (mechanism -> Euclidean distances in
         the embedding), ``kng_diagnostics``, ``guarantee`` (mechanism -> label, per-draw ε, δ
         and µ of its release), ``mu`` (target), ``mu_check`` ((estimate, standard
-        error)), ``delta``, ``delta_gradient``, ``n_outside`` (points projected onto the ball).
+        error)), ``delta``, ``delta_gradient``, ``n_outside`` (points projected onto the ball),
+        ``skipped`` (mechanism -> message, for draws the library's work budget refused).
     """
     m = make_manifold(manifold_key)
     n_draws = int(min(max(int(n_draws), 1), CAPS["cloud_draws"]))
@@ -147,18 +179,24 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
     n_outside = int(np.sum(m.dist(y, center) > radius))
     yp = project_to_ball(m, y, center, radius)
     mean = frechet_mean(m, yp)
-    info = frechet_summary(m, n, radius)
+    info = frechet_summary(m, n, radius, center)
     rng = np.random.default_rng(seed)
     draws, sigma, errors, amb_errors, guarantee = {}, {}, {}, {}, {}
     ambient = left = None
-    kng_diag = {}
+    kng_diag, skipped = {}, {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for mech in simulated_mechanisms(m):
-            rel = private_frechet_mean(
-                m, y, epsilon=epsilon, mechanism=mech, radius=radius, center=center,
-                rng=rng, n_draws=n_draws, chain_length=chain_length, burn_in=burn_in,
-            )
+        if mechanisms is None:
+            mechanisms = available_mechanisms(m, radius)
+        for mech in mechanisms:
+            try:
+                rel = private_frechet_mean(
+                    m, y, epsilon=epsilon, mechanism=mech, radius=radius, center=center,
+                    rng=rng, n_draws=n_draws, chain_length=chain_length, burn_in=burn_in,
+                )
+            except WorkBudgetError as exc:  # refused before running: say so, show the rest
+                skipped[mech] = str(exc)
+                continue
             draws[mech] = np.asarray(rel.values["mean"])
             sigma[mech] = float(next(iter(rel.sigma.values())))
             per_delta = None if rel.delta is None else rel.delta / n_draws
@@ -198,6 +236,7 @@ def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center
         "delta": info["delta"],
         "delta_gradient": info["delta_gradient"],
         "n_outside": n_outside,
+        "skipped": skipped,
     }
 
 
@@ -235,6 +274,10 @@ def frechet_simulation_one_n(manifold_key, radius, epsilon, n, replicates, *, in
         ``euclidean_error`` (distance in the embedding, ambient draws unprojected, as in paper
         001 Fig. 1), ``left_manifold``, ``sigma``, ``sensitivity``.
     """
+    # Imported here: the studies (pandas, the experiment runners) are not needed for the
+    # page's first figure, which comes before the simulation.
+    from dpcore.experiments.studies import frechet_mean_study
+
     return frechet_mean_study(**simulation_study_kwargs(
         manifold_key, radius, epsilon, n, replicates, include_kng=include_kng,
         chain_length=chain_length, burn_in=burn_in, seed=seed))
@@ -290,6 +333,8 @@ def frechet_sensitivity_simulation(manifold_key, radius, n_values, pairs, *, see
     pandas.DataFrame
         Columns ``n``, ``pair``, ``empirical``, ``bound``, ``ratio`` (bound / empirical).
     """
+    from dpcore.experiments.studies import frechet_sensitivity_study
+
     m = make_manifold(manifold_key)
     pairs = int(min(max(int(pairs), 1), CAPS["sens_pairs"]))
     sizes = sorted({int(v) for v in n_values})
@@ -306,6 +351,8 @@ def predicted_error(manifold, n, epsilon, radius, center, mechanism, *, seed=0):
     """:func:`dpcore.release.accuracy.predict_frechet_error`, or None where no prediction
     exists (Gaussian and ambient mechanisms; SPD(k >= 3), which has no closed-form radial
     law)."""
+    from dpcore.release.accuracy import predict_frechet_error
+
     if mechanism not in PREDICTED_MECHANISMS:
         return None
     try:
@@ -331,6 +378,8 @@ def predicted_error_text(pred, epsilon, mechanism):
 
 def smallest_epsilon_text(manifold, n, radius, center, mechanism, target, *, seed=0):
     """The smallest ε whose predicted median error reaches ``target``, as a sentence."""
+    from dpcore.release.accuracy import smallest_frechet_epsilon
+
     if mechanism not in PREDICTED_MECHANISMS:
         return None
     try:
@@ -366,13 +415,196 @@ CITIES_ATTRIBUTION = (
 
 
 def cities_bytes():
-    """The world-cities CSV shipped inside the installed geomstats package (read-only)."""
-    from pathlib import Path
+    """The world-cities CSV shipped inside the installed geomstats package (read-only; found
+    without importing geomstats, which costs about a second)."""
+    from dpcore.data.shipped import geomstats_data_path
 
-    import geomstats.datasets
+    return geomstats_data_path("cities", "cities.csv").read_bytes()
 
-    return (Path(geomstats.datasets.__file__).parent / "data" / "cities"
-            / "cities.csv").read_bytes()
+
+#: The world-cities preset's public bounds: cities can be anywhere on Earth.
+CITIES_PRESET = {"center": "30, 100", "radius": 3.14}
+CITIES_BOUNDS_NOTE = (
+    "Preset bounds: the largest cities can lie anywhere on Earth, so the public ball is the "
+    "whole globe (r = 3.14 ≈ π about 30°N, 100°E); only the ambient Laplace mechanism has a "
+    "sensitivity bound there. For regional data (one continent), type its centre and a radius "
+    "below π/4 ≈ 0.785 to compare the Riemannian mechanisms.")
+
+#: The EMG preset (SPD(2)): provenance, what one row is, and its public bounds.
+EMG_PRESET = {
+    "channels": ("c0", "c1"),
+    "window": 800,
+    # A typical per-electrode variance of 10 raw units² (the centre 10·I) and a radius of 3.5:
+    # each eigenvalue may range over 10·e^(±3.5), i.e. about 0.3 to 330 raw units².
+    "scale": 10.0,
+    "radius": 3.5,
+}
+EMG_ATTRIBUTION = (
+    "Surface EMG of the forearm, 8 electrodes, two people (mg, rr) in two sessions each "
+    "holding the hand signs rest, rock, paper, scissors and ok; raw 8-bit samples. Shipped "
+    "with geomstats 2.8 (MIT licence, © 2018 Nina Miolane and contributors; file "
+    "geomstats/datasets/data/emg/emg.csv, used in its EMG sign-classification tutorial). "
+    "Each row here is the 2×2 covariance of electrodes c0 and c1 over a window of 800 "
+    "consecutive samples within one recording and one sign (840 windows; geomstats' own "
+    "preparation, restricted to two electrodes so the points lie in SPD(2)). Units: raw "
+    "sample units squared.")
+EMG_PRIVACY_UNIT = (
+    "One row is one window, not one person: all 840 windows come from 2 people. The guarantee "
+    "below protects one window; set *Rows one person contributes* in the sidebar for a "
+    "per-person reading.")
+EMG_BOUNDS_NOTE = (
+    "Preset bounds: centre 10·I (a typical variance of 10 raw units² per electrode) and radius "
+    "3.5 (eigenvalues between about 0.3 and 330 raw units²), chosen by the page's authors for "
+    "this public data set. With your own data, set the centre and radius from domain knowledge "
+    "(units, a typical scale), never from the data themselves.")
+
+
+def emg_points():
+    """The EMG preset's SPD(2) points (:func:`dpcore.data.shipped.emg_covariances`)."""
+    from dpcore.data.shipped import emg_covariances
+
+    return emg_covariances(channels=EMG_PRESET["channels"],
+                           window=EMG_PRESET["window"]).matrices
+
+
+def available_mechanisms(manifold, radius, include_kng=True):
+    """The mechanisms with a proven sensitivity at ``radius``, in display order.
+
+    Below r* (paper 001 Thm 2) every mechanism of :func:`simulated_mechanisms`; at or above
+    it only the ambient Laplace mechanism, whose sensitivity ``2 r_E / n`` holds for any
+    ball (on S² up to the whole sphere, ``r_E <= 2``).
+    """
+    kappa = float(manifold.curvature_bounds[1])
+    if radius < frechet_radius_limit(kappa, float(manifold.injectivity_radius)):
+        return simulated_mechanisms(manifold, include_kng)
+    return ("ambient_laplace",)
+
+
+def radius_help(manifold):
+    """What the public radius means on ``manifold`` (help text of the radius widget)."""
+    from dpcore.manifolds import Sphere
+
+    kappa = float(manifold.curvature_bounds[1])
+    r_star = frechet_radius_limit(kappa, float(manifold.injectivity_radius))
+    if isinstance(manifold, Sphere):
+        return (
+            "A public bound: every point is assumed within geodesic distance r (radians) of the "
+            "centre m₀, a spherical cap. On the Earth r = 0.1 is 5.7° or about 640 km, 0.5 is "
+            "29° (3,200 km), π/2 a hemisphere, π the whole globe. The Laplace, KNG and Gaussian "
+            f"mechanisms need r < r* = π/4 ≈ {r_star:.3f} (paper 001 Thm 2); above it only the "
+            "ambient Laplace mechanism is offered. Points outside the cap are projected onto it.")
+    return (
+        "A public bound: every matrix is assumed within affine-invariant distance r of the "
+        "centre m₀, i.e. the eigenvalues of m₀^(-1/2) X m₀^(-1/2) lie between e^(-r) and e^r "
+        "(r = 1: a factor 2.7 either way; r = 3: a factor 20). There is no upper limit on SPD "
+        "(curvature ≤ 0) but Δ grows with r. Points outside are projected onto the ball.")
+
+
+def parse_spd_center_text(text, k):
+    """A public SPD(k) centre typed as one typical variance s (the centre s·I), as the
+    ``k(k+1)/2`` upper-triangle entries row by row (s11, s12, ..., skk), or as all ``k²``
+    entries.
+
+    Raises
+    ------
+    ValueError
+        With a message saying what to type.
+    """
+    n_upper = k * (k + 1) // 2
+    try:
+        values = np.array([float(v) for v in text.replace(";", ",").split(",")])
+    except ValueError:
+        raise ValueError(f"Could not read the centre {text!r}: give one typical variance, or "
+                         f"the {n_upper} upper-triangle entries s11, s12, …, separated by "
+                         "commas.") from None
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"The centre must be finite numbers; got {text!r}.")
+    if values.size == 1:
+        mat = values[0] * np.eye(k)
+    elif values.size == n_upper:
+        mat = np.zeros((k, k))
+        mat[np.triu_indices(k)] = values
+        mat = mat + np.triu(mat, 1).T
+    elif values.size == k * k:
+        mat = values.reshape(k, k)
+        if not np.allclose(mat, mat.T):
+            raise ValueError(f"The centre must be symmetric; got {text!r}.")
+    else:
+        raise ValueError(f"The centre takes 1 number (s for s·I), {n_upper} upper-triangle "
+                         f"entries or {k * k} entries; got {values.size}.")
+    if np.linalg.eigvalsh(mat)[0] <= 0:
+        raise ValueError(f"The centre must be positive definite; {text!r} is not.")
+    return mat
+
+
+def spd_center_text(center):
+    """Short display of an SPD centre: ``s·I`` where it is a multiple of I, else its entries."""
+    center = np.asarray(center, dtype=float)
+    k = center.shape[0]
+    if np.allclose(center, center[0, 0] * np.eye(k)):
+        return "the identity matrix" if center[0, 0] == 1 else f"{center[0, 0]:g}·I"
+    return ", ".join(f"{v:g}" for v in center[np.triu_indices(k)]) + " (upper triangle)"
+
+
+#: Above this share of rows outside the public ball the page warns (issue 14).
+OUTSIDE_WARN = 0.05
+
+
+def ball_preview(manifold, y, center, radius):
+    """How many rows lie outside the public ball (a preview for the data holder, not
+    released).
+
+    Returns
+    -------
+    dict
+        ``count``, ``share`` (of the rows), ``rows`` (1-based file rows, the header being
+        row 1, of the first ten outside), ``warn`` (share above :data:`OUTSIDE_WARN`),
+        ``max_distance`` (largest distance to the centre).
+    """
+    dist = np.asarray(manifold.dist(np.asarray(y, float), center), dtype=float)
+    outside = np.flatnonzero(dist > radius)
+    share = outside.size / max(dist.size, 1)
+    return {"count": int(outside.size), "share": float(share),
+            "rows": [int(i) + 2 for i in outside[:10]], "warn": bool(share > OUTSIDE_WARN),
+            "max_distance": float(dist.max()) if dist.size else 0.0}
+
+
+def ball_preview_text(preview, n, radius, *, file_rows=True):
+    """The ball preview as one sentence (Markdown); ``file_rows``: name the rows outside by
+    their line in the user's file (uploads), else only count them (presets)."""
+    if not preview["count"]:
+        return (f"Preview on your data (not released): all {n} rows lie within the public ball "
+                f"of radius {radius:.3g} (largest distance {preview['max_distance']:.3g}).")
+    rows = ", ".join(map(str, preview["rows"])) + (" …" if preview["count"] > 10 else "")
+    text = (f"Preview on your data (not released): **{preview['count']} of {n} rows "
+            f"({preview['share']:.1%})** lie outside the public ball of radius {radius:.3g}"
+            + (f" (file rows {rows})" if file_rows else "")
+            + "; strict mode projects them onto the ball, which pulls the released mean "
+            "towards the centre.")
+    if preview["warn"]:
+        text += (f" That is more than {OUTSIDE_WARN:.0%}: the private mean will describe the "
+                 "projected data, not yours. Move the centre towards where your data are or "
+                 f"enlarge the radius (largest distance: {preview['max_distance']:.3g}).")
+    return text
+
+
+def release_distances(manifold, value, y, center, radius):
+    """Distances of a released mean to the non-private means of the projected data (what the
+    mechanism privatizes) and of the data as given (what the user wants).
+
+    Returns
+    -------
+    dict
+        ``projected``, ``unprojected`` (distances), ``bias`` (distance between the two
+        non-private means: what projecting onto the ball costs whatever the noise) and
+        ``mean_unprojected`` (the non-private Fréchet mean of the data as given).
+    """
+    y = np.asarray(y, dtype=float)
+    proj = frechet_mean(manifold, project_to_ball(manifold, y, center, radius))
+    raw = frechet_mean(manifold, y)
+    return {"projected": float(manifold.dist(proj, value)),
+            "unprojected": float(manifold.dist(raw, value)),
+            "bias": float(manifold.dist(raw, proj)), "mean_unprojected": raw}
 
 
 def read_upload(raw, manifold, *, max_bytes):

@@ -8,7 +8,9 @@ import pytest
 from dpcore import visualization as V
 from dpcore.data import make_mean_data
 from dpcore.experiments.studies import frechet_mean_study, frechet_sensitivity_study
+from dpcore.learning import frechet_mean
 from dpcore.manifolds import SPD, Sphere
+from dpcore.release import project_to_ball
 from ui.logic import frechet_mean as L
 from ui.manifolds import make_manifold
 
@@ -90,3 +92,91 @@ def test_simulation_concatenation_is_plain_pandas():
     frame = pd.concat(frames, ignore_index=True)
     assert set(frame["n"]) == {10, 20}
     assert "kng" not in set(frame["mechanism"])
+
+
+# --------------------------------------------------------------------------- public bounds
+def test_spd_centre_accepts_a_scale_the_upper_triangle_or_the_full_matrix():
+    np.testing.assert_array_equal(L.parse_spd_center_text("10", 2), 10 * np.eye(2))
+    np.testing.assert_array_equal(L.parse_spd_center_text("12, -2; 16", 2),
+                                  [[12, -2], [-2, 16]])
+    np.testing.assert_array_equal(L.parse_spd_center_text("2,1,0,1,3,0,0,0,4", 3)[1], [1, 3, 0])
+    full = L.parse_spd_center_text("4, 1, 0, 2, 1, 5", 3)
+    np.testing.assert_array_equal(full, [[4, 1, 0], [1, 2, 1], [0, 1, 5]])
+    for text, fragment in [("1, 2", "takes 1 number"), ("1, 3, 1", "positive definite"),
+                           ("-1", "positive definite"), ("x", "Could not read"),
+                           ("nan", "finite"), ("1,2,3,4", "symmetric")]:
+        with pytest.raises(ValueError, match=fragment):
+            L.parse_spd_center_text(text, 2)
+    assert L.spd_center_text(10 * np.eye(2)) == "10·I"
+    assert L.spd_center_text(np.eye(2)) == "the identity matrix"
+
+
+def test_ball_preview_counts_rows_outside_and_warns_above_five_percent():
+    m = SPD(2)
+    inside = make_mean_data(m, 95, radius=1.0, rng=0)
+    far = np.stack([np.diag([50.0, 60.0])] * 5)
+    y = np.concatenate([inside, far])
+    pre = L.ball_preview(m, y, np.eye(2), 1.5)
+    # oracle: the distances by the closed form sqrt(sum log^2 eig) at the identity
+    dist = np.sqrt((np.log(np.linalg.eigvalsh(y)) ** 2).sum(axis=1))
+    assert pre["count"] == int((dist > 1.5).sum()) == 5
+    assert pre["rows"] == [97, 98, 99, 100, 101]  # file rows, the header is row 1
+    assert pre["share"] == pytest.approx(0.05) and not pre["warn"]
+    assert L.ball_preview(m, y[4:], np.eye(2), 1.5)["warn"]  # 5 of 96 > 5%
+    assert pre["max_distance"] == pytest.approx(dist.max())
+    text = L.ball_preview_text(L.ball_preview(m, y[4:], np.eye(2), 1.5), 96, 1.5)
+    assert "not released" in text and "5 of 96" in text and "more than 5%" in text
+    assert "all 95 rows" in L.ball_preview_text(L.ball_preview(m, inside, np.eye(2), 1.5), 95,
+                                                1.5)
+
+
+def test_release_distances_separate_projection_bias_from_noise():
+    """Data far from the centre: the mean of the projected data is pulled to the ball, so a
+    value at that mean is at distance 0 from it and at the bias from the data's own mean."""
+    m = SPD(2)
+    y = np.stack([np.diag([10.0, 12.0]), np.diag([12.0, 10.0])])
+    center, radius = np.eye(2), 1.0
+    proj_mean = frechet_mean(m, project_to_ball(m, y, center, radius))
+    dist = L.release_distances(m, proj_mean, y, center, radius)
+    assert dist["projected"] == pytest.approx(0.0, abs=1e-9)
+    raw = frechet_mean(m, y)
+    np.testing.assert_allclose(dist["mean_unprojected"], raw)
+    # both points are diagonal: the mean is sqrt(120) I, and the distance to the projected
+    # mean (also a multiple of I by symmetry) is sqrt(2) |log(sqrt(120)) - log(s)|
+    s = proj_mean[0, 0]
+    np.testing.assert_allclose(proj_mean, s * np.eye(2), atol=1e-9)
+    assert dist["unprojected"] == pytest.approx(np.sqrt(2) * abs(0.5 * np.log(120) - np.log(s)))
+    assert dist["bias"] == pytest.approx(dist["unprojected"])
+
+
+# --------------------------------------------------------------------------- radius limits
+def test_above_r_star_only_the_ambient_mechanism_has_a_sensitivity():
+    s2 = Sphere(2)
+    assert L.available_mechanisms(s2, np.pi / 4 - 1e-3) == L.simulated_mechanisms(s2)
+    assert L.available_mechanisms(s2, np.pi / 4) == ("ambient_laplace",)
+    info = L.frechet_summary(s2, 40, 3.0)
+    assert info["delta"] is None and info["delta_gradient"] is None
+    assert info["delta_ambient"] == pytest.approx(2 * 2 * np.sin(1.5) / 40)  # chord 2 sin(r/2)
+    assert L.FRECHET_MANIFOLDS["sphere"][1] >= 3.14
+    # the slider's whole range is usable: the ambient release runs on a whole-sphere ball
+    y = make_mean_data(s2, 30, radius=3.0, rng=1)
+    res = L.frechet_mechanism_draws("sphere", y, 3.14, 1.0, 10, seed=0)
+    assert list(res["draws"]) == ["ambient_laplace"]
+    assert np.allclose(np.linalg.norm(res["draws"]["ambient_laplace"], axis=1), 1.0)
+    # SPD: no r*, every mechanism at the largest radius; the ambient radius depends on m0
+    assert L.available_mechanisms(SPD(2), 6.0) == L.simulated_mechanisms(SPD(2))
+    assert L.frechet_summary(SPD(2), 10, 1.0, 10 * np.eye(2))["delta_ambient"] == \
+        pytest.approx(2 * 10 * np.expm1(1.0) / 10)
+    assert "π/4" in L.radius_help(s2) and "e^(-r)" in L.radius_help(SPD(2))
+
+
+def test_emg_preset_bounds_hold_the_data():
+    from dpcore.data.shipped import geomstats_data_path
+
+    try:
+        geomstats_data_path("emg", "emg.csv")
+    except FileNotFoundError as exc:
+        pytest.skip(f"geomstats' EMG file is not installed: {exc}")
+    y = L.emg_points()
+    pre = L.ball_preview(SPD(2), y, L.EMG_PRESET["scale"] * np.eye(2), L.EMG_PRESET["radius"])
+    assert y.shape == (840, 2, 2) and pre["share"] <= L.OUTSIDE_WARN
