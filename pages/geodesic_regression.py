@@ -414,6 +414,14 @@ def main():
     if dataset is not None:
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
+        work, work_ok = G.work_estimate(settings, len(dataset.x))
+        if work_ok:
+            st.caption(work.describe().splitlines()[0], help=work.describe())
+        else:
+            st.error(f"{work.describe()}\n\nThis is above the work budget of "
+                     f"{G.DEFAULT_WORK_BUDGET:g} s per request: lower n, the number of draws or "
+                     "the chain length (or ε, for an exact sampler).", icon=":material/timer:")
+            mcmc_ok = False
 
     b1, b2, b3, _ = st.columns([1, 1.6, 1.6, 1.5])
     pressed = release_button("gr_release_button", cost, container=b1,

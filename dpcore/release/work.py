@@ -144,7 +144,8 @@ class WorkEstimate:
     def describe(self) -> str:
         """Sentences for a page: the total, then one line per stage."""
         bound = self.worst_case_seconds > self.seconds
-        lines = [f"Estimated work: about {_fmt_seconds(self.seconds)}"
+        lines = [f"Estimated work: {'' if self.seconds < 1e-3 else 'about '}"
+                 f"{_fmt_seconds(self.seconds)}"
                  + (f" (up to {_fmt_seconds(self.worst_case_seconds)} for the worst-case data "
                     "set)" if bound else "") + " "
                  f"({_fmt(self.operations)} gradient terms"
@@ -488,6 +489,8 @@ def _fmt_seconds(seconds):
     seconds = float(seconds)
     if not math.isfinite(seconds):
         return "an unbounded time"
+    if seconds < 1e-3:
+        return "under 1 ms"
     if seconds < 1:
         return f"{seconds * 1000:.0f} ms"
     if seconds < 120:

@@ -424,3 +424,19 @@ def test_clipping_preview_warns_above_five_percent():
     warnings = [w.value for w in at.warning if "covariates outside the public range" in w.value]
     assert len(warnings) == 1 and "more than 5%" in warnings[0]
     assert any("not released" in m.value for m in at.markdown)
+
+
+def test_the_work_estimate_is_shown_and_bounds_the_release(monkeypatch):
+    """Issue 13 point 3: the estimated work is shown before the release; above the work budget
+    the page says so and the Release button is disabled."""
+    at = open_page()
+    assert any("Estimated work" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert not at.button(key="gr_release_button").disabled
+
+    import ui.logic.geodesic_regression as G
+
+    monkeypatch.setattr(G, "DEFAULT_WORK_BUDGET", -1.0)
+    at.run()
+    errors = [e.value for e in at.error]
+    assert any("above the work budget" in e for e in errors), errors
+    assert at.button(key="gr_release_button").disabled

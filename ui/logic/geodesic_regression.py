@@ -23,6 +23,7 @@ from dpcore.experiments.metrics import (
 from dpcore.learning import GeodesicRegression
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.release.accuracy import predict_regression_error
+from dpcore.release.work import DEFAULT_WORK_BUDGET, estimate_regression_work
 from ui.caps import CAPS, upload_max_bytes
 from ui.manifolds import make_manifold
 
@@ -232,6 +233,24 @@ def sampler_plan(settings, n):
         tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
         max_speed=settings.max_speed if settings.mode == "strict" else None,
         mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler)
+
+
+def work_estimate(settings, n):
+    """The release's estimated work and time from its public inputs only
+    (:func:`dpcore.release.work.estimate_regression_work`), and whether it is within the
+    library's work budget (the release refuses above it).
+
+    Returns
+    -------
+    (WorkEstimate, bool)
+    """
+    kw = settings.release_kwargs()
+    est = estimate_regression_work(
+        settings.manifold, int(n), eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw.get("tau"),
+        tau_m=kw.get("tau_m"), max_speed=kw.get("max_speed"), n_vectors=kw["n_vectors"],
+        n_footpoints=kw["n_footpoints"], chain_length=kw["chain_length"],
+        burn_in=kw["burn_in"], mode=kw["mode"], scheme=kw["scheme"], sampler=kw["sampler"])
+    return est, est.seconds <= DEFAULT_WORK_BUDGET
 
 
 #: Share of rows clipped or projected above which the page warns (issue 14).
