@@ -264,6 +264,8 @@ def test_emg_preset_has_provenance_bounds_and_a_sensible_strict_release():
     assert metric(at, "Sample size n") == "840"
     assert at.slider(key="fm_radius_spd2_emg").value == pytest.approx(3.5)
     assert at.text_input(key="fm_center_spd2_emg").value == "10"
+    # the exported script reads the preset's public matrices from a CSV offered beside it
+    assert "fm_export_emg" in [b.key for b in at.get("download_button")]
     click_release(at, "fm_release")
     assert at.session_state[LEDGER][-1]["guarantee"] == "private"
     labels = [m.label for m in at.metric]

@@ -18,6 +18,7 @@ import pytest
 from dpcore.data import make_mean_data, make_regression_data, to_csv
 from dpcore.manifolds import SPD, Sphere
 from ui import manifolds as M
+from ui.logic import geodesic_regression as G
 from ui.logic import regression_data as D
 
 from .pages import open_app_page
@@ -104,7 +105,8 @@ def _row_cap(monkeypatch):
 
 @pytest.mark.parametrize("kind", D.MANIFOLD_KINDS)
 def test_geodesic_regression_uploader_survives_the_corpus(kind):
-    param = D.PARAM_RANGE[kind][2] if kind in D.PARAM_RANGE else None
+    # The page's own default parameter (R¹ on Euclidean, issue 14's defaults).
+    param = G.default_param(kind, D.PARAM_RANGE[kind][2]) if kind in D.PARAM_RANGE else None
     m = M.make_manifold(kind, param)
     data = make_regression_data(m, 12, rng=3)
     at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)

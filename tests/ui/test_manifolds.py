@@ -94,7 +94,7 @@ def test_parameters_and_default_bounds_keep_their_values():
     assert [k for k in ORIGINAL if D.needs_ball(k)] == ["spd", "euclidean"]
     assert M.spec("sphere").radius == math.pi / 8 and M.spec("spd").radius == 1.5
     assert {k: FL.FRECHET_MANIFOLDS[k] for k in ("sphere", "spd", "spd3")} == {
-        "sphere": (0.05, 0.75), "spd": (0.75, 3.0), "spd3": (1.0, 3.0)}
+        "sphere": (0.05, 3.14), "spd": (0.25, 6.0), "spd3": (1.0, 3.0)}
     assert M.spec("spd").param_label == "Matrix size k"
     assert M.spec("kendall").param_label == "Number of landmarks k"
     assert M.spec("euclidean").param_label == "Dimension d"
