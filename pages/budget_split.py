@@ -17,9 +17,8 @@ from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import budget_split as B
-from ui.logic import export as X
 from ui.logic import regression_data as D
-from ui.session import PageSettings, query_value
+from ui.session import PageSettings, export_buttons, query_value
 
 RESULT = "bs_result"
 DEFAULT = B.SweepConfig()
@@ -307,14 +306,7 @@ def main():
         if script is None:
             st.caption(problem)
         else:
-            c1, c2 = st.columns(2)
-            c1.download_button("Export script (.py)", script,
-                               file_name="budget_split_scenario.py", mime="text/x-python",
-                               key="bs_export_script", on_click="ignore")
-            c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
-                               file_name="budget_split_scenario.ipynb",
-                               mime="application/x-ipynb+json", key="bs_export_notebook",
-                               on_click="ignore")
+            export_buttons(script, "budget_split", "bs")
 
     with st.expander("Teaching notes: what is measured"):
         st.markdown(

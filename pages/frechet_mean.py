@@ -33,6 +33,7 @@ from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
 from ui.session import (
+    export_buttons,
     planned_cost,
     query_value,
     record_release,
@@ -323,13 +324,7 @@ def export_section(manifold, source, meta, center, radius, epsilon, y=None):
             st.download_button("Download the EMG matrices (.csv)", to_csv(manifold, y),
                                file_name=data_file, mime="text/csv", key="fm_export_emg",
                                on_click="ignore")
-        c1, c2 = st.columns(2)
-        c1.download_button("Export script (.py)", script, file_name="frechet_mean_scenario.py",
-                           mime="text/x-python", key="fm_export_script", on_click="ignore")
-        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
-                           file_name="frechet_mean_scenario.ipynb",
-                           mime="application/x-ipynb+json", key="fm_export_notebook",
-                           on_click="ignore")
+        export_buttons(script, "frechet_mean", "fm")
 
 
 def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):

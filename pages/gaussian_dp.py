@@ -39,6 +39,7 @@ from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
 from ui.session import (
+    export_buttons,
     planned_cost,
     query_value,
     record_release,
@@ -238,13 +239,7 @@ def export_section(sigma, sensitivity, n, seed, radius):
                    "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
         script = X.gaussian_dp_script(sigma=sigma, sensitivity=sensitivity, n=n, seed=seed,
                                       radius=radius)
-        c1, c2 = st.columns(2)
-        c1.download_button("Export script (.py)", script, file_name="gaussian_dp_scenario.py",
-                           mime="text/x-python", key="gd_export_script", on_click="ignore")
-        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
-                           file_name="gaussian_dp_scenario.ipynb",
-                           mime="application/x-ipynb+json", key="gd_export_notebook",
-                           on_click="ignore")
+        export_buttons(script, "gaussian_dp", "gd")
 
 
 def accuracy_box(sigma, sensitivity):

@@ -21,6 +21,7 @@ from ui.logic import regression_data as D
 from ui.session import (
     ROWS_KEY,
     PageSettings,
+    export_buttons,
     planned_cost,
     record_release,
     release_button,
@@ -572,14 +573,7 @@ def main():
             script = X.regression_script(settings.manifold, settings.release_kwargs(),
                                          source="upload" if source == "rats" else source,
                                          **extra)
-            c1, c2 = st.columns(2)
-            c1.download_button("Export script (.py)", script,
-                               file_name="geodesic_regression_scenario.py",
-                               mime="text/x-python", key="gr_export_script", on_click="ignore")
-            c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
-                               file_name="geodesic_regression_scenario.ipynb",
-                               mime="application/x-ipynb+json", key="gr_export_notebook",
-                               on_click="ignore")
+            export_buttons(script, "geodesic_regression", "gr")
 
     # ============================================================================== notes
     col_a, col_t = st.columns([2, 3], gap="medium")

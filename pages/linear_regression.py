@@ -35,6 +35,7 @@ from ui.logic import regression_data as D
 from ui.session import (
     ROWS_KEY,
     ROWS_NOTE_KEY,
+    export_buttons,
     planned_cost,
     query_value,
     record_release,
@@ -374,14 +375,7 @@ def export_section(source, settings, mapping, release_kwargs):
             release_kwargs, source=source, covariate=mapping.covariate,
             responses=mapping.responses, group=mapping.group,
             example=(settings.get("lr_n"), settings.get("lr_seed")))
-        c1, c2 = st.columns(2)
-        c1.download_button("Export script (.py)", script,
-                           file_name="linear_regression_scenario.py", mime="text/x-python",
-                           key="lr_export_script", on_click="ignore")
-        c2.download_button("Export notebook (.ipynb)", X.notebook_from_script(script),
-                           file_name="linear_regression_scenario.ipynb",
-                           mime="application/x-ipynb+json", key="lr_export_notebook",
-                           on_click="ignore")
+        export_buttons(script, "linear_regression", "lr")
 
 
 def main():

@@ -479,3 +479,17 @@ def session_memo(store_key, key, make, *, keep_errors=(), spinner=None, max_entr
     if error is not None:
         raise error
     return value
+
+
+def export_buttons(script, stem, prefix):
+    """"Export script" and "Export notebook" side by side for a page's scenario script
+    (``<stem>_scenario.py`` / ``.ipynb``; widget keys ``<prefix>_export_script`` and
+    ``<prefix>_export_notebook``); downloading does not rerun the page."""
+    from .logic.export import notebook_from_script
+
+    c1, c2 = st.columns(2)
+    c1.download_button("Export script (.py)", script, file_name=f"{stem}_scenario.py",
+                       mime="text/x-python", key=f"{prefix}_export_script", on_click="ignore")
+    c2.download_button("Export notebook (.ipynb)", notebook_from_script(script),
+                       file_name=f"{stem}_scenario.ipynb", mime="application/x-ipynb+json",
+                       key=f"{prefix}_export_notebook", on_click="ignore")

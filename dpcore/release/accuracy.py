@@ -297,16 +297,25 @@ def smallest_frechet_epsilon(manifold, n, target, *, radius, center=None, mechan
         return None
     if err(lo) <= target:
         return lo
-    for _ in range(40):
-        mid = math.sqrt(lo * hi)
-        if err(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-        if hi / lo < 1.001:
-            break
+    hi = _log_bisect(lambda eps: err(eps) <= target, good=hi, bad=lo, rel_tol=1e-3,
+                     max_iter=40)
     step = math.floor(math.log10(hi)) - 2
     return round(math.ceil(hi / 10.0**step) * 10.0**step, max(0, -step))
+
+
+def _log_bisect(is_good, *, good, bad, rel_tol, max_iter):
+    """Geometric bisection between a value where ``is_good`` holds (``good``) and one where it
+    does not (``bad``), for a monotone ``is_good``; returns the last good value, within a
+    factor ``1 + rel_tol`` of the boundary."""
+    for _ in range(max_iter):
+        mid = math.sqrt(good * bad)
+        if is_good(mid):
+            good = mid
+        else:
+            bad = mid
+        if max(good, bad) / min(good, bad) < 1.0 + rel_tol:
+            break
+    return good
 
 
 def predict_gaussian_error(manifold, sigma):
@@ -382,14 +391,8 @@ def largest_gaussian_sigma(manifold, target, *, quantile="median", bounds=(1e-4,
         return None
     if gaussian_error(hi) <= target:
         return hi
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        if gaussian_error(mid) <= target:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo < 1.0001:
-            break
+    lo = _log_bisect(lambda sigma: gaussian_error(sigma) <= target, good=lo, bad=hi,
+                     rel_tol=1e-4, max_iter=60)
     step = math.floor(math.log10(lo)) - 2
     return round(math.floor(lo / 10.0**step) * 10.0**step, max(0, -step))
 
