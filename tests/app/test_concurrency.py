@@ -52,6 +52,8 @@ RESULT_TIMEOUT_MS = 300_000
 #: Per session: data seed, sample size and footpoint budget (distinct ledger totals).
 EPS_P = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0)
 EPS_V = 1.0
+#: The app has finished its script run (Streamlit's own marker on the app container).
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHAIN = 50  # short MCMC chains (the sessions ask for MCMC to put load on the server)
 
 #: Loaded into the server process through PYTHONPATH: records every temporary file it makes.
@@ -201,10 +203,14 @@ def release_button(page):
 def press_release(page):
     """Release as a user would: tick the MCMC opt-in where the page asks for it, press
     Release, then *Release now* in the dialog that states the cost."""
+    # The page's run must have finished before it is read: the opt-in comes after the sampler
+    # plan, and until the run ends an element of the previous run may still be shown.
+    page.wait_for_selector(IDLE, timeout=120_000)
     opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
     if opt_in.count():
         opt_in.click()
         page.wait_for_timeout(500)
+        page.wait_for_selector(IDLE, timeout=120_000)
         release_button(page).wait_for(timeout=60_000)
     release_button(page).click()
     page.locator(".st-key-gr_release_button_confirm").get_by_role("button").click(
