@@ -26,6 +26,23 @@ def _panel_axes(fig, j, rows, cols, centre, half, *, x_title=None, y_title=None)
                      title={"text": y_title} if y_title else None)
 
 
+def _checked_panels(x_values, true_landmarks, private_landmarks):
+    """The covariates ``(m,)``, the non-private shapes ``(m, k, 2)`` and the private draws
+    (a list of ``(m, k, 2)`` arrays), with their shapes checked."""
+    x = _array(x_values, "x_values", ndim=1)
+    m = x.shape[0]
+    if m == 0:
+        raise ValueError("`x_values` must not be empty.")
+    true = _array(true_landmarks, "true_landmarks", trailing=(2,), ndim=3)
+    if true.shape[0] != m:
+        raise ValueError(f"`true_landmarks` must have shape ({m}, k, 2), got {true.shape}.")
+    priv = _stack(private_landmarks, "private_landmarks", 3)
+    for i, p in enumerate(priv):
+        if p.shape != true.shape:
+            raise ValueError(f"private draw {i} must have shape {true.shape}, got {p.shape}.")
+    return x, true, priv
+
+
 def kendall_draws_figure(
     x_values,
     true_landmarks,
@@ -65,19 +82,10 @@ def kendall_draws_figure(
     plotly.graph_objects.Figure
         Two traces per panel (non-private, then the row's draw); legend entries appear once.
     """
-    x = _array(x_values, "x_values", ndim=1)
+    x, true, priv = _checked_panels(x_values, true_landmarks, private_landmarks)
     m = x.shape[0]
-    if m == 0:
-        raise ValueError("`x_values` must not be empty.")
-    true = _array(true_landmarks, "true_landmarks", trailing=(2,), ndim=3)
-    if true.shape[0] != m:
-        raise ValueError(f"`true_landmarks` must have shape ({m}, k, 2), got {true.shape}.")
-    priv = _stack(private_landmarks, "private_landmarks", 3)
     if not priv:
         raise ValueError("`private_landmarks` must hold at least one draw.")
-    for i, p in enumerate(priv):
-        if p.shape != true.shape:
-            raise ValueError(f"private draw {i} must have shape {true.shape}, got {p.shape}.")
     shown = priv[:max(1, int(max_draws))]
     rows, cols = len(shown), m
     fig = make_subplots(rows=rows, cols=cols,
@@ -170,18 +178,8 @@ def kendall_shapes_figure(
         Per panel: the non-private shape, the data-generating shape (if given), one trace per
         private draw; legend entries appear once.
     """
-    x = _array(x_values, "x_values", ndim=1)
-    m = x.shape[0]
-    if m == 0:
-        raise ValueError("`x_values` must not be empty.")
-    true = _array(true_landmarks, "true_landmarks", trailing=(2,), ndim=3)
-    if true.shape[0] != m:
-        raise ValueError(f"`true_landmarks` must have shape ({m}, k, 2), got {true.shape}.")
-    k = true.shape[1]
-    priv = _stack(private_landmarks, "private_landmarks", 3)
-    for i, p in enumerate(priv):
-        if p.shape != true.shape:
-            raise ValueError(f"private draw {i} must have shape {true.shape}, got {p.shape}.")
+    x, true, priv = _checked_panels(x_values, true_landmarks, private_landmarks)
+    m, k = x.shape[0], true.shape[1]
     gen = None
     if generating_landmarks is not None:
         gen = _array(generating_landmarks, "generating_landmarks", ndim=3)
