@@ -19,12 +19,21 @@ __all__ = ["budget_split_script", "frechet_script", "gaussian_dp_script", "noteb
            "regression_script"]
 
 
+def _header(title, *description):
+    """The script's opening lines: its docstring (``title``, the ``description`` lines, how
+    ``RELEASE_SEED`` works) and the setup cell's marker."""
+    return ['"""' f"{title} scenario exported from the dpcore dashboard on "
+            f"{_dt.date.today().isoformat()}.", "", *description,
+            "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
+            "reproducible demo.", '"""', "", "# %% Setup"]
+
+
 def _array(value):
     return json.dumps(np.asarray(value, dtype=float).tolist())
 
 
 def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsilon, mechanism,
-                   release_seed=None, data_file="your_data.csv"):
+              release_seed=None, data_file="your_data.csv"):
     """Script reproducing a Fréchet-mean release of the Fréchet mean page.
 
     Parameters
@@ -69,18 +78,12 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
                 "y = load_csv(DATA_FILE, manifold, task=\"mean\")\n")
     predict = mechanism in ("laplace", "kng")
     lines = [
-        '"""Fréchet mean scenario exported from the dpcore dashboard on '
-        f'{_dt.date.today().isoformat()}.',
-        "",
-        f"A private Fréchet mean on {manifold!r} by the {mechanism} mechanism at ε = "
-        f"{float(epsilon):g}, data in the",
-        f"public ball of radius {float(radius):g}. Needs the dpcore library on the path "
-        "(pip install -r requirements.txt).",
-        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
-        "reproducible demo.",
-        '"""',
-        "",
-        "# %% Setup",
+        *_header("Fréchet mean",
+            f"A private Fréchet mean on {manifold!r} by the {mechanism} mechanism at ε = "
+            f"{float(epsilon):g}, data in the",
+            f"public ball of radius {float(radius):g}. Needs the dpcore library on the path "
+            "(pip install -r requirements.txt).",
+        ),
         "import numpy as np",
         "",
         "from dpcore.data import load_csv, load_latlon_csv, make_mean_data",
@@ -137,7 +140,7 @@ def notebook_from_script(script):
     for part in ("# %%" + rest).split("# %%")[1:]:
         title, _, code = part.partition("\n")
         cells.append({"cell_type": "code", "metadata": {}, "execution_count": None,
-                      "outputs": [], "source": f"# {title.strip()}\n{code.strip()}\n"})
+                 "outputs": [], "source": f"# {title.strip()}\n{code.strip()}\n"})
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"}}, "cells": cells}
@@ -148,7 +151,7 @@ def notebook_from_script(script):
 
 def _literal(value):
     if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and value
-                                         and isinstance(value[0], (list, tuple, np.ndarray))):
+                                    and isinstance(value[0], (list, tuple, np.ndarray))):
         return f"np.array({_array(value)})"
     if isinstance(value, tuple):
         return repr(tuple(float(v) for v in value))
@@ -158,7 +161,7 @@ def _literal(value):
 
 
 def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
-                      example=None, renormalize=False, data_file="your_data.csv"):
+                 example=None, renormalize=False, data_file="your_data.csv"):
     """Script reproducing a release of the Geodesic regression page.
 
     Parameters
@@ -200,17 +203,11 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
                 f"x, y = load_csv(DATA_FILE, manifold, renormalize={bool(renormalize)!r})"]
     settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
     lines = [
-        '"""Geodesic regression scenario exported from the dpcore dashboard on '
-        f'{_dt.date.today().isoformat()}.',
-        "",
-        f"A private geodesic regression on {manifold!r} with the page's public bounds and "
-        "budget.",
-        "Needs the dpcore library on the path (pip install -r requirements.txt).",
-        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
-        "reproducible demo.",
-        '"""',
-        "",
-        "# %% Setup",
+        *_header("Geodesic regression",
+            f"A private geodesic regression on {manifold!r} with the page's public bounds and "
+            "budget.",
+            "Needs the dpcore library on the path (pip install -r requirements.txt).",
+        ),
         "import numpy as np",
         "",
         "from dpcore.data import load_csv, make_regression_data",
@@ -249,7 +246,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
 
 
 def linear_regression_script(release_kwargs, *, source, covariate, responses, group=None,
-                             example=None, data_file="your_data.csv", release_seed=None):
+                        example=None, data_file="your_data.csv", release_seed=None):
     """Script reproducing a release of the Linear regression page.
 
     Parameters
@@ -296,15 +293,15 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
     else:
         if source == "wine":
             path = ["# Preset: UCI Wine Quality, red wines (Cortez et al. 2009, CC BY 4.0), the "
-                    "copy shipped with the dashboard.",
-                    "import dpcore",
-                    "",
-                    "DATA_FILE = (Path(dpcore.__file__).resolve().parents[1] / \"assets\" / "
-                    "\"data\"",
-                    "             / \"winequality-red.csv\")"]
+               "copy shipped with the dashboard.",
+               "import dpcore",
+               "",
+               "DATA_FILE = (Path(dpcore.__file__).resolve().parents[1] / \"assets\" / "
+               "\"data\"",
+               "             / \"winequality-red.csv\")"]
         else:
             path = ["# Your data: the CSV you uploaded (it is not stored in this script).",
-                    f"DATA_FILE = {data_file!r}"]
+               f"DATA_FILE = {data_file!r}"]
         data = [
             *path,
             "table = scan_table(Path(DATA_FILE).read_bytes())",
@@ -322,18 +319,12 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
     kw = dict(release_kwargs)
     settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
     lines = [
-        '"""Linear regression scenario exported from the dpcore dashboard on '
-        f'{_dt.date.today().isoformat()}.',
-        "",
-        f"A private linear regression of {', '.join(responses)} on {covariate} (dpcore's "
-        "private geodesic regression on R^d)",
-        "with the page's public bounds and budget. Needs the dpcore library on the path "
-        "(pip install -r requirements.txt).",
-        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
-        "reproducible demo.",
-        '"""',
-        "",
-        "# %% Setup",
+        *_header("Linear regression",
+            f"A private linear regression of {', '.join(responses)} on {covariate} (dpcore's "
+            "private geodesic regression on R^d)",
+            "with the page's public bounds and budget. Needs the dpcore library on the path "
+            "(pip install -r requirements.txt).",
+        ),
         "from pathlib import Path",
         "",
         "import numpy as np",
@@ -403,18 +394,12 @@ def gaussian_dp_script(*, sigma, sensitivity, n, seed, radius, release_seed=None
     str
     """
     lines = [
-        '"""Gaussian DP scenario exported from the dpcore dashboard on '
-        f'{_dt.date.today().isoformat()}.',
-        "",
-        f"A Riemannian Gaussian private Fréchet mean on Sphere(2) at σ = {float(sigma):g}; the "
-        "data ball's radius makes",
-        f"the mean's proven sensitivity Δ = {float(sensitivity):g}. Needs the dpcore library on "
-        "the path.",
-        "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
-        "reproducible demo.",
-        '"""',
-        "",
-        "# %% Setup",
+        *_header("Gaussian DP",
+            f"A Riemannian Gaussian private Fréchet mean on Sphere(2) at σ = {float(sigma):g}; the "
+            "data ball's radius makes",
+            f"the mean's proven sensitivity Δ = {float(sensitivity):g}. Needs the dpcore library "
+            "on the path.",
+        ),
         "import json",
         "import math",
         "",
