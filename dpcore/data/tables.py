@@ -496,19 +496,10 @@ class TextTable:
                 raise DataValidationError(
                     "no column holds numbers: every column is text or empty.")
         else:
-            if isinstance(columns, str):
-                raise TypeError("`columns` must be a sequence of column names, not a str.")
-            wanted = [str(c).strip() for c in columns]
-            if not wanted:
+            found = self._indices(columns)
+            if not found:
                 raise ValueError("`columns` must name at least one column.")
-            missing = [c for c in wanted if c.lower() not in keys]
-            if missing:
-                listed = ", ".join(f"'{_short(c)}'" for c in missing)
-                raise DataValidationError(
-                    f"no column named {listed} in the header; its columns are: "
-                    f"{', '.join(_short(c) for c in self.columns)}.",
-                    row=1, column=_short(missing[0]))
-            names = tuple(self.columns[keys[c.lower()]] for c in wanted)
+            names = tuple(self.columns[j] for j in found)
         index = [keys[c.lower()] for c in names]
         pick = operator.itemgetter(*index) if len(index) > 1 else lambda r: (r[index[0]],)
         cells = [pick(rec) for rec in self.cells]
