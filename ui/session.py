@@ -1,6 +1,7 @@
 """Streamlit session helpers shared by the pages: the privacy ledger and shareable URLs.
 
-This is the only ``ui`` module that imports Streamlit (figures stay testable without it).
+With :mod:`ui.progress` (progress bars), the only ``ui`` modules that import Streamlit
+(figures and page logic stay testable without it).
 
 * The **privacy ledger** lives in ``st.session_state`` (one per browser session, never shared):
   every release a page makes is recorded with its ε / µ / δ and its guarantee; the sidebar shows
@@ -362,8 +363,10 @@ def release_button(key, cost, *, disabled=False, label="Release", container=None
     """
     open_key, go_key = _dialog_state(key)
     where = container or st
+    # On the run that performs a confirmed release the button stays disabled until it ends.
+    running = bool(st.session_state.get(go_key))
     if where.button(label, type="primary", key=key, help=help,
-                    disabled=disabled or cost.get("error") is not None):
+                    disabled=disabled or running or cost.get("error") is not None):
         st.session_state[open_key] = True
 
     def close():
@@ -386,6 +389,27 @@ def release_button(key, cost, *, disabled=False, label="Release", container=None
     if st.session_state.get(open_key) and not disabled and cost.get("error") is None:
         confirm()
     return bool(st.session_state.pop(go_key, False))
+
+
+def finish_release(key, error=None):
+    """End the run of a confirmed release: keep its error (if any) for the next run and rerun,
+    so that the Release button, disabled while the release ran, is enabled again.
+
+    Call it after the release was stored (``st.session_state``) and recorded in the ledger;
+    :func:`release_error` shows the kept error on the next run.
+    """
+    if error is not None:
+        st.session_state[f"{key}_error"] = str(error)
+    st.rerun()
+
+
+def release_error(key, what="The release"):
+    """Show (once) the error kept by :func:`finish_release`; True if there was one."""
+    message = st.session_state.pop(f"{key}_error", None)
+    if message is not None:
+        st.error(f"{what} failed: {message}", icon=":material/error:")
+        return True
+    return False
 
 
 # ---------------------------------------------------------------------- settings files
