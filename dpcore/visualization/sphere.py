@@ -27,7 +27,7 @@ from ._base import (
 __all__ = ["sphere_mesh", "sphere_points_figure", "sphere_regression_figure"]
 
 
-def sphere_mesh(n_lat=48, n_lon=96, radius=1.0):
+def sphere_mesh(n_lat=33, n_lon=65, radius=1.0):
     """A latitude-longitude grid on the sphere, for ``go.Surface``.
 
     Parameters
@@ -51,7 +51,9 @@ def sphere_mesh(n_lat=48, n_lon=96, radius=1.0):
 
 def _sphere_background():
     """Translucent unit sphere plus a light graticule (equator, two parallels, meridians)."""
-    X, Y, Z = sphere_mesh()
+    # Single precision and a 33 x 65 grid (every 5.6 degrees) keep the figure sent to the browser
+    # small (about 50 kB instead of 250 kB), which shortens the first paint of 3D pages.
+    X, Y, Z = (a.astype(np.float32) for a in sphere_mesh())
     surface = go.Surface(
         x=X,
         y=Y,
@@ -65,18 +67,18 @@ def _sphere_background():
         name="Unit sphere",
         showlegend=False,
     )
-    s = np.linspace(0.0, 2 * np.pi, 181)
+    s = np.linspace(0.0, 2 * np.pi, 121)
     segs = []
     for lat in (-np.pi / 4, 0.0, np.pi / 4):
         segs.append(np.stack([np.cos(lat) * np.cos(s), np.cos(lat) * np.sin(s),
                               np.full_like(s, np.sin(lat))], axis=-1))
-    half = np.linspace(0.0, np.pi, 91)
+    half = np.linspace(0.0, np.pi, 61)
     for lon in np.arange(0.0, np.pi, np.pi / 4):
         segs.append(np.stack([np.sin(half) * np.cos(lon), np.sin(half) * np.sin(lon),
                               np.cos(half)], axis=-1))
         segs.append(np.stack([np.sin(half) * np.cos(lon + np.pi),
                               np.sin(half) * np.sin(lon + np.pi), np.cos(half)], axis=-1))
-    g = _polyline(segs) * 1.001
+    g = (_polyline(segs) * 1.001).astype(np.float32)
     grid = go.Scatter3d(
         x=g[:, 0], y=g[:, 1], z=g[:, 2], mode="lines",
         line={"color": "#b8c2cc", "width": 1.5},
