@@ -6,7 +6,9 @@
   cells reported or dropped) as a header and a float array (:class:`Table`);
   :func:`scan_table` and :meth:`TextTable.to_numbers` are its two halves.
 * :func:`load_csv`, :func:`to_csv`, :func:`expected_columns` -- the manifold CSV formats of the
-  dashboard, read with the same reader.
+  dashboard, read with the same reader; :func:`read_manifold_csv` also says which layout a file
+  had (:class:`ManifoldData`: SPD upper triangle or full, raw landmarks or preshapes, latitude
+  and longitude) and can drop rows with empty cells, with a count.
 * :func:`load_latlon_csv`, :func:`latlon_to_sphere`, :func:`sphere_to_latlon` -- places given
   by latitude and longitude in degrees as points of S².
 
@@ -16,9 +18,12 @@ Every problem in a file is reported in one :class:`DataValidationError` (defined
 
 from ..exceptions import DataValidationError, Problem
 from .csvio import (
+    LAYOUTS,
+    ManifoldData,
     expected_columns,
     load_csv,
     neutralize_cell,
+    read_manifold_csv,
     to_csv,
 )
 from .geographic import (
@@ -41,6 +46,9 @@ from .tables import Table, TextTable, read_table, scan_table
 __all__ = [
     "DEFAULT_NOISE",
     "EARTH_RADIUS_KM",
+    "LAYOUTS",
+    "ManifoldData",
+    "read_manifold_csv",
     "latlon_columns",
     "latlon_to_sphere",
     "load_latlon_csv",

@@ -8,7 +8,10 @@ File format (one observation per row, header row required; see :func:`expected_c
 Response columns per manifold: ``Sphere(d)`` and ``Hyperbolic(d)`` ``y1..y{d+1}`` (for the
 hyperboloid ``y1`` is the time-like coordinate); ``Euclidean(d)`` ``y1..yd``; ``SPD(k)`` the upper
 triangle row-major ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}`` when ``k >= 10``);
-``KendallShape(k)`` raw landmark coordinates ``lx1, ly1, ..., lxk, lyk``. The format is a fact
+``KendallShape(k)`` landmark coordinates ``lx1, ly1, ..., lxk, lyk`` (raw, or already preshapes).
+Two more layouts are recognised from the header (:func:`read_manifold_csv`): ``SPD(k)`` as the
+full matrix ``s11, s12, ..., s21, ..., skk`` (checked symmetric), and ``Sphere(2)`` as one latitude
+and one longitude column in degrees (other columns ignored). The format is a fact
 of each manifold class (:meth:`~dpcore.manifolds.Manifold.csv_columns`,
 :meth:`~dpcore.manifolds.Manifold.from_csv_rows` / :meth:`~dpcore.manifolds.Manifold.to_csv_rows`
 and the checks of :meth:`~dpcore.manifolds.Manifold.csv_problems`); this module reads and
@@ -28,14 +31,24 @@ import csv
 import io
 import os
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, check_int, check_manifold, check_positive
+from .._validation import (
+    as_float_array,
+    check_choice,
+    check_int,
+    check_manifold,
+    check_positive,
+)
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
+from ..manifolds import SPD, KendallShape, Sphere
 from ..settings import get_limits
 from ._decoding import _read_text, _sniff_delimiter
+from .geographic import latlon_columns, latlon_range_problems, latlon_to_sphere
 from .tables import (
+    BLANK,
     HUGE_VALUE,
     _collect_rows,
     _Collector,
@@ -48,11 +61,14 @@ from .tables import (
 
 __all__ = [
     "HUGE_VALUE",
+    "LAYOUTS",
     "MAX_PROBLEMS",
     "DataValidationError",
+    "ManifoldData",
     "Problem",
     "expected_columns",
     "load_csv",
+    "read_manifold_csv",
     "neutralize_cell",
     "to_csv",
 ]
@@ -93,22 +109,97 @@ def _span(cols) -> str:
     return f"{cols[0]}..{cols[-1]}" if len(cols) > 1 else cols[0]
 
 
+# ------------------------------------------------------------------------------ layouts
+#: How the response columns of a file were read (:attr:`ManifoldData.layout`).
+LAYOUTS = ("coordinates", "latlon", "spd_upper", "spd_full", "landmarks", "preshapes")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The columns read from a file: ``kind`` (before the landmark/preshape distinction),
+    the columns in the order read (``x`` first for regression; names as written in the
+    header for latitude and longitude), and whether other columns are ignored."""
+
+    kind: str
+    columns: tuple
+    n_lead: int
+    ignore_others: bool = False
+
+    @property
+    def values(self) -> tuple:
+        return self.columns[self.n_lead:]
+
+
+def _spd_full_columns(k) -> list[str]:
+    """``s11, s12, ..., s1k, s21, ..., skk``: every entry, row-major (``s{i}_{j}`` when
+    ``k >= 10``, as :meth:`dpcore.manifolds.SPD.csv_columns`)."""
+    sep = "_" if k >= 10 else ""
+    return [f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1)]
+
+
+def _layout(m, task, raw, keys) -> _Layout:
+    """The layout of a file with header names ``raw`` (as written) and ``keys`` (lower case).
+
+    Sphere(2): a latitude and a longitude column (and none of ``y1..y3``) mean places in
+    degrees. SPD(k), k >= 2: all ``k * k`` entries named mean full matrices. Otherwise the
+    manifold's own columns (:func:`expected_columns`).
+    """
+    lead = ("x",) if task == "regression" else ()
+    own = m.csv_columns()
+    present = {k for k in keys if k}
+    if isinstance(m, Sphere) and m.dim == 2 and not present & set(own):
+        pair = latlon_columns([h for h in raw if h])
+        if pair is not None:
+            return _Layout("latlon", (*lead, *pair), len(lead), ignore_others=True)
+    if isinstance(m, SPD) and m.k >= 2:
+        full = _spd_full_columns(m.k)
+        if set(full) <= present:
+            return _Layout("spd_full", (*lead, *full), len(lead))
+        return _Layout("spd_upper", (*lead, *own), len(lead))
+    kind = "landmarks" if isinstance(m, KendallShape) else "coordinates"
+    return _Layout(kind, (*lead, *own), len(lead))
+
+
+def _alternatives(m) -> str:
+    """The other layouts a manifold's files may have, for the missing-columns message."""
+    if isinstance(m, Sphere) and m.dim == 2:
+        return (" A file of places may instead have one latitude and one longitude column in "
+                "degrees (lat or latitude, lon, lng, long or longitude; other columns are then "
+                "ignored).")
+    if isinstance(m, SPD) and m.k >= 2:
+        full = _spd_full_columns(m.k)
+        k = m.k
+        listed = ", ".join(full) if k == 2 else (f"{full[0]}, ..., {full[k - 1]}, {full[k]}, "
+                                                 f"..., {full[-1]}")
+        return (f" SPD files may also list the full matrix, all {len(full)} entries row by "
+                f"row: {listed}.")
+    return ""
+
+
 # ------------------------------------------------------------------------------ reading
-def _read_table(m, text, columns, max_rows, problems):
+def _read_table(m, text, task, max_rows):
     """Header checks and cell extraction.
 
-    Returns ``(rows, cells, padded, delimiter)``: spreadsheet row numbers of the data rows, their
-    cells in the order of ``columns``, the ``(i, j)`` positions filled in for short rows, and the
-    delimiter.
+    Returns ``(layout, problems, rows, cells, padded, delimiter, ignored)``: the
+    :class:`_Layout`, the problems found so far (a collector ordered by the columns read),
+    spreadsheet row numbers of the data rows, their cells in the order of
+    ``layout.columns``, the ``(i, j)`` positions filled in for short rows, the delimiter and
+    the names of the columns ignored.
     """
     delimiter = _sniff_delimiter(text)
     records = _records(text, delimiter)
-    expect = ", ".join(columns)
+    expect = ", ".join(expected_columns(m, task))
     header = _first_record(records, f" ({expect})")
     raw, keys, names = _header_names(header, f": {expect}")
+    layout = _layout(m, task, raw, keys)
+    columns = list(layout.columns)
+    problems = _Collector({c: i for i, c in enumerate(columns)})
     positions = _positions(keys, names, problems)
-    missing = [c for c in columns if c not in positions]
-    extra = [names[j] for j, k in enumerate(keys) if k and k not in columns]
+    expect = ", ".join(columns)
+    missing = [c for c in columns if c.lower() not in positions]
+    read = {c.lower() for c in columns}
+    others = [names[j] for j, k in enumerate(keys) if k and k not in read]
+    extra = [] if layout.ignore_others else others
     if missing:
         hint = ""
         if missing == ["x"]:
@@ -117,6 +208,8 @@ def _read_table(m, text, columns, max_rows, problems):
             hint = (f" The header has a single column, '{extra[0]}': "
                     "expected comma-separated values (',' is the standard separator; ';', tab "
                     "and '|' are recognised too).")
+        if missing != ["x"]:
+            hint += _alternatives(m)
         listed = ", ".join(f"'{c}'" for c in missing)
         problems.add(1, missing[0], f"missing column(s) {listed}. Expected the columns: "
                                     f"{expect}.{hint}")
@@ -129,10 +222,31 @@ def _read_table(m, text, columns, max_rows, problems):
                                   f"{expect}.{hint}")
     problems.raise_if_any()
 
-    index = [positions[c][0] for c in columns]
+    index = [positions[c.lower()][0] for c in columns]
     rows, cells, padded = _collect_rows(records, index, columns, keys, max_rows, problems,
                                         delimiter, "load_csv")
-    return rows, cells, padded, delimiter
+    ignored = tuple(others) if layout.ignore_others else ()
+    return layout, problems, rows, cells, padded, delimiter, ignored
+
+
+def _drop_blank(rows, cells, padded, columns):
+    """The rows none of whose cells is empty, and how many were left out.
+
+    Short rows (``padded``) are kept: they are reported already. Returns ``(rows, cells,
+    padded, dropped)`` with ``padded`` renumbered.
+    """
+    short = {i for i, _ in padded}
+    keep = [i for i, rec in enumerate(cells) if i in short or all(c.strip() for c in rec)]
+    dropped = len(cells) - len(keep)
+    if not dropped:
+        return rows, cells, padded, 0
+    if not keep:
+        raise DataValidationError(
+            f"every one of the {dropped:,} data rows has an empty cell in the columns read "
+            f"({', '.join(columns)}), so none is left.")
+    new = {old: i for i, old in enumerate(keep)}
+    return (rows[keep], [cells[i] for i in keep],
+            {(new[i], j) for i, j in padded}, dropped)
 
 
 # ------------------------------------------------------------------------------ geometry
@@ -141,8 +255,263 @@ def _points(m, y, rows, ok, *, renormalize, atol, problems):
     if ok.any():
         checked = np.asarray(rows)[ok]
         for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
-            problems.add_rows(check.mask, checked, check.column, check.message)
+            if isinstance(m, SPD) and check.column is None:
+                _add_spd_problems(m, y[ok], check, checked, problems)
+            else:
+                problems.add_rows(check.mask, checked, check.column, check.message)
     return m.from_csv_rows(y, renormalize=renormalize)
+
+
+def _add_spd_problems(m, upper, check, rows, problems):
+    """The matrices :meth:`SPD.csv_problems` rejects, each reported at the entry that shows
+    why when one does: a diagonal entry (a variance) that is not positive, or an off-diagonal
+    entry with ``|s_ij| >= sqrt(s_ii s_jj)`` (a 2 x 2 principal minor that is not positive:
+    a correlation of magnitude 1 or more)."""
+    names = m.csv_columns()
+    iu = np.triu_indices(m.k)
+    idx = np.flatnonzero(check.mask)
+    for i in idx[:MAX_PROBLEMS]:
+        mat = m.from_csv_rows(upper[i])
+        column, why = _spd_culprit(mat, names, iu)
+        problems.add(int(rows[i]), column, check.message(i) + why)
+    problems.total += max(idx.size - MAX_PROBLEMS, 0)
+
+
+def _spd_culprit(mat, names, iu):
+    """``(column, reason)`` for a matrix that is not positive definite (see
+    :func:`_add_spd_problems`); ``(None, "")`` when no single entry explains it."""
+    name = {(int(a), int(b)): names[t] for t, (a, b) in enumerate(zip(*iu, strict=True))}
+    diag = np.diag(mat)
+    if np.any(diag <= 0):
+        j = int(np.argmax(diag <= 0))
+        return name[j, j], (f" Its diagonal entry {name[j, j]} = {diag[j]:.6g} is a variance "
+                            "and must be positive.")
+    with np.errstate(all="ignore"):
+        corr = np.abs(mat) / np.sqrt(np.outer(diag, diag))
+    corr[np.tril_indices(len(diag))] = 0.0
+    if np.max(corr) >= 1:
+        a, b = (int(v) for v in np.unravel_index(np.argmax(corr), corr.shape))
+        return name[a, b], (f" Its entry {name[a, b]} = {mat[a, b]:.6g} is at least "
+                            f"sqrt({name[a, a]} * {name[b, b]}) = "
+                            f"{np.sqrt(diag[a] * diag[b]):.6g} in magnitude (a correlation of "
+                            f"{corr[a, b]:.3g}, above 1).")
+    return None, ""
+
+
+def _spd_from_full(m, values, rows, ok, atol, problems):
+    """Upper triangles of full matrices (n, k * k); rows whose matrix is not symmetric within
+    ``atol`` times its largest entry are reported at the first lower-triangle entry that
+    differs from its mirror. Returns ``(upper, symmetric)``."""
+    k = m.k
+    names = _spd_full_columns(k)
+    mats = values.reshape(-1, k, k)
+    scale = np.max(np.abs(mats), axis=(-2, -1))
+    gap = np.abs(mats - mats.swapaxes(-1, -2))
+    bad = ok & np.any(gap > atol * scale[:, None, None], axis=(-2, -1))
+    for i in np.flatnonzero(bad)[:MAX_PROBLEMS]:
+        lower = gap[i] > atol * scale[i]
+        a, b = (int(v) for v in np.argwhere(np.tril(lower, -1))[0])
+        problems.add(int(rows[i]), names[a * k + b], (
+            f"the matrix is not symmetric: {names[a * k + b]} = {mats[i, a, b]:.6g} but "
+            f"{names[b * k + a]} = {mats[i, b, a]:.6g}. A full SPD matrix must equal its "
+            f"transpose (up to atol={atol:g} times its largest entry)."))
+    problems.total += max(int(bad.sum()) - MAX_PROBLEMS, 0)
+    iu = np.triu_indices(k)
+    upper = (0.5 * (mats + mats.swapaxes(-1, -2)))[:, iu[0], iu[1]]
+    return upper, ~bad
+
+
+def _are_preshapes(m, y, ok, atol) -> bool:
+    """Whether every row read (``ok``) is already a preshape: landmarks centred and of unit
+    size within ``atol``."""
+    land = y[ok].reshape((-1, *m.point_shape))
+    centred = np.max(np.abs(land.mean(axis=-2)), axis=-1, initial=0.0) <= atol
+    unit = np.abs(np.linalg.norm(land.reshape(land.shape[0], -1), axis=-1) - 1) <= atol
+    return bool(np.all(centred & unit))
+
+
+def _responses(m, layout, y, rows, ok, *, renormalize, atol, problems):
+    """``(points, kind)``: the points of the response values ``y`` in ``layout`` and the
+    final layout kind (``"landmarks"`` becomes ``"preshapes"`` when every row is one)."""
+    kind = layout.kind
+    if kind == "latlon":
+        latlon_range_problems(y[:, 0], y[:, 1], rows, layout.values, problems)
+        return latlon_to_sphere(y[:, 0], y[:, 1]), kind
+    if kind == "spd_full":
+        y, symmetric = _spd_from_full(m, y, rows, ok, atol, problems)
+        ok = ok & symmetric
+    if kind == "landmarks" and ok.any() and _are_preshapes(m, y, ok, atol):
+        kind = "preshapes"
+    return _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems), kind
+
+
+# ------------------------------------------------------------------------------ results
+@dataclass(frozen=True, eq=False)
+class ManifoldData:
+    """Manifold-valued data read from CSV (see :func:`read_manifold_csv`).
+
+    Attributes
+    ----------
+    y : ndarray, shape (n, *point_shape)
+        The points.
+    x : ndarray, shape (n,), or None
+        The covariate (regression files), None for Fréchet-mean files.
+    rows : ndarray of int, shape (n,)
+        Spreadsheet row number of each point (header = row 1).
+    layout : str
+        How the responses were written (one of :data:`LAYOUTS`): ``"coordinates"`` (the
+        manifold's own columns), ``"latlon"`` (latitude and longitude in degrees, converted
+        to S²), ``"spd_upper"`` / ``"spd_full"`` (upper triangle, or all ``k * k`` entries of
+        symmetric matrices), ``"landmarks"`` (raw landmarks, centred and scaled to preshapes)
+        or ``"preshapes"`` (landmarks already centred and of unit size).
+    columns : tuple of str
+        The columns read, in the order read (``x`` first for regression).
+    ignored : tuple of str
+        Other columns of the file, not read (only for ``"latlon"``; elsewhere they are errors).
+    dropped : int
+        Data rows left out because a cell read was empty (``blank="drop"``).
+    """
+
+    y: np.ndarray
+    x: np.ndarray | None
+    rows: np.ndarray
+    layout: str
+    columns: tuple
+    ignored: tuple = ()
+    dropped: int = 0
+
+    @property
+    def note(self) -> str:
+        """One or two sentences for a user saying how the file was read."""
+        n = self.y.shape[0]
+        values = self.columns[1:] if self.x is not None else self.columns
+        span = _span(values)
+        what = {
+            "coordinates": f"Read {n} points from the columns {span}.",
+            "latlon": (f"Read {n} places from the columns {values[0]} (latitude) and "
+                       f"{values[1]} (longitude), in degrees, as points of the unit sphere S²."),
+            "spd_upper": f"Read {n} symmetric matrices from their upper triangle ({span}).",
+            "spd_full": (f"Read {n} matrices given in full ({span}, all {len(values)} entries); "
+                         "each is symmetric within tolerance."),
+            "landmarks": (f"Read {n} raw landmark configurations ({span}): each was centred "
+                          "and scaled to unit size (a preshape), which keeps its shape."),
+            "preshapes": (f"Read {n} landmark configurations ({span}) that are already "
+                          "preshapes (centred, unit size)."),
+        }[self.layout]
+        if self.ignored:
+            what += f" Columns not used: {', '.join(self.ignored)}."
+        if self.dropped:
+            what += (f" {self.dropped} row{'s' if self.dropped != 1 else ''} with an empty cell "
+                     "left out.")
+        return what
+
+
+def read_manifold_csv(source, manifold, task="regression", *, blank="error",
+                      renormalize=False, max_rows=None, atol=1e-6, ball=None, max_bytes=None):
+    """Load and validate manifold-valued data from CSV, saying how the file was read.
+
+    :func:`load_csv` with two more things: rows with an empty cell can be dropped and
+    counted, and the result says which layout the file had (:class:`ManifoldData`).
+
+    Besides each manifold's own columns (:func:`expected_columns`), two layouts are
+    recognised from the header:
+
+    * ``Sphere(2)``: one latitude and one longitude column in degrees (``lat``/``latitude``
+      and ``lon``/``lng``/``long``/``longitude``, any case) and none of ``y1..y3``. Places
+      become :func:`~dpcore.data.latlon_to_sphere` points; latitudes outside [-90, 90] and
+      longitudes outside [-180, 360] are reported; other columns (names, populations) are
+      ignored and listed in :attr:`ManifoldData.ignored`.
+    * ``SPD(k)``, ``k >= 2``: all ``k * k`` entries ``s11, s12, ..., s1k, s21, ..., skk``
+      (row-major). Each matrix must be symmetric within ``atol`` times its largest entry
+      (otherwise the first lower-triangle entry that differs is reported); its symmetric
+      part is used.
+
+    ``KendallShape`` landmarks may be raw (any position and scale) or preshapes: raw rows are
+    centred and scaled, and the layout says ``"landmarks"`` unless every row already was a
+    preshape within ``atol`` (``"preshapes"``).
+
+    Parameters
+    ----------
+    source, manifold, task, renormalize, max_rows, atol, ball, max_bytes
+        As for :func:`load_csv`.
+    blank : {"error", "drop"}
+        An empty cell in a column read is reported (``"error"``), or its row is left out and
+        counted in :attr:`ManifoldData.dropped` (``"drop"``).
+
+    Returns
+    -------
+    ManifoldData
+
+    Raises
+    ------
+    DataValidationError
+        As for :func:`load_csv`, plus non-symmetric full SPD matrices and latitudes or
+        longitudes out of range; every problem with its row and column. Matrices that are not
+        positive definite are reported at a non-positive diagonal entry or at an off-diagonal
+        entry larger than the geometric mean of its two diagonal entries, when one explains
+        it.
+    """
+    m = check_manifold(manifold)
+    task = _check_task(task)
+    check_choice(blank, "blank", BLANK)
+    max_rows = get_limits().max_rows if max_rows is None else check_int(max_rows, "max_rows")
+    atol = check_positive(atol, "atol")
+    if not isinstance(renormalize, (bool, np.bool_)):
+        raise TypeError(f"`renormalize` must be a bool, got {type(renormalize).__name__}.")
+    if ball is not None:
+        center, radius = _check_ball(m, ball)
+
+    text = _read_text(source, max_bytes, "load_csv")
+    layout, problems, rows, cells, padded, delimiter, ignored = _read_table(m, text, task,
+                                                                            max_rows)
+    columns = list(layout.columns)
+    dropped = 0
+    if blank == "drop" and cells:
+        rows, cells, padded, dropped = _drop_blank(rows, cells, padded, columns)
+
+    n = len(rows)
+    need = 2 if task == "regression" else 1
+    if n == 0:
+        problems.add(None, None, "the file has a header row but no data rows.")
+        problems.raise_if_any()
+    elif n < need:
+        left = f" left after dropping {dropped} with an empty cell" if dropped else ""
+        problems.add(None, None, f"the file has {n} data row{left}; {task} needs at least "
+                                 f"{need}.")
+
+    values, bad = _to_numbers(cells, rows, columns, delimiter, problems, padded)
+    ok = ~bad.any(axis=1)
+    y = values[:, layout.n_lead:]
+    # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
+    y = np.where(ok[:, None], y, 0.0)
+    points, kind = _responses(m, layout, y, rows, ok, renormalize=renormalize, atol=atol,
+                              problems=problems)
+    if not problems:
+        # Safety net for rounding: every returned point must be on the manifold.
+        on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
+        problems.add_rows(~on, rows, None, lambda i: (
+            f"the point in columns {_span(layout.values)} is not on {m!r} within atol={atol:g} "
+            "after conversion, because of rounding (its coordinates are too tiny, or too "
+            "large relative to their differences). Check the values or rescale them."))
+
+    x = None
+    if task == "regression":
+        x = values[:, 0].copy()
+        good_x = x[~bad[:, 0]]
+        if n >= 2 and good_x.size >= 2 and np.ptp(good_x) == 0:
+            problems.add(None, "x", f"every value is {good_x[0]:.6g}; regression needs at least "
+                                    "two different covariate values.")
+
+    if ball is not None and not problems:
+        with np.errstate(all="ignore"):
+            d = np.asarray(m.dist(center, points), dtype=float)
+        problems.add_rows(~(d <= radius), rows, None, lambda i: (
+            f"the point is at distance {d[i]:.6g} from the centre, outside the assumed ball of "
+            f"radius {radius:g}."))
+
+    problems.raise_if_any()
+    return ManifoldData(y=points, x=x, rows=np.asarray(rows, dtype=int), layout=kind,
+                        columns=tuple(columns), ignored=ignored, dropped=int(dropped))
 
 
 def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=None,
@@ -186,8 +555,11 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     -------
     (x, y) for ``task="regression"``, y for ``task="mean"``
         ``x`` has shape (n,), ``y`` has shape (n, *point_shape). Kendall responses are
-        preshapes (centred, unit norm); SPD responses are symmetric matrices built from the
-        upper triangle.
+        preshapes (centred, unit norm, from raw landmarks or preshapes); SPD responses are
+        symmetric matrices built from the upper triangle or the full matrix; ``Sphere(2)``
+        files may give latitude and longitude in degrees instead of ``y1..y3``. The layouts
+        are those of :func:`read_manifold_csv`, which also says which one a file had and can
+        drop rows with empty cells.
 
     Raises
     ------
@@ -216,59 +588,9 @@ def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows
     conversion (coordinates so tiny or so far from the origin that rounding dominates) are
     reported.
     """
-    m = check_manifold(manifold)
-    task = _check_task(task)
-    max_rows = get_limits().max_rows if max_rows is None else check_int(max_rows, "max_rows")
-    atol = check_positive(atol, "atol")
-    if not isinstance(renormalize, (bool, np.bool_)):
-        raise TypeError(f"`renormalize` must be a bool, got {type(renormalize).__name__}.")
-    if ball is not None:
-        center, radius = _check_ball(m, ball)
-
-    columns = expected_columns(m, task)
-    problems = _Collector({c: i for i, c in enumerate(columns)})
-    text = _read_text(source, max_bytes, "load_csv")
-    rows, cells, padded, delimiter = _read_table(m, text, columns, max_rows, problems)
-
-    n = len(rows)
-    need = 2 if task == "regression" else 1
-    if n == 0:
-        problems.add(None, None, "the file has a header row but no data rows.")
-        problems.raise_if_any()
-    elif n < need:
-        problems.add(None, None, f"the file has {n} data row; {task} needs at least {need}.")
-
-    values, bad = _to_numbers(cells, rows, columns, delimiter, problems, padded)
-    ok = ~bad.any(axis=1)
-    resp = columns[1:] if task == "regression" else columns
-    y = values[:, 1:] if task == "regression" else values
-    # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
-    y = np.where(ok[:, None], y, 0.0)
-    points = _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems)
-    if not problems:
-        # Safety net for rounding: every returned point must be on the manifold.
-        on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
-        problems.add_rows(~on, rows, None, lambda i: (
-            f"the point in columns {_span(resp)} is not on {m!r} within atol={atol:g} after "
-            "conversion, because of rounding (its coordinates are too tiny, or too large "
-            "relative to their differences). Check the values or rescale them."))
-
-    if task == "regression":
-        x = values[:, 0]
-        good_x = x[~bad[:, 0]]
-        if n >= 2 and good_x.size >= 2 and np.ptp(good_x) == 0:
-            problems.add(None, "x", f"every value is {good_x[0]:.6g}; regression needs at least "
-                                    "two different covariate values.")
-
-    if ball is not None and not problems:
-        with np.errstate(all="ignore"):
-            d = np.asarray(m.dist(center, points), dtype=float)
-        problems.add_rows(~(d <= radius), rows, None, lambda i: (
-            f"the point is at distance {d[i]:.6g} from the centre, outside the assumed ball of "
-            f"radius {radius:g}."))
-
-    problems.raise_if_any()
-    return (x.copy(), points) if task == "regression" else points
+    data = read_manifold_csv(source, manifold, task, renormalize=renormalize,
+                             max_rows=max_rows, atol=atol, ball=ball, max_bytes=max_bytes)
+    return (data.x, data.y) if task == "regression" else data.y
 
 
 def _check_ball(m, ball):

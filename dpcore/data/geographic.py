@@ -14,13 +14,18 @@ import re
 import numpy as np
 
 from ..exceptions import DataValidationError
-from .tables import scan_table
+from .tables import _Collector, scan_table
 
-__all__ = ["EARTH_RADIUS_KM", "latlon_columns", "latlon_to_sphere", "load_latlon_csv",
+__all__ = ["EARTH_RADIUS_KM", "LATITUDE_RANGE", "LONGITUDE_RANGE", "latlon_columns",
+           "latlon_range_problems", "latlon_to_sphere", "load_latlon_csv",
            "sphere_to_latlon"]
 
 #: Mean radius of the Earth (IUGG), to read geodesic distances on S² in kilometres.
 EARTH_RADIUS_KM = 6371.0
+#: Accepted degrees: latitudes from pole to pole; longitudes east or west of Greenwich
+#: (-180..180) or counted eastwards (0..360), both common in real files.
+LATITUDE_RANGE = (-90.0, 90.0)
+LONGITUDE_RANGE = (-180.0, 360.0)
 _LAT = re.compile(r"^(lat|latitude)$", re.IGNORECASE)
 _LON = re.compile(r"^(lon|lng|long|longitude)$", re.IGNORECASE)
 
@@ -54,9 +59,33 @@ def sphere_to_latlon(points):
     lat, lon : ndarray, shape ``(...)``
     """
     p = np.asarray(points, dtype=float)
-    lat = np.degrees(np.arcsin(np.clip(p[..., 2], -1.0, 1.0)))
+    # atan2 rather than arcsin(z): arcsin loses half the digits near the poles.
+    lat = np.degrees(np.arctan2(p[..., 2], np.hypot(p[..., 0], p[..., 1])))
     lon = np.degrees(np.arctan2(p[..., 1], p[..., 0]))
     return lat, lon
+
+
+def latlon_range_problems(lat, lon, rows, names, problems):
+    """Report latitudes outside [-90, 90] and longitudes outside [-180, 360] degrees
+    (:data:`LATITUDE_RANGE`, :data:`LONGITUDE_RANGE`), by row and column.
+
+    Parameters
+    ----------
+    lat, lon : ndarray, shape (n,)
+    rows : ndarray of int, shape (n,)
+        Spreadsheet row numbers.
+    names : pair of str
+        The latitude and longitude column names, as written in the header.
+    problems : collector with ``add_rows(mask, rows, column, message)``
+    """
+    for values, name, kind, (low, high) in ((lat, names[0], "latitude", LATITUDE_RANGE),
+                                            (lon, names[1], "longitude", LONGITUDE_RANGE)):
+        problems.add_rows((values < low) | (values > high), rows, name, _range_message(
+            np.asarray(values, dtype=float), kind, low, high))
+
+
+def _range_message(values, kind, low, high):
+    return lambda i: f"{values[i]:g} is not in [{low:g}, {high:g}] degrees, the range of a {kind}."
 
 
 def latlon_columns(header):
@@ -102,13 +131,9 @@ def load_latlon_csv(source, *, blank="error", max_rows=None, max_bytes=None):
             f"(lon, lng, long or longitude), in degrees; it has {', '.join(head.columns)}.")
     table = head.to_numbers(list(names), blank=blank)
     lat, lon = table.values[:, 0], table.values[:, 1]
-    problems = []
-    for values, name, low, high in ((lat, names[0], -90.0, 90.0), (lon, names[1], -180.0, 360.0)):
-        for i in np.flatnonzero((values < low) | (values > high))[:20]:
-            problems.append((int(table.rows[i]), name,
-                             f"{values[i]:g} is not in [{low:g}, {high:g}] degrees."))
-    if problems:
-        raise DataValidationError(problems)
+    problems = _Collector({name: j for j, name in enumerate(names)})
+    latlon_range_problems(lat, lon, table.rows, names, problems)
+    problems.raise_if_any()
     if table.values.shape[0] == 0:
         raise DataValidationError("the file has no data rows.")
     return latlon_to_sphere(lat, lon), int(table.dropped)

@@ -264,14 +264,26 @@ def test_zero_vector_cannot_be_renormalised():
 
 
 def test_spd_not_positive_definite():
+    """|s12| = 2 > sqrt(s11 s22) = 1: the entry that explains it is named."""
     err = load_error("s11,s12,s22\n2,0,1\n1,2,1\n", SPD(2), "mean")
-    assert_locates(err, 3, None)
+    assert_locates(err, 3, "s12")
     assert "not positive definite" in str(err) and "s11..s22" in str(err)
+    assert "correlation of 2" in str(err)
 
 
 def test_spd_zero_matrix_not_positive_definite():
     err = load_error("x,s11,s12,s22\n0,1,0,1\n1,0,0,0\n", SPD(2))
-    assert_locates(err, 3, None)
+    assert_locates(err, 3, "s11")
+    assert "variance and must be positive" in str(err)
+
+
+def test_spd_not_positive_definite_without_a_single_culprit():
+    """Every diagonal entry and 2 x 2 minor is positive, yet the 3 x 3 determinant is
+    negative (det = 1 - 3 (0.9)^2 + 2 (0.9)(0.9)(-0.9) < 0): the matrix as a whole is named."""
+    header = "s11,s12,s13,s22,s23,s33"
+    err = load_error(f"{header}\n1,0.9,0.9,1,-0.9,1\n", SPD(3), "mean")
+    assert_locates(err, 2, None)
+    assert "not positive definite" in str(err)
 
 
 def test_degenerate_kendall_shape():

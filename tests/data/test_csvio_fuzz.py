@@ -390,7 +390,9 @@ def test_duplicated_missing_and_extra_headers_are_located():
 
 
 def test_spd_lower_triangle_column_is_explained():
-    err = outcome(b"s11,s12,s21,s22\n2,1,1,2\n", SPD(2), "mean")
+    """A lower-triangle column beside the upper triangle (not the full matrix, which is a
+    layout of its own) is explained."""
+    err = outcome(b"s11,s12,s13,s21,s22,s23,s33\n2,1,0,1,2,0,1\n", SPD(3), "mean")
     locates(err, 1, "s21")
     assert "upper triangle" in str(err)
 
@@ -398,9 +400,10 @@ def test_spd_lower_triangle_column_is_explained():
 @pytest.mark.parametrize(
     ("m", "row", "column"),
     [
-        (SPD(2), "1,2,1", None),  # indefinite
-        (SPD(2), "0,0,0", None),
-        (SPD(3), "1,0,0,-1,0,1", None),
+        (SPD(2), "1,2,1", "s12"),  # indefinite: |s12| > sqrt(s11 s22)
+        (SPD(2), "0,0,0", "s11"),  # a zero variance
+        (SPD(3), "1,0,0,-1,0,1", "s22"),  # a negative variance
+        (SPD(3), "1,0.9,0.9,1,-0.9,1", None),  # indefinite, every 2 x 2 minor positive
         (KendallShape(5), ",".join(["3.5"] * 10), None),  # all landmarks equal
         (Sphere(2), "0.6,0.6,0.6", None),
         (Sphere(2), "0,0,0", None),
