@@ -154,7 +154,8 @@ class RegressionData:
         return self.manifold.geodesic(self.footpoint, self.shooting_vector, x)
 
 
-def make_regression_data(manifold, n, *, noise=None, rng=None) -> RegressionData:
+def make_regression_data(manifold, n, *, noise=None, rng=None,
+                         footpoint_region=None) -> RegressionData:
     r"""Noisy observations around a random geodesic, following paper 002.
 
     Covariates are i.i.d. ``x_i ~ U[0, 1]`` and the noise-free responses are
@@ -198,6 +199,12 @@ def make_regression_data(manifold, n, *, noise=None, rng=None) -> RegressionData
         (variance on the sphere, standard deviation elsewhere) is described above.
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness, normalised with ``np.random.default_rng``.
+    footpoint_region : (array, float), optional
+        ``Sphere(d)`` only: a cap ``(center, radius)`` (radius below pi) in which the footpoint
+        is drawn uniformly for the area, instead of on the whole sphere. A demonstration whose
+        footpoint lies in a region known in advance can then state that region as a public
+        bound (``footpoint_radius`` of :func:`~dpcore.release.private_geodesic_regression`).
+        None (default) keeps the paper's protocol and its seeded data.
 
     Returns
     -------
@@ -225,8 +232,33 @@ def make_regression_data(manifold, n, *, noise=None, rng=None) -> RegressionData
     noise = _check_noise(noise, m)
     rng = np.random.default_rng(rng)
     x = rng.uniform(0.0, 1.0, size=n)
-
+    if footpoint_region is not None:
+        if not isinstance(m, Sphere):
+            raise ValueError(f"`footpoint_region` is only available on Sphere(d), not {m!r}.")
+        center, radius = footpoint_region
+        return _sphere_protocol(m, x, noise, rng, _uniform_in_cap(m, center, radius, rng))
     return _regression_protocol(m, x, noise, rng)
+
+
+def _uniform_in_cap(m, center, radius, rng):
+    r"""A point uniform for the area in the cap ``B_radius(center)`` of ``Sphere(d)``.
+
+    On :math:`S^d` the distance :math:`\rho` to the centre of a uniform point has the density
+    :math:`\propto \sin^{d-1}\rho` on :math:`[0, r]`; inverted by bisection on its
+    cumulative integral (closed form for d = 2: :math:`1 - \cos\rho`).
+    """
+    center = np.asarray(m.project(np.asarray(center, dtype=float)), dtype=float)
+    radius = float(radius)
+    if not 0.0 < radius < np.pi:
+        raise ValueError(f"The footpoint region's radius must lie in (0, pi), got {radius!r}.")
+    u = rng.uniform()
+    if m.dim == 2:
+        rho = float(np.arccos(1.0 - u * (1.0 - np.cos(radius))))
+    else:
+        grid = np.linspace(0.0, radius, 4097)
+        cdf = np.concatenate([[0.0], np.cumsum(np.sin(0.5 * (grid[1:] + grid[:-1])) ** (m.dim - 1))])
+        rho = float(np.interp(u * cdf[-1], cdf, grid))
+    return m.exp(center, rho * _unit_tangent(m, center, rng))
 
 
 # The paper protocol of each space, one function per space (functools.singledispatch on the
@@ -254,7 +286,11 @@ def _(m: Euclidean, x, noise, rng):
 @_regression_protocol.register
 def _(m: Sphere, x, noise, rng):
     """Paper 002 §4.1: ambient Gaussian noise of variance ``noise``, renormalised."""
-    p = m.random_point(rng=rng)
+    return _sphere_protocol(m, x, noise, rng, m.random_point(rng=rng))
+
+
+def _sphere_protocol(m, x, noise, rng, p):
+    """The sphere's protocol from a given footpoint ``p``."""
     v = SPHERE_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
     clean = m.geodesic(p, v, x)
     noisy = clean + np.sqrt(noise) * rng.standard_normal(clean.shape)

@@ -217,3 +217,47 @@ def test_mean_argument_errors(m, kwargs, exc, match):
 def test_kendall_template_is_a_preshape():
     for k in (3, 5, 8):
         assert KendallShape(k).belongs(kendall_template(k), atol=1e-12)
+
+
+# ------------------------------------------------------------- footpoint in a public region
+def test_footpoint_region_draws_uniformly_in_the_cap():
+    """1 - cos(rho) of a point uniform for the area in a cap of S^2 is uniform on
+    [0, 1 - cos r] (Archimedes); KS test at a false-failure chance below 1e-6."""
+    from scipy import stats
+
+    m, center, radius = Sphere(2), np.array([0.0, 0.6, 0.8]), 0.4
+    gen = np.random.default_rng(12)
+    feet = np.array([make_regression_data(m, 3, rng=gen, footpoint_region=(center, radius))
+                     .footpoint for _ in range(3000)])
+    rho = m.dist(feet, center)
+    assert rho.max() <= radius + 1e-12
+    u = (1.0 - np.cos(rho)) / (1.0 - np.cos(radius))
+    assert stats.kstest(u, "uniform").pvalue > 1e-6
+    # The azimuth is uniform too (the direction is isotropic at the centre).
+    e1 = np.array([1.0, 0.0, 0.0])
+    e2 = np.cross(center, e1)
+    phi = np.arctan2(feet @ e2, feet @ e1)
+    assert stats.kstest((phi + np.pi) / (2 * np.pi), "uniform").pvalue > 1e-6
+
+
+def test_footpoint_region_keeps_the_protocol_and_default_data():
+    m = Sphere(2)
+    d = make_regression_data(m, 40, noise=0.0, rng=3, footpoint_region=([0, 0, 1.0], 0.3))
+    assert m.dist(d.footpoint, np.array([0, 0, 1.0])) <= 0.3
+    np.testing.assert_allclose(m.norm(d.footpoint, d.shooting_vector), np.pi / 4)
+    np.testing.assert_allclose(d.y, m.geodesic(d.footpoint, d.shooting_vector, d.x), atol=1e-12)
+    # Without a region the seeded data are the paper protocol's, as before.
+    a, b = make_regression_data(m, 40, rng=3), make_regression_data(m, 40, rng=3)
+    np.testing.assert_array_equal(a.y, b.y)
+
+
+@pytest.mark.parametrize("region, match", [(([0, 0, 1.0], 0.0), "radius"),
+                                           (([0, 0, 1.0], 4.0), "radius")])
+def test_footpoint_region_errors(region, match):
+    with pytest.raises(ValueError, match=match):
+        make_regression_data(Sphere(2), 5, rng=0, footpoint_region=region)
+
+
+def test_footpoint_region_only_on_the_sphere():
+    with pytest.raises(ValueError, match="only available on Sphere"):
+        make_regression_data(KendallShape(4), 5, rng=0, footpoint_region=(None, 0.3))
