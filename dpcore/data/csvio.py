@@ -386,18 +386,25 @@ class ManifoldData:
         n = self.y.shape[0]
         values = self.columns[1:] if self.x is not None else self.columns
         span = _span(values)
+        # One lambda per layout: only the layout read is formatted (a one-column file has no
+        # values[1]).
         what = {
-            "coordinates": f"Read {n} points from the columns {span}.",
-            "latlon": (f"Read {n} places from the columns {values[0]} (latitude) and "
-                       f"{values[1]} (longitude), in degrees, as points of the unit sphere S²."),
-            "spd_upper": f"Read {n} symmetric matrices from their upper triangle ({span}).",
-            "spd_full": (f"Read {n} matrices given in full ({span}, all {len(values)} entries); "
-                         "each is symmetric within tolerance."),
-            "landmarks": (f"Read {n} raw landmark configurations ({span}): each was centred "
-                          "and scaled to unit size (a preshape), which keeps its shape."),
-            "preshapes": (f"Read {n} landmark configurations ({span}) that are already "
-                          "preshapes (centred, unit size)."),
-        }[self.layout]
+            "coordinates": lambda: f"Read {n} points from the columns {span}.",
+            "latlon": lambda: (
+                f"Read {n} places from the columns {values[0]} (latitude) and {values[1]} "
+                "(longitude), in degrees, as points of the unit sphere S²."),
+            "spd_upper": lambda: (
+                f"Read {n} symmetric matrices from their upper triangle ({span})."),
+            "spd_full": lambda: (
+                f"Read {n} matrices given in full ({span}, all {len(values)} entries); each is "
+                "symmetric within tolerance."),
+            "landmarks": lambda: (
+                f"Read {n} raw landmark configurations ({span}): each was centred and scaled to "
+                "unit size (a preshape), which keeps its shape."),
+            "preshapes": lambda: (
+                f"Read {n} landmark configurations ({span}) that are already preshapes "
+                "(centred, unit size)."),
+        }[self.layout]()
         if self.ignored:
             what += f" Columns not used: {', '.join(self.ignored)}."
         if self.dropped:

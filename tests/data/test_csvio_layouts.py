@@ -310,3 +310,12 @@ def test_layout_names_are_the_documented_ones():
                             "preshapes"}
     with pytest.raises(ValueError):
         read_manifold_csv(b"x,y1,y2,y3\n0,1,0,0\n", S2, blank="skip")
+
+
+def test_note_of_a_one_column_regression_file():
+    """Regression on R^1 reads one value column: the note must not format other layouts."""
+    from dpcore.manifolds import Euclidean
+
+    d = read_manifold_csv(b"x,y1\n0.1,2.0\n0.5,2.5\n0.9,3.1\n", Euclidean(1), "regression")
+    assert d.layout == "coordinates"
+    assert d.note == "Read 3 points from the columns y1."

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.data import DEFAULT_NOISE, DataValidationError, load_csv, make_regression_data, to_csv
+from dpcore.data import (
+    DEFAULT_NOISE,
+    DataValidationError,
+    make_regression_data,
+    read_manifold_csv,
+    to_csv,
+)
 from dpcore.data.synthetic import GENERIC_NOISE
 from ui import manifolds as M
 from ui.caps import upload_max_bytes
@@ -200,9 +206,10 @@ def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
     m = make_manifold(kind, param)
     if max_bytes is None:
         max_bytes = upload_max_bytes()
-    x, y = load_csv(bytes(data), m, task="regression", renormalize=bool(renormalize),
-                    max_bytes=max_bytes)
-    return Dataset(x, y, "upload", f"Uploaded CSV: n = {x.shape[0]} rows.")
+    read = read_manifold_csv(bytes(data), m, "regression", blank="drop",
+                             renormalize=bool(renormalize), max_bytes=max_bytes)
+    return Dataset(read.x, read.y, "upload",
+                   f"Uploaded CSV: n = {read.x.shape[0]} rows. {read.note}")
 
 
 def expected_header(kind, param):
