@@ -33,8 +33,6 @@ from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
 from ui.session import (
-    ROWS_KEY,
-    ROWS_NOTE_KEY,
     export_buttons,
     planned_cost,
     query_value,
@@ -42,6 +40,7 @@ from ui.session import (
     release_button,
     rows_per_person,
     session_memo,
+    set_page_rows,
     show_cost,
     write_query,
 )
@@ -236,20 +235,17 @@ def column_mapping(profiles, n_rows, preview, fingerprint, source):
 
 
 def person_rows(data_, fingerprint):
-    """Rows per person from the group column (group privacy): set in the session for the
-    ledger, the costs and the ε readings, with the sidebar saying why. Returns False while
-    the user has not confirmed that the largest group size is public."""
-    saved = "lr_rows_saved"
+    """Rows per person from the group column (group privacy), for this page only
+    (:func:`ui.session.set_page_rows`): the ledger, the costs and the ε readings of this page
+    count per person, with the sidebar saying why; other pages keep the sidebar's value.
+    Returns False while the user has not confirmed that the largest group size is public."""
     if data_.groups is None:
-        if saved in st.session_state:  # the group column was unmapped: restore the user's
-            st.session_state[ROWS_KEY] = st.session_state.pop(saved)
+        set_page_rows(None)
         return True
     k = data_.rows_per_person
-    st.session_state.setdefault(saved, rows_per_person())
-    st.session_state[ROWS_KEY] = k
     group = data_.mapping.group
-    st.session_state[ROWS_NOTE_KEY] = (f"Set to {k} by the person column '{group}' on the "
-                                       f"Linear regression page (the largest group).")
+    set_page_rows(k, f"This page counts {k} rows per person: the largest group of its person "
+                     f"column '{group}'. The field above applies on the other pages.")
     sizes = data_.group_sizes
     st.info(f"**Rows per person: {k}**, the largest group of column '{group}' ({sizes.size:,} "
             f"people; median {np.median(sizes):g} rows). The guarantee per person is {k} × ε "
@@ -325,6 +321,45 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
                                                                  strict=True)]}
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_prediction(n, d, epsilon, tau, tau_m):
+    """The predicted error (public inputs only, so safe to share between sessions)."""
+    return L.predicted_error(n, d, epsilon, tau, tau_m)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_smallest(n, d, tau, tau_m, target, rows):
+    return L.smallest_epsilon_text(n, d, tau, tau_m, target, rows=rows)
+
+
+def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
+    """The predicted error of the release the button would make, under the budget controls,
+    and the smallest ε for a target error; returns the prediction (None in paper mode)."""
+    with slot:
+        pred = None
+        if mode == "strict":
+            with st.spinner("Predicting the error from public inputs …"):
+                pred = cached_prediction(int(n), int(d), float(epsilon), bounds["tau"],
+                                         bounds["tau_m"])
+        st.info(L.predicted_error_text(pred, epsilon, int(n), mcmc=mcmc),
+                icon=":material/target:")
+        if pred is not None and pred["available"]:
+            with st.expander("Smallest ε for a target error"):
+                # Empty until a target is typed: the search costs about 15 predictions.
+                target = st.number_input(
+                    "Largest acceptable median excess mean squared error", 1e-12, 1e12,
+                    value=None, placeholder=f"e.g. {pred['median']:.2g}", format="%.4g",
+                    key="lr_target",
+                    help="Mean squared error above least squares, all responses (the table's "
+                         "last row), as predicted for the model data.")
+                if target is not None:
+                    with st.spinner("Searching ε …"):
+                        st.markdown(cached_smallest(int(n), int(d), bounds["tau"],
+                                                    bounds["tau_m"], float(target),
+                                                    rows_per_person()))
+    return pred
+
+
 def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
     """dpcore's release and (optionally) diffprivlib's; both go to the ledger."""
     d = y.shape[1]
@@ -380,6 +415,7 @@ def export_section(source, settings, mapping, release_kwargs):
 
 def main():
     st.title("Linear regression")
+    set_page_rows(None)  # set again below while a person column is mapped
     st.markdown(
         "The Euclidean special case of private geodesic regression: choose a covariate and "
         "one or more responses from a CSV file (or the generated example) and compare the "
@@ -454,6 +490,7 @@ def main():
         if not HAS_DIFFPRIVLIB:
             cols[3].info("diffprivlib is not installed (it is a development dependency: "
                          "`pip install diffprivlib`), so its comparison is skipped.")
+        accuracy_slot = st.container()  # the predicted error, under ε (filled below)
         scope = hashlib.sha256(json.dumps([fingerprint, covariate, responses]).encode()
                                ).hexdigest()[:12]
         bounds = bounds_widgets(x, y, responses, mode, scope,
@@ -475,6 +512,8 @@ def main():
                "the privacy ledger (dpcore and diffprivlib each cost ε). Nothing private is "
                "computed before that.")
     plan = L.release_plan(y.shape[0], y.shape[1], eps_p, eps_v, bounds, mode)
+    pred = accuracy_section(accuracy_slot, y.shape[0], y.shape[1], epsilon, bounds, mode,
+                            plan["guarantee"] == "approximately private")
     mcmc_ok = True
     if plan["guarantee"] == "approximately private":
         st.warning("dpcore's release will use **MCMC** (exact sampling could need up to "
@@ -528,7 +567,8 @@ def main():
                    "use every row.")
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
-    st.dataframe(L.mse_table(y, responses, preds), width="stretch",
+    table = L.mse_table(y, responses, preds)
+    st.dataframe(table, width="stretch",
                  column_config={name: st.column_config.NumberColumn(name, format="%.4g")
                                 for name in preds})
     if current is not None:
@@ -547,6 +587,11 @@ def main():
                                         f"{rel.sigma['shooting_vector']:.3g}")
         # No release time: the run time of a strict release depends on the data.
         cols[3].metric("Sampler", "exact" if rel.private or rel.delta == 0 else "MCMC")
+        if pred is not None and pred["available"]:
+            st.caption(f"dpcore's mean squared error is above the least-squares one by "
+                       f"{L.observed_excess(table, 'dpcore private geodesic regression'):.3g} "
+                       f"(all responses); predicted before the release: median "
+                       f"{pred['median']:.3g}, 95% radius {pred['q95']:.3g}.")
         st.caption(f"Label: {rel.label}.")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="linear_regression_release.json",

@@ -31,9 +31,11 @@ LEDGER_KEY = "privacy_ledger"
 CAP_KEY = "ledger_cap"
 #: Session state key of the rows one person contributes (group privacy).
 ROWS_KEY = "rows_per_person"
-#: Session state key of a page's note that it set the rows per person this run (from a person
-#: column); the sidebar shows it and locks its field for that run.
-ROWS_NOTE_KEY = "rows_per_person_note"
+#: Session state key of one page's own rows per person (from its person column): a dict with the
+#: page's script hash, the rows and a note. It applies on that page only (the sidebar shows the
+#: note and locks its field there); the other pages keep the sidebar's value (``ROWS_KEY``),
+#: which a page never overwrites.
+PAGE_ROWS_KEY = "rows_per_person_page"
 #: Fields of a ledger entry, as downloaded and loaded back.
 ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "label", "guarantee", "note",
                 "time")
@@ -63,8 +65,37 @@ def record_release(page, release, note=""):
 
 
 def rows_per_person():
-    """Rows one person contributes to the data (1: the unit protected is one row)."""
+    """Rows one person contributes to the data (1: the unit protected is one row): the current
+    page's own setting (:func:`set_page_rows`) if it has one, else the sidebar's."""
+    own = page_rows()
+    if own is not None:
+        return own["rows"]
     return max(1, int(st.session_state.get(ROWS_KEY) or 1))
+
+
+def _page_hash():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return None if ctx is None else ctx.page_script_hash
+
+
+def set_page_rows(rows, note=None):
+    """Set the rows per person of the current page only (e.g. from its person column), with
+    the sidebar's ``note`` saying why; ``rows=None`` clears it. Other pages keep the sidebar's
+    value."""
+    if rows is None:
+        st.session_state.pop(PAGE_ROWS_KEY, None)
+    else:
+        st.session_state[PAGE_ROWS_KEY] = {"page": _page_hash(), "rows": max(1, int(rows)),
+                                           "note": note}
+
+
+def page_rows():
+    """The current page's own rows-per-person setting (``{"rows", "note", "page"}``) or None
+    (none set, or set by another page)."""
+    own = st.session_state.get(PAGE_ROWS_KEY)
+    return own if own is not None and own["page"] == _page_hash() else None
 
 
 def group(epsilon=None, delta=None, mu=None, rows=1):
@@ -201,9 +232,10 @@ def render_ledger():
     entries = ledger()
     with st.sidebar:
         st.header("Privacy ledger")
-        rows_note = st.session_state.pop(ROWS_NOTE_KEY, None)
+        own = page_rows()
+        rows_note = None if own is None else own["note"]
         st.number_input("Rows one person contributes", 1, 10_000, step=1, key=ROWS_KEY,
-                        disabled=rows_note is not None,
+                        disabled=own is not None,
                         help="Each release protects the replacement of one row. When one person "
                              "contributes k rows (a rat measured at 8 ages), their guarantee is "
                              "k times weaker (group privacy): the totals, the costs and the cap "

@@ -8,6 +8,7 @@ tests/ui/logic and tests/data.
 """
 
 import importlib.util
+import re
 
 import numpy as np
 import pytest
@@ -267,12 +268,13 @@ def test_messy_50k_file_is_mapped_and_released():
     [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("Subject").run()
     assert not at.exception and not at.error
     assert any(f"{blank_age_or_chol:,} of 50,000 rows dropped" in w.value for w in at.warning)
-    assert at.session_state["rows_per_person"] == largest == 3
+    assert largest == 3
     assert any(f"Rows per person: {largest}" in i.value for i in at.info)
-    # the sidebar's field shows the derived value, locked, and says why
+    # the sidebar's field keeps the user's value (for the other pages), locked, and says why
     rows_field = at.number_input(key="rows_per_person")
-    assert rows_field.value == largest and rows_field.disabled
-    assert any("by the person column 'Subject'" in c.value for c in at.sidebar.caption)
+    assert rows_field.value == 1 and rows_field.disabled
+    assert any(f"This page counts {largest} rows per person" in c.value
+               and "person column 'Subject'" in c.value for c in at.sidebar.caption)
     assert any(f"per person ({largest} rows each)" in md.value for md in at.markdown)
     assert at.button(key="lr_release").disabled  # until the group size is confirmed public
     [c for c in at.checkbox if c.key.startswith("lr_group_ok")][0].check().run()
@@ -284,8 +286,9 @@ def test_messy_50k_file_is_mapped_and_released():
     assert "dpcore private geodesic regression" in at.main.dataframe[-1].value.columns
     # unmapping the person column gives the user's own setting back
     [s for s in at.selectbox if s.label.startswith("Person")][0].set_value(None).run()
-    assert at.session_state["rows_per_person"] == 1
+    assert at.number_input(key="rows_per_person").value == 1
     assert not at.number_input(key="rows_per_person").disabled
+    assert not any("per person" in md.value for md in at.markdown)
 
 
 def test_red_wine_preset_gives_a_private_release_with_provenance():
@@ -354,3 +357,89 @@ def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, 
     assert len(json.loads(printed["private slope"])) == 1
     notebook = json.loads(export.notebook_from_script(script))
     assert "private_geodesic_regression(" in "".join(c["source"] for c in notebook["cells"])
+
+
+# --------------------------------------------------------------------------- person column
+def grouped_csv(n=30):
+    """A small file whose column 'subject' gives each person at most 3 rows."""
+    rng = np.random.default_rng(4)
+    subject = np.repeat(np.arange(n), 3)[:n]
+    lines = ["subject,dose,response"]
+    for i in range(n):
+        dose = rng.uniform(0, 10)
+        lines.append(f"s{subject[i]},{dose:.3f},{2 + 0.5 * dose + rng.normal():.3f}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_person_column_applies_to_this_page_only():
+    """Regression (seen in a session): the rows per person set by this page's person column
+    stayed in effect on other pages, with the sidebar field unlocked there. It is scoped to
+    this page: other pages use the value the user typed in the sidebar, before and after."""
+    at = open_page()
+    at.number_input(key="rows_per_person").set_value(2).run()  # the user's own setting
+    upload(at, grouped_csv())
+    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("subject").run()
+    assert not at.exception and not at.error
+    field = at.number_input(key="rows_per_person")
+    assert field.disabled and field.value == 2
+    assert any("This page counts 3 rows per person" in c.value for c in at.sidebar.caption)
+    assert any("per person (3 rows each)" in md.value for md in at.markdown)
+    # another page: the sidebar's value, unlocked, no note
+    at.switch_page("pages/frechet_mean.py").run()
+    assert not at.exception, at.exception
+    field = at.number_input(key="rows_per_person")
+    assert not field.disabled and field.value == 2
+    assert not any("rows per person" in c.value for c in at.sidebar.caption)
+    costs = [md.value for md in at.markdown if "Cost of this release" in md.value]
+    assert costs and all("per person (2 rows each)" in c for c in costs)
+    # the user changes it there; it stays theirs on the way back
+    at.number_input(key="rows_per_person").set_value(1).run()
+    assert not any("per person" in md.value for md in at.markdown)
+    at.switch_page("pages/linear_regression.py").run()
+    assert not at.exception, at.exception
+    # Streamlit forgets an upload when its page is left: until the file and its person column
+    # are given again, nothing on this page is counted per person either
+    assert not at.number_input(key="rows_per_person").disabled
+    upload(at, grouped_csv())
+    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("subject").run()
+    assert at.number_input(key="rows_per_person").disabled
+    assert any("per person (3 rows each)" in md.value for md in at.markdown)
+    at.switch_page("pages/frechet_mean.py").run()
+    field = at.number_input(key="rows_per_person")
+    assert not field.disabled and field.value == 1
+
+
+# --------------------------------------------------------------------------- accuracy
+def predicted_numbers(at):
+    """The (median, 95%) predicted before release, read from the note under ε."""
+    notes = [i.value for i in at.info if i.value.startswith("**Predicted error before")]
+    assert len(notes) == 1, [i.value for i in at.info]
+    median, q95 = (float(v) for v in re.findall(r"\*\*([-+0-9.e]+|nan|inf)\*\*", notes[0])[:2])
+    return median, q95
+
+
+def test_predicted_error_is_shown_under_epsilon_and_follows_it():
+    """Issue 15 §1: before any release the page states the median and 95% radius of the
+    excess mean squared error the button's release would have; they change with ε, are
+    finite, and the smallest ε for a target error is offered. Nothing is spent."""
+    at = open_page()
+    first = predicted_numbers(at)
+    assert all(np.isfinite(first)) and 0 < first[0] < first[1]
+    at.select_slider(key="lr_eps").set_value(0.5).run()
+    second = predicted_numbers(at)
+    assert all(np.isfinite(second)) and second[0] > first[0] and second[1] > first[1]
+    assert not any(md.value.startswith("The smallest ε") for md in at.markdown)  # on demand
+    # the inverse of the prediction at ε = 2 (shown to 3 digits) is ε = 2 (to that precision)
+    at.number_input(key="lr_target").set_value(first[0]).run()
+    smallest = [md.value for md in at.markdown if md.value.startswith("The smallest ε")]
+    assert 1.98 <= float(re.search(r"\*\*ε = ([0-9.]+)\*\*", smallest[0]).group(1)) <= 2.02
+    text = " ".join(i.value for i in at.info) + " ".join(md.value for md in at.markdown)
+    assert "nan" not in text.lower().split() and "inf" not in text.lower().split()
+    assert ledger(at) == []
+    # after a release, the observed excess is set beside the prediction
+    click_release(at, "lr_release")
+    assert any("predicted before the release: median" in c.value for c in at.caption)
+    # paper mode: bounds from the data, so no prediction
+    at.radio(key="lr_mode").set_value("paper").run()
+    assert any(i.value.startswith("No prediction before release in paper mode")
+               for i in at.info)

@@ -18,11 +18,15 @@ __all__ = [
     "linear_fit",
     "mse_table",
     "nice_bounds",
+    "observed_excess",
     "parse_numeric_csv",
+    "predicted_error",
+    "predicted_error_text",
     "plot_subsample",
     "release_plan",
     "release_settings",
     "select_numeric",
+    "smallest_epsilon_text",
     "WINE_BOUNDS",
     "WINE_CITATION",
     "WINE_FILE",
@@ -265,3 +269,56 @@ def plot_subsample(n, limit, *, seed=0):
     if n <= limit:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, size=int(limit), replace=False))
+
+
+# ------------------------------------------------------------------ accuracy before release
+def predicted_error(n, d, epsilon, tau, tau_m):
+    """The predicted excess mean squared error of dpcore's strict release
+    (:func:`dpcore.release.accuracy.predict_linear_regression_error`): public inputs only
+    (n, the number of responses, ε and the public bounds τ and τ_m)."""
+    from dpcore.release.accuracy import predict_linear_regression_error
+
+    return predict_linear_regression_error(int(n), int(d), epsilon=float(epsilon),
+                                           tau=float(tau), tau_m=float(tau_m))
+
+
+def predicted_error_text(pred, epsilon, n, mcmc=False):
+    """The prediction as sentences shown next to the budget (``pred`` None: paper mode)."""
+    if pred is None:
+        return ("No prediction before release in paper mode: its bounds come from the data, "
+                "so nothing about its error can be said from public inputs alone.")
+    if not pred["available"]:
+        return f"No prediction before release at ε = {epsilon:g}: {pred['reason']}."
+    text = (f"**Predicted error before you release** (public inputs only: n = {n:,}, the bounds "
+            f"and ε = {epsilon:g}): dpcore's lines will have a mean squared error above the "
+            f"least-squares one by **{pred['median']:.3g}** (median) and by at most "
+            f"**{pred['q95']:.3g}** with 95% chance (all responses, squared response units, as "
+            "in the table below). From the " + pred["model"] + "; covariates bunched in part "
+            "of the public range give larger errors.")
+    if mcmc:
+        text += " The MCMC draw only approximates this target."
+    return text
+
+
+def smallest_epsilon_text(n, d, tau, tau_m, target, rows=1):
+    """The smallest ε whose predicted median excess mean squared error is at most ``target``,
+    as a sentence (with the cost per person when one person has ``rows`` rows)."""
+    from dpcore.release.accuracy import smallest_linear_regression_epsilon
+
+    try:
+        eps = smallest_linear_regression_epsilon(int(n), int(d), float(target),
+                                                 tau=float(tau), tau_m=float(tau_m))
+    except RuntimeError as exc:
+        return f"No answer: {exc}"
+    if eps is None:
+        return (f"No ε up to 1000 brings the median excess mean squared error below "
+                f"{target:g} at n = {n:,}.")
+    per_person = f" ({rows * eps:.3g} per person with {rows} rows)" if rows > 1 else ""
+    return (f"The smallest ε with a median excess mean squared error of at most {target:g} "
+            f"is **ε = {eps:g}**{per_person} (n = {n:,}, same bounds).")
+
+
+def observed_excess(table, method, baseline="Non-private least squares"):
+    """A method's mean squared error above the baseline's, over all responses
+    (:func:`mse_table`'s last row): the quantity :func:`predicted_error` predicts."""
+    return float(table.loc["all responses", method] - table.loc["all responses", baseline])

@@ -204,3 +204,43 @@ def test_upload_export_maps_columns_drops_blanks_and_embeds_no_data(tmp_path):
     assert int(printed["rows per person (largest group)"]) == mapped.rows_per_person == 3
     np.testing.assert_allclose(json.loads(printed["least-squares slope"]),
                                L.linear_fit(mapped.x, mapped.y)[1], rtol=1e-12)
+
+
+# ------------------------------------------------------------------ accuracy before release
+def test_observed_excess_is_the_excess_of_the_lines():
+    """The table's excess over least squares equals (1/(nd)) sum |Δa + x Δb|², the quantity
+    the prediction is about (least-squares residuals are orthogonal to (1, x))."""
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 10, 60)
+    y = np.c_[1 + 0.5 * x + rng.normal(size=60), 3 - x + rng.normal(size=60)]
+    a0, b0 = L.linear_fit(x, y)
+    da, db = np.array([0.3, -0.2]), np.array([0.05, 0.01])
+    preds = {"Non-private least squares": a0 + x[:, None] * b0,
+             "other": (a0 + da) + x[:, None] * (b0 + db)}
+    table = L.mse_table(y, ["u", "v"], preds)
+    expected = np.mean((da[None, :] + x[:, None] * db[None, :]) ** 2)
+    assert L.observed_excess(table, "other") == pytest.approx(expected, rel=1e-10)
+
+
+def test_prediction_texts_are_finite_and_honest():
+    pred = L.predicted_error(100, 1, 2.0, 5.0, 5.0)
+    text = L.predicted_error_text(pred, 2.0, 100)
+    assert f"**{pred['median']:.3g}**" in text and f"**{pred['q95']:.3g}**" in text
+    assert "model data set" in text and "bunched" in text
+    assert "nan" not in text and "inf" not in text.split()
+    assert "MCMC" in L.predicted_error_text(pred, 2.0, 100, mcmc=True)
+    assert "paper mode" in L.predicted_error_text(None, 2.0, 100)
+    missing = {"available": False, "reason": "too few"}
+    assert L.predicted_error_text(missing, 2.0, 100).endswith("too few.")
+
+
+def test_smallest_epsilon_text_states_the_per_person_cost():
+    pred = L.predicted_error(100, 1, 2.0, 5.0, 5.0)
+    one = L.smallest_epsilon_text(100, 1, 5.0, 5.0, pred["median"])
+    three = L.smallest_epsilon_text(100, 1, 5.0, 5.0, pred["median"], rows=3)
+    import re
+
+    eps = float(re.search(r"\*\*ε = ([0-9.]+)\*\*", one).group(1))
+    assert 2.0 <= eps <= 2.02 and "per person" not in one  # rounded up: never below the target
+    assert f"({3 * eps:.3g} per person with 3 rows)" in three
+    assert "No ε up to 1000" in L.smallest_epsilon_text(100, 1, 5.0, 5.0, 1e-12)
