@@ -192,6 +192,12 @@ def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain
     return [(mse, *_chain_diagnostics(r)) for mse, r in zip(mses, releases, strict=True)]
 
 
+def _in_waves(jobs, n_jobs, wave):
+    """Results of ``_run_cells`` over ``jobs`` in order, computed ``wave`` jobs at a time."""
+    for start in range(0, len(jobs), max(1, int(wave))):
+        yield from parallel_map(_run_cells, jobs[start:start + wave], n_jobs)
+
+
 def _chain_diagnostics(release):
     """Worst split R-hat and smallest ESS over the MCMC stages of a release (NaN where every
     stage is exact: no chains to diagnose)."""
@@ -282,8 +288,10 @@ def budget_sweep(
     progress : callable, optional
         Called as ``progress(fraction)`` (fraction of cells done, in (0, 1]) after each finished
         batch: the budget pairs of one data set run as one batched sampler run (in chunks of at
-        most 2000 chains). Meant for a progress bar. With ``n_jobs > 1`` results arrive in
-        order, so the calls lag a little.
+        most 2000 chains). Meant for a progress bar. With ``n_jobs > 1`` the batches run in
+        waves of ``n_jobs`` and the calls come as each wave completes. The callback may raise
+        (to cancel): the exception propagates and nothing is returned. Results do not depend
+        on it.
     cells : iterable of (n, replicate), optional
         Compute only these cells of the sweep (default: all). Every cell keeps the seeds it
         has in the whole sweep, so the rows of separate calls over a partition of the cells,
@@ -392,9 +400,10 @@ def budget_sweep(
     if n_jobs is None or n_jobs == 1:
         results = (_run_cells(*job) for job in jobs)
     else:
-        # A plain list: every joblib backend supports it (multiprocessing, Dask, Ray), unlike
-        # return_as="generator"; progress is then reported as results are collected.
-        results = parallel_map(_run_cells, jobs, n_jobs)
+        # Plain lists: every joblib backend supports them (multiprocessing, Dask, Ray), unlike
+        # return_as="generator"; with a progress callback, in waves of n_jobs batches so that
+        # progress is reported as they complete.
+        results = _in_waves(jobs, n_jobs, n_jobs if progress is not None else len(jobs))
     mse_of = {}
     done = 0
     for (i, rep, chunk), values in zip(groups, results, strict=True):

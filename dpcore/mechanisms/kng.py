@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._progress import stages
 from .._validation import check_int, check_manifold
 from ..learning.frechet import frechet_mean_gradient
 from ..learning.regression import regression_gradient
@@ -81,7 +82,7 @@ class KNormGradient:
 
     # ------------------------------------------------------------------ generic sampler
     def sample(self, gradient_norm, init, size=1, rng=None, *, domain=None, support=None,
-               step_size=None):
+               step_size=None, progress=None):
         """Draw from :math:`\\propto \\exp(-\\|\\nabla E(z)\\|/\\sigma)` by Metropolis-Hastings.
 
         Parameters
@@ -97,16 +98,19 @@ class KNormGradient:
             The space sampled (default: the mechanism's manifold).
         support : Ball, optional
             Points outside get density zero.
+        progress : callable, optional
+            ``progress(fraction)`` of the chains' steps (:mod:`dpcore._progress`).
         """
         return sample_many([self], gradient_norm, init, size, rng, domain=domain,
-                           support=support, step_size=step_size)[0]
+                           support=support, step_size=step_size, progress=progress)[0]
 
     # ------------------------------------------------------------------ Fréchet mean
-    def frechet_mean(self, points, mean, size=1, rng=None, *, support=None):
+    def frechet_mean(self, points, mean, size=1, rng=None, *, support=None, progress=None):
         """KNG on the Fréchet energy :math:`\\tfrac1{2n}\\sum d(z, y_i)^2`, started at ``mean``.
 
         ``support`` (a public ball, usually the data ball) restricts the draws; on R^d the
         gradient is ``z - ybar`` and the draw is exact (truncated Euclidean K-norm).
+        ``progress(fraction)`` follows the chains' steps (:mod:`dpcore._progress`).
         """
         from ..sampling import sample_laplace
 
@@ -122,11 +126,11 @@ class KNormGradient:
         def gradient_norm(z):
             return m.norm(z, frechet_mean_gradient(m, z, points))
 
-        return self.sample(gradient_norm, mean, size, rng, support=ball)
+        return self.sample(gradient_norm, mean, size, rng, support=ball, progress=progress)
 
     # ------------------------------------------------------------------ regression
     def regression_footpoint(self, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None,
-                             support=None):
+                             support=None, progress=None):
         r"""Private footpoints: KNG on :math:`p \mapsto E(p, \Gamma_{\hat p \to p}\hat v)`.
 
         Parameters
@@ -139,6 +143,8 @@ class KNormGradient:
         tau : float, optional
             Residual clipping bound (strict mode).
         support : tuple (center, radius), optional
+        progress : callable, optional
+            ``progress(fraction)`` of the chains' steps (:mod:`dpcore._progress`).
         """
         m = self.manifold
         t = np.asarray(t, dtype=float)
@@ -148,9 +154,10 @@ class KNormGradient:
             return self._euclidean_footpoint(t, y, v_hat, size, rng, ball)
 
         return regression_footpoints_many([self], t, y, p_hat, v_hat, size, rng, tau=tau,
-                                          support=ball)[0]
+                                          support=ball, progress=progress)[0]
 
-    def regression_vector(self, t, y, p, v_init, size=1, rng=None, *, tau=None, max_norm=None):
+    def regression_vector(self, t, y, p, v_init, size=1, rng=None, *, tau=None, max_norm=None,
+                          progress=None):
         r"""Private shooting vectors at the (private) footpoint ``p``: KNG on
         :math:`v \mapsto E(p, v)` over :math:`T_pM`.
 
@@ -159,6 +166,7 @@ class KNormGradient:
         ``p``, one per footpoint) starts the chains, e.g. the non-private shooting vector
         transported to ``p``. Chains run in orthonormal coordinates of each tangent space;
         ``max_norm`` restricts ‖v‖ (needed on spaces where the energy does not grow with ‖v‖).
+        ``progress(fraction)`` follows the chains' steps (:mod:`dpcore._progress`).
         """
 
         m = self.manifold
@@ -176,7 +184,7 @@ class KNormGradient:
                 out.values = out.values[:, 0]
             return out
         out = regression_vectors_many([self], t, y, pb, v_init, n_draws, rng, tau=tau,
-                                      max_norm=max_norm)[0]
+                                      max_norm=max_norm, progress=progress)[0]
         vals = out.values
         if size is None:
             vals = vals[:, 0]
@@ -186,14 +194,15 @@ class KNormGradient:
         return out
 
     def regression_joint(self, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None, support=None,
-                         max_norm=None):
+                         max_norm=None, progress=None):
         r"""Private (footpoint, shooting vector) pairs: one KNG on the tangent bundle.
 
         The density is :math:`\propto \exp(-\sqrt{\|\nabla_p E\|^2 + \|\nabla_v E\|^2}/\sigma)`
         over :math:`(p, v) \in TM` (DESIGN §8, ``scheme="joint"``); the sensitivity of the
         stacked gradient is :math:`\sqrt{\Delta_p^2 + \Delta_v^2}`, to be passed as this
         mechanism's ``sensitivity``. Chains start at ``(p_hat, v_hat)`` and move by
-        :class:`~dpcore.mechanisms.bundle.TangentBundleWalk`.
+        :class:`~dpcore.mechanisms.bundle.TangentBundleWalk`. ``progress(fraction)`` follows
+        the chains' steps (:mod:`dpcore._progress`).
 
         Returns
         -------
@@ -207,7 +216,7 @@ class KNormGradient:
             return self._euclidean_joint(np.asarray(t, dtype=float),
                                          np.asarray(y, dtype=float), size, rng)
         return regression_joint_many([self], t, y, p_hat, v_hat, size, rng, tau=tau,
-                                     support=support, max_norm=max_norm)[0]
+                                     support=support, max_norm=max_norm, progress=progress)[0]
 
     def _euclidean_joint(self, t, y, size, rng):
         # With z = (p, v), the stacked gradient is H z - b, H = [[1, tbar], [tbar, mean t^2]]
@@ -293,11 +302,12 @@ def _sampler_label(first, n_chains, what="Riemannian random-walk Metropolis-Hast
 
 
 def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=None,
-                support=None, step_size=None):
+                support=None, step_size=None, progress=None):
     """:meth:`KNormGradient.sample` for several mechanisms in one sampler run.
 
     ``gradient_norm`` and ``init`` are shared; each mechanism gets ``size`` chains of its own
     (its sigma, its step size). Returns one :class:`MechanismResult` per mechanism.
+    ``progress(fraction)`` follows the sampler's steps (:mod:`dpcore._progress`).
     """
     from ..sampling import metropolis_hastings
 
@@ -315,6 +325,9 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
             logp = np.where(support.contains(domain, z), logp, -np.inf)
         return np.where(np.isfinite(logp), logp, -np.inf)
 
+    target = getattr(gradient_norm, "sphere_target", None)
+    if target is not None and support is None:
+        log_density.sphere_target = target.with_sigma(sigma)  # the compiled S^d chain
     if step_size is None:
         step_size = sigmas[0] if n_mech == 1 else sigmas
     if support is not None:
@@ -323,6 +336,7 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
         domain, log_density, init, n_samples=first.chain_length, n_chains=n_mech * n_per,
         burn_in=first.burn_in, step_size=step_size, rng=rng,
         groups=None if n_mech == 1 else np.repeat(np.arange(n_mech), n_per),
+        progress=progress,
     )
     out = []
     for k in range(n_mech):
@@ -340,9 +354,10 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
 
 
 def regression_footpoints_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None,
-                               support=None):
+                               support=None, progress=None):
     """Private footpoints (:meth:`KNormGradient.regression_footpoint`, MCMC path) for several
-    budgets in one run; ``support`` is a :class:`Ball` or None."""
+    budgets in one run; ``support`` is a :class:`Ball` or None; ``progress(fraction)`` follows
+    the chains' steps (:mod:`dpcore._progress`)."""
     mechanisms = _check_batch(mechanisms)
     m = mechanisms[0].manifold
     t = np.asarray(t, dtype=float)
@@ -353,17 +368,22 @@ def regression_footpoints_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None,
         g, _ = regression_gradient(m, p, v, t, y, tau=tau, which="footpoint")
         return m.norm(p, g)
 
-    return sample_many(mechanisms, gradient_norm, p_hat, size, rng, support=support)
+    if p_hat is not None and v_hat is not None:
+        _describe_sphere_target(m, gradient_norm, "footpoint", t, y, tau=tau,
+                                p_hat=np.asarray(p_hat, float), v_hat=np.asarray(v_hat, float))
+    return sample_many(mechanisms, gradient_norm, p_hat, size, rng, support=support,
+                       progress=progress)
 
 
 def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=None, *,
-                            tau=None, max_norm=None):
+                            tau=None, max_norm=None, progress=None):
     """Private shooting vectors (:meth:`KNormGradient.regression_vector`, MCMC path) for
     several budgets in one run.
 
     ``footpoints`` has shape ``(n_mech * n_base, *point_shape)``: the first ``n_base`` belong to
     the first mechanism, and so on; ``v_init`` likewise (or one vector for all). Returns one
     :class:`MechanismResult` per mechanism with values ``(n_base, n_draws, *point_shape)``.
+    ``progress(fraction)`` follows the chains' steps (:mod:`dpcore._progress`).
     """
     from ..sampling import metropolis_hastings
     from ..sampling.mcmc import _diagnostics
@@ -396,11 +416,15 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
             logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)
         return np.where(np.isfinite(logp), logp, -np.inf)
 
+    _describe_sphere_target(m, log_density, "vector", t, y, tau=tau,
+                            sigma=np.asarray(sigma, dtype=float), max_norm=max_norm,
+                            chains_p=chains_p, chains_b=chains_b)
     scale = _PUBLIC_MEAN_T2
     result = metropolis_hastings(
         coords, log_density, c0, n_samples=first.chain_length, n_chains=chains_p.shape[0],
         burn_in=first.burn_in, step_size=sigmas[0] / scale if n_mech == 1 else sigmas / scale,
         rng=rng, groups=None if n_mech == 1 else np.repeat(np.arange(n_mech), per_mech),
+        progress=progress,
     )
     vals = np.einsum("na,na...->n...", result.final, chains_b)
     vals = vals.reshape((n_mech, n_base, n_draws) + m.point_shape)
@@ -435,12 +459,12 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
 
 
 def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, tau=None,
-                          support=None, max_norm=None):
+                          support=None, max_norm=None, progress=None):
     """:meth:`KNormGradient.regression_joint` for several budgets in one sampler run.
 
     ``support`` (a :class:`Ball` or None) restricts the footpoint, ``max_norm`` the shooting
-    vector's norm. Returns one :class:`MechanismResult` per mechanism, values
-    ``(size, 2, *point_shape)``.
+    vector's norm; ``progress(fraction)`` follows the chains' steps (:mod:`dpcore._progress`).
+    Returns one :class:`MechanismResult` per mechanism, values ``(size, 2, *point_shape)``.
     """
     from .bundle import TangentBundleWalk
 
@@ -465,11 +489,24 @@ def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, t
             inside &= m.norm(p, v) <= max_norm
         return np.where(inside, norm, np.inf)
 
+    if support is None:
+        _describe_sphere_target(m, gradient_norm, "joint", t, y, tau=tau, max_norm=max_norm)
     start = bundle.join(p_hat, m.proj_tangent(p_hat, v_hat))
-    out = sample_many(mechanisms, gradient_norm, start, size, rng, domain=bundle)
+    out = sample_many(mechanisms, gradient_norm, start, size, rng, domain=bundle,
+                      progress=progress)
     for res in out:
         res.sampler = res.sampler.replace("Riemannian random-walk", "tangent-bundle random-walk")
     return out
+
+
+def _describe_sphere_target(m, function, kind, t, y, **fields):
+    """On ``Sphere(d)``, attach the description of this regression target to ``function`` so
+    that the sampler runs its compiled chain (:mod:`dpcore.sampling._compiled_sphere`)."""
+    from ..manifolds import Sphere
+    from ..sampling._compiled_sphere import SphereRegressionTarget, describe
+
+    if type(m) is Sphere:
+        describe(function, SphereRegressionTarget(kind, t, y, **fields))
 
 
 # ---------------------------------------------------------------------- exact sampling
@@ -534,7 +571,8 @@ def _exact_results(mechanisms, values, tried, support, size):
     return out
 
 
-def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined=None):
+def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined=None,
+                       progress=None):
     r"""Exact KNG draws on the Fréchet energy restricted to the public ball ``support``.
 
     Two exact samplers (both rejection, δ = 0):
@@ -546,6 +584,9 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
     - uniform proposals on the ball (:mod:`dpcore.sampling.rejection`); the gradient norm
       :math:`\|\frac1n\sum_i \log_z y_i\|` is at most :math:`2r` there (points and proposals
       in :math:`B_r(m_0)`), so a draw needs at most :math:`e^{2r/\sigma}` proposals on average.
+
+    ``progress(fraction)``, if given, follows the accepted share of all draws
+    (:mod:`dpcore._progress`; it may raise to cancel).
     """
     from ..sampling.envelope import (
         NormalChart,
@@ -569,10 +610,12 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
         chart = NormalChart(m, support.center)
         lip = frechet_gradient_lipschitz(m, support.radius)
         out = []
-        for mech in mechanisms:
+        for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)),
+                              strict=True):
             env = RefinedEnvelope(chart, support.radius, gradient_norm, lip, mech.sigma,
                                   n_terms=points.shape[0], draws=n_per)
-            vals, tried, violations = env.sample(n_per, rng, n_terms=points.shape[0])
+            vals, tried, violations = env.sample(n_per, rng, n_terms=points.shape[0],
+                                                 progress=part)
             if size is not None:
                 vals = vals.reshape((*size_tuple(size), *m.point_shape))
             out.append(MechanismResult(
@@ -586,7 +629,8 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
         return out
     base = _uniform_support(m, support)
     values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
-                                     base, n_per, rng, n_terms=points.shape[0])
+                                     base, n_per, rng, n_terms=points.shape[0],
+                                     progress=progress)
     if size is not None:
         values = values.reshape((len(mechanisms), *size_tuple(size), *m.point_shape))
     return _exact_results(mechanisms, values, tried, base, size)
@@ -623,7 +667,7 @@ def refined_joint_available(manifold):
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
-                           max_norm, refined=None):
+                           max_norm, refined=None, progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
 
     The support is :math:`K \times \{\|v\| \le V\}` with :math:`K` the whole compact
@@ -636,6 +680,9 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     - proposals uniform on the support for the Sasaki volume, accepted with probability
       :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are clipped to ``tau``, which
       bounds the gradient by :func:`regression_gradient_bounds`.
+
+    ``progress(fraction)``, if given, follows the accepted share of all draws
+    (:mod:`dpcore._progress`; it may raise to cancel).
 
     Returns
     -------
@@ -666,10 +713,12 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
         domain = ProductBallDomain(support.center, support.radius, max_norm)
         lip = regression_joint_lipschitz(t)
         out = []
-        for mech in mechanisms:
+        for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)),
+                              strict=True):
             env = RefinedEnvelope(None, None, gradient_norm, lip, mech.sigma, domain=domain,
                                   n_terms=t.shape[0], draws=int(size))
-            vals, tried, violations = env.sample(int(size), rng, n_terms=t.shape[0])
+            vals, tried, violations = env.sample(int(size), rng, n_terms=t.shape[0],
+                                                 progress=part)
             out.append(MechanismResult(
                 values=vals, exact=True,
                 sampler=("exact rejection sampling from a refined Lipschitz envelope on the "
@@ -682,7 +731,8 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
         return out
     bundle = BundleBall(_uniform_support(m, support), max_norm)
     values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
-                                     bundle, int(size), rng, n_terms=t.shape[0])
+                                     bundle, int(size), rng, n_terms=t.shape[0],
+                                     progress=progress)
     return _exact_results(mechanisms, values, tried, bundle, size)
 
 

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._progress import report
 from .._validation import check_int, check_manifold, check_positive
 from ..exceptions import (
     PrivacyLeakWarning,
@@ -62,6 +63,7 @@ def private_frechet_mean(
     sampler="auto",
     sigma=None,
     max_work=None,
+    progress=None,
 ):
     r"""Private Fréchet mean of points in a ball :math:`B_r(m_0)`.
 
@@ -99,6 +101,12 @@ def private_frechet_mean(
         a request estimated above it is refused before sampling with a
         :class:`~dpcore.exceptions.WorkBudgetError`. None: the default budget
         (:data:`~dpcore.release.work.DEFAULT_WORK_BUDGET`); ``float("inf")``: no limit.
+    progress : callable, optional
+        ``progress(fraction)`` with the finished fraction of the release, in ``[0, 1]``
+        (:mod:`dpcore._progress`): KNG reports as its exact sampler accepts draws or as its
+        chains step; the other mechanisms, which draw in closed form or by one-dimensional
+        radial samplers, report at the end. It ends at 1.0; an exception it raises (a user
+        interface's cancel) propagates, and nothing is released.
 
     Returns
     -------
@@ -223,12 +231,15 @@ def private_frechet_mean(
                 else exact_work(2.0 * radius, mech.sigma, n, n_draws)),
             exact_worst_case=predicted is None), max_work)
         if use_exact:
-            res = frechet_mean_exact([mech], y, size=n_draws, rng=gen, support=ball)[0]
+            res = frechet_mean_exact([mech], y, size=n_draws, rng=gen, support=ball,
+                                     progress=progress)[0]
         elif mode == "strict":
             # MCMC from the public centre, not from the data's mean.
-            res = mech.frechet_mean(y, center, size=n_draws, rng=gen, support=ball.as_tuple())
+            res = mech.frechet_mean(y, center, size=n_draws, rng=gen, support=ball.as_tuple(),
+                                    progress=progress)
         else:
-            res = mech.frechet_mean(y, mean, size=n_draws, rng=gen, support=ball.as_tuple())
+            res = mech.frechet_mean(y, mean, size=n_draws, rng=gen, support=ball.as_tuple(),
+                                    progress=progress)
         delta = 0.0
         if not res.exact:
             coverage, delta = "mcmc", None
@@ -291,6 +302,7 @@ def private_frechet_mean(
                        "embedded points plus Euclidean K-norm noise; sensitivity 2 r_E / n.")
         total_eps = n_draws * epsilon
 
+    report(progress, 1.0)
     if n_draws > 1:
         caveats.append(f"{n_draws} independent draws: the budget is the total over all of them.")
     if seeded:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._progress import report, stages
 from .._validation import check_int, check_manifold, check_positive
 from ..data.synthetic import default_center
 from ..exceptions import (
@@ -72,6 +73,8 @@ def private_geodesic_regression(
     scheme=None,
     sampler="auto",
     max_work=None,
+    progress=None,
+    footpoint_radius=None,
 ):
     r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
 
@@ -107,6 +110,15 @@ def private_geodesic_regression(
     max_speed : float, optional
         Public bound on the shooting-vector norm, the support of the vector mechanism
         (default: the diameter on compact spaces, 2 (tau_m + tau) otherwise, paper 002 app. C).
+    footpoint_radius : float, optional
+        Radius r of a public ball ``B_r(center)`` to which the released footpoints are
+        restricted (the mechanism's domain; ``center`` defaults as above, the north pole on the
+        sphere). KNG is ε-DP on any data-independent domain with the same sensitivity, so this
+        is a public prior region, not a bound taken from the data. On compact spaces it removes
+        the far regions where the clipped energy's gradient is small, which otherwise dominate
+        the target at small n x ε. Where the curvature can be negative the sensitivity proof
+        covers footpoints within ``tau_m + tau`` of the centre, so r must not exceed it
+        (default there: ``tau_m + tau``; elsewhere: no restriction).
     chain_length, burn_in : int
         Metropolis-Hastings settings where no exact sampler exists.
     scheme : {None, "joint", "sequential"}
@@ -133,6 +145,14 @@ def private_geodesic_regression(
         estimated above it is refused before sampling with a
         :class:`~dpcore.exceptions.WorkBudgetError`. None: the default budget
         (:data:`~dpcore.release.work.DEFAULT_WORK_BUDGET`); ``float("inf")``: no limit.
+    progress : callable, optional
+        ``progress(fraction)`` with the finished fraction of the release, in ``[0, 1]``
+        (:mod:`dpcore._progress`): the exact samplers report as they accept draws, the
+        Metropolis-Hastings chains as they step; the stages (footpoints, then vectors, in the
+        sequential scheme) get shares proportional to their estimated time
+        (:mod:`dpcore.release.work`). Non-decreasing, it ends at 1.0. An exception it raises (a
+        user interface's cancel) propagates and nothing is released. The draws do not depend
+        on it.
 
     Returns
     -------
@@ -149,6 +169,7 @@ def private_geodesic_regression(
         tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
         n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
         burn_in=burn_in, scheme=scheme, sampler=sampler, max_work=max_work, stacklevel=3,
+        progress=progress, footpoint_radius=footpoint_radius,
     )[0]
 
 
@@ -169,7 +190,8 @@ def private_geodesic_regression_budgets(manifold, x, y, *, budgets, **kwargs):
     budgets : sequence of (eps_p, eps_v)
         The budget pairs.
     **kwargs
-        As for :func:`private_geodesic_regression` (all but ``eps_p`` and ``eps_v``).
+        As for :func:`private_geodesic_regression` (all but ``eps_p`` and ``eps_v``), including
+        ``progress``, which follows the whole run (all budget pairs).
 
     Returns
     -------
@@ -203,6 +225,8 @@ def _geodesic_regression_releases(
     sampler="auto",
     max_work=None,
     stacklevel=2,
+    progress=None,
+    footpoint_radius=None,
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
     resolve_budget(max_work)  # a bad budget is refused before any work
@@ -247,8 +271,8 @@ def _geodesic_regression_releases(
 
     # --- public ball for the responses ------------------------------------------------
     if center is None:
-        # Only a space that needs the ball needs its centre: by default the origin, if any.
-        center = _default_center(m) if needs_ball else None
+        # Only a space that needs a ball needs its centre: by default the origin, if any.
+        center = (_default_center(m) if needs_ball or footpoint_radius is not None else None)
         center_source = "public default"
     else:
         center = np.asarray(center, dtype=float)
@@ -312,6 +336,20 @@ def _geodesic_regression_releases(
         assumptions["footpoint_support"] = _assumption(
             tau_m + tau, "derived", "footpoints restricted to B_{tau_m + tau}(center), app. C"
         )
+    if footpoint_radius is not None:
+        footpoint_radius = check_positive(footpoint_radius, "footpoint_radius")
+        if center is None:
+            raise ValueError(f"Pass a public `center` for the footpoint ball on {m!r}.")
+        if needs_ball and footpoint_radius > tau_m + tau:
+            raise ValueError(
+                f"`footpoint_radius` = {footpoint_radius:g} exceeds tau_m + tau = "
+                f"{tau_m + tau:g}: on {m!r} the sensitivity proof covers footpoints within "
+                "tau_m + tau of the centre only (paper 002 app. C).")
+        if not needs_ball:
+            assumptions["center"] = _assumption(np.asarray(center), center_source)
+        foot_support = (center, footpoint_radius)
+        assumptions["footpoint_support"] = _assumption(
+            footpoint_radius, "public", "footpoints restricted to B_r(center), a public region")
     if mode == "strict":
         assumptions["max_speed"] = _assumption(max_speed, speed_source,
                                                "shooting vectors restricted to this norm")
@@ -362,7 +400,8 @@ def _geodesic_regression_releases(
                                    n_draws=n_footpoints * n_vectors, chain_length=chain_length,
                                    burn_in=burn_in, exact=use_exact,
                                    caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
-                                   **common)
+                                   progress=progress, **common)
+        report(progress, 1.0)
         _warn_paper_mode(mode, leaks, stacklevel + 1)
         return releases
     if sampler == "exact":
@@ -379,27 +418,37 @@ def _geodesic_regression_releases(
                            chain_length=chain_length, burn_in=burn_in) for _, ev in budgets]
     foot_shape = (n_footpoints, *m.point_shape)
     exact_path = m.is_linear and clip is None  # affine gradients: exact K-norm stages
-    check_work(regression_work(
+    work = check_work(regression_work(
         m, y.shape[0], draws=n_footpoints * n_vectors, n_footpoints=n_footpoints,
         chain_length=chain_length, burn_in=burn_in, scheme="sequential",
         linear_exact=exact_path, n_budgets=len(budgets)), max_work)
+    # Shares of the two stages: their estimated times (closed-form R^d draws: one part, equal).
+    foot_progress, vector_progress = stages(
+        progress, [p.seconds for p in work.parts] if len(work.parts) == 2 else [1.0, 1.0])
     if exact_path or len(budgets) == 1:
         feet = [k.regression_footpoint(t, y, p_hat, v_start, size=n_footpoints, rng=gen,
-                                       tau=clip, support=foot_support) for k in kng_p]
+                                       tau=clip, support=foot_support, progress=part)
+                for k, part in zip(kng_p, stages(foot_progress, [1.0] * len(kng_p)),
+                                   strict=True)]
     else:
         ball = None if foot_support is None else Ball.make(m, *foot_support)
         feet = regression_footpoints_many(kng_p, t, y, p_hat, v_start, size=n_footpoints,
-                                          rng=gen, tau=clip, support=ball)
+                                          rng=gen, tau=clip, support=ball,
+                                          progress=foot_progress)
+    report(foot_progress, 1.0)
     footpoints = [np.asarray(f.values).reshape(foot_shape) for f in feet]
     v_inits = [m.transport(np.broadcast_to(p_hat, fp.shape), fp, v_start) for fp in footpoints]
     if exact_path or len(budgets) == 1:
         vecs = [k.regression_vector(t, y, fp, vi, size=n_vectors, rng=gen, tau=clip,
-                                    max_norm=speed_cap)
-                for k, fp, vi in zip(kng_v, footpoints, v_inits, strict=True)]
+                                    max_norm=speed_cap, progress=part)
+                for k, fp, vi, part in zip(kng_v, footpoints, v_inits,
+                                           stages(vector_progress, [1.0] * len(kng_v)),
+                                           strict=True)]
     else:
         vecs = regression_vectors_many(kng_v, t, y, np.concatenate(footpoints),
                                        np.concatenate(v_inits), n_vectors, gen, tau=clip,
-                                       max_norm=speed_cap)
+                                       max_norm=speed_cap, progress=vector_progress)
+    report(progress, 1.0)
     _warn_paper_mode(mode, leaks, stacklevel + 1)
     releases = []
     for (eps_p, eps_v), fp, kp, kv, foot, vec in zip(budgets, footpoints, kng_p, kng_v, feet,
@@ -450,8 +499,9 @@ def _public_start(m, foot_support):
 
 def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
                     clip, foot_support, speed_cap, n_draws, chain_length, burn_in, caveats,
-                    exact=False, **common):
-    """Releases of ``scheme="joint"``: one KNG over (p, v) per budget pair, all in one run."""
+                    exact=False, progress=None, **common):
+    """Releases of ``scheme="joint"``: one KNG over (p, v) per budget pair, all in one run
+    (``progress`` follows the sampler)."""
     delta_j = float(np.hypot(delta_p, delta_v))
     kng = [KNormGradient(manifold=m, epsilon=ep + ev, sensitivity=delta_j,
                          sigma_rule=sigma_rule, chain_length=chain_length, burn_in=burn_in)
@@ -459,13 +509,14 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
     ball = None if foot_support is None else Ball.make(m, *foot_support)
     if exact:
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
-                                       support=ball, max_norm=speed_cap)
+                                       support=ball, max_norm=speed_cap, progress=progress)
     elif m.is_linear and clip is None and speed_cap is None and ball is None:
         # R^d only: the stacked gradient is affine, so the draw is an exact K-norm one
         draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
     else:
         draws = regression_joint_many(kng, t, y, p_hat, v_start, size=n_draws, rng=gen,
-                                      tau=clip, support=ball, max_norm=speed_cap)
+                                      tau=clip, support=ball, max_norm=speed_cap,
+                                      progress=progress)
     releases = []
     for (eps_p, eps_v), k, res in zip(budgets, kng, draws, strict=True):
         values = np.asarray(res.values)

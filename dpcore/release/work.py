@@ -7,12 +7,15 @@ A release's cost is counted in elementary operations, from public inputs only:
 - exact rejection samplers: ``expected proposals x n`` gradient terms, the expected number of
   proposals being the one the sampler's envelope predicts (the refined envelope's acceptance
   bound, or the public worst case ``draws x exp(g_max / sigma)`` of uniform proposals);
-- Monte Carlo privacy accounting (the Gaussian mechanism's µ): ``n_samples x repeats`` samples.
+- Monte Carlo privacy accounting (the Gaussian mechanism's µ): ``n_samples x repeats`` samples;
+- a budget sweep (:func:`~dpcore.experiments.budget_sweep`): the Metropolis-Hastings stages of
+  all its batched releases, one per data set and chunk of budget pairs.
 
 Time is estimated as ``steps x (per_step + per_term x chains x n)`` for a Metropolis-Hastings
 run (a step also pays a fixed cost, independent of the batch: Python and numpy call overhead,
 which dominates at small ``chains x n``), ``terms x per_term`` for an exact sampler and
-``samples x per_sample`` for Monte Carlo. The constants (:class:`WorkCosts`) are measured once
+``repeats x (per_step + n_samples x per_sample)`` for Monte Carlo (a repeat also pays a fixed
+cost: its grid of ε values). The constants (:class:`WorkCosts`) are measured once
 per process and per manifold on a tiny calibration run of the same code
 (:func:`calibrated_costs`, about 0.1 s on the sphere), then cached.
 
@@ -41,7 +44,9 @@ DEFAULT_WORK_BUDGET = 60.0
 #: lengths whose difference removes the per-run cost (setup, diagnostics).
 _CALIBRATION_RUNS = ((1, 16), (8, 1024))
 _CALIBRATION_STEPS = (10, 50)
-_CALIBRATION_MC = (400, 5)  # n_samples, repeats of the Monte Carlo calibration
+#: (n_samples, repeats) of the two Monte Carlo calibration runs, whose difference separates the
+#: cost of a sample from the fixed cost of a repeat.
+_CALIBRATION_MC = ((400, 5), (2000, 5))
 _CACHE = {}
 
 
@@ -56,7 +61,8 @@ class WorkCosts:
     per_term : float
         Cost of one gradient term (one observation at one chain, or at one proposal).
     per_sample : float
-        Cost of one Monte Carlo sample of the privacy-loss accounting.
+        Cost of one Monte Carlo sample of the privacy-loss accounting (for the Monte Carlo
+        kind, ``per_step`` is the fixed cost of one repeat).
     """
 
     per_step: float
@@ -144,13 +150,14 @@ class WorkEstimate:
     def describe(self) -> str:
         """Sentences for a page: the total, then one line per stage."""
         bound = self.worst_case_seconds > self.seconds
+        counts = [f"{_fmt(self.operations)} gradient terms"] if (
+            self.operations or not self.mc_samples) else []
+        if self.mc_samples:
+            counts.append(f"{_fmt(self.mc_samples)} Monte Carlo samples")
         lines = [f"Estimated work: {'' if self.seconds < 1e-3 else 'about '}"
                  f"{_fmt_seconds(self.seconds)}"
                  + (f" (up to {_fmt_seconds(self.worst_case_seconds)} for the worst-case data "
-                    "set)" if bound else "") + " "
-                 f"({_fmt(self.operations)} gradient terms"
-                 + (f", {_fmt(self.mc_samples)} Monte Carlo samples" if self.mc_samples else "")
-                 + ")."]
+                    "set)" if bound else "") + f" ({', '.join(counts)})."]
         lines += [f"- {p.describe()}" for p in self.parts]
         return "\n".join(lines)
 
@@ -199,10 +206,11 @@ def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sam
 
 def monte_carlo_part(costs, *, n_samples, repeats, what="Monte Carlo estimate of mu",
                      reduce="the Monte Carlo samples or repeats"):
-    """Monte Carlo privacy accounting: ``n_samples x repeats`` samples."""
+    """Monte Carlo privacy accounting: ``n_samples x repeats`` samples, in
+    ``repeats x (per_step + n_samples x per_sample)`` seconds."""
     total = float(n_samples) * float(repeats)
     return WorkPart(what=what, operations=total, unit="Monte Carlo samples",
-                    seconds=total * costs.per_sample,
+                    seconds=total * costs.per_sample + float(repeats) * costs.per_step,
                     factors={"samples": int(n_samples), "repeats": int(repeats)}, reduce=reduce)
 
 
@@ -241,6 +249,16 @@ def check_work(estimate, max_work=None):
         f"running: {top.describe()}), above the work budget of {_fmt_seconds(budget)}. "
         f"Reduce {top.reduce}; or pass max_work=float('inf') to run it anyway.",
         seconds=estimate.seconds, budget=budget, estimate=estimate)
+
+
+def refusal_message(estimate, max_work=None):
+    """The message :func:`check_work` refuses ``estimate`` with, or None within the budget
+    (for a user interface that disables a request instead of running it)."""
+    try:
+        check_work(estimate, max_work)
+    except WorkBudgetError as exc:
+        return str(exc)
+    return None
 
 
 def resolve_budget(max_work):
@@ -393,10 +411,104 @@ def estimate_monte_carlo_work(manifold, n_samples, repeats, costs=None):
     return estimate_work(monte_carlo_part(costs, n_samples=n_samples, repeats=repeats))
 
 
+#: Monte Carlo runs of a Gaussian release: :func:`~dpcore.privacy.calibrate_sigma` (secant
+#: search, three or four runs of 1000 samples x 100 repeats) for a target µ, or one run of
+#: 2000 x 50 (:class:`~dpcore.mechanisms.RiemannianGaussian`'s defaults) at a given σ.
+_GAUSSIAN_CALIBRATION = (4, 1000, 100)
+_GAUSSIAN_AT_SIGMA = (1, 2000, 50)
+
+
+def estimate_frechet_release_work(manifold, n, *, mechanism, epsilon=None, radius, center,
+                                  sigma=None, n_draws=1, chain_length=2000, burn_in=1000,
+                                  mode="strict", sampler="auto", costs=None):
+    """Estimated work of :func:`~dpcore.release.private_frechet_mean` for any mechanism.
+
+    KNG as :func:`estimate_frechet_work`; the Gaussian mechanism's Monte Carlo accounting
+    where µ has no closed form (calibrating σ for the µ of ``epsilon``, or estimating µ at a
+    given ``sigma``); the Laplace and ambient mechanisms draw in closed form or by
+    one-dimensional radial samplers: ``n_draws`` draws about the mean, O(n) each.
+
+    Returns
+    -------
+    WorkEstimate
+    """
+    m = manifold
+    if mechanism == "kng":
+        return estimate_frechet_work(m, n, epsilon=epsilon, radius=radius, center=center,
+                                     n_draws=n_draws, chain_length=chain_length,
+                                     burn_in=burn_in, mode=mode, sampler=sampler, costs=costs)
+    if mechanism == "gaussian":
+        from ..privacy import exact_gdp_accounting
+
+        if exact_gdp_accounting(m) is None:
+            runs, n_samples, repeats = (_GAUSSIAN_AT_SIGMA if sigma is not None
+                                        else _GAUSSIAN_CALIBRATION)
+            mc_costs = calibrated_costs(m, "monte_carlo") if costs is None else costs
+            what = ("Monte Carlo estimate of mu at sigma" if sigma is not None else
+                    f"Monte Carlo calibration of sigma ({runs} runs)")
+            return estimate_work(monte_carlo_part(mc_costs, n_samples=runs * n_samples,
+                                                  repeats=repeats, what=what,
+                                                  reduce="nothing on this page (fixed sizes)"))
+    draw_costs = calibrated_costs(m, "frechet") if costs is None else costs
+    return estimate_work(exact_part(draw_costs, draws=n_draws, proposals_per_draw=1, n=n,
+                                    what="closed-form draws about the mean"))
+
+
+def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
+                               n_footpoints=10, n_vectors=10, chain_length=1000, burn_in=500,
+                               mode="paper", costs=None):
+    """Estimated work of :func:`~dpcore.experiments.budget_sweep` from its settings.
+
+    Every (sample size, replicate) data set runs its ``n_pairs`` budget pairs as batched
+    releases of the sequential scheme (chunks of at most 2000 vector chains, as the sweep
+    does); each chunk runs ``n_footpoints`` footpoint chains and ``n_footpoints x n_vectors``
+    vector chains per pair for ``burn_in + chain_length`` steps (timed on the release's own
+    code path, calibration kind ``"sweep"``), or closed-form K-norm draws on a vector space in
+    paper mode. Data generation and the non-private fits are not counted (they are small next
+    to the chains).
+
+    Returns
+    -------
+    WorkEstimate
+        One stage per sample size and sampler stage, summed over replicates and chunks.
+    """
+    from ..experiments.budget import _chunks
+
+    m = manifold
+    draws = int(n_footpoints) * int(n_vectors)
+    chains_per_pair = int(n_footpoints) + draws  # footpoint chains, then vector chains
+    steps = int(chain_length) + int(burn_in)
+    linear_exact = bool(m.is_linear and mode != "strict")
+    if costs is None:
+        costs = calibrated_costs(m, "joint" if linear_exact else "sweep")
+    what = ("exact K-norm draws (affine gradient)" if linear_exact else
+            "sequential KNG by MCMC (footpoint and shooting-vector chains)")
+    parts = []
+    for n in sample_sizes:
+        ops = sec = 0.0
+        for chunk in _chunks(int(n_pairs), draws):
+            if linear_exact:
+                part = exact_part(costs, draws=len(chunk) * draws, proposals_per_draw=1, n=n)
+            else:
+                part = mcmc_part(costs, chains=len(chunk) * chains_per_pair, steps=steps, n=n)
+            ops, sec = ops + part.operations, sec + part.seconds
+        factors = {"releases": int(n_pairs) * int(replicates), "chains": chains_per_pair,
+                   "steps": steps, "n": int(n)}
+        if linear_exact:
+            factors = {"releases": int(n_pairs) * int(replicates), "draws": draws, "n": int(n)}
+        parts.append(WorkPart(
+            what=f"n = {int(n)}: {what}", operations=ops * int(replicates),
+            unit="gradient terms", seconds=sec * int(replicates), factors=factors,
+            reduce="the sample sizes, replicates, budget pairs, draws per release, or "
+                   "the chain length and burn-in"))
+    return estimate_work(*parts)
+
+
 # ---------------------------------------------------------------------- calibration
-#: The code paths :func:`calibrated_costs` can time: the four KNG chains, and the Monte Carlo
-#: accounting of the Gaussian mechanism (imported and timed only when asked for).
-KINDS = ("joint", "footpoint", "vector", "frechet", "monte_carlo")
+#: The code paths :func:`calibrated_costs` can time: the four KNG chains, the batched
+#: sequential releases of a budget sweep, and the Monte Carlo accounting of the Gaussian
+#: mechanism (imported and timed only when asked for).
+KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo")
 
 
 def calibrated_costs(manifold, kind="joint"):
@@ -405,10 +517,13 @@ def calibrated_costs(manifold, kind="joint"):
 
     ``kind`` names the chain timed: ``"joint"`` the joint regression KNG
     (:func:`~dpcore.mechanisms.kng.regression_joint_many`), ``"footpoint"`` and ``"vector"``
-    the two stages of the sequential scheme, ``"frechet"`` the Fréchet KNG; each at two
-    (chains, n) sizes, which separate the fixed cost of a step from the cost of a gradient
-    term. ``"monte_carlo"`` times :func:`~dpcore.privacy.gdp_mu_monte_carlo` (``per_sample``
-    only; the chain kinds leave it 0).
+    the two stages of the sequential scheme, ``"frechet"`` the Fréchet KNG, ``"sweep"`` the
+    batched sequential releases of :func:`~dpcore.experiments.budget_sweep`
+    (:func:`~dpcore.release.private_geodesic_regression_budgets` in strict mode, chains counted
+    over both stages); each at two (chains, n) sizes, which separate the fixed cost of a step
+    from the cost of a gradient term. ``"monte_carlo"`` times
+    :func:`~dpcore.privacy.gdp_mu_monte_carlo` at two sample sizes (``per_sample``, and the
+    fixed cost of a repeat as ``per_step``; the chain kinds leave ``per_sample`` 0).
     """
     if kind not in KINDS:
         raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}.")
@@ -420,7 +535,13 @@ def calibrated_costs(manifold, kind="joint"):
 
 def _calibrate(manifold, kind):
     if kind == "monte_carlo":
-        return WorkCosts(per_step=0.0, per_term=0.0, per_sample=_time_monte_carlo(manifold))
+        (n1, r1), (n2, r2) = _CALIBRATION_MC
+        _time_monte_carlo(manifold, 50, 2)  # warm-up: lazy imports and first-call costs
+        t1, t2 = (min(_time_monte_carlo(manifold, n, r) for _ in range(3))
+                  for n, r in _CALIBRATION_MC)
+        per_sample = max((t2 / r2 - t1 / r1) / (n2 - n1), 0.0)
+        per_repeat = max(t1 / r1 - per_sample * n1, 0.0)
+        return WorkCosts(per_step=per_repeat, per_term=0.0, per_sample=per_sample)
     short, long = _CALIBRATION_STEPS
     per_step_time = []  # seconds per step at each calibration size, per-run cost removed
     for chains, n in _CALIBRATION_RUNS:
@@ -433,6 +554,10 @@ def _calibrate(manifold, kind):
     return WorkCosts(per_step=per_step, per_term=per_term)
 
 
+#: Residual bound of the calibration chains (the dashboard's S² default).
+_CALIBRATION_TAU = 0.2
+
+
 def _time_chain(manifold, kind, chains, n, steps):
     from ..data import make_regression_data
     from ..mechanisms.kng import (
@@ -443,28 +568,61 @@ def _time_chain(manifold, kind, chains, n, steps):
     )
 
     data = make_regression_data(manifold, n, rng=0)
+    if kind == "sweep":
+        return _time_sweep(manifold, data, chains, steps)
     mech = KNormGradient(manifold=manifold, epsilon=1.0, sensitivity=1.0 / n,
                          chain_length=steps, burn_in=0)
     y = np.asarray(data.y, dtype=float)
     start = time.perf_counter()
     with np.errstate(all="ignore"):
-        p0 = y[0]
-        v0 = np.zeros_like(p0)
+        # Chains start at the generating geodesic with residuals clipped at a typical public
+        # bound, and a strict release always bounds the speed: the calibration then runs the
+        # same code path as the releases it prices (on S² the compiled chain and its
+        # vectorised sum over the data, not the slow branch far from any fit).
+        p0 = np.asarray(data.footpoint, dtype=float)
+        v0 = np.asarray(manifold.proj_tangent(p0, data.shooting_vector), dtype=float)
+        speed = float(manifold.diameter) if manifold.is_compact else 2.0
+        tau = _CALIBRATION_TAU
         if kind == "joint":
-            regression_joint_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=1.0)
+            regression_joint_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=tau,
+                                  max_norm=speed)
         elif kind == "footpoint":
-            regression_footpoints_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=1.0)
+            regression_footpoints_many([mech], data.x, y, p0, v0, size=chains, rng=0, tau=tau)
         elif kind == "vector":
-            regression_vectors_many([mech], data.x, y, p0[None], v0, chains, rng=0, tau=1.0)
+            regression_vectors_many([mech], data.x, y, p0[None], v0, chains, rng=0, tau=tau,
+                                    max_norm=speed)
         else:
-            mech.frechet_mean(y, p0, size=chains, rng=0)
+            mech.frechet_mean(y, y[0], size=chains, rng=0)
     return time.perf_counter() - start
 
 
-def _time_monte_carlo(manifold):
+def _time_sweep(manifold, data, chains, steps):
+    """Seconds of one batched sequential release as a budget sweep runs it: ``chains // 2``
+    budget pairs of one footpoint and one vector chain each, ``steps`` steps in all (half
+    burn-in), strict mode with public bounds that hold for the calibration data."""
+    import warnings
+
+    from .regression import private_geodesic_regression_budgets
+
+    y = np.asarray(data.y, dtype=float)
+    center = y[0]
+    tau_m = float(np.max(manifold.dist(y, center))) + 1e-9
+    start = time.perf_counter()
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        private_geodesic_regression_budgets(
+            manifold, data.x, y, budgets=[(1.0, 1.0)] * max(1, int(chains) // 2),
+            mode="strict", scheme="sequential", tau=1.0, tau_m=tau_m, center=center,
+            covariate_range=(float(np.min(data.x)), float(np.max(data.x))), n_footpoints=1,
+            n_vectors=1, chain_length=steps - steps // 2, burn_in=steps // 2, rng=0,
+            max_work=float("inf"))
+    return time.perf_counter() - start
+
+
+def _time_monte_carlo(manifold, n_samples, repeats):
+    """Seconds of one Monte Carlo µ estimate (0 where the space has none)."""
     from ..privacy import gdp_mu_monte_carlo
 
-    n_samples, repeats = _CALIBRATION_MC
     if not manifold.is_homogeneous:
         return 0.0
     inj = float(manifold.injectivity_radius)
@@ -475,7 +633,7 @@ def _time_monte_carlo(manifold):
                            rng=0)
     except (ValueError, NotImplementedError):
         return 0.0  # no Monte Carlo accounting on this space: no such stage to estimate
-    return (time.perf_counter() - start) / (n_samples * repeats)
+    return time.perf_counter() - start
 
 
 def _fmt(value):
@@ -501,7 +659,9 @@ def _fmt_seconds(seconds):
 
 
 __all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WorkCosts", "WorkEstimate", "WorkPart",
-           "calibrated_costs", "check_work", "estimate_frechet_work", "estimate_monte_carlo_work",
+           "calibrated_costs", "check_work", "estimate_budget_sweep_work",
+           "estimate_frechet_release_work", "estimate_frechet_work", "estimate_monte_carlo_work",
            "estimate_regression_work",
            "estimate_work", "exact_part", "frechet_kng_work", "mcmc_part", "monte_carlo_part",
+           "refusal_message",
            "regression_work", "resolve_budget"]

@@ -47,6 +47,8 @@ import math
 
 import numpy as np
 
+from .._progress import report
+
 #: Largest number of cells an envelope may hold (the refinement stops there).
 MAX_CELLS = 60_000
 
@@ -366,8 +368,12 @@ class RefinedEnvelope:
         return float(low.sum() / np.exp(self.log_bound + self.log_volume).sum())
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, size, rng, *, n_terms=1):
-        """``size`` exact draws; returns ``(points, proposals, envelope_violations)``."""
+    def sample(self, size, rng, *, n_terms=1, progress=None):
+        """``size`` exact draws; returns ``(points, proposals, envelope_violations)``.
+
+        ``progress(fraction)``, if given, is called after every batch of proposals with the
+        accepted share of the ``size`` draws (:mod:`dpcore._progress`; it may raise to cancel).
+        """
         d = self.domain.dim
         logm = self.log_bound + self.log_volume
         prob = np.exp(logm - logm.max())
@@ -391,6 +397,7 @@ class RefinedEnvelope:
             if hits.size:
                 out.append(self.domain.to_point(u[hits]))
                 have += hits.size
+            report(progress, have / size)
         return np.concatenate(out)[:size], tried, violations
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._progress import steps
 from .._validation import (
     as_float_array,
     check_int,
@@ -26,6 +27,7 @@ from .._validation import (
     check_probability,
 )
 from ..manifolds.base import CutLocusError
+from ._compiled_sphere import compiled_chain
 from .diagnostics import effective_sample_size, split_rhat
 
 #: Robbins-Monro gain on log(step size) at adaptation step t: _GAIN / (1 + t / 10) ** 0.6.
@@ -278,6 +280,7 @@ def metropolis_hastings(
     rng=None,
     adapt=True,
     groups=None,
+    progress=None,
 ):
     r"""Riemannian random-walk Metropolis-Hastings with many chains in one array.
 
@@ -317,6 +320,10 @@ def metropolis_hastings(
         step size, tuned on its chains' acceptance, so one run can serve targets of very
         different scales (e.g. one group per privacy budget); the ESS and R-hat reported are
         the worst over the groups. Default: all chains in one group.
+    progress : callable, optional
+        ``progress(fraction)`` with the finished fraction of the burn-in and sampling steps,
+        called about a hundred times (:func:`dpcore._progress.steps`). It may raise to cancel
+        the run; nothing here catches it.
 
     Returns
     -------
@@ -332,6 +339,11 @@ def metropolis_hastings(
     -----
     A release computed from MCMC draws is only approximately differentially private
     (:math:`\delta` of order 1 / chain length; paper 002 app. A.1).
+
+    When ``log_density`` carries the description of a geodesic-regression KNG target on the
+    sphere (attached by :mod:`dpcore.mechanisms.kng`), the loop
+    runs compiled (:mod:`dpcore.sampling._compiled_sphere`, numba): same random numbers, same
+    adaptation, same draws up to floating-point rounding. Without numba the numpy loop runs.
     """
     check_manifold(manifold)
     if not manifold.is_homogeneous:
@@ -367,20 +379,19 @@ def metropolis_hastings(
     reference = x[0].copy()
     samples = np.empty((n_chains, n_samples, *manifold.point_shape))
     log_values = np.empty((n_chains, n_samples))
-    accepted_total = np.zeros(n_chains)
-    stepper = _Stepper(manifold, log_density, n_chains, rng)
-    with np.errstate(all="ignore"):
-        logp = _evaluate(log_density, x, n_chains)
-        eta, x, logp = _burn_in(stepper, x, logp, eta, eta_max, burn_in, target_accept, adapt,
-                                labels, n_groups)
-        eta_chain = eta[labels] if n_groups > 1 else float(eta[0])
-        step = stepper.step
-        for i in range(n_samples * thin):
-            x, logp, accepted, _ = step(x, logp, eta_chain)
-            accepted_total += accepted
-            if (i + 1) % thin == 0:
-                samples[:, i // thin] = x
-                log_values[:, i // thin] = logp
+    tick = steps(progress, burn_in + n_samples * thin)
+    compiled = compiled_chain(manifold, log_density, n_chains)
+    if compiled is not None:
+        logp = compiled.evaluate(x)
+        eta, x, logp, accepted_total = compiled.run(
+            x, logp, eta, eta_max, burn_in=burn_in, n_samples=n_samples, thin=thin,
+            target=target_accept, adapt=adapt, rng=rng, labels=labels, samples=samples,
+            log_values=log_values, tick=None if progress is None else tick, block=_BLOCK)
+    else:
+        eta, accepted_total = _numpy_chain(
+            manifold, log_density, x, eta, eta_max, n_chains=n_chains, burn_in=burn_in,
+            n_samples=n_samples, thin=thin, target_accept=target_accept, adapt=adapt, rng=rng,
+            labels=labels, n_groups=n_groups, samples=samples, log_values=log_values, tick=tick)
     per_group = None
     if n_groups == 1:
         ess, rhat = _diagnostics(manifold, reference, samples, log_values)
@@ -406,6 +417,28 @@ def metropolis_hastings(
     )
 
 
+def _numpy_chain(manifold, log_density, x, eta, eta_max, *, n_chains, burn_in, n_samples, thin,
+                 target_accept, adapt, rng, labels, n_groups, samples, log_values, tick):
+    """The burn-in and sampling loops with numpy steps; fills ``samples`` and
+    ``log_values`` and returns the frozen step sizes and the acceptance counts."""
+    accepted_total = np.zeros(n_chains)
+    stepper = _Stepper(manifold, log_density, n_chains, rng)
+    with np.errstate(all="ignore"):
+        logp = _evaluate(log_density, x, n_chains)
+        eta, x, logp = _burn_in(stepper, x, logp, eta, eta_max, burn_in, target_accept, adapt,
+                                labels, n_groups, tick=tick)
+        eta_chain = eta[labels] if n_groups > 1 else float(eta[0])
+        step = stepper.step
+        for i in range(n_samples * thin):
+            x, logp, accepted, _ = step(x, logp, eta_chain)
+            accepted_total += accepted
+            if (i + 1) % thin == 0:
+                samples[:, i // thin] = x
+                log_values[:, i // thin] = logp
+            tick(burn_in + i + 1)
+    return eta, accepted_total
+
+
 def _check_groups(groups, n_chains):
     """Labels ``(n_chains,)`` in ``0 .. G-1`` and G (one group when ``groups`` is None)."""
     if groups is None:
@@ -420,20 +453,25 @@ def _check_groups(groups, n_chains):
     return labels.astype(int), n_groups
 
 
-def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_groups):
+def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_groups,
+             tick=None):
     """Run the burn-in, tuning one step size per group; returns ``(frozen etas, x, logp)``.
 
     The rate a group's step size is tuned on is the mean acceptance probability of its chains
     that started the step inside the support (finite log density): a chain still at a
     zero-density start accepts only jumps into the support, and counting its zeros would
     shrink the step until it can no longer reach it. A group with no such chain keeps its step.
+    ``tick(t)`` is called after step ``t``.
     """
+    if tick is None:
+        tick = steps(None, 1)
     single = n_groups == 1
     step = stepper.step
     if not adapt:
         eta_chain = float(eta[0]) if single else eta[labels]
-        for _ in range(n_steps):
+        for t in range(n_steps):
             x, logp, _, _ = step(x, logp, eta_chain)
+            tick(t + 1)
         return eta, x, logp
     log_cap = math.log(eta_max) if math.isfinite(eta_max) else math.inf
     half = n_steps // 2
@@ -450,6 +488,7 @@ def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_g
             log_eta = min(log_eta + _GAIN / (1.0 + t / 10.0) ** 0.6 * (rate - target), log_cap)
             if t >= half:
                 total += log_eta
+            tick(t + 1)
         if n_steps:
             log_eta = total / (n_steps - half)
         return np.minimum(np.exp(np.array([log_eta])), eta_max), x, logp
@@ -464,6 +503,7 @@ def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_g
         log_eta = np.minimum(log_eta + _GAIN / (1.0 + t / 10.0) ** 0.6 * (rate - target), log_cap)
         if t >= half:
             total += log_eta
+        tick(t + 1)
     if n_steps:
         log_eta = total / (n_steps - half)
     return np.minimum(np.exp(log_eta), eta_max), x, logp

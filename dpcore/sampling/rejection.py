@@ -39,6 +39,8 @@ import math
 
 import numpy as np
 
+from .._progress import report
+
 #: Proposals evaluated per batch are capped so that ``batch x n`` stays near this many terms
 #: (the gradient of one proposal costs O(n)); keeps the temporaries in memory and cache.
 _TERMS_PER_BATCH = 2_000_000
@@ -142,7 +144,8 @@ def worst_case_proposals(g_max, sigma):
     return math.exp(min(float(g_max) / float(sigma), 700.0))
 
 
-def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1):
+def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1,
+                     progress=None):
     r"""Exact draws from :math:`\propto \exp(-g(z)/\sigma)` on ``support`` by uniform rejection.
 
     Parameters
@@ -159,6 +162,9 @@ def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1
     rng : None, int or Generator
     n_terms : int
         Cost of one ``g`` evaluation in data terms (``n``), used to size the batches.
+    progress : callable, optional
+        ``progress(fraction)`` after every batch of proposals: the accepted share of all the
+        draws asked for (:mod:`dpcore._progress`; it may raise to cancel).
 
     Returns
     -------
@@ -201,6 +207,7 @@ def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1
                              / max(tried[open_groups].max(), 1)), 1e-12)
             need = int((size - have[open_groups]).max())
             m = int(min(batch_cap, max(64, math.ceil(1.3 * need / rate))))
+        report(progress, np.minimum(have, size).sum() / (n_groups * size))
     values = np.stack([np.concatenate(c)[:size] for c in got])
     return (values[0] if scalar else values), tried
 

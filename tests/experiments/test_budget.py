@@ -220,3 +220,57 @@ def test_cells_partition_gives_the_rows_of_one_call():
                    | ((whole.n == 8) & (whole.replicate == 0))].reset_index(drop=True))
     with pytest.raises(ValueError, match="not a cell"):
         budget_sweep(Sphere(2), cells=[(9, 0)], **kw)
+
+
+class TestProgress:
+    """Issue 13/14: progress per finished batch, results unchanged by the callback, a raising
+    callback (a cancel) stops the sweep."""
+
+    KW = {"sample_sizes": [10, 15], "split": "unequal", "totals": [1.0],
+          "eps_p_grid": [0.2, 0.5, 0.8], "replicates": 2, "rng": 7, **QUICK}
+
+    @pytest.mark.parametrize("n_jobs", [1, 2])
+    def test_results_identical_with_and_without_a_callback(self, sphere_sweep, n_jobs):
+        fractions = []
+        df = budget_sweep(Sphere(2), n_jobs=n_jobs, progress=fractions.append, **self.KW)
+        pd.testing.assert_frame_equal(sphere_sweep, df)
+        assert np.all(np.diff(fractions) >= 0) and fractions[-1] == 1.0
+        assert all(0 < f <= 1 for f in fractions)
+
+    def test_parallel_progress_comes_as_waves_complete(self, monkeypatch):
+        """With n_jobs = 2 the four batches run as two waves of two; a callback raising at its
+        first call (after the first wave) stops the sweep before the second wave starts."""
+        from dpcore.experiments import budget as module
+
+        waves = []
+        real = module.parallel_map
+
+        def counting(func, jobs, n_jobs):
+            waves.append(len(jobs))
+            return real(func, jobs, n_jobs)
+
+        monkeypatch.setattr(module, "parallel_map", counting)
+
+        class Stop(Exception):
+            pass
+
+        def cancel(fraction):
+            raise Stop(fraction)
+
+        with pytest.raises(Stop):
+            budget_sweep(Sphere(2), n_jobs=2, progress=cancel, **self.KW)
+        assert waves == [2]
+        waves.clear()
+        budget_sweep(Sphere(2), n_jobs=2, **self.KW)  # no callback: one parallel map
+        assert waves == [4]
+
+    def test_exception_of_the_callback_propagates_in_process(self):
+        calls = []
+
+        def cancel(fraction):
+            calls.append(fraction)
+            raise KeyboardInterrupt  # not an Exception: nothing may swallow it
+
+        with pytest.raises(KeyboardInterrupt):
+            budget_sweep(Sphere(2), progress=cancel, **self.KW)
+        assert len(calls) == 1

@@ -73,7 +73,8 @@ def test_exact_work_is_linear_in_each_factor(factor):
 
 def test_monte_carlo_work_and_totals():
     mc = monte_carlo_part(COSTS, n_samples=5000, repeats=50)
-    assert mc.operations == 250_000 and mc.seconds == pytest.approx(2.5)
+    # repeats x (fixed cost of a repeat + samples x cost of a sample)
+    assert mc.operations == 250_000 and mc.seconds == pytest.approx(50 * (1e-4 + 5000 * 1e-5))
     mh = mcmc_part(COSTS, chains=10, steps=3000, n=100)
     est = estimate_work(mh, mc)
     assert est.operations == mh.operations and est.mc_samples == 250_000
@@ -196,7 +197,7 @@ def test_calibrated_costs_are_positive_and_cached():
     with pytest.raises(ValueError, match="kind"):
         calibrated_costs(SPHERE, "nope")
     mc = calibrated_costs(SPHERE, "monte_carlo")
-    assert mc.per_sample > 0 and mc.per_step == mc.per_term == 0
+    assert mc.per_sample > 0 and mc.per_step >= 0 and mc.per_term == 0
 
 
 def test_worst_case_stages_are_shown_but_never_refused():
@@ -222,7 +223,85 @@ def test_paper_mode_on_a_vector_space_is_closed_form():
 
 def test_monte_carlo_estimate_is_linear_in_samples_and_repeats():
     one = estimate_monte_carlo_work(SPHERE, 1000, 10, costs=COSTS)
-    assert one.mc_samples == 10_000 and one.seconds == pytest.approx(0.1)
-    assert estimate_monte_carlo_work(SPHERE, 2000, 30, costs=COSTS).seconds == pytest.approx(0.6)
+    assert one.mc_samples == 10_000 and one.seconds == pytest.approx(0.1 + 10 * 1e-4)
+    assert estimate_monte_carlo_work(SPHERE, 2000, 30, costs=COSTS).seconds == pytest.approx(
+        0.6 + 30 * 1e-4)
     with pytest.raises(WorkBudgetError, match="Monte Carlo samples or repeats"):
         check_work(estimate_monte_carlo_work(SPHERE, 5000, 50, costs=COSTS), max_work=1.0)
+
+
+# ---------------------------------------------------------------------- every mechanism, sweeps
+def test_frechet_release_estimate_covers_every_mechanism(known_costs):
+    from dpcore.manifolds import Euclidean
+    from dpcore.release.work import estimate_frechet_release_work
+
+    kw = {"epsilon": 1.0, "radius": 0.5, "center": NORTH}
+    kng = estimate_frechet_release_work(SPHERE, 500, mechanism="kng", sampler="mcmc", **kw)
+    assert kng == estimate_frechet_work(SPHERE, 500, sampler="mcmc", **kw)
+    # Gaussian on S^2: mu has no closed form; calibrating sigma costs four Monte Carlo runs of
+    # 1000 x 100 samples, estimating mu at a given sigma one run of 2000 x 50.
+    cal = estimate_frechet_release_work(SPHERE, 500, mechanism="gaussian", **kw)
+    assert cal.mc_samples == 4 * 1000 * 100
+    assert cal.seconds == pytest.approx(100 * (1e-4 + 4000 * 1e-5))
+    at = estimate_frechet_release_work(SPHERE, 500, mechanism="gaussian", sigma=0.3, **kw)
+    assert at.mc_samples == 2000 * 50
+    # Closed forms: n_draws draws about the mean, O(n) each; R^d's Gaussian has exact mu.
+    for mech in ("laplace", "ambient_laplace"):
+        est = estimate_frechet_release_work(SPHERE, 500, mechanism=mech, n_draws=3, **kw)
+        assert est.operations == 3 * 500 and est.mc_samples == 0
+    flat = estimate_frechet_release_work(Euclidean(2), 50, mechanism="gaussian", epsilon=1.0,
+                                         radius=1.0, center=np.zeros(2), costs=COSTS)
+    assert flat.mc_samples == 0 and flat.operations == 50
+
+
+@pytest.mark.parametrize("mode", ["paper", "strict"])
+def test_budget_sweep_estimate_counts_every_chain(known_costs, mode):
+    """Sequential scheme, by MCMC: per data set and budget pair, n_footpoints footpoint chains
+    and n_footpoints x n_vectors vector chains, each of burn_in + chain_length steps over n
+    terms; budget pairs run in chunks of at most 2000 vector chains, each chunk paying the
+    per-step cost once."""
+    from dpcore.release.work import estimate_budget_sweep_work
+
+    sizes, pairs, reps, nf, nv, steps = (20, 50), 30, 3, 10, 10, 300 + 200
+    est = estimate_budget_sweep_work(SPHERE, sizes, n_pairs=pairs, replicates=reps,
+                                     n_footpoints=nf, n_vectors=nv, chain_length=300,
+                                     burn_in=200, mode=mode)
+    terms = sum(reps * pairs * (nf + nf * nv) * steps * n for n in sizes)
+    assert est.operations == terms
+    chunks = 2  # 30 pairs x 100 vector chains: 20 pairs (2000 chains) per chunk
+    fixed = 1e-4 * steps * chunks * reps * len(sizes)
+    assert est.seconds == pytest.approx(terms * 3e-8 + fixed, rel=1e-12)
+    assert [p.factors["n"] for p in est.parts] == [20, 50]
+    assert all(p.factors["chains"] == nf + nf * nv for p in est.parts)
+    double = estimate_budget_sweep_work(SPHERE, sizes, n_pairs=pairs, replicates=2 * reps,
+                                        n_footpoints=nf, n_vectors=nv, chain_length=300,
+                                        burn_in=200, mode=mode)
+    assert double.seconds == pytest.approx(2 * est.seconds, rel=1e-12)
+
+
+def test_sweep_calibration_times_the_sweep_code_path():
+    """The "sweep" kind times batched sequential releases (strict mode, as the page runs
+    them): positive, cached costs."""
+    costs = calibrated_costs(SPHERE, "sweep")
+    assert costs.per_term > 0 and costs.per_step > 0 and costs.per_sample == 0
+    assert calibrated_costs(SPHERE, "sweep") is costs
+
+
+def test_budget_sweep_estimate_on_a_vector_space_in_paper_mode_is_closed_form():
+    from dpcore.manifolds import Euclidean
+    from dpcore.release.work import estimate_budget_sweep_work
+
+    est = estimate_budget_sweep_work(Euclidean(2), [40], n_pairs=5, n_footpoints=2,
+                                     n_vectors=3, mode="paper", costs=COSTS)
+    assert est.operations == 5 * 2 * 3 * 40 and "exact K-norm" in est.parts[0].what
+
+
+def test_refusal_message_is_the_budget_error_or_none():
+    from dpcore.release.work import refusal_message
+
+    est = estimate_work(mcmc_part(COSTS, chains=10, steps=3000, n=1000))
+    assert refusal_message(est, max_work=1e6) is None
+    message = refusal_message(est, max_work=1.0)
+    with pytest.raises(WorkBudgetError) as excinfo:
+        check_work(est, max_work=1.0)
+    assert message == str(excinfo.value) and "work budget of 1.0 s" in message
