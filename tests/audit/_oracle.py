@@ -117,12 +117,13 @@ def uniform_sphere(size, rng):
     return normalize(z)
 
 
-def uniform_bundle(max_speed):
+def uniform_bundle(max_speed, center=None, radius=None):
     """Proposal ``(k, rng) -> (k, 2, 3)`` uniform on S² x {|v| <= max_speed} (area x Lebesgue
-    on each tangent disk), for rejection sampling of joint-regression targets."""
+    on each tangent disk), for rejection sampling of joint-regression targets; with ``center``
+    and ``radius`` the footpoints are uniform on the ball B_radius(center) instead."""
 
     def propose(k, r):
-        p = uniform_sphere(k, r)
+        p = uniform_sphere(k, r) if center is None else uniform_ball(center, radius, k, r)
         f1, f2 = tangent_frame(p)
         rho = max_speed * np.sqrt(r.uniform(size=(k, 1)))
         phi = r.uniform(0, 2 * np.pi, size=(k, 1))
@@ -403,7 +404,12 @@ def bundle_grid(n_theta, n_rho, max_speed, n_phi=None, n_psi=None):
     The fibre grid is laid out in the frame of :func:`tangent_frame`; any orthonormal frame
     gives a valid quadrature of the disk (Lebesgue measure is rotation invariant).
     """
-    base = sphere_grid(n_theta, n_phi)
+    return disk_bundle(sphere_grid(n_theta, n_phi), n_rho, max_speed, n_psi)
+
+
+def disk_bundle(base, n_rho, max_speed, n_psi=None):
+    """Product of a footpoint grid ``base`` with polar grids of the tangent disks |v| <= max_speed
+    (frame of :func:`tangent_frame`), for area(dp) x Lebesgue(dv) (:func:`bundle_grid`)."""
     coords, wv = disk_grid(max_speed, n_rho, n_psi)
     e1, e2 = tangent_frame(base.points)
     v = coords[None, :, 0:1] * e1[:, None] + coords[None, :, 1:2] * e2[:, None]
