@@ -10,7 +10,7 @@ them with an environment variable read by :func:`get_limits` each time it is cal
 field                  environment variable                     default
 =====================  =======================================  ===========
 ``max_upload_mb``      ``DPCORE_MAX_UPLOAD_MB``                 200
-``max_rows``           ``DPCORE_MAX_ROWS``                      100 000
+``max_rows``           ``DPCORE_MAX_ROWS``                    1 000 000
 ``max_replicates``     ``DPCORE_MAX_REPLICATES``                400
 ``max_chain_length``   ``DPCORE_MAX_CHAIN_LENGTH``              20 000
 ``max_burn_in``        ``DPCORE_MAX_BURN_IN``                   10 000
@@ -86,7 +86,7 @@ class Limits:
     """
 
     max_upload_mb: int = 200
-    max_rows: int = 100_000
+    max_rows: int = 1_000_000
     max_replicates: int = 400
     max_chain_length: int = 20_000
     max_burn_in: int = 10_000

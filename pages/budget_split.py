@@ -18,9 +18,11 @@ from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
+from ui.progress import RunProgress, cancelled_notice
 from ui.session import PageSettings, export_buttons, query_value
 
 RESULT = "bs_result"
+RUNNING = "bs_running"
 DEFAULT = B.SweepConfig()
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
@@ -56,8 +58,35 @@ def int_list(text):
 
 @st.cache_data(show_spinner=False, max_entries=4000)
 def cached_chunk(config, view, n, rep):
-    # A seeded simulation on synthetic data: deterministic, so safe to cache and share.
+    # A seeded simulation on synthetic data: deterministic, so safe to cache and share. (No
+    # progress callback inside: a cached function may not draw into the page's bar.)
     return B.run_chunk(config, view, n, rep)
+
+
+def _start_run():
+    """The Run button's callback: the run it starts renders the button disabled."""
+    st.session_state[RUNNING] = True
+
+
+def run_simulation(config, chunk_seconds, estimate):
+    """Every unit of the simulation, with a progress bar updated after each unit (share of the
+    estimated work done, time left) and a Cancel that takes effect at the next update; the
+    results are stored only when every unit finished."""
+    chunks = B.sweep_chunks(config)
+    total = sum(chunk_seconds) or 1.0
+    parts, done = [], 0.0
+    try:
+        with RunProgress("Simulating", key="bs_sim", estimate=estimate) as bar:
+            for i, ((view, n, rep), seconds) in enumerate(
+                    zip(chunks, chunk_seconds, strict=True), start=1):
+                parts.append(cached_chunk(config, view, n, rep))
+                done += seconds
+                bar.label = f"Simulating: {i} of {len(chunks)} cells done"
+                bar(done / total)
+    except Exception as exc:  # show the reason, keep the page alive
+        return str(exc)
+    st.session_state[RESULT] = {"config": config, "df": pd.concat(parts, ignore_index=True)}
+    return None
 
 
 def main():
@@ -200,30 +229,40 @@ def main():
     elif not sizes and set(config.views) - {"grid"}:
         problem = "Pick at least one sample size."
     count = 0 if problem else B.n_releases(config)
+    work = None
+    if problem is None:
+        work, work_ok, chunk_seconds = B.sweep_work(config)
+        if not work_ok:
+            problem = B.work_refusal(work)
+    running = bool(st.session_state.get(RUNNING))
     c_run, c_info = st.columns([1, 4])
-    pressed = c_run.button("Run simulation", type="primary", key="bs_run",
-                           disabled=problem is not None)
-    c_info.caption(problem or (
-        f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each data set "
-        "share one batched sampler run). "
-        "Results of a given configuration and seed are cached."))
+    c_run.button("Run simulation", type="primary", key="bs_run", on_click=_start_run,
+                 disabled=problem is not None or running)
+    if work is not None and problem is not None:
+        c_info.error(problem + "\n\nOn this page: lower the replicates, the draws per release "
+                     "or the chain length and burn-in (section 3), the number of budgets "
+                     "(section 2) or the sample sizes (section 1).", icon=":material/timer:")
+    else:
+        c_info.caption(problem or (
+            f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each "
+            "data set share one batched sampler run). "
+            "Results of a given configuration and seed are cached."))
+    if work is not None and problem is None:
+        st.caption(work.describe().splitlines()[0], help=work.describe())
+    cancelled_notice("bs_sim", "The simulation")
 
-    if pressed and problem is None:
-        chunks = B.sweep_chunks(config)
-        parts = []
-        try:
-            with st.status("Simulating…", expanded=True) as status:
-                bar = st.progress(0.0, text="starting")
-                for i, (view, n, rep) in enumerate(chunks, start=1):
-                    parts.append(cached_chunk(config, view, n, rep))
-                    bar.progress(i / len(chunks),
-                                 text=f"{VIEW_LABELS[view]}: n = {n}, replicate {rep + 1}")
-                status.update(label="Simulation done", state="complete", expanded=False)
-        except Exception as exc:  # show the reason, keep the page alive
-            st.error(f"The simulation failed: {exc}")
-        else:
-            st.session_state[RESULT] = {"config": config, "df": pd.concat(parts,
-                                                                           ignore_index=True)}
+    if running:
+        # Cleared first: a Cancel stops the script in the middle of the run.
+        st.session_state[RUNNING] = False
+        error = None
+        if problem is None:
+            error = run_simulation(config, chunk_seconds, work.seconds)
+        if error is not None:
+            st.session_state["bs_error"] = error
+        st.rerun()  # draw the page again with the button enabled
+    error = st.session_state.pop("bs_error", None)
+    if error is not None:
+        st.error(f"The simulation failed: {error}")
 
     result = st.session_state.get(RESULT)
     if result is None:

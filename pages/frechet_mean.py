@@ -32,12 +32,15 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
+from ui.progress import RunProgress, cancelled_notice
 from ui.session import (
     export_buttons,
+    finish_release,
     planned_cost,
     query_value,
     record_release,
     release_button,
+    release_error,
     rows_per_person,
     session_memo,
     show_cost,
@@ -338,8 +341,9 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
                     format_func=V.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
     note = {"gaussian": "The Gaussian release first calibrates σ by Monte Carlo: allow a few "
                         "seconds (longer on SPD).",
-            "kng": "KNG is drawn exactly by rejection sampling (its run time depends on the "
-                   "data and is not shown)."}.get(mech)
+            "kng": "KNG is drawn exactly by rejection sampling where the library can (its run "
+                   "time then depends on the data; the estimate below is from public inputs "
+                   "only), else by Metropolis–Hastings chains."}.get(mech)
     st.caption("A release happens only when you press the button; it is drawn with OS entropy "
                "and recorded in the privacy ledger in the sidebar. " + (note or ""))
     pred = cached_prediction(manifold, repr(manifold), y.shape[0], epsilon, radius, center,
@@ -357,22 +361,29 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     key = f"{fingerprint}-{epsilon}-{mech}"
     cost = planned_cost(**L.planned_release(manifold, epsilon, mech))
     show_cost(cost)
-    if release_button("fm_release", cost):
-        with st.status("Drawing one private mean …", expanded=False) as status:
-            start = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    rel = private_frechet_mean(manifold, y, epsilon=epsilon, mechanism=mech,
-                                               radius=radius, center=center, mode="strict")
-            except (ValueError, RuntimeError) as exc:
-                status.update(label="The release failed", state="error")
-                st.error(f"The release failed: {exc}")
-                return
-            seconds = time.perf_counter() - start
-            record_release(PAGE, rel)
-            st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds}
-            status.update(label="Released", state="complete")
+    work, work_ok = L.work_estimate(manifold, y.shape[0], epsilon, radius, center, mech)
+    if work_ok:
+        st.caption(work.describe().splitlines()[0], help=work.describe())
+    else:
+        st.error(L.work_refusal(work) + "\n\nOn this page: lower n (or use fewer rows), "
+                 "lower ε, or choose another mechanism.", icon=":material/timer:")
+    cancelled_notice("fm_run", "The release")
+    release_error("fm_release")
+    if release_button("fm_release", cost, disabled=not work_ok):
+        start = time.perf_counter()
+        try:
+            with RunProgress("Drawing one private mean", key="fm_run",
+                             estimate=work.seconds) as bar, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rel = private_frechet_mean(manifold, y, epsilon=epsilon, mechanism=mech,
+                                           radius=radius, center=center, mode="strict",
+                                           progress=bar)
+        except (ValueError, RuntimeError) as exc:
+            finish_release("fm_release", error=exc)
+        seconds = time.perf_counter() - start
+        record_release(PAGE, rel)
+        st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds}
+        finish_release("fm_release")
     last = st.session_state.get(LAST)
     if not last:
         return

@@ -38,12 +38,15 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
+from ui.progress import RunProgress, cancelled_notice
 from ui.session import (
     export_buttons,
+    finish_release,
     planned_cost,
     query_value,
     record_release,
     release_button,
+    release_error,
     rows_per_person,
     show_cost,
     write_query,
@@ -190,23 +193,28 @@ def release_section(sigma, sensitivity):
     cost = planned_cost(mu=release_mu(float(sigma), float(sensitivity)), delta=None,
                         guarantee="approximately private")
     show_cost(cost)
-    if release_button("gd_release", cost):
-        with st.status("Estimating µ on S² and drawing one private mean …") as status:
-            start = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    rel = private_frechet_mean(Sphere(2), y, sigma=float(sigma),
-                                               mechanism="gaussian", radius=radius,
-                                               center=default_center(Sphere(2)))
-            except (ValueError, RuntimeError) as exc:
-                status.update(label="The release failed", state="error")
-                st.error(f"The release failed: {exc}")
-                return {"gd_rel_n": n, "gd_rel_seed": seed}
-            seconds = time.perf_counter() - start
-            record_release(PAGE, rel)
-            st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds, "y": y}
-            status.update(label="Released", state="complete")
+    work, work_ok = L.release_work(int(n), float(sigma), radius)
+    if work_ok:
+        st.caption(work.describe().splitlines()[0], help=work.describe())
+    else:
+        st.error(L.work_refusal(work), icon=":material/timer:")
+    cancelled_notice("gd_run", "The release")
+    release_error("gd_release")
+    if release_button("gd_release", cost, disabled=not work_ok):
+        start = time.perf_counter()
+        try:
+            with RunProgress("Estimating µ on S² and drawing one private mean", key="gd_run",
+                             estimate=work.seconds) as bar, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rel = private_frechet_mean(Sphere(2), y, sigma=float(sigma),
+                                           mechanism="gaussian", radius=radius,
+                                           center=default_center(Sphere(2)), progress=bar)
+        except (ValueError, RuntimeError) as exc:
+            finish_release("gd_release", error=exc)
+        seconds = time.perf_counter() - start
+        record_release(PAGE, rel)
+        st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds, "y": y}
+        finish_release("gd_release")
     last = st.session_state.get(LAST)
     if last and last["key"] == key:
         rel = last["release"]
@@ -359,8 +367,16 @@ def main():
     if sensitivity > math.pi:
         st.error("Δ must be at most π on the circle.")
         return
+    mc_work, mc_ok = L.table_work(len(MC_SIGMAS), int(mc_samples), int(mc_repeats))
+    if mc_ok:
+        st.caption(mc_work.describe().splitlines()[0], help=mc_work.describe())
+    else:
+        st.error(L.work_refusal(mc_work) + "\n\nOn this page: lower the samples or repeats "
+                 "in the Monte Carlo settings. The figure shows the exact curves only.",
+                 icon=":material/timer:")
     with st.spinner("Computing µ on S¹ (exact and Monte Carlo) …"):
-        table = table_cached(float(sensitivity), SIGMA_GRID, mc_sigmas=MC_SIGMAS,
+        table = table_cached(float(sensitivity), SIGMA_GRID,
+                             mc_sigmas=MC_SIGMAS if mc_ok else None,
                              mc_samples=int(mc_samples), mc_repeats=int(mc_repeats), seed=0)
     show_figure(st, V.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
                     width="stretch", key="gd_mu_sigma")

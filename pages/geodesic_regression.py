@@ -18,19 +18,24 @@ from ui.logic import export as X
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
+from ui.progress import RunProgress, cancelled_notice
 from ui.session import (
     ROWS_KEY,
     PageSettings,
     export_buttons,
+    finish_release,
     planned_cost,
     record_release,
     release_button,
+    release_error,
     rows_per_person,
     show_cost,
 )
 
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
+BUTTON = "gr_release_button"
+RUN = "gr_release"  # key of the progress bar and its Cancel button
 SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
            "rats": "Preset: rat skulls (real data)", "upload": "Upload a CSV"}
 settings_state = PageSettings("gr")
@@ -66,6 +71,64 @@ def accuracy_section(settings, n):
         with st.spinner("Simulating the exact target on model data…"):
             pred = cached_prediction(settings, n)
         st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
+
+
+def useful_budget_section(settings, dataset, fit, signature):
+    """After a release judged not useful: search the smallest useful n·ε by simulation (a
+    preview on the user's data, nothing released or recorded)."""
+    key = "gr_useful_search"
+    found = st.session_state.get(key)
+    if found is not None and found["signature"] == signature:
+        st.info(found["text"], icon=":material/query_stats:")
+        return
+    seconds = G.useful_search_seconds(settings, dataset.n)
+    too_long = seconds > G.DEFAULT_WORK_BUDGET
+    st.caption("How large must n·ε be? The search simulates releases of this data set at 2× "
+               "to 64× the budget (seeded MCMC draws: a preview for your eyes, nothing is "
+               "released or recorded) and stops at the first useful one. "
+               + (f"At this n it could take {seconds:.0f} s, above the work budget of "
+                  f"{G.DEFAULT_WORK_BUDGET:g} s: lower the number of draws or n."
+                  if too_long else f"At most about {max(seconds, 1):.0f} s."))
+    cancelled_notice(key, "The search")
+    if st.button("Find the smallest useful n·ε", key="gr_useful_button", disabled=too_long,
+                 icon=":material/query_stats:"):
+        with RunProgress("Simulating larger budgets", key=key, estimate=seconds) as bar:
+            result = G.useful_budget_search(settings, dataset, fit, progress=bar)
+        st.session_state[key] = {"signature": signature,
+                                 "text": G.useful_budget_text(result, dataset.n)}
+        st.info(st.session_state[key]["text"], icon=":material/query_stats:")
+
+
+def footpoint_region_inputs(kind, source):
+    """The optional public footpoint region of a compact space: its radius (None: the whole
+    space) and, on the sphere, its centre as (latitude, longitude)."""
+    key = f"gr_fr_{kind}_{source}"
+    init(key, None, G.default_footpoint_radius(kind, source), float, bounds=(0.0, 3.2))
+    radius = float(st.number_input(
+        "Footpoint region: radius r (public; 0: the whole space)", 0.0, 3.2, key=key, step=0.05,
+        format="%.3g",
+        help="Where the fitted curve's starting point can be, known before seeing the data "
+             "(the study design, a map). The private footpoint is drawn inside this ball only. "
+             "At small n × ε this is what makes the release useful: without it most of the "
+             "private target lies far from the data. The demonstration's data are generated "
+             "with their footpoint in such a region, so its default is public."))
+    center = None
+    if kind == "sphere":
+        init("gr_fc_sphere", None, "90, 0", str)
+        text = st.text_input("Footpoint region centre: latitude, longitude (degrees)",
+                             key="gr_fc_sphere", disabled=not radius)
+        try:
+            lat, lon = (float(v) for v in text.split(","))
+            if not (-90 <= lat <= 90 and -180 <= lon <= 360):
+                raise ValueError
+            center = (lat, lon)
+        except ValueError:
+            st.error("The centre must be 'latitude, longitude' in degrees (latitude in "
+                     "[-90, 90]); using the north pole.")
+    elif radius:
+        st.caption("Footpoint region centre: the template shape (the manifold's default "
+                   "point).")
+    return (radius or None), center
 
 
 def apply_rat_preset():
@@ -153,12 +216,13 @@ def main():
             n = st.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
             noise_key = f"gr_noise_{kind}"
             if kind == "sphere":
-                init(noise_key, "gr_noise", D.SPHERE_NOISE_CHOICES[0], float,
-                     D.SPHERE_NOISE_CHOICES)
+                init(noise_key, "gr_noise", G.default_noise(kind, D.SPHERE_NOISE_CHOICES[0]),
+                     float, D.SPHERE_NOISE_CHOICES)
                 noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
                                          D.SPHERE_NOISE_CHOICES, key=noise_key)
             else:
-                init(noise_key, "gr_noise", D.default_noise(kind), float, bounds=(0.0, 2.0))
+                init(noise_key, "gr_noise", G.default_noise(kind, D.default_noise(kind)), float,
+                     bounds=(0.0, 2.0))
                 noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
                                         key=noise_key, step=0.01, format="%.3f")
             init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
@@ -264,7 +328,7 @@ def main():
         mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
                         format_func={"strict": "strict (private)",
                                      "paper": "paper (NOT private)"}.get)
-        tau = covariate_range = tau_m = center = max_speed = None
+        tau = covariate_range = tau_m = center = max_speed = footpoint_radius = None
         if mode == "paper":
             st.warning(
                 "**Paper mode is NOT private.** τ, the covariate range"
@@ -284,7 +348,8 @@ def main():
                                        format="%.4g"))
             hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
             covariate_range = (lo, hi)
-            init(f"gr_ms_{kind}", "gr_ms", 0.0, float, bounds=(0.0, 100.0))
+            init(f"gr_ms_{kind}", "gr_ms", G.default_max_speed(kind, source), float,
+                 bounds=(0.0, 100.0))
             max_speed = float(st.number_input(
                 "Maximal speed |v| — change of the response over the covariate range (public; "
                 "0: the default bound)", 0.0, 100.0, key=f"gr_ms_{kind}", step=0.1,
@@ -318,6 +383,8 @@ def main():
                         center = None
                 else:  # any other manifold: its default centre (G.center_point)
                     st.caption("Ball centre: the manifold's default point.")
+            if kind in G.FOOTPOINT_REGION_KINDS:
+                footpoint_radius, center = footpoint_region_inputs(kind, source)
             st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
                        "Strict mode clips covariates and residuals and projects responses to these "
                        "bounds, so the guarantee holds whatever the data.")
@@ -353,7 +420,7 @@ def main():
         covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
         n_vectors=n_vec, chain_length=chain, burn_in=burn,
         seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
-        max_speed=max_speed,
+        max_speed=max_speed, footpoint_radius=footpoint_radius,
     )
 
     # Settings, never data, go to the URL; also keep an in-session copy for page switches.
@@ -412,34 +479,40 @@ def main():
             accuracy_section(settings, len(dataset.x))
 
     cost = {"text": None, "error": None}
+    work = None
     if dataset is not None:
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
         work, work_ok = G.work_estimate(settings, len(dataset.x))
         if work_ok:
-            st.caption(work.describe().splitlines()[0], help=work.describe())
+            st.caption(G.time_estimate_text(work), help=work.describe())
         else:
             st.error(f"{work.describe()}\n\nThis is above the work budget of "
                      f"{G.DEFAULT_WORK_BUDGET:g} s per request: lower n, the number of draws or "
                      "the chain length (or ε, for an exact sampler).", icon=":material/timer:")
             mcmc_ok = False
 
+    release_error(BUTTON)
+    cancelled_notice(RUN, "The release")
     b1, b2, b3, _ = st.columns([1, 1.6, 1.6, 1.5])
-    pressed = release_button("gr_release_button", cost, container=b1,
+    pressed = release_button(BUTTON, cost, container=b1,
                              disabled=fit is None or not mcmc_ok,
                              help="Draw a private release with these settings (after a "
                                   "confirmation stating its cost).")
     if pressed and fit is not None:
-        try:
-            with st.status("Drawing private footpoints and shooting vectors…") as status:
-                release, notes = G.run_release(settings, dataset)
-                status.update(label=f"Release done: {release.label}", state="complete",
-                              expanded=False)
-        except Exception as exc:  # show the reason, keep the page alive
-            st.error(f"The release failed: {exc}")
-        else:
+        error = None
+        # A Cancel interrupts the run inside this block: nothing below it runs, so a cancelled
+        # release is neither kept nor recorded in the ledger.
+        with RunProgress("Drawing the release", key=RUN,
+                         estimate=None if work is None else work.seconds) as bar:
+            try:
+                release, notes = G.run_release(settings, dataset, progress=bar)
+            except Exception as exc:  # show the reason on the next run, keep the page alive
+                error = str(exc)
+        if error is None:
             record_release(PAGE, release)
             st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}
+        finish_release(BUTTON, error=error)
 
     last = st.session_state.get(LAST)
     release = last["release"] if last and last["signature"] == signature else None
@@ -469,6 +542,8 @@ def main():
                 col_fig.success(verdict["text"], icon=":material/check_circle:")
             else:
                 col_fig.warning(verdict["text"], icon=":material/error:")
+                with col_fig:
+                    useful_budget_section(settings, dataset, fit, signature)
         with col_fig:
             kendall_range, panels = None, 4
             if kind == "kendall":

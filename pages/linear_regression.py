@@ -322,14 +322,14 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_prediction(n, d, epsilon, tau, tau_m):
+def cached_prediction(n, d, epsilon, tau, tau_m, seed=0):
     """The predicted error (public inputs only, so safe to share between sessions)."""
-    return L.predicted_error(n, d, epsilon, tau, tau_m)
+    return L.predicted_error(n, d, epsilon, tau, tau_m, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_smallest(n, d, tau, tau_m, target, rows):
-    return L.smallest_epsilon_text(n, d, tau, tau_m, target, rows=rows)
+def cached_smallest(n, d, tau, tau_m, target, rows, seed=0):
+    return L.smallest_epsilon_text(n, d, tau, tau_m, target, rows=rows, seed=seed)
 
 
 def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):

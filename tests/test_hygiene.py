@@ -323,6 +323,11 @@ ALLOWED_CACHED_RELEASES = {
         "as above, for each ε of the search",
     ("budget_split.py", "cached_chunk"):
         "seeded budget-split simulation on synthetic data (SweepConfig.seed); no user data",
+    ("linear_regression.py", "cached_prediction"):
+        "accuracy before release: seeded importance sampling of the exact target of a public "
+        "model data set (dpcore.release.accuracy); no user data, nothing published",
+    ("linear_regression.py", "cached_smallest"):
+        "as above, for each ε of the search",
     ("frechet_mean.py", "frechet_mechanism_draws"):
         "seeded preview draws (seed argument); the page only uses the cached version for "
         "synthetic data (cache_ok), uploaded data go to the uncached function",

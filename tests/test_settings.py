@@ -23,7 +23,7 @@ def test_defaults():
     limits = get_limits()
     assert limits == Limits()
     assert limits.max_upload_mb == 200
-    assert limits.max_rows == 100_000
+    assert limits.max_rows == 1_000_000
     assert limits.max_replicates == 400
     assert limits.max_chain_length == 20_000
     assert limits.max_burn_in == 10_000
@@ -68,7 +68,7 @@ def test_environment_overrides(monkeypatch, name, names):
 
 def test_blank_variable_means_default(monkeypatch):
     monkeypatch.setenv("DPCORE_MAX_ROWS", "  ")
-    assert get_limits().max_rows == 100_000
+    assert get_limits().max_rows == 1_000_000
 
 
 def test_file_size_reads_only_its_dpcore_variable(monkeypatch):

@@ -36,6 +36,7 @@ __all__ = [
     "TABLE",
     "upload_limit_mb",
     "upload_max_bytes",
+    "upload_max_rows",
 ]
 
 #: Bytes per MB of ``server.maxUploadSize`` (Streamlit counts 2**20 bytes).
@@ -122,12 +123,24 @@ TABLE: tuple[Cap, ...] = (
     # ---------------------------------------------------------------- Linear regression
     Cap("example_rows", 2000, "Linear regression: rows of the generated example (the page's "
         "slider offers up to 1000)", "the example is made in memory at every change"),
+    Cap("upload_rows", 200_000, "Uploads (Geodesic regression, Fréchet mean, Linear "
+        "regression): data rows of a file",
+        "measured on the 2-core machine (session 8): a strict private S² regression at page "
+        "defaults takes about 10 s at n = 2e5 (6.6 s at 1e5, 67 s at 1e6), and the non-private "
+        "fit that reruns on a widget change 1.2 s, under the 2 s interactivity target; 20 MiB "
+        "(the upload size) holds about 270,000 S² rows. The library allows 1,000,000 "
+        "(DPCORE_MAX_ROWS); slower manifolds are bounded by the work budget"),
     Cap("upload_columns", 200, "Linear regression: named columns of an uploaded CSV",
         "the column pickers stay usable; the file's size is capped by the upload limit"),
     Cap("lr_responses", 6, "Linear regression: response columns fitted at once",
         "one line per response in the figure and one row in the MSE table"),
     Cap("setting_chars", 200, "Settings file: characters of one setting's value",
         "settings are short URL values; a longer one is not a setting of this dashboard"),
+    # ---------------------------------------------------------------- Privacy ledger
+    Cap("rows_per_person", 10_000, "Privacy ledger: rows one person contributes (the "
+        "sidebar's field and each entry of a loaded ledger)",
+        "group privacy multiplies ε by it: beyond this no budget the pages offer leaves a "
+        "useful guarantee per person"),
 )
 
 #: Cap name -> value, for the pages and the page logic.
@@ -154,3 +167,11 @@ def upload_max_bytes() -> int:
     """The upload limit in bytes, the ``max_bytes=`` the dashboard passes to the library's
     readers (:func:`dpcore.data.load_csv`, :func:`dpcore.data.scan_table`)."""
     return upload_limit_mb() * MIB
+
+
+def upload_max_rows() -> int:
+    """The most data rows an uploaded file may have: the dashboard's ``upload_rows`` cap, or
+    the library's own limit (``DPCORE_MAX_ROWS``) when that is lower."""
+    from dpcore.settings import get_limits
+
+    return min(CAPS["upload_rows"], int(get_limits().max_rows))

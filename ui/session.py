@@ -4,10 +4,12 @@ With :mod:`ui.progress` (progress bars), the only ``ui`` modules that import Str
 (figures and page logic stay testable without it).
 
 * The **privacy ledger** lives in ``st.session_state`` (one per browser session, never shared):
-  every release a page makes is recorded with its ε / µ / δ and its guarantee; the sidebar shows
-  the list and one total composed by :class:`dpcore.privacy.PrivacyAccountant` (pure DP adds ε,
-  Gaussian DP composes as sqrt(sum µ²), both combine into one ε at δ; non-private releases are
-  counted apart, never added).
+  every release a page makes is recorded with its ε / µ / δ, its guarantee and the rows one
+  person contributed to it (the entry counts per person at those rows for good, group privacy);
+  the sidebar shows the list and one total composed by
+  :class:`dpcore.privacy.PrivacyAccountant` (pure DP adds ε, Gaussian DP composes as
+  sqrt(sum µ²), both combine into one ε at δ; non-private releases are counted apart, never
+  added).
 * **Shareable scenarios**: widget defaults are read from the URL query string and the current
   settings are written back, so copying the URL shares the scenario (never uploaded data).
 """
@@ -36,9 +38,12 @@ ROWS_KEY = "rows_per_person"
 #: note and locks its field there); the other pages keep the sidebar's value (``ROWS_KEY``),
 #: which a page never overwrites.
 PAGE_ROWS_KEY = "rows_per_person_page"
-#: Fields of a ledger entry, as downloaded and loaded back.
-ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "label", "guarantee", "note",
-                "time")
+#: Fields of a ledger entry, as downloaded and loaded back. ``rows``: the rows one person
+#: contributed when the release was made; the entry counts at it (group privacy) for good.
+ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "rows", "label", "guarantee",
+                "note", "time")
+#: Session state key of the note shown once after a ledger file was loaded.
+LOAD_NOTE_KEY = "ledger_load_note"
 
 
 # ---------------------------------------------------------------------- ledger
@@ -47,14 +52,18 @@ def ledger():
     return st.session_state.setdefault(LEDGER_KEY, [])
 
 
-def record_release(page, release, note=""):
-    """Add a :class:`dpcore.release.Release` to the session's ledger and return the entry."""
+def record_release(page, release, note="", rows=None):
+    """Add a :class:`dpcore.release.Release` to the session's ledger and return the entry.
+
+    The entry keeps ``rows`` (default: :func:`rows_per_person` now), the rows one person
+    contributed to this release: it counts at them whatever the rows per person later."""
     entry = {
         "page": page,
         "mechanism": release.mechanism,
         "epsilon": release.epsilon,
         "delta": release.delta,
         "mu": release.mu,
+        "rows": max(1, int(rows_per_person() if rows is None else rows)),
         "label": release.label,
         "guarantee": release.guarantee,  # from the proof, never parsed from the label
         "note": note,
@@ -111,8 +120,14 @@ def group(epsilon=None, delta=None, mu=None, rows=1):
     return eps, delta, None if mu is None else k * float(mu)
 
 
-def _event(e, rows=1):
-    eps, delta, mu = group(e["epsilon"], e["delta"], e["mu"], rows)
+def entry_rows(entry):
+    """The rows per person a ledger entry was recorded at (1 for an entry without them)."""
+    return max(1, int(entry.get("rows") or 1))
+
+
+def _event(e):
+    # Group privacy per entry: each release at the rows per person it was made with.
+    eps, delta, mu = group(e["epsilon"], e["delta"], e["mu"], entry_rows(e))
     return SimpleNamespace(epsilon=eps, delta=delta, mu=mu, guarantee=e.get("guarantee"),
                            label=e["label"])
 
@@ -125,17 +140,18 @@ def budget_cap():
 
 def accountant(entries=None):
     """A :class:`dpcore.privacy.PrivacyAccountant` holding this session's releases (as they
-    were recorded: a cap set later removes nothing), with the session's cap."""
+    were recorded: a cap set later removes nothing), with the session's cap. Each entry counts
+    per person at the rows it was recorded at (:func:`entry_rows`)."""
     acc = PrivacyAccountant(epsilon_cap=budget_cap())
-    rows = rows_per_person()
-    acc.events = [PrivacyEvent.of(_event(e, rows))
+    acc.events = [PrivacyEvent.of(_event(e))
                   for e in (ledger() if entries is None else entries)]
     return acc
 
 
 def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     """What a release about to be made will add to the ledger, and the session's total after
-    it, checked against the cap before anything is drawn.
+    it, checked against the cap before anything is drawn. The release counts at the current
+    :func:`rows_per_person`, every past entry at the rows it was recorded at.
 
     Returns
     -------
@@ -152,7 +168,7 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     try:
         event = acc.check(planned)
     except PrivacyBudgetError as exc:
-        return {"text": None, "error": str(exc)}
+        return {"text": None, "error": str(exc) + _per_person_note(rows)}
     cost = (f"ε = {epsilon:.3g}" if epsilon is not None else f"µ = {mu:.3g} (Gaussian DP)")
     if rows > 1:
         cost += f" per person ({rows} rows each)"
@@ -164,9 +180,22 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     after = acc.epsilon_of(events, 0.0 if pure_only else acc.delta)
     at = "" if pure_only else f" at δ = {acc.delta:g}"
     cap = budget_cap()
-    text = (f"**Cost of this release: {cost}.** The session's total becomes ε = {after:.3g}"
-            f"{at}" + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar)."))
+    who = " per person" if rows > 1 or any(entry_rows(e) > 1 for e in ledger()) else ""
+    text = (f"**Cost of this release: {cost}.** The session's total{who} becomes "
+            f"ε = {after:.3g}{at}"
+            + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar)."))
     return {"text": text, "error": None}
+
+
+def _per_person_note(rows):
+    """Why a refusal's totals are per person, when some release counts more than one row."""
+    recorded = sorted({entry_rows(e) for e in ledger()} - {1})
+    if rows == 1 and not recorded:
+        return ""
+    past = ("" if not recorded else " Past releases count at the rows per person each was "
+            f"recorded at ({', '.join(map(str, recorded))} rows for some; see the ledger).")
+    return (f" The totals are per person (group privacy): this release counts at {rows} "
+            f"row(s) per person.{past}")
 
 
 def show_cost(cost, note=""):
@@ -186,21 +215,61 @@ def _load_json(data, what):
 
 
 def ledger_json(entries=None):
-    """The ledger as JSON text (for download): its entries and the cap."""
+    """The ledger as JSON text (for download): its entries (each with its rows per person)
+    and the cap."""
     return json.dumps({"dpcore_ledger": 1, "cap": budget_cap(),
-                       "rows_per_person": rows_per_person(),
-                       "entries": [{k: e.get(k) for k in ENTRY_FIELDS}
+                       "entries": [{**{k: e.get(k) for k in ENTRY_FIELDS},
+                                    "rows": entry_rows(e)}
                                    for e in (ledger() if entries is None else entries)]},
                       indent=2)
 
 
-def parse_ledger(data):
-    """Entries of a downloaded ledger (bytes or text); ValueError with a clear message on
-    anything else. Only the documented fields are kept."""
+def _check_rows(value, k):
+    """An entry's ``rows``: a whole number from 1 to the sidebar's cap (ValueError naming the
+    entry)."""
+    top = CAPS["rows_per_person"]
+    whole = (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
+    if isinstance(value, bool) or not whole or not 1 <= value <= top:
+        raise ValueError(f"Ledger entry {k}: `rows` (rows one person contributes) must be a "
+                         f"whole number from 1 to {top:,}, not {value!r}.")
+    return int(value)
+
+
+def _missing_rows_note(missing, obj):
+    """What loading does with entries saved before ledgers recorded their rows per person."""
+    which = (f"entry {missing[0]}" if len(missing) == 1
+             else f"{len(missing)} entries ({', '.join(map(str, missing[:10]))}"
+                  f"{', …' if len(missing) > 10 else ''})")
+    old = obj.get("rows_per_person")  # the sidebar's value when such a file was saved
+    then = (f" The file was saved with the sidebar at {old} rows per person: if these releases "
+            f"were made for people with {old} rows each, their guarantee per person is {old} "
+            "times weaker than counted here." if isinstance(old, int)
+            and not isinstance(old, bool) and old > 1 else "")
+    return (f"This ledger was saved before each entry recorded its rows per person: {which} "
+            f"count{'s' if len(missing) == 1 else ''} at 1 row per person.{then}")
+
+
+def read_ledger(data):
+    """Entries of a downloaded ledger (bytes or text) and notes on how it was read.
+
+    Entries without ``rows`` (files saved before entries recorded it) count at 1 row per
+    person, which a note says.
+
+    Returns
+    -------
+    entries : list of dict
+        Only the documented fields (:data:`ENTRY_FIELDS`).
+    notes : list of str
+
+    Raises
+    ------
+    ValueError
+        With a clear message (naming the entry and field) on anything else.
+    """
     obj = _load_json(data, "ledger")
     if not isinstance(obj, dict) or obj.get("dpcore_ledger") != 1:
         raise ValueError("The file is not a ledger downloaded from this dashboard.")
-    out = []
+    out, missing = [], []
     for k, e in enumerate(obj.get("entries", []), start=1):
         if not isinstance(e, dict):
             raise ValueError(f"Ledger entry {k} is not an object.")
@@ -213,17 +282,28 @@ def parse_ledger(data):
         if entry["guarantee"] not in ("private", "approximately private", "not covered",
                                       "not private"):
             raise ValueError(f"Ledger entry {k}: unknown guarantee {entry['guarantee']!r}.")
+        if "rows" in e:
+            entry["rows"] = _check_rows(e["rows"], k)
+        else:
+            entry["rows"] = 1
+            missing.append(k)
         out.append(entry)
-    return out
+    return out, [_missing_rows_note(missing, obj)] if missing else []
 
 
-def ledger_totals(entries, rows=1):
+def parse_ledger(data):
+    """Entries of a downloaded ledger (:func:`read_ledger` without its notes)."""
+    return read_ledger(data)[0]
+
+
+def ledger_totals(entries):
     """Totals over entries, composed by :class:`dpcore.privacy.PrivacyAccountant`: one ε at the
     accountant's δ (δ = 0 when every release is pure ε-DP from an exact sampler), the µ of the
-    Gaussian-DP releases, and counts of approximate and non-private releases (never added)."""
+    Gaussian-DP releases, and counts of approximate and non-private releases (never added).
+    Each entry counts per person at the rows it was recorded at (group privacy)."""
     acc = PrivacyAccountant()
     for e in entries:
-        acc.spend(_event(e, rows))
+        acc.spend(_event(e))
     return acc.totals()
 
 
@@ -234,12 +314,15 @@ def render_ledger():
         st.header("Privacy ledger")
         own = page_rows()
         rows_note = None if own is None else own["note"]
-        st.number_input("Rows one person contributes", 1, 10_000, step=1, key=ROWS_KEY,
+        st.number_input("Rows one person contributes", 1, CAPS["rows_per_person"], step=1,
+                        key=ROWS_KEY,
                         disabled=own is not None,
                         help="Each release protects the replacement of one row. When one person "
                              "contributes k rows (a rat measured at 8 ages), their guarantee is "
-                             "k times weaker (group privacy): the totals, the costs and the cap "
-                             "are then stated per person.")
+                             "k times weaker (group privacy): the costs, the totals and the cap "
+                             "are then stated per person. Each release is recorded at the "
+                             "value in effect when it is made; changing it later does not "
+                             "change past entries.")
         if rows_note:
             st.caption(rows_note)
         st.number_input("Session budget cap ε (0: no cap)", 0.0, 1e6, step=1.0, key=CAP_KEY,
@@ -251,28 +334,39 @@ def render_ledger():
             if up is not None and st.button("Replace this session's ledger",
                                             key="ledger_load"):
                 try:
-                    st.session_state[LEDGER_KEY] = parse_ledger(up.getvalue())
+                    loaded, notes = read_ledger(up.getvalue())
                 except ValueError as exc:
                     st.error(str(exc))
                 else:
+                    st.session_state[LEDGER_KEY] = loaded
+                    st.session_state[LOAD_NOTE_KEY] = " ".join(notes)
                     st.rerun()
+        load_note = st.session_state.pop(LOAD_NOTE_KEY, None)
+        if load_note:
+            st.info(load_note, icon=":material/group:")
         if not entries:
             st.caption("No releases yet. Every private release of this session appears here.")
             return
         # Few, short columns: the sidebar is narrow and the budget columns must stay visible.
-        rows = [
+        grouped = any(entry_rows(e) > 1 for e in entries)
+        table = [
             {
-                "page": e["page"],
+                # The rows a release was made at lead its page name: in view however narrow.
+                "page": (f"×{entry_rows(e)} · " if entry_rows(e) > 1 else "") + str(e["page"]),
                 "ε": "" if e["epsilon"] is None else f"{e['epsilon']:.3g}",
                 "δ": "" if e["delta"] is None else f"{e['delta']:.2g}",
                 "µ": "" if e["mu"] is None else f"{e['mu']:.3g}",
             }
             for e in entries
         ]
-        st.dataframe(rows, hide_index=True, width="stretch")
-        rows = rows_per_person()
-        tot = ledger_totals(entries, rows)
-        who = "" if rows == 1 else f" per person ({rows} rows)"
+        st.dataframe(table, hide_index=True, width="stretch")
+        if grouped:
+            st.caption("×k: the release was made at k rows per person. ε, δ, µ are each "
+                       "release's own guarantee per row; one made at k rows counts per person "
+                       "as kε, (kε, k e^((k−1)ε) δ) or kµ in the total, whatever the rows per "
+                       "person set now.")
+        tot = ledger_totals(entries)
+        who = " per person" if grouped else ""
         text = f"**Total{who}:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
         if tot["mu"] is not None:
             text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"

@@ -256,7 +256,8 @@ def _uniform_in_cap(m, center, radius, rng):
         rho = float(np.arccos(1.0 - u * (1.0 - np.cos(radius))))
     else:
         grid = np.linspace(0.0, radius, 4097)
-        cdf = np.concatenate([[0.0], np.cumsum(np.sin(0.5 * (grid[1:] + grid[:-1])) ** (m.dim - 1))])
+        mid = 0.5 * (grid[1:] + grid[:-1])
+        cdf = np.concatenate([[0.0], np.cumsum(np.sin(mid) ** (m.dim - 1))])
         rho = float(np.interp(u * cdf[-1], cdf, grid))
     return m.exp(center, rho * _unit_tangent(m, center, rng))
 

@@ -175,3 +175,46 @@ def test_each_manifold_parameter_has_its_own_url_key(kind, qkey, value):
     at = open_app_page("budget_split.py", timeout=TIMEOUT, bs_m=kind, **{qkey: str(value)})
     assert at.number_input(key=f"bs_param_{kind}").value == value
     assert at.query_params[qkey] == str(value)
+
+
+# --------------------------------------------------------------------------- work (issue 13/14)
+def test_estimated_work_is_shown_and_a_request_above_the_budget_is_refused():
+    """The default simulation states its estimated time; raising the replicates, draws and
+    chains past the 60 s work budget disables Run with the library's reason."""
+    from dpcore.release.work import DEFAULT_WORK_BUDGET
+    from ui.logic import budget_split as B
+
+    at = open_page()
+    est = B.sweep_work(B.SweepConfig(views=("unequal", "equal")))[0]
+    assert est.seconds <= DEFAULT_WORK_BUDGET
+    lines = [c.value for c in at.caption if c.value.startswith("Estimated work:")]
+    assert lines == [est.describe().splitlines()[0]]
+    assert not at.button(key="bs_run").disabled
+    at.slider(key="bs_reps").set_value(20)
+    at.number_input(key="bs_nf").set_value(10)
+    at.number_input(key="bs_nv").set_value(10)
+    at.number_input(key="bs_chain").set_value(2000)
+    at.number_input(key="bs_burn").set_value(2000)
+    at.number_input(key="bs_nu").set_value(15)
+    at.number_input(key="bs_ne").set_value(12)
+    at.multiselect(key="bs_sizes").set_value([200, 500])
+    at.run()
+    assert not at.exception
+    raised = B.sweep_work(B.SweepConfig(
+        views=("unequal", "equal"), sample_sizes=(200, 500), n_unequal=15, n_equal=12,
+        replicates=20, n_footpoints=10, n_vectors=10, chain_length=2000, burn_in=2000))[0]
+    # about 2,900 x the default's gradient terms
+    assert raised.operations > 2000 * est.operations
+    assert raised.seconds > DEFAULT_WORK_BUDGET
+    refusal = [e.value for e in at.error if "above the work budget" in e.value]
+    assert refusal and "replicates" in refusal[0]
+    assert at.button(key="bs_run").disabled
+    assert "bs_result" not in at.session_state
+
+
+def test_a_run_with_progress_stores_its_results_and_enables_the_button_again():
+    at = run(tiny(open_page()))
+    assert "bs_result" in at.session_state
+    assert not at.button(key="bs_run").disabled
+    assert not at.session_state["bs_running"]
+    assert len(at.get("plotly_chart")) == 3

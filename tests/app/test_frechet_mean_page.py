@@ -388,3 +388,66 @@ def test_the_3d_views_are_drawn_only_when_their_tab_is_open():
     assert any("Sensitivity: empirical" in t.value for t in at.markdown)
     assert any("smallest bound / empirical" in str(d.value.columns.tolist())
                for d in at.dataframe)
+
+
+# --------------------------------------------------------------------------- work (issue 13/14)
+def _estimate(n, mech):
+    """The page's estimate for the synthetic default scenario at sample size n (the same
+    process-wide calibration the page uses)."""
+    from dpcore.data.synthetic import default_center
+    from ui.logic import frechet_mean as L
+
+    m = Sphere(2)
+    return L.work_estimate(m, n, 1.0, M.spec("sphere").radius, default_center(m), mech)[0]
+
+
+def test_estimated_work_is_shown_before_the_release():
+    at = light(open_page())
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Estimated work:") and "gradient terms" in c for c in captions)
+    at.radio(key="fm_mech").set_value("kng").run()
+    line = next(c.value for c in at.caption if c.value.startswith("Estimated work:"))
+    assert line == _estimate(50, "kng").describe().splitlines()[0]
+    assert not at.button(key="fm_release").disabled
+
+
+def test_a_request_above_the_work_budget_is_refused_with_the_library_reason(monkeypatch):
+    """A budget between the estimates at n = 50 and n = 1000 (same calibration as the page):
+    raising n past it disables Release and shows the library's refusal; lowering it again
+    releases, and the release is recorded."""
+    from dpcore.release import work
+
+    low, high = _estimate(50, "kng").seconds, _estimate(1000, "kng").seconds
+    assert low < high
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", (low * high) ** 0.5)
+    at = light(open_page(fm_mech="kng"))
+    assert at.radio(key="fm_mech").value == "kng"
+    assert not at.button(key="fm_release").disabled
+    at.slider(key="fm_n").set_value(1000).run()
+    assert not at.exception
+    refusal = [e.value for e in at.error if "above the work budget" in e.value]
+    assert refusal and "Reduce the number of draws" in refusal[0] and "lower n" in refusal[0]
+    assert at.button(key="fm_release").disabled
+    at.slider(key="fm_n").set_value(50).run()
+    assert not at.button(key="fm_release").disabled
+    click_release(at, "fm_release")
+    entries = ledger(at)
+    assert len(entries) == 1 and entries[0]["mechanism"] == "kng"
+    assert not at.button(key="fm_release").disabled  # enabled again after the release
+
+
+def test_a_failed_release_is_reported_and_nothing_is_recorded(monkeypatch):
+    """The error of a release that fails survives the rerun that enables the button again
+    (finish_release / release_error), and nothing enters the ledger."""
+    import dpcore.release
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("sampler exploded")
+
+    at = light(open_page())
+    # Only the page's release (its script imports the function on every run) fails.
+    monkeypatch.setattr(dpcore.release, "private_frechet_mean", failing)
+    click_release(at, "fm_release")
+    assert ledger(at) == []
+    assert any("The release failed: sampler exploded" in e.value for e in at.error)
+    assert not at.button(key="fm_release").disabled

@@ -155,3 +155,45 @@ def test_monte_carlo_settings_fit_the_library_limit():
     assert at.select_slider(key="gd_mc_n").value == 5000
     assert repeats.max * 5000 <= get_limits().max_mc_samples
     assert repeats.value * 5000 <= get_limits().max_mc_samples
+
+
+# --------------------------------------------------------------------------- work (issue 13/14)
+def test_estimated_work_of_the_monte_carlo_and_the_release_is_shown():
+    at = open_page()
+    lines = [c.value for c in at.caption if c.value.startswith("Estimated work:")]
+    table = L.table_work(8, 500, 10)[0].describe().splitlines()[0]
+    release = L.release_work(10, 1.0, L.release_radius(10, 1.0))[0]
+    assert table in lines and release.describe().splitlines()[0] in lines
+    assert "Monte Carlo samples" in table
+
+
+def test_monte_carlo_settings_above_the_work_budget_are_refused(monkeypatch):
+    """A budget between the estimates of the default and the largest Monte Carlo settings:
+    at the largest the page refuses the Monte Carlo column (the library's reason) and still
+    draws the exact curves."""
+    from dpcore.release import work
+
+    low = L.table_work(8, 500, 10)[0].seconds
+    high = L.table_work(8, 5000, 40)[0].seconds
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", (low * high) ** 0.5)
+    def refusals(at):  # of the Monte Carlo column (the release has an estimate of its own)
+        return [e.value for e in at.error
+                if "above the work budget" in e.value and "rates" in e.value]
+
+    assert not refusals(open_page())
+    at = open_page(gd_mc_n="5000", gd_mc_r="40")
+    assert at.slider(key="gd_mc_r").value == 40
+    refusal = refusals(at)
+    assert refusal and "Monte Carlo samples or repeats" in refusal[0]
+    assert len(at.get("plotly_chart")) == 4  # the µ-σ figure with its exact curves
+
+
+def test_a_release_above_the_work_budget_is_refused(monkeypatch):
+    from dpcore.release import work
+
+    est = L.release_work(10, 1.0, L.release_radius(10, 1.0))[0]
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
+    at = open_page()
+    assert at.button(key="gd_release").disabled
+    assert any("above the work budget" in e.value for e in at.error)
+    assert ledger(at) == []

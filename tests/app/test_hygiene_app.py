@@ -46,6 +46,7 @@ import dpcore.data.csvio as csvio
 from dpcore.data import load_csv, make_mean_data, make_regression_data, neutralize_cell, to_csv
 from dpcore.manifolds import Sphere
 from ui.logic import budget_split as B
+from ui.logic import geodesic_regression as G
 from ui.logic import regression_data as D
 
 from .pages import click_release, gr_quick_sampler, gr_release, open_app_page
@@ -451,7 +452,7 @@ def test_download_data_goes_through_neutralize_cell(downloads, monkeypatch, sour
     assert payloads, [name for name, _, _ in downloads]
     assert calls, "the data download did not go through neutralize_cell"
     if source == "synthetic":
-        ds = D.synthetic_dataset("sphere", None, 20, D.SPHERE_NOISE_CHOICES[0], 0)
+        ds = D.synthetic_dataset("sphere", None, 20, G.default_noise("sphere", 0.001), 0)
     else:
         ds = D.example_dataset("sphere", None)
     assert payloads[-1] == to_csv(Sphere(2), ds.y, ds.x)

@@ -283,12 +283,16 @@ def test_messy_50k_file_is_mapped_and_released():
     assert not at.error, [e.value for e in at.error]
     entry = ledger(at)[-1]
     assert entry["epsilon"] == pytest.approx(2.0) and entry["guarantee"] != "not private"
+    assert entry["rows"] == largest  # the release keeps the rows it was made with
     assert "dpcore private geodesic regression" in at.main.dataframe[-1].value.columns
     # unmapping the person column gives the user's own setting back
     [s for s in at.selectbox if s.label.startswith("Person")][0].set_value(None).run()
     assert at.number_input(key="rows_per_person").value == 1
     assert not at.number_input(key="rows_per_person").disabled
-    assert not any("per person" in md.value for md in at.markdown)
+    assert not any("rows each" in md.value for md in at.markdown)  # the next release: 1 row
+    # the past release still counts per person at its rows: 2 + 3 x 2
+    assert any("The session's total per person becomes ε = 8" in md.value
+               for md in at.markdown)
 
 
 def test_red_wine_preset_gives_a_private_release_with_provenance():

@@ -5,12 +5,14 @@ one call, :func:`view_sweep`), and its table and CSV."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from dpcore.experiments import budget_sweep, default_eps_p_grid
+from dpcore.release import work as W
 from dpcore.visualization.budget import log_mse_summary as summarize
 from ui.manifolds import make_manifold
 
@@ -29,6 +31,8 @@ __all__ = [
     "view_sweep",
     "sweep_csv",
     "sweep_table",
+    "sweep_work",
+    "work_refusal",
     "SweepConfig",
     "VIEW_IDS",
 ]
@@ -105,6 +109,45 @@ def sweep_chunks(config):
     return out
 
 
+def _pairs_of(config, view):
+    """How many budget pairs ``view`` has."""
+    return {"unequal": config.n_unequal, "equal": config.n_equal,
+            "grid": config.n_grid ** 2}[view]
+
+
+def _chunk_work(config, view, n, replicates=1):
+    return W.estimate_budget_sweep_work(
+        make_manifold(config.kind, config.param), [int(n)], n_pairs=_pairs_of(config, view),
+        replicates=replicates, n_footpoints=config.n_footpoints, n_vectors=config.n_vectors,
+        chain_length=config.chain_length, burn_in=config.burn_in, mode=config.mode)
+
+
+def sweep_work(config):
+    """Estimated work of the simulation from its settings
+    (:func:`dpcore.release.work.estimate_budget_sweep_work`, one stage per view, sample size
+    and sampler stage), whether it is within the library's work budget, and the estimated
+    seconds of each unit of :func:`sweep_chunks` (in order; the progress bar's weights).
+
+    Returns
+    -------
+    (WorkEstimate, bool, list of float)
+    """
+    parts = []
+    for view in config.views:
+        sizes = (config.grid_n,) if view == "grid" else config.sample_sizes
+        for n in sizes:
+            for part in _chunk_work(config, view, n, config.replicates).parts:
+                parts.append(dataclasses.replace(part, what=f"{view} view, {part.what}"))
+    est = W.estimate_work(*parts)
+    chunk_seconds = [_chunk_work(config, view, n).seconds
+                     for view, n, _ in sweep_chunks(config)]
+    return est, est.seconds <= W.DEFAULT_WORK_BUDGET, chunk_seconds
+
+
+#: The library's message for a request above the work budget (None within it).
+work_refusal = W.refusal_message
+
+
 def n_releases(config):
     """How many releases (cells) the simulation makes."""
     per = {"unequal": config.n_unequal, "equal": config.n_equal, "grid": config.n_grid ** 2}
@@ -144,9 +187,11 @@ def view_sweep(config, view):
     return df
 
 
-def run_chunk(config, view, n, rep):
+def run_chunk(config, view, n, rep, progress=None):
     """One replicate of one view at one sample size: the cell ``(n, rep)`` of
     :func:`view_sweep`, with the seeds it has there (deterministic given ``config.seed``).
+
+    ``progress(fraction)`` follows the cell's batched releases (:mod:`dpcore._progress`).
 
     Returns
     -------
@@ -155,7 +200,7 @@ def run_chunk(config, view, n, rep):
         ``view``.
     """
     df = budget_sweep(make_manifold(config.kind, config.param), **_view_kwargs(config, view),
-                      cells=[(n, rep)])
+                      cells=[(n, rep)], progress=progress)
     df["view"] = view
     return df
 

@@ -15,6 +15,8 @@ import json
 
 import numpy as np
 
+from dpcore.manifolds import Sphere
+
 __all__ = ["budget_split_script", "frechet_script", "gaussian_dp_script", "notebook_from_script",
            "regression_script"]
 
@@ -186,10 +188,17 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     release_seed = kw.pop("rng", None)
     cls = type(manifold).__name__
     if source == "synthetic":
+        region = ""
+        if isinstance(manifold, Sphere):
+            from .regression_data import SPHERE_DEMO_REGION
+
+            center, radius = SPHERE_DEMO_REGION
+            region = (f", footpoint_region=(np.array({[float(c) for c in center]}), "
+                      f"{float(radius)!r})")
         data = [f"# Synthetic data (paper protocol): n = {int(n)}, noise {float(noise):g}, "
                 f"seed {int(seed)}.",
                 f"data = make_regression_data(manifold, {int(n)}, noise={float(noise)!r}, "
-                f"rng={int(seed)})",
+                f"rng={int(seed)}{region})",
                 "x, y = data.x, data.y"]
     elif source == "example":
         en, eseed, (low, high) = example
@@ -200,7 +209,11 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     else:
         data = ["# Your data: the CSV you uploaded (it is not stored in this script).",
                 f"DATA_FILE = {data_file!r}",
-                f"x, y = load_csv(DATA_FILE, manifold, renormalize={bool(renormalize)!r})"]
+                "# Rows with an empty cell are left out, as on the page.",
+                f"read = read_manifold_csv(DATA_FILE, manifold, \"regression\", blank=\"drop\", "
+                f"renormalize={bool(renormalize)!r})",
+                "print(read.note)",
+                "x, y = read.x, read.y"]
     settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
     lines = [
         *_header("Geodesic regression",
@@ -210,7 +223,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         ),
         "import numpy as np",
         "",
-        "from dpcore.data import load_csv, make_regression_data",
+        "from dpcore.data import make_regression_data, read_manifold_csv",
         f"from dpcore.manifolds import {cls}",
         "from dpcore.release import plan_regression_sampler, private_geodesic_regression",
         "",

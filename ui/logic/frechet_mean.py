@@ -22,6 +22,7 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
 )
 from dpcore.release import private_frechet_mean, project_to_ball
+from dpcore.release import work as W
 from dpcore.sampling.exact import exact_sampler_available
 from dpcore.sensitivity import (
     frechet_gradient_sensitivity,
@@ -29,7 +30,7 @@ from dpcore.sensitivity import (
     frechet_radius_limit,
 )
 from dpcore.visualization.frechet import MECHANISM_LABELS
-from ui.caps import CAPS
+from ui.caps import CAPS, upload_max_rows
 from ui.manifolds import make_manifold
 
 __all__ = [
@@ -57,6 +58,8 @@ __all__ = [
     "spd_center_text",
     "parse_center_text",
     "planned_release",
+    "work_estimate",
+    "work_refusal",
     "read_upload",
     "predicted_error",
     "predicted_error_text",
@@ -407,6 +410,28 @@ def planned_release(manifold, epsilon, mechanism):
             "guarantee": "private" if exact else "approximately private"}
 
 
+def work_estimate(manifold, n, epsilon, radius, center, mechanism):
+    """The release's estimated work and time from public inputs only
+    (:func:`dpcore.release.work.estimate_frechet_release_work`, the release's own defaults),
+    and whether it is within the library's work budget (a KNG release refuses above it; the
+    page refuses every mechanism above it).
+
+    Returns
+    -------
+    (WorkEstimate, bool)
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the planner's MCMC notice: the page states it
+        est = W.estimate_frechet_release_work(manifold, int(n), mechanism=mechanism,
+                                              epsilon=float(epsilon), radius=float(radius),
+                                              center=np.asarray(center, dtype=float))
+    return est, est.seconds <= W.DEFAULT_WORK_BUDGET
+
+
+#: The library's message for a request above the work budget (None within it).
+work_refusal = W.refusal_message
+
+
 #: Provenance and licence of the world-cities preset (shown on the page).
 CITIES_ATTRIBUTION = (
     "The 50 largest cities of the World Cities Database, © simplemaps.com, licensed CC BY 4.0 "
@@ -610,26 +635,20 @@ def release_distances(manifold, value, y, center, radius):
 def read_upload(raw, manifold, *, max_bytes):
     """Points of an uploaded file and a note on how they were read.
 
-    On the sphere a file with a latitude and a longitude column (degrees) is read as places
-    (other columns ignored, rows with a blank coordinate left out and counted); any other file
-    must have the manifold's own columns (:func:`dpcore.data.load_csv`).
+    :func:`dpcore.data.read_manifold_csv`: the manifold's own columns, latitude/longitude in
+    degrees on S² (other columns ignored), SPD matrices in full or as upper triangles, raw
+    landmarks or preshapes; rows with an empty cell are left out and counted. At most
+    ``CAPS["upload_rows"]`` rows.
 
     Raises
     ------
     DataValidationError
     """
-    from dpcore.data import latlon_columns, load_csv, load_latlon_csv, scan_table
-    from dpcore.manifolds import Sphere
+    from dpcore.data import read_manifold_csv
 
-    if isinstance(manifold, Sphere) and manifold.dim == 2:
-        head = scan_table(raw, max_bytes=max_bytes)
-        if latlon_columns(head.columns) is not None:
-            y, dropped = load_latlon_csv(raw, blank="drop", max_bytes=max_bytes)
-            note = (f"Read {y.shape[0]} places from the latitude/longitude columns (degrees)"
-                    + (f"; {dropped} row(s) with a blank coordinate left out." if dropped
-                       else "."))
-            return y, note
-    return load_csv(raw, manifold, task="mean", max_bytes=max_bytes), None
+    read = read_manifold_csv(raw, manifold, "mean", blank="drop", max_bytes=max_bytes,
+                             max_rows=upload_max_rows())
+    return read.y, read.note
 
 
 def parse_center_text(text):

@@ -15,6 +15,7 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
+from dpcore.release import work as W
 from dpcore.release.accuracy import largest_gaussian_sigma, predict_gaussian_error
 from dpcore.sampling import sample_gaussian, sample_laplace
 from dpcore.sensitivity import frechet_mean_sensitivity, frechet_radius_limit
@@ -31,6 +32,9 @@ __all__ = [
     "mc_study_kwargs",
     "gaussian_laplace_utility",
     "mu_sigma_table",
+    "release_work",
+    "table_work",
+    "work_refusal",
 ]
 
 def mu_sigma_table(sensitivity, sigmas, *, mc_sigmas=None, mc_samples=500, mc_repeats=10,
@@ -85,6 +89,43 @@ def mc_study_kwargs(sensitivity, mc_sigmas, mc_samples, mc_repeats, seed):
         "n_eps": 300, "repeats": int(min(max(mc_repeats, 2), CAPS["mc_repeats"])),
         "spaces": ("S1",),
     }
+
+
+def table_work(n_sigmas, mc_samples, mc_repeats):
+    """Estimated work of the Monte Carlo column of :func:`mu_sigma_table` (one Monte Carlo µ
+    on S¹ per rate, at the sizes :func:`mc_study_kwargs` passes), and whether it is within the
+    library's work budget.
+
+    Returns
+    -------
+    (WorkEstimate, bool)
+    """
+    kw = mc_study_kwargs(1.0, np.ones(int(n_sigmas)), mc_samples, mc_repeats, 0)
+    costs = W.calibrated_costs(Sphere(1), "monte_carlo")
+    est = W.estimate_work(W.monte_carlo_part(
+        costs, n_samples=kw["n_samples"], repeats=len(kw["sigmas"]) * kw["repeats"],
+        what=f"Monte Carlo µ at {len(kw['sigmas'])} rates ({kw['repeats']} repeats each)",
+        reduce="the Monte Carlo samples or repeats"))
+    return est, est.seconds <= W.DEFAULT_WORK_BUDGET
+
+
+#: The library's message for a request above the work budget (None within it).
+work_refusal = W.refusal_message
+
+
+def release_work(n, sigma, radius):
+    """Estimated work of the page's release (:func:`dpcore.release.private_frechet_mean`, the
+    Gaussian at the rate ``sigma`` on S², whose µ is estimated by Monte Carlo), and whether it
+    is within the library's work budget.
+
+    Returns
+    -------
+    (WorkEstimate, bool)
+    """
+    m = Sphere(2)
+    est = W.estimate_frechet_release_work(m, int(n), mechanism="gaussian", sigma=float(sigma),
+                                          radius=float(radius), center=default_center(m))
+    return est, est.seconds <= W.DEFAULT_WORK_BUDGET
 
 
 def gaussian_laplace_utility(sigmas, *, n=10, radius=math.pi / 8, replicates=200,

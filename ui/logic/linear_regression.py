@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.data import DataValidationError, TextTable, scan_table
-from ui.caps import CAPS, upload_max_bytes
+from ui.caps import CAPS, upload_max_bytes, upload_max_rows
 
 __all__ = [
     "example_regression_frame",
@@ -55,7 +55,7 @@ def parse_numeric_csv(data, *, max_rows=None, max_bytes=None):
     data : bytes
         The file's content.
     max_rows : int, optional
-        Most data rows accepted (default: :attr:`dpcore.settings.Limits.max_rows`).
+        Most data rows accepted (default: :func:`ui.caps.upload_max_rows`).
     max_bytes : int, optional
         Largest file in bytes (default: :func:`ui.caps.upload_max_bytes`).
 
@@ -74,6 +74,8 @@ def parse_numeric_csv(data, *, max_rows=None, max_bytes=None):
         raise TypeError(f"`data` must be bytes, got {type(data).__name__}.")
     if max_bytes is None:
         max_bytes = upload_max_bytes()
+    if max_rows is None:
+        max_rows = upload_max_rows()
     table = scan_table(bytes(data), max_rows=max_rows, max_bytes=max_bytes,
                        max_columns=CAPS["upload_columns"])
     if not table.numeric_columns:
@@ -272,14 +274,14 @@ def plot_subsample(n, limit, *, seed=0):
 
 
 # ------------------------------------------------------------------ accuracy before release
-def predicted_error(n, d, epsilon, tau, tau_m):
+def predicted_error(n, d, epsilon, tau, tau_m, seed=0):
     """The predicted excess mean squared error of dpcore's strict release
     (:func:`dpcore.release.accuracy.predict_linear_regression_error`): public inputs only
     (n, the number of responses, ε and the public bounds τ and τ_m)."""
     from dpcore.release.accuracy import predict_linear_regression_error
 
     return predict_linear_regression_error(int(n), int(d), epsilon=float(epsilon),
-                                           tau=float(tau), tau_m=float(tau_m))
+                                           tau=float(tau), tau_m=float(tau_m), rng=int(seed))
 
 
 def predicted_error_text(pred, epsilon, n, mcmc=False):
@@ -300,14 +302,15 @@ def predicted_error_text(pred, epsilon, n, mcmc=False):
     return text
 
 
-def smallest_epsilon_text(n, d, tau, tau_m, target, rows=1):
+def smallest_epsilon_text(n, d, tau, tau_m, target, rows=1, seed=0):
     """The smallest ε whose predicted median excess mean squared error is at most ``target``,
     as a sentence (with the cost per person when one person has ``rows`` rows)."""
     from dpcore.release.accuracy import smallest_linear_regression_epsilon
 
     try:
         eps = smallest_linear_regression_epsilon(int(n), int(d), float(target),
-                                                 tau=float(tau), tau_m=float(tau_m))
+                                                 tau=float(tau), tau_m=float(tau_m),
+                                                 rng=int(seed))
     except RuntimeError as exc:
         return f"No answer: {exc}"
     if eps is None:

@@ -19,7 +19,7 @@ from dpcore.data import (
 )
 from dpcore.data.synthetic import GENERIC_NOISE
 from ui import manifolds as M
-from ui.caps import upload_max_bytes
+from ui.caps import upload_max_bytes, upload_max_rows
 from ui.manifolds import make_manifold
 
 __all__ = [
@@ -68,8 +68,15 @@ MANIFOLD_LABELS = {kind: M.label(kind) if kind in PARAM_KINDS else M.choice_labe
 PARAM_RANGE = {kind: M.spec(kind).param_range for kind in PARAM_KINDS}
 
 
-#: Choices of the sphere's noise variance delta (paper 002 §4.1 and app. E).
-SPHERE_NOISE_CHOICES = (0.001, 0.01, 0.1)
+#: Choices of the sphere's noise variance delta (paper 002 §4.1 and app. E; 0.003, a standard
+#: deviation of about 3 degrees, is the dashboard's demonstration default).
+SPHERE_NOISE_CHOICES = (0.001, 0.003, 0.01, 0.1)
+
+
+#: The sphere demonstration's footpoint region (centre, radius in rad): its generator draws the
+#: footpoint uniformly within 0.2 rad of the north pole, a fact of the demonstration's design
+#: that a lecturer may state as a public bound (``footpoint_radius`` of the release).
+SPHERE_DEMO_REGION = ((0.0, 0.0, 1.0), 0.2)
 
 
 #: Log-scale grid of the budget sliders (1-1.5-2-3-5-7 per decade).
@@ -143,11 +150,18 @@ def synthetic_dataset(kind, param, n, noise, seed):
     Dataset
     """
     m = make_manifold(kind, param)
-    d = make_regression_data(m, int(n), noise=float(noise), rng=int(seed))
+    region = None
+    if kind == "sphere":
+        center, radius = SPHERE_DEMO_REGION
+        region = (np.asarray(center), radius)
+    d = make_regression_data(m, int(n), noise=float(noise), rng=int(seed),
+                             footpoint_region=region)
     what = "variance δ" if kind == "sphere" else "standard deviation"
+    where = (f" The footpoint lies within {region[1]:g} rad of the north pole (the "
+             "demonstration's design, public)." if region is not None else "")
     return Dataset(d.x, d.y, "synthetic",
                    f"Synthetic data (paper protocol): n = {int(n)}, noise {what} {noise:g}, "
-                   f"seed {int(seed)}; covariate x uniform on [0, 1].",
+                   f"seed {int(seed)}; covariate x uniform on [0, 1].{where}",
                    truth=(d.footpoint, d.shooting_vector, (0.0, 1.0)))
 
 
@@ -207,7 +221,8 @@ def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
     if max_bytes is None:
         max_bytes = upload_max_bytes()
     read = read_manifold_csv(bytes(data), m, "regression", blank="drop",
-                             renormalize=bool(renormalize), max_bytes=max_bytes)
+                             renormalize=bool(renormalize), max_bytes=max_bytes,
+                             max_rows=upload_max_rows())
     return Dataset(read.x, read.y, "upload",
                    f"Uploaded CSV: n = {read.x.shape[0]} rows. {read.note}")
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dpcore import visualization as V
 from ui.logic import budget_split as B
@@ -73,3 +74,26 @@ def test_errors_in_units_flags_and_table():
     good = df.assign(rhat=1.0, ess=500.0)
     assert B.mixing_flags(good) == []
     assert B.mixing_flags(df.drop(columns=["rhat", "ess"])) == []
+
+
+def test_sweep_work_counts_every_view_and_weights_the_cells(monkeypatch):
+    """The simulation's estimate is the library's sweep estimate of each view; the per-cell
+    weights of the progress bar sum to it (replicates are cells of their own)."""
+    from dpcore.manifolds import Sphere
+    from dpcore.release import work
+
+    costs = work.WorkCosts(per_step=1e-4, per_term=3e-8)
+    monkeypatch.setitem(work._CACHE, (repr(Sphere(2)), "sweep"), costs)
+    config = B.SweepConfig(replicates=2, views=("unequal", "equal", "grid"))
+    est, ok, cells = B.sweep_work(config)
+    assert len(cells) == len(B.sweep_chunks(config)) == 2 * (2 + 2 + 1)
+    assert sum(cells) == pytest.approx(est.seconds, rel=1e-12)
+    direct = sum(work.estimate_budget_sweep_work(
+        Sphere(2), sizes, n_pairs=pairs, replicates=2, n_footpoints=3, n_vectors=3,
+        chain_length=1000, burn_in=1000, mode="strict").seconds
+        for sizes, pairs in (((100, 200), 5), ((100, 200), 3), ((50,), 16)))
+    assert est.seconds == pytest.approx(direct, rel=1e-12)
+    assert ok and B.work_refusal(est) is None  # about 9 s at these costs
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
+    est2, ok2, _ = B.sweep_work(config)
+    assert not ok2 and "above the work budget" in B.work_refusal(est2)

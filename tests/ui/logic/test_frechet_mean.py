@@ -180,3 +180,22 @@ def test_emg_preset_bounds_hold_the_data():
     y = L.emg_points()
     pre = L.ball_preview(SPD(2), y, L.EMG_PRESET["scale"] * np.eye(2), L.EMG_PRESET["radius"])
     assert y.shape == (840, 2, 2) and pre["share"] <= L.OUTSIDE_WARN
+
+
+def test_work_estimate_of_each_mechanism_and_the_refusal(monkeypatch):
+    """The page's estimate is the library's for the mechanism chosen (KNG: its sampler's work;
+    Gaussian on S²: the Monte Carlo calibration of σ); above the budget the library's reason
+    is returned."""
+    from dpcore.data.synthetic import default_center
+    from dpcore.manifolds import Sphere
+    from dpcore.release import work
+
+    m = Sphere(2)
+    c = default_center(m)
+    kng, ok = L.work_estimate(m, 200, 1.0, 0.3, c, "kng")
+    assert ok and kng == work.estimate_frechet_work(m, 200, epsilon=1.0, radius=0.3, center=c)
+    gauss, _ = L.work_estimate(m, 200, 1.0, 0.3, c, "gaussian")
+    assert gauss.mc_samples == 4 * 1000 * 100
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * gauss.seconds)
+    gauss, ok = L.work_estimate(m, 200, 1.0, 0.3, c, "gaussian")
+    assert not ok and "above the work budget" in L.work_refusal(gauss)

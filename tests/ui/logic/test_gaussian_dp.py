@@ -96,3 +96,21 @@ def test_predicted_release_error_is_the_library_law_in_degrees():
     best = L.largest_sigma_for_error(5.0)
     assert L.predicted_release_error(best)["median_deg"] <= 5.0
     assert L.largest_sigma_for_error(1e-5) is None
+
+
+def test_table_work_is_one_monte_carlo_run_per_rate(monkeypatch):
+    """The µ-σ figure's Monte Carlo column: one estimate per rate at the sizes the study gets
+    (capped as mc_study_kwargs caps them); its time is repeats x (per-repeat cost + samples x
+    per-sample cost) per rate."""
+    from dpcore.manifolds import Sphere
+    from dpcore.release import work
+
+    costs = work.WorkCosts(per_step=1e-3, per_term=0.0, per_sample=1e-6)
+    monkeypatch.setitem(work._CACHE, (repr(Sphere(1)), "monte_carlo"), costs)
+    est, ok = L.table_work(8, 500, 10)
+    assert est.mc_samples == 8 * 500 * 10
+    assert est.seconds == pytest.approx(8 * 10 * (1e-3 + 500 * 1e-6))
+    assert ok
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
+    est, ok = L.table_work(8, 500, 10)
+    assert not ok and "Monte Carlo samples or repeats" in L.work_refusal(est)

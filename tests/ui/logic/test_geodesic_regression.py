@@ -111,3 +111,34 @@ def test_usefulness_is_the_ratio_of_the_errors():
     assert not bad["useful"] and "Not useful at n·ε = 60" in bad["text"] and "20×" in bad["text"]
     zero = G.usefulness({"mse_nonprivate": 0.0, "mse_private": 0.2}, 20, 3.0)
     assert not zero["useful"] and zero["ratio"] is None and "nan" not in zero["text"]
+
+
+def test_usefulness_judges_the_median_draw_not_the_mean():
+    """One far draw of nine dominates the mean; the typical (median) draw decides, and the
+    text counts the draws within the ratio."""
+    draws = [0.02, 0.025, 0.03, 0.03, 0.035, 0.04, 0.045, 0.06, 1.0]
+    met = {"mse_nonprivate": 0.01, "mse_private": float(np.mean(draws)),
+           "mse_private_draws": draws}
+    verdict = G.usefulness(met, 20, 3.0)
+    assert met["mse_private"] / 0.01 > 5.0
+    assert verdict["useful"] and verdict["ratio"] == pytest.approx(3.5)
+    assert verdict["within"] == 7 and "7 of 9 draws are within 5×" in verdict["text"]
+    worse = G.usefulness({**met, "mse_private_draws": [0.06] * 5 + [0.01] * 4}, 20, 3.0)
+    assert not worse["useful"] and "4 of 9 draws within 5×" in worse["text"]
+
+
+def test_time_estimate_text_states_the_time_and_the_worst_case():
+    from dpcore.release.work import WorkCosts, estimate_work, exact_part, mcmc_part
+
+    costs = WorkCosts(per_step=1e-3, per_term=1e-6)
+    mcmc = estimate_work(mcmc_part(costs, chains=9, steps=500, n=10_000))  # 0.5 + 45 s
+    assert G.time_estimate_text(mcmc).startswith("Estimated time: about 46 s, 45,000,000 "
+                                                 "gradient terms.")
+    long = estimate_work(mcmc_part(costs, chains=1, steps=3_000, n=100_000))  # 303 s
+    assert G.time_estimate_text(long).startswith("Estimated time: about 5 min 03 s")
+    quick = estimate_work(exact_part(costs, draws=9, proposals_per_draw=3, n=20))
+    assert G.time_estimate_text(quick).startswith("Estimated time: under a second,")
+    bound = estimate_work(exact_part(costs, draws=9, proposals_per_draw=3, n=20),
+                          exact_part(costs, draws=9, proposals_per_draw=1e6, n=20,
+                                     worst_case=True))  # 180 s at worst
+    assert "(up to 3 min 00 s for the worst-case data set)" in G.time_estimate_text(bound)
