@@ -18,7 +18,7 @@ from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
-from ui.progress import RunProgress, cancelled_notice
+from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.session import PageSettings, export_buttons, query_value
 
 RESULT = "bs_result"
@@ -239,16 +239,17 @@ def main():
     c_run.button("Run simulation", type="primary", key="bs_run", on_click=_start_run,
                  disabled=problem is not None or running)
     if work is not None and problem is not None:
-        c_info.error(problem + "\n\nOn this page: lower the replicates, the draws per release "
-                     "or the chain length and burn-in (section 3), the number of budgets "
-                     "(section 2) or the sample sizes (section 1).", icon=":material/timer:")
+        show_work(work, False, where=c_info,
+                  on_page="lower the replicates, the draws per release or the chain length and "
+                          "burn-in (section 3), the number of budgets (section 2) or the sample "
+                          "sizes (section 1).")
     else:
         c_info.caption(problem or (
             f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each "
             "data set share one batched sampler run). "
             "Results of a given configuration and seed are cached."))
     if work is not None and problem is None:
-        st.caption(work.describe().splitlines()[0], help=work.describe())
+        show_work(work, True, on_page="")
     cancelled_notice("bs_sim", "The simulation")
 
     if running:

@@ -32,7 +32,7 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
-from ui.progress import RunProgress, cancelled_notice
+from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.session import (
     export_buttons,
     finish_release,
@@ -362,11 +362,8 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     cost = planned_cost(**L.planned_release(manifold, epsilon, mech))
     show_cost(cost)
     work, work_ok = L.work_estimate(manifold, y.shape[0], epsilon, radius, center, mech)
-    if work_ok:
-        st.caption(work.describe().splitlines()[0], help=work.describe())
-    else:
-        st.error(L.work_refusal(work) + "\n\nOn this page: lower n (or use fewer rows), "
-                 "lower ε, or choose another mechanism.", icon=":material/timer:")
+    show_work(work, work_ok,
+              on_page="lower n (or use fewer rows), lower ε, or choose another mechanism.")
     cancelled_notice("fm_run", "The release")
     release_error("fm_release")
     if release_button("fm_release", cost, disabled=not work_ok):

@@ -38,7 +38,7 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
-from ui.progress import RunProgress, cancelled_notice
+from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.session import (
     export_buttons,
     finish_release,
@@ -194,10 +194,7 @@ def release_section(sigma, sensitivity):
                         guarantee="approximately private")
     show_cost(cost)
     work, work_ok = L.release_work(int(n), float(sigma), radius)
-    if work_ok:
-        st.caption(work.describe().splitlines()[0], help=work.describe())
-    else:
-        st.error(L.work_refusal(work), icon=":material/timer:")
+    show_work(work, work_ok, on_page="lower n or raise σ.")
     cancelled_notice("gd_run", "The release")
     release_error("gd_release")
     if release_button("gd_release", cost, disabled=not work_ok):
@@ -368,12 +365,8 @@ def main():
         st.error("Δ must be at most π on the circle.")
         return
     mc_work, mc_ok = L.table_work(len(MC_SIGMAS), int(mc_samples), int(mc_repeats))
-    if mc_ok:
-        st.caption(mc_work.describe().splitlines()[0], help=mc_work.describe())
-    else:
-        st.error(L.work_refusal(mc_work) + "\n\nOn this page: lower the samples or repeats "
-                 "in the Monte Carlo settings. The figure shows the exact curves only.",
-                 icon=":material/timer:")
+    show_work(mc_work, mc_ok, on_page="lower the samples or repeats in the Monte Carlo "
+              "settings. The figure shows the exact curves only.")
     with st.spinner("Computing µ on S¹ (exact and Monte Carlo) …"):
         table = table_cached(float(sensitivity), SIGMA_GRID,
                              mc_sigmas=MC_SIGMAS if mc_ok else None,

@@ -18,7 +18,7 @@ from ui.logic import export as X
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
-from ui.progress import RunProgress, cancelled_notice
+from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.session import (
     ROWS_KEY,
     PageSettings,
@@ -484,12 +484,10 @@ def main():
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
         work, work_ok = G.work_estimate(settings, len(dataset.x))
-        if work_ok:
-            st.caption(G.time_estimate_text(work), help=work.describe())
-        else:
-            st.error(f"{work.describe()}\n\nThis is above the work budget of "
-                     f"{G.DEFAULT_WORK_BUDGET:g} s per request: lower n, the number of draws or "
-                     "the chain length (or ε, for an exact sampler).", icon=":material/timer:")
+        show_work(work, work_ok, caption=G.time_estimate_text(work),
+                  on_page="lower n, the number of draws or the chain length (or ε, for an "
+                          "exact sampler).")
+        if not work_ok:
             mcmc_ok = False
 
     release_error(BUTTON)

@@ -121,3 +121,22 @@ class RunProgress:
         if exc_type is None or issubclass(exc_type, Exception):
             self.close()
         return False
+
+
+def show_work(work, ok, *, on_page, caption=None, where=None):
+    """The estimated work of the request a button would make, before it runs.
+
+    Within the budget: a caption (``caption``, default the estimate's first line) with the
+    details in its help. Above it: the library's refusal (:func:`dpcore.release.work.
+    refusal_message`) and what to change on this page (``on_page``); the caller disables its
+    button.
+    """
+    from dpcore.release.work import refusal_message
+
+    where = where or st
+    if ok:
+        where.caption(caption or work.describe().splitlines()[0], help=work.describe())
+    else:
+        reason = (refusal_message(work)
+                  or f"{work.describe()}\n\nThis is above the work budget of this page.")
+        where.error(f"{reason}\n\nOn this page: {on_page}", icon=":material/timer:")
