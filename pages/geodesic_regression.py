@@ -336,7 +336,8 @@ def main():
                 + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
                 "their experiments, never to publish.", icon=":material/warning:")
         else:
-            init(f"gr_tau_{kind}", "gr_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
+            init(f"gr_tau_{kind}", "gr_tau", G.default_tau(kind, M.spec(kind).tau), float,
+                 bounds=(0.001, 10.0))
             tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                         key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
             range_default = (D.EXAMPLE_AGES if source == "example" else
