@@ -29,6 +29,7 @@ from ui.session import (
     release_button,
     release_error,
     rows_per_person,
+    set_page_rows,
     show_cost,
 )
 
@@ -71,6 +72,26 @@ def accuracy_section(settings, n):
         with st.spinner("Simulating the exact target on model data…"):
             pred = cached_prediction(settings, n)
         st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
+
+
+def upload_mapping(raw):
+    """The column mapping of an uploaded file: the covariate column (identifiers are never
+    offered; ``x`` first when present) and an optional person column. The manifold's response
+    columns are found by name; every other column is ignored and listed."""
+    try:
+        profiles, names = D.upload_columns(raw)
+    except DataValidationError:
+        return "x", None  # the reader below reports the file's problem with its row and column
+    c1, c2 = st.columns(2)
+    covariate = c1.selectbox("Covariate column", names or ["x"], key="gr_map_x",
+                             help="The column the geodesic is a function of (age, time, …). "
+                                  "Columns that look like row identifiers are not offered.")
+    others = [p.name for p in profiles if p.name != covariate]
+    person = c2.selectbox("Person column (optional)", ["(none)", *others], key="gr_map_person",
+                          help="Rows with the same value belong to one person: the page then "
+                               "counts the largest group as the rows one person contributes "
+                               "(group privacy) for its costs and the ledger.")
+    return covariate, None if person == "(none)" else person
 
 
 def useful_budget_section(settings, dataset, fit, signature):
@@ -211,6 +232,7 @@ def main():
                        "per rat.")
 
         dataset, upload_digest, data_error = None, None, None
+        set_page_rows(None)  # set again below while an uploaded file's person column is mapped
         if source == "synthetic":
             init("gr_n", "gr_n", G.default_n(kind), int, range(10, CAPS["gr_max_n"] + 1))
             n = st.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
@@ -249,7 +271,9 @@ def main():
             uploaded = st.file_uploader("CSV file (one observation per row)", type=["csv", "txt"],
                                         key="gr_upload")
             st.caption(f"Expected header: `{D.expected_header(kind, param)}` (see the README "
-                       "for the formats). The file stays in memory and is never stored.")
+                       "for the formats; S² also reads latitude/longitude, SPD full matrices). "
+                       "Choose the covariate column below; other columns are ignored. The file "
+                       "stays in memory and is never stored.")
             renormalize = False
             if kind == "sphere":
                 init("gr_renormalize", None, False, bool)
@@ -257,9 +281,16 @@ def main():
                                           "rejecting points off it", key="gr_renormalize")
             if uploaded is not None:
                 raw = uploaded.getvalue()
-                upload_digest = hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
+                covariate, person = upload_mapping(raw)
+                upload_digest = (hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
+                                 + f"/{covariate}/{person}")
                 try:
-                    dataset = D.parse_upload(raw, kind, param, renormalize=renormalize)
+                    dataset = D.parse_upload(raw, kind, param, renormalize=renormalize,
+                                             covariate=covariate, person=person)
+                    if person is not None:
+                        k = dataset.rows_per_person
+                        set_page_rows(k, f"This page counts {k} rows per person: the largest "
+                                         f"group of its person column '{person}'.")
                 except DataValidationError as exc:
                     # The library's hint names its keyword; here the checkbox above does it.
                     data_error = str(exc).replace(

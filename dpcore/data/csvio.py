@@ -137,14 +137,14 @@ def _spd_full_columns(k) -> list[str]:
     return [f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1)]
 
 
-def _layout(m, task, raw, keys) -> _Layout:
+def _layout(m, task, raw, keys, covariate="x") -> _Layout:
     """The layout of a file with header names ``raw`` (as written) and ``keys`` (lower case).
 
     Sphere(2): a latitude and a longitude column (and none of ``y1..y3``) mean places in
     degrees. SPD(k), k >= 2: all ``k * k`` entries named mean full matrices. Otherwise the
     manifold's own columns (:func:`expected_columns`).
     """
-    lead = ("x",) if task == "regression" else ()
+    lead = (covariate,) if task == "regression" else ()
     own = m.csv_columns()
     present = {k for k in keys if k}
     if isinstance(m, Sphere) and m.dim == 2 and not present & set(own):
@@ -177,7 +177,7 @@ def _alternatives(m) -> str:
 
 
 # ------------------------------------------------------------------------------ reading
-def _read_table(m, text, task, max_rows):
+def _read_table(m, text, task, max_rows, covariate="x", unread="error"):
     """Header checks and cell extraction.
 
     Returns ``(layout, problems, rows, cells, padded, delimiter, ignored)``: the
@@ -191,7 +191,7 @@ def _read_table(m, text, task, max_rows):
     expect = ", ".join(expected_columns(m, task))
     header = _first_record(records, f" ({expect})")
     raw, keys, names = _header_names(header, f": {expect}")
-    layout = _layout(m, task, raw, keys)
+    layout = _layout(m, task, raw, keys, covariate)
     columns = list(layout.columns)
     problems = _Collector({c: i for i, c in enumerate(columns)})
     positions = _positions(keys, names, problems)
@@ -199,7 +199,8 @@ def _read_table(m, text, task, max_rows):
     missing = [c for c in columns if c.lower() not in positions]
     read = {c.lower() for c in columns}
     others = [names[j] for j, k in enumerate(keys) if k and k not in read]
-    extra = [] if layout.ignore_others else others
+    ignore = layout.ignore_others or unread == "ignore"
+    extra = [] if ignore else others
     if missing:
         hint = ""
         if missing == ["x"]:
@@ -225,7 +226,7 @@ def _read_table(m, text, task, max_rows):
     index = [positions[c.lower()][0] for c in columns]
     rows, cells, padded = _collect_rows(records, index, columns, keys, max_rows, problems,
                                         delimiter, "load_csv")
-    ignored = tuple(others) if layout.ignore_others else ()
+    ignored = tuple(others) if ignore else ()
     return layout, problems, rows, cells, padded, delimiter, ignored
 
 
@@ -414,7 +415,8 @@ class ManifoldData:
 
 
 def read_manifold_csv(source, manifold, task="regression", *, blank="error",
-                      renormalize=False, max_rows=None, atol=1e-6, ball=None, max_bytes=None):
+                      renormalize=False, max_rows=None, atol=1e-6, ball=None, max_bytes=None,
+                      covariate="x", others="error"):
     """Load and validate manifold-valued data from CSV, saying how the file was read.
 
     :func:`load_csv` with two more things: rows with an empty cell can be dropped and
@@ -444,6 +446,13 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     blank : {"error", "drop"}
         An empty cell in a column read is reported (``"error"``), or its row is left out and
         counted in :attr:`ManifoldData.dropped` (``"drop"``).
+    covariate : str
+        Regression: the column read as the covariate (default ``"x"``), as named in the
+        header (a column mapping of the user's file).
+    others : {"error", "ignore"}
+        Columns that are not read: reported as unexpected (``"error"``), or skipped and
+        listed in :attr:`ManifoldData.ignored` (``"ignore"``; an identifier or a person
+        column).
 
     Returns
     -------
@@ -468,9 +477,12 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     if ball is not None:
         center, radius = _check_ball(m, ball)
 
+    check_choice(others, "others", ("error", "ignore"))
+    if not isinstance(covariate, str) or not covariate.strip():
+        raise TypeError(f"`covariate` must be a column name, got {covariate!r}.")
     text = _read_text(source, max_bytes, "load_csv")
-    layout, problems, rows, cells, padded, delimiter, ignored = _read_table(m, text, task,
-                                                                            max_rows)
+    layout, problems, rows, cells, padded, delimiter, ignored = _read_table(
+        m, text, task, max_rows, covariate.strip(), others)
     columns = list(layout.columns)
     dropped = 0
     if blank == "drop" and cells:

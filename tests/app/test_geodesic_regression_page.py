@@ -541,3 +541,27 @@ def test_not_useful_release_offers_the_smallest_useful_budget():
     assert "Smallest useful budget found" in text or "No useful release up to" in text
     assert "×2:" in text
     assert len(at.session_state[LEDGER]) == ledger_before  # a preview: nothing recorded
+
+
+def test_upload_column_mapping_and_person_column():
+    """Issue 14 point 3-4 on this page: a file with an identifier, a covariate named 'age' and
+    a person column is read after mapping; the person column sets the rows per person here."""
+    rng = np.random.default_rng(0)
+    data = make_regression_data(Sphere(2), 24, rng=1)
+    lines = ["id,age,y1,y2,y3,person"] + [
+        f"{i + 1},{x:.6f},{y[0]:.9f},{y[1]:.9f},{y[2]:.9f},p{i // 4}"
+        for i, (x, y) in enumerate(zip(data.x, data.y, strict=True))]
+    rng.shuffle(lines[1:])
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(
+        ("people.csv", "\n".join(lines).encode(), "text/csv")).run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="gr_map_x").value == "age"
+    assert "id" not in at.selectbox(key="gr_map_x").options
+    caption = " ".join(c.value for c in at.caption)
+    assert "n = 24 rows, covariate 'age'" in caption and "Columns not used: id, person." in caption
+    at.selectbox(key="gr_map_person").set_value("person").run()
+    assert not at.exception and not at.error
+    assert any("counts 4 rows per person" in c.value for c in at.sidebar.caption) or any(
+        "counts 4 rows per person" in m.value for m in at.sidebar.markdown)

@@ -319,3 +319,21 @@ def test_note_of_a_one_column_regression_file():
     d = read_manifold_csv(b"x,y1\n0.1,2.0\n0.5,2.5\n0.9,3.1\n", Euclidean(1), "regression")
     assert d.layout == "coordinates"
     assert d.note == "Read 3 points from the columns y1."
+
+
+def test_covariate_column_and_ignored_columns_by_choice():
+    """A column mapping: the covariate read from a named column, the identifier and person
+    columns ignored and listed; without ``others="ignore"`` they stay errors at the header."""
+    text = (b"id,age,y1,y2,y3,person\n1,0.1,0,0,1,a\n2,0.5,0,1,0,a\n3,0.9,1,0,0,b\n")
+    d = read_manifold_csv(text, Sphere(2), "regression", covariate="age", others="ignore")
+    np.testing.assert_array_equal(d.x, [0.1, 0.5, 0.9])
+    np.testing.assert_array_equal(d.y, [[0, 0, 1], [0, 1, 0], [1, 0, 0]])
+    assert d.ignored == ("id", "person") and "Columns not used: id, person." in d.note
+    np.testing.assert_array_equal(d.rows, [2, 3, 4])
+    with pytest.raises(DataValidationError) as err:
+        read_manifold_csv(text, Sphere(2), "regression", covariate="age")
+    assert_locates(err.value, 1, "id")
+    with pytest.raises(DataValidationError, match="missing column"):
+        read_manifold_csv(text, Sphere(2), "regression", covariate="height", others="ignore")
+    with pytest.raises(ValueError, match="others"):
+        read_manifold_csv(text, Sphere(2), "regression", others="drop")

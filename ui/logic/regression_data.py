@@ -114,6 +114,7 @@ class Dataset:
     source: str
     description: str
     truth: tuple | None = None
+    rows_per_person: int = 1
 
     @property
     def generated(self):
@@ -194,7 +195,38 @@ def example_dataset(kind, param):
                    truth=(d.footpoint, d.shooting_vector, EXAMPLE_AGES))
 
 
-def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
+def upload_columns(data, *, max_bytes=None):
+    """The columns of an uploaded file for its column mapping: ``(profiles, covariates)``, the
+    :class:`ColumnProfile` of every column and the names offered as the covariate (numeric,
+    not identifier-like; ``x`` first when present)."""
+    from dpcore.data import scan_table
+
+    if max_bytes is None:
+        max_bytes = upload_max_bytes()
+    table = scan_table(bytes(data), max_bytes=max_bytes, max_rows=upload_max_rows())
+    profiles = profile_columns(table)
+    names = candidate_columns(profiles)
+    names.sort(key=lambda c: c.strip().lower() != "x")
+    return profiles, names
+
+
+def _largest_group(data, person, rows, max_bytes):
+    """Rows of the largest group of column ``person`` among the spreadsheet rows ``rows``."""
+    from dpcore.data import scan_table
+
+    table = scan_table(bytes(data), max_bytes=max_bytes, max_rows=upload_max_rows())
+    j = list(table.columns).index(person)
+    by_row = dict(zip(table.rows.tolist(), (rec[j].strip() for rec in table.cells),
+                      strict=True))
+    values = [by_row[int(r)] for r in rows]
+    if not values:
+        return 1
+    _, counts = np.unique(np.array(values, dtype=object).astype(str), return_counts=True)
+    return int(counts.max())
+
+
+def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None, covariate="x",
+                 person=None):
     """Parse the bytes of an uploaded CSV into a :class:`Dataset` (validated, in memory only).
 
     Parameters
@@ -207,6 +239,12 @@ def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
     max_bytes : int, optional
         Largest file in bytes; by default the dashboard's upload limit
         (:func:`ui.caps.upload_max_bytes`, Streamlit's ``server.maxUploadSize``).
+    covariate : str
+        The column read as the covariate (the column mapping; default ``x``). Columns that are
+        neither it nor the manifold's response columns are ignored and listed.
+    person : str, optional
+        A person (group) column: the dataset's ``rows_per_person`` is its largest group among
+        the rows read.
 
     Returns
     -------
@@ -222,9 +260,11 @@ def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None):
         max_bytes = upload_max_bytes()
     read = read_manifold_csv(bytes(data), m, "regression", blank="drop",
                              renormalize=bool(renormalize), max_bytes=max_bytes,
-                             max_rows=upload_max_rows())
+                             max_rows=upload_max_rows(), covariate=covariate, others="ignore")
+    rows = 1 if person is None else _largest_group(data, person, read.rows, max_bytes)
     return Dataset(read.x, read.y, "upload",
-                   f"Uploaded CSV: n = {read.x.shape[0]} rows. {read.note}")
+                   f"Uploaded CSV: n = {read.x.shape[0]} rows, covariate '{covariate}'. "
+                   f"{read.note}", rows_per_person=rows)
 
 
 def expected_header(kind, param):

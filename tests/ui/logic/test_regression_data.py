@@ -114,3 +114,21 @@ def test_preview_shows_the_first_rows_as_written():
     frame = D.preview_frame(scan_table(MESSY.encode()), rows=2)
     assert frame.index.tolist() == [2, 3]
     assert frame.loc[2, "Age (years)"] == "41,5" and frame.loc[3, "Age (years)"] == ""
+
+
+def test_upload_mapping_reads_a_named_covariate_and_counts_rows_per_person():
+    """An uploaded file with an identifier, a renamed covariate and a person column: the
+    identifier is never offered as the covariate, the person's largest group sets the rows
+    per person, and the unread columns are listed."""
+    text = ("id,age,y1,y2,y3,rat\n"
+            + "".join(f"{i + 1},{t},{y}\n" for i, (t, y) in enumerate([
+                (0.1, "0,0,1,a"), (0.4, "0,1,0,a"), (0.7, "0,0.6,0.8,a"),
+                (0.2, "1,0,0,b"), (0.9, "0.6,0.8,0,b")]))).encode()
+    profiles, names = D.upload_columns(text)
+    assert "id" not in names and names[0] == "age"
+    data = D.parse_upload(text, "sphere", None, covariate="age", person="rat")
+    np.testing.assert_allclose(data.x, [0.1, 0.4, 0.7, 0.2, 0.9])
+    assert data.rows_per_person == 3
+    assert "covariate 'age'" in data.description and "Columns not used: id, rat." in \
+        data.description
+    assert D.parse_upload(text, "sphere", None, covariate="age").rows_per_person == 1
