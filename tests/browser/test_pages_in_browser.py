@@ -206,7 +206,7 @@ def test_geodesic_regression_accepts_uploaded_csv(app_page):
     page.set_input_files(UPLOAD_INPUT, files=[{"name": "sphere_regression.csv",
                                                "mimeType": "text/csv",
                                                "buffer": csv.encode("utf-8")}])
-    page.get_by_text("Uploaded CSV: n = 40 rows.").wait_for(timeout=LOAD_TIMEOUT)
+    page.get_by_text("Uploaded CSV: n = 40 rows, covariate 'x'.").wait_for(timeout=LOAD_TIMEOUT)
     # The uploader lists the file (a "chip"; a long name is shortened in the middle, the full
     # name is its title) ...
     page.locator(f'{FILE_CHIP}[title="sphere_regression.csv"]').wait_for()
