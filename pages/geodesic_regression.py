@@ -161,7 +161,7 @@ def apply_rat_preset():
     ss["gr_source"], ss["gr_mode"], ss["gr_scheme"] = "rats", "strict", "joint"
     ss[f"gr_tau_{preset['kind']}"] = preset["tau"]
     ss["gr_lo_rats"], ss["gr_hi_rats"] = preset["covariate_range"]
-    ss[f"gr_ms_{preset['kind']}"] = preset["max_speed"]
+    ss[f"gr_ms_{preset['kind']}_rats"] = preset["max_speed"]
     ss["gr_budget_input"] = "separate"
     ss["gr_eps_p"], ss["gr_eps_v"] = preset["eps_p"], preset["eps_v"]
     ss["gr_nf"], ss["gr_nv"] = preset["n_footpoints"], preset["n_vectors"]
@@ -380,11 +380,13 @@ def main():
                                        format="%.4g"))
             hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
             covariate_range = (lo, hi)
-            init(f"gr_ms_{kind}", "gr_ms", G.default_max_speed(kind, source), float,
+            # One field per data source: the demonstration's speed bound is its design, not a
+            # bound for an uploaded file.
+            init(f"gr_ms_{kind}_{source}", "gr_ms", G.default_max_speed(kind, source), float,
                  bounds=(0.0, 100.0))
             max_speed = float(st.number_input(
                 "Maximal speed |v| — change of the response over the covariate range (public; "
-                "0: the default bound)", 0.0, 100.0, key=f"gr_ms_{kind}", step=0.1,
+                "0: the default bound)", 0.0, 100.0, key=f"gr_ms_{kind}_{source}", step=0.1,
                 format="%.3g",
                 help="Bounds the shooting vector, the support of the private vectors. The "
                      "default is the diameter on S² and Kendall, 2 (τ_m + τ) elsewhere. A "
