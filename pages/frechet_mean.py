@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -32,13 +30,12 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
-from ui.progress import RunProgress, cancelled_notice, show_work
+from ui.progress import cancelled_notice, show_work
 from ui.session import (
+    draw_release,
     export_buttons,
-    finish_release,
     planned_cost,
     query_value,
-    record_release,
     release_button,
     release_error,
     rows_per_person,
@@ -367,20 +364,12 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     cancelled_notice("fm_run", "The release")
     release_error("fm_release")
     if release_button("fm_release", cost, disabled=not work_ok):
-        start = time.perf_counter()
-        try:
-            with RunProgress("Drawing one private mean", key="fm_run",
-                             estimate=work.seconds) as bar, warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                rel = private_frechet_mean(manifold, y, epsilon=epsilon, mechanism=mech,
-                                           radius=radius, center=center, mode="strict",
-                                           progress=bar)
-        except (ValueError, RuntimeError) as exc:
-            finish_release("fm_release", error=exc)
-        seconds = time.perf_counter() - start
-        record_release(PAGE, rel)
-        st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds}
-        finish_release("fm_release")
+        draw_release(PAGE, "fm_release", "fm_run", "Drawing one private mean", work.seconds,
+                     lambda bar: private_frechet_mean(manifold, y, epsilon=epsilon,
+                                                      mechanism=mech, radius=radius,
+                                                      center=center, mode="strict",
+                                                      progress=bar),
+                     LAST, key=key)
     last = st.session_state.get(LAST)
     if not last:
         return

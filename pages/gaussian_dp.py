@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
-import warnings
 
 import numpy as np
 import streamlit as st
@@ -38,13 +36,12 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
-from ui.progress import RunProgress, cancelled_notice, show_work
+from ui.progress import cancelled_notice, show_work
 from ui.session import (
+    draw_release,
     export_buttons,
-    finish_release,
     planned_cost,
     query_value,
-    record_release,
     release_button,
     release_error,
     rows_per_person,
@@ -198,20 +195,13 @@ def release_section(sigma, sensitivity):
     cancelled_notice("gd_run", "The release")
     release_error("gd_release")
     if release_button("gd_release", cost, disabled=not work_ok):
-        start = time.perf_counter()
-        try:
-            with RunProgress("Estimating µ on S² and drawing one private mean", key="gd_run",
-                             estimate=work.seconds) as bar, warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                rel = private_frechet_mean(Sphere(2), y, sigma=float(sigma),
-                                           mechanism="gaussian", radius=radius,
-                                           center=default_center(Sphere(2)), progress=bar)
-        except (ValueError, RuntimeError) as exc:
-            finish_release("gd_release", error=exc)
-        seconds = time.perf_counter() - start
-        record_release(PAGE, rel)
-        st.session_state[LAST] = {"release": rel, "key": key, "seconds": seconds, "y": y}
-        finish_release("gd_release")
+        draw_release(PAGE, "gd_release", "gd_run",
+                     "Estimating µ on S² and drawing one private mean", work.seconds,
+                     lambda bar: private_frechet_mean(Sphere(2), y, sigma=float(sigma),
+                                                      mechanism="gaussian", radius=radius,
+                                                      center=default_center(Sphere(2)),
+                                                      progress=bar),
+                     LAST, key=key, y=y)
     last = st.session_state.get(LAST)
     if last and last["key"] == key:
         rel = last["release"]
