@@ -330,9 +330,14 @@ def main():
     settings.update(accuracy_box(float(sigma), float(sensitivity)))
 
     notes, assumptions = st.columns(2)
-    with notes, st.container(border=True):
-        st.markdown("**Teaching notes**")
-        teaching_notes()
+    with notes:
+        # Drawn only while open (a stateful expander): the formulas' typesetting is not paid
+        # before the first figure.
+        box = st.expander("Teaching notes: the formulas behind this page", key="gd_notes",
+                          on_change="rerun")
+        if box.open:
+            with box:
+                teaching_notes()
     with assumptions:
         assumptions_box(sensitivity)
 

@@ -588,13 +588,27 @@ def main():
                                           float(hi_c), key="gr_kx")
                 init("gr_kpanels", None, 4, int, bounds=(1, 8))
                 panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
-            for caption, fig in G.regression_figures(
-                    kind, param, dataset, fit, release,
-                    covariate_name={"example": "age (years)",
-                                    "rats": "age (days)"}.get(source, "x"),
-                    kendall_range=kendall_range, kendall_panels=panels):
-                show_figure(st, fig, width="stretch")
-                st.caption(caption)
+            figure_kw = dict(covariate_name={"example": "age (years)",
+                                             "rats": "age (days)"}.get(source, "x"),
+                             kendall_range=kendall_range, kendall_panels=panels)
+            if kind == "sphere":
+                # Stateful tabs: only the open one is drawn (the flat map first, a 2D chart; the
+                # 3D globe, the slowest figure to draw in a browser, when asked for).
+                tab_map, tab_globe = st.tabs(["Map (2D)", "Globe (3D, rotatable)"],
+                                             key="gr_view_sphere", on_change="rerun")
+                views = [(tab_map, "map", tab_map.open is not False),
+                         (tab_globe, "globe", bool(tab_globe.open))]
+            else:
+                views = [(st.container(), "globe", True)]
+            for where, view, is_open in views:
+                if not is_open:
+                    continue
+                with where:
+                    for caption, fig in G.regression_figures(
+                            kind, param, dataset, fit, release, sphere_view=view,
+                            **figure_kw):
+                        show_figure(st, fig, width="stretch")
+                        st.caption(caption)
 
         with col_num:
             if release is None:
@@ -687,7 +701,17 @@ def main():
     with col_a, st.container(border=True):
         st.markdown("**Assumptions in force**")
         st.markdown("\n".join(G.assumption_rows(settings, release, plan)))
-    with col_t, st.expander("Teaching notes: the formulas behind this page", expanded=False):
+    # Drawn only while open (a stateful expander): the formulas are not typeset before the
+    # first figure.
+    notes = col_t.expander("Teaching notes: the formulas behind this page", key="gr_notes",
+                           on_change="rerun")
+    if notes.open:
+        teaching_notes(notes)
+
+
+def teaching_notes(where):
+    """The formulas behind the page (paper 002), inside ``where``."""
+    with where:
         st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
         st.latex(G.LATEX_NOTES["energy"])
         st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")

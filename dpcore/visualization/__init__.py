@@ -66,7 +66,14 @@ from .privacy import (
 from .regression import has_regression_figure, regression_figures
 from .sensitivity import jacobi_figure, jacobi_growth, ratio_histogram
 from .spd import ellipse_xy, spd_abc, spd_cone_figure, spd_ellipses_figure
-from .sphere import sphere_mesh, sphere_points_figure, sphere_regression_figure
+from .sphere import (
+    azimuthal_equidistant,
+    map_frame,
+    sphere_mesh,
+    sphere_points_figure,
+    sphere_regression_figure,
+    sphere_regression_map_figure,
+)
 from .studies import sensitivity_ratios_figure, wine_fits_figure
 
 __all__ = [
@@ -111,5 +118,8 @@ __all__ = [
     "sphere_mesh",
     "sphere_points_figure",
     "sphere_regression_figure",
+    "sphere_regression_map_figure",
+    "azimuthal_equidistant",
+    "map_frame",
     "wine_fits_figure",
 ]

@@ -17,7 +17,7 @@ from ._base import legend_below
 from .euclidean import euclidean_regression_figure
 from .kendall import kendall_draws_figure, kendall_shapes_figure
 from .spd import spd_cone_figure, spd_ellipses_figure
-from .sphere import sphere_regression_figure
+from .sphere import sphere_regression_figure, sphere_regression_map_figure
 
 __all__ = ["KENDALL_DRAW_ROWS", "SPD_VIEW_FACTOR", "has_regression_figure",
            "regression_figures"]
@@ -68,7 +68,7 @@ def has_regression_figure(manifold):
 
 def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, private_at=None,
                        n_draws=0, mode=None, truth_at=None, covariate_name="x",
-                       kendall_range=None, kendall_panels=4):
+                       kendall_range=None, kendall_panels=4, sphere_view="globe"):
     """The figures of one regression, as (caption, figure) pairs in display order.
 
     Parameters
@@ -97,6 +97,9 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
         Covariate interval of the Kendall panels (default: the covariate range).
     kendall_panels : int
         Number of Kendall panels.
+    sphere_view : {"globe", "map"}
+        S² only: the rotatable 3D globe, or the flat azimuthal equidistant map about the data
+        (a 2D chart, drawn much sooner by a browser).
 
     Returns
     -------
@@ -133,12 +136,24 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
         grid = curve_grid(200)
         priv = private(grid)
         shown = 0 if priv is None else len(priv)
-        fig = sphere_regression_figure(
-            y, fit_at(grid), priv, generating_curve=truth(grid), data_x=x, curve_x=grid,
-            subtitle=subtitle(shown) or "Drag to rotate; press Release to add private geodesics",
-        )
-        out.append(("Data, the non-private geodesic and private geodesics on S²; drag to "
-                    "rotate, scroll to zoom.", legend_below(fig, zoom=1.6, bottom=90)))
+        if sphere_view == "map":
+            fig = sphere_regression_map_figure(
+                y, fit_at(grid), priv, generating_curve=truth(grid), data_x=x, curve_x=grid,
+                subtitle=subtitle(shown) or "Press Release to add private geodesics")
+            out.append(("Data, the non-private geodesic and private geodesics on a flat map of "
+                        "S² (azimuthal equidistant about the data: the distance from the centre "
+                        "is the geodesic distance); zoom with the mouse; private geodesics that "
+                        "leave the view are cut by its edge.", fig))
+        elif sphere_view == "globe":
+            fig = sphere_regression_figure(
+                y, fit_at(grid), priv, generating_curve=truth(grid), data_x=x, curve_x=grid,
+                subtitle=subtitle(shown) or "Drag to rotate; press Release to add private "
+                                            "geodesics",
+            )
+            out.append(("Data, the non-private geodesic and private geodesics on S²; drag to "
+                        "rotate, scroll to zoom.", legend_below(fig, zoom=1.6, bottom=90)))
+        else:
+            raise ValueError(f"`sphere_view` must be 'globe' or 'map', got {sphere_view!r}.")
     elif view == "spd":
         xs = np.linspace(*cr, 6)
         grid = curve_grid(120)

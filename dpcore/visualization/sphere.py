@@ -1,8 +1,11 @@
 """Figures on the sphere S²: geodesic regression and clouds of private means.
 
-Both figures draw a translucent unit sphere with a light graticule in a rotatable 3D scene whose
-camera looks at the drawn data; curves and points sit slightly (``SPHERE_LIFT``) outside the
-surface so it does not hide them.
+The globe figures draw a translucent unit sphere with a light graticule in a rotatable 3D scene
+whose camera looks at the drawn data; curves and points sit slightly (``SPHERE_LIFT``) outside
+the surface so it does not hide them. The map figure draws the same regression flat, in the
+azimuthal equidistant projection about a centre (normal coordinates): a 2D chart, which a
+browser draws much sooner than a WebGL scene, and on which the distance of every point from the
+centre is its true geodesic distance.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import plotly.graph_objects as go
 from . import colors
 from ._base import (
     EYE_DISTANCE,
+    HEIGHT_2D,
     HEIGHT_3D,
     SPHERE_LIFT,
     _array,
@@ -24,7 +28,8 @@ from ._base import (
     _stack,
 )
 
-__all__ = ["sphere_mesh", "sphere_points_figure", "sphere_regression_figure"]
+__all__ = ["azimuthal_equidistant", "map_frame", "sphere_mesh", "sphere_points_figure",
+           "sphere_regression_figure", "sphere_regression_map_figure"]
 
 
 def sphere_mesh(n_lat=33, n_lon=65, radius=1.0):
@@ -276,3 +281,214 @@ def sphere_points_figure(
         ))
         focus.append(q)
     return _sphere_layout(fig, np.mean(focus, axis=0), title, height, subtitle)
+
+
+# ------------------------------------------------------------------------------ flat map
+def map_frame(center):
+    """An orthonormal frame ``(c, east, north)`` of R³ for a map of S² centred at ``center``.
+
+    ``north`` is the direction of the x₃ axis seen from ``c`` (the local "up" of the globe view),
+    ``east = north × c``, so the map is seen from outside the sphere with north up and east to
+    the right. At the poles, where "north" is undefined, the x₁ axis plays its part.
+
+    Parameters
+    ----------
+    center : array-like, shape (3,)
+        Any non-zero vector (normalised here).
+
+    Returns
+    -------
+    (c, east, north) : tuple of ndarray, each shape (3,)
+    """
+    c = _array(center, "center", trailing=(3,), ndim=1)
+    size = float(np.linalg.norm(c))
+    if not np.isfinite(size) or size < 1e-12:
+        raise ValueError(f"`center` must be a non-zero vector, got {c.tolist()}.")
+    c = c / size
+    up = np.array([0.0, 0.0, 1.0]) if abs(c[2]) < 0.99 else np.array([-np.sign(c[2]), 0.0, 0.0])
+    north = up - (up @ c) * c
+    north /= np.linalg.norm(north)
+    return c, np.cross(north, c), north
+
+
+def azimuthal_equidistant(points, frame):
+    r"""Map points of S² to the plane of the azimuthal equidistant projection about ``frame[0]``.
+
+    A point at geodesic distance θ from the centre c in the direction u of the tangent plane
+    goes to θ·u written in the basis (east, north): these are the normal coordinates
+    :math:`\log_c y` of the point, computed here without the cut-locus check of the manifold's
+    ``log`` (the antipode of c maps to a point of the circle of radius π).
+
+    Parameters
+    ----------
+    points : array-like, shape (..., 3)
+        Points of the unit sphere (rows are normalised first).
+    frame : tuple
+        ``(c, east, north)`` from :func:`map_frame`.
+
+    Returns
+    -------
+    ndarray, shape (..., 2)
+        (east, north) coordinates in radians; their norm is the geodesic distance from c.
+    """
+    c, east, north = frame
+    y = _array(points, "points", trailing=(3,))
+    y = y / np.linalg.norm(y, axis=-1, keepdims=True)
+    a, b = y @ east, y @ north
+    # atan2 of the sine and cosine of θ stays accurate at both ends (θ near 0 and near π).
+    s = np.hypot(a, b)
+    theta = np.arctan2(s, y @ c)
+    tiny = s <= 1e-15
+    scale = theta / np.where(tiny, 1.0, s)
+    # At the centre both coordinates are 0; at the antipode any direction is right: east.
+    return np.stack([np.where(tiny, theta, a * scale), np.where(tiny, 0.0, b * scale)], axis=-1)
+
+
+def _map_line(points, frame):
+    """A curve on the map, broken (NaN row) where it jumps across the rim near the antipode."""
+    xy = azimuthal_equidistant(points, frame)
+    if xy.shape[0] < 2:
+        return xy
+    r = np.linalg.norm(xy, axis=-1)
+    step = np.linalg.norm(np.diff(xy, axis=0), axis=-1)
+    # A continuous curve moves little between samples; a segment between two far-side points
+    # that spans more than a radian goes round the rim and is not drawn.
+    cut = (step > 1.0) & (r[:-1] > np.pi / 2) & (r[1:] > np.pi / 2)
+    if not np.any(cut):
+        return xy
+    pieces = np.split(xy, np.flatnonzero(cut) + 1)
+    return _polyline(pieces)
+
+
+def _map_graticule(frame):
+    """Meridians every 30° and parallels every 30° (and the equator), as one polyline."""
+    s = np.linspace(0.0, 2 * np.pi, 241)
+    half = np.linspace(0.0, np.pi, 121)
+    segs = []
+    for lat in np.deg2rad([-60.0, -30.0, 0.0, 30.0, 60.0]):
+        segs.append(np.stack([np.cos(lat) * np.cos(s), np.cos(lat) * np.sin(s),
+                              np.full_like(s, np.sin(lat))], axis=-1))
+    for lon in np.deg2rad(np.arange(0.0, 360.0, 30.0)):
+        segs.append(np.stack([np.sin(half) * np.cos(lon), np.sin(half) * np.sin(lon),
+                              np.cos(half)], axis=-1))
+    return _polyline([_map_line(seg, frame) for seg in segs])
+
+
+def _latlon(point):
+    lat = np.degrees(np.arcsin(np.clip(point[2], -1.0, 1.0)))
+    lon = np.degrees(np.arctan2(point[1], point[0]))
+    return f"{abs(lat):.0f}° {'N' if lat >= 0 else 'S'}, {abs(lon):.0f}° {'E' if lon >= 0 else 'W'}"
+
+
+def sphere_regression_map_figure(
+    data,
+    true_curve,
+    private_curves=None,
+    *,
+    generating_curve=None,
+    data_x=None,
+    curve_x=None,
+    center=None,
+    true_label="Non-private geodesic",
+    private_label="Private geodesic",
+    title="Geodesic regression on the sphere S² (map)",
+    subtitle=None,
+    height=HEIGHT_2D + 120,
+):
+    """The regression of :func:`sphere_regression_figure` on a flat map of S².
+
+    The azimuthal equidistant projection about ``center`` (the normal coordinates there): the
+    whole sphere fits in a disc of radius π, and a point's distance from the centre on the map
+    is its geodesic distance. The axes zoom on the data and the non-private geodesic; private
+    geodesics that leave the view are cut by it (the caption of the page says where they go).
+
+    Parameters
+    ----------
+    data, true_curve, private_curves, generating_curve, data_x, curve_x
+        As in :func:`sphere_regression_figure`.
+    center : array-like, shape (3,), optional
+        Centre of the map; default the normalised mean of the data and the non-private curve.
+    true_label, private_label, title, subtitle, height
+        As in :func:`sphere_regression_figure`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        2D traces: the graticule, the rim (distance π/2, the horizon of the globe view), data
+        (if given), the non-private curve, the data-generating curve (if given), one trace per
+        private curve.
+    """
+    t = _array(true_curve, "true_curve", trailing=(3,), ndim=2)
+    d = None if data is None else _check_sphere_points(data, "data")
+    if center is None:
+        parts = [t] + ([] if d is None else [d])
+        center = np.concatenate(parts).mean(axis=0)
+        if np.linalg.norm(center) < 1e-9:  # data spread evenly round the sphere
+            center = t[len(t) // 2]
+    frame = map_frame(center)
+    fig = go.Figure()
+    g = _map_graticule(frame)
+    fig.add_trace(go.Scatter(x=g[:, 0], y=g[:, 1], mode="lines",
+                             line={"color": "#c7ced6", "width": 1}, hoverinfo="skip",
+                             showlegend=False, name="Graticule (30°)"))
+    s = np.linspace(0.0, 2 * np.pi, 181)
+    fig.add_trace(go.Scatter(x=np.pi / 2 * np.cos(s), y=np.pi / 2 * np.sin(s), mode="lines",
+                             line={"color": "#9aa5b1", "width": 1, "dash": "dot"},
+                             hoverinfo="skip", name="90° from the centre"))
+    shown = []
+    if d is not None:
+        xy = azimuthal_equidistant(d, frame)
+        shown.append(xy)
+        pts = go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers",
+                         marker={"size": 7, "color": colors.DATA, "opacity": 0.85},
+                         name=f"Data (n = {d.shape[0]})")
+        if data_x is not None:
+            pts.customdata = _array(data_x, "data_x", ndim=1)
+            pts.hovertemplate = "data<br>x = %{customdata:.3g}<extra></extra>"
+        else:
+            pts.hovertemplate = "data<extra></extra>"
+        fig.add_trace(pts)
+    hover = None if curve_x is None else _array(curve_x, "curve_x", ndim=1)
+
+    def line(points, name, color, width, *, dash=None, showlegend=True, group=None):
+        xy = _map_line(points, frame)
+        tr = go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="lines", name=name,
+                        line={"color": color, "width": width, **({"dash": dash} if dash else {})},
+                        showlegend=showlegend, legendgroup=group or name)
+        if hover is not None and xy.shape[0] == hover.shape[0]:
+            tr.customdata = hover
+            tr.hovertemplate = f"{name}<br>x = %{{customdata:.3g}}<extra></extra>"
+        else:
+            tr.hovertemplate = f"{name}<extra></extra>"
+        return tr, xy
+
+    tr, xy = line(t, true_label, colors.NONPRIVATE, 4)
+    shown.append(xy)
+    fig.add_trace(tr)
+    if generating_curve is not None:
+        gc = _array(generating_curve, "generating_curve", trailing=(3,), ndim=2)
+        tr, xy = line(gc, "Data-generating geodesic", colors.TRUTH, 3, dash="dash")
+        shown.append(xy)
+        fig.add_trace(tr)
+    curves = _stack(private_curves, "private_curves", 2)
+    for c, (name, color, show) in zip(curves, _draw_styles(len(curves), private_label),
+                                      strict=True):
+        if c.shape[-1] != 3:
+            raise ValueError(f"`private_curves` must hold points in R^3, got shape {c.shape}.")
+        tr, _ = line(c, name, color, 2.5, showlegend=show, group="private")
+        fig.add_trace(tr)
+    # Zoom on the data and the non-private fit (what the reader compares the draws with).
+    pts = np.concatenate([a[np.all(np.isfinite(a), axis=-1)] for a in shown])
+    mid = 0.5 * (pts.max(axis=0) + pts.min(axis=0))
+    half = max(0.6 * float(np.max(pts.max(axis=0) - pts.min(axis=0))), 0.25)
+    half = min(half, np.pi + 0.05)
+    fig.update_xaxes(range=[mid[0] - half, mid[0] + half], constrain="domain", zeroline=False,
+                     title={"text": "east of the centre (radians)"}, showgrid=False)
+    fig.update_yaxes(range=[mid[1] - half, mid[1] + half], constrain="domain", zeroline=False,
+                     scaleanchor="x", scaleratio=1, showgrid=False,
+                     title={"text": "north of the centre (radians)"})
+    sub = subtitle or ""
+    where = (f"Map centred at {_latlon(frame[0])}; distance from the centre = geodesic "
+             "distance; grid every 30°")
+    _finish(fig, title, height, subtitle=f"{sub}<br>{where}" if sub else where)
+    return fig

@@ -36,6 +36,10 @@ def test_default_run_shows_all_sections():
     assert not at.error
     # µ vs σ, Gaussian vs Laplace, trade-off, privacy profile
     assert len(at.get("plotly_chart")) == 4
+    # The teaching notes are typeset only once their expander is opened.
+    assert len(at.latex) == 0
+    at.session_state["gd_notes"] = True
+    at.run()
     assert len(at.latex) >= 4
     text = "\n".join(m.value for m in at.markdown)
     assert "Assumptions in force" in text

@@ -54,7 +54,10 @@ def test_default_run_shows_data_and_fit_without_releasing():
     assert len(plotly_charts(at)) == 1  # the sphere with data and the non-private geodesic
     assert metric_labels(at) == ["MSE of the non-private fit"]
     assert at.session_state[LEDGER] == []  # nothing released on load
-    # Teaching notes and the assumptions box are there.
+    # Teaching notes (typeset once their expander is opened) and the assumptions box.
+    assert len(at.latex) == 0
+    at.session_state["gr_notes"] = True
+    at.run()
     assert len(at.latex) >= 4
     assert any("Assumptions in force" in m.value for m in at.markdown)
     # Settings (never data) are mirrored in the URL.

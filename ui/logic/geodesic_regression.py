@@ -785,7 +785,7 @@ LATEX_NOTES = {
 
 
 def regression_figures(kind, param, dataset, fit, release=None, *, covariate_name="x",
-                       kendall_range=None, kendall_panels=4):
+                       kendall_range=None, kendall_panels=4, sphere_view="globe"):
     """The page's figures for one manifold (:func:`dpcore.visualization.regression_figures`).
 
     Parameters
@@ -801,6 +801,8 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
         Covariate interval of the Kendall panels (default: the covariate range).
     kendall_panels : int
         Number of Kendall panels.
+    sphere_view : {"globe", "map"}
+        S²: the 3D globe or the flat map (:func:`dpcore.visualization.regression_figures`).
 
     Returns
     -------
@@ -814,7 +816,7 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
         private_at=None if release is None else (lambda xs: _private_at(m, release, xs)),
         n_draws=n_draws, mode=None if release is None else release.mode,
         truth_at=lambda xs: dataset.truth_points(m, xs), covariate_name=covariate_name,
-        kendall_range=kendall_range, kendall_panels=kendall_panels,
+        kendall_range=kendall_range, kendall_panels=kendall_panels, sphere_view=sphere_view,
     )
 
 
