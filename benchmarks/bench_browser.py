@@ -9,8 +9,11 @@ clock runs from ``goto`` until:
 * ``idle_s``: the page has finished its run (no "running" indicator, no skeleton left).
 
 Two rounds: ``cold`` right after the server started (its first visitor pays the imports of
-the pages it opens) and ``warm`` (a later visitor). Baseline, measured the same way in the same
-run: the Home page (text only). Target: at most 2.5 s to the first plot on every page (warm).
+the pages it opens) and ``warm`` (a later visitor). Baselines, measured the same way in the same
+run: the Home page (text only), and the *floor*: a bare Streamlit page with a title and one
+small plotly chart (``benchmarks/_floor_app.py``, its own server, visited once before the
+rounds), what any Streamlit page with a plotly chart costs on this machine. Target: at most 2.5 s to the first plot on every page
+(warm).
 
 Needs Debian's ``chromium`` and playwright (the dev environment); skipped with a message
 otherwise.
@@ -33,6 +36,8 @@ from ui.registry import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 2.5
+#: Name of the floor row (a bare Streamlit page with one plotly chart).
+FLOOR = "floor (bare page, one chart)"
 TIMEOUT_MS = 120_000
 IDLE = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
         "!document.querySelector('[data-testid=\"stSkeleton\"]')")
@@ -55,11 +60,16 @@ def _healthy(url):
         return False
 
 
-def _server():
+FLOOR_APP = Path(__file__).resolve().parent / "_floor_app.py"
+
+
+def _server(app=None):
+    """The dashboard as ``make run`` starts it, or (``app``) a bare ``streamlit run`` of a file."""
     port = _free_port()
     url = f"http://localhost:{port}"
+    entry = ["-m", "ui.serve"] if app is None else ["-m", "streamlit", "run", str(app)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ui.serve", "--server.port", str(port), "--server.headless",
+        [sys.executable, *entry, "--server.port", str(port), "--server.headless",
          "true", "--server.address", "localhost", "--server.fileWatcherType", "none",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -102,6 +112,7 @@ def main():
         print("skipped: playwright is not installed (requirements-dev.txt)")
         return None
     proc, url = _server()
+    floor_proc, floor_url = _server(FLOOR_APP)
     rows = []
     try:
         with sync_playwright() as pw:
@@ -109,7 +120,11 @@ def main():
                                          args=["--no-sandbox", "--disable-gpu",
                                                "--disable-dev-shm-usage"])
             try:
+                _visit(browser, floor_url)  # its server's first visitor pays the imports
                 for rnd in ("cold", "warm"):
+                    first, idle, plot = _visit(browser, floor_url)
+                    rows.append({"page": FLOOR, "round": rnd, "plot": plot,
+                                 "first_plot_s": round(first, 2), "idle_s": round(idle, 2)})
                     for spec in PAGES:
                         first, idle, plot = _visit(browser, f"{url}/{spec.url_path}")
                         rows.append({"page": spec.title, "round": rnd, "plot": plot,
@@ -117,11 +132,13 @@ def main():
             finally:
                 browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        for p in (proc, floor_proc):
+            p.terminate()
+            p.wait(timeout=15)
     df = pd.DataFrame(rows)
-    base = df[df["page"] == PAGES[0].title].set_index("round")["first_plot_s"]
-    df["ratio_to_home"] = [round(r.first_plot_s / base[r["round"]], 2) for _, r in df.iterrows()]
+    for name, column in ((PAGES[0].title, "ratio_to_home"), (FLOOR, "ratio_to_floor")):
+        base = df[df["page"] == name].set_index("round")["first_plot_s"]
+        df[column] = [round(r.first_plot_s / base[r["round"]], 2) for _, r in df.iterrows()]
     df["target_2.5s"] = df["first_plot_s"] <= TARGET_S
     print(df.to_string(index=False))
     return df
