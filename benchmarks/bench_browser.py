@@ -12,8 +12,8 @@ Two rounds: ``cold`` right after the server started (its first visitor pays the 
 the pages it opens) and ``warm`` (a later visitor). Baselines, measured the same way in the same
 run: the Home page (text only), and the *floor*: a bare Streamlit page with a title and one
 small plotly chart (``benchmarks/_floor_app.py``, its own server, visited once before the
-rounds), what any Streamlit page with a plotly chart costs on this machine. Target: at most 2.5 s to the first plot on every page
-(warm).
+rounds), what any Streamlit page with a plotly chart costs on this machine. Target: at most
+2.5 s to the first plot on every page (warm).
 
 Needs Debian's ``chromium`` and playwright (the dev environment); skipped with a message
 otherwise.
