@@ -30,16 +30,19 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
+from ui.logic import regression_data as D
 from ui.progress import cancelled_notice, show_work
 from ui.session import (
     draw_release,
     export_buttons,
+    group,
     planned_cost,
     query_value,
     release_button,
     release_error,
     rows_per_person,
     session_memo,
+    set_page_rows,
     show_cost,
     write_query,
 )
@@ -47,6 +50,10 @@ from ui.session import (
 PAGE = "Fréchet mean"
 #: Session-state store of the work done on an uploaded file (never st.cache_data).
 UPLOAD_MEMO = "fm_upload_memo"
+#: ... of the scanned files (one entry per file content) and of their mapped columns (one per
+#: file and mapping): apart, so that the previews and means of the store above never push a
+#: file out and a widget change never reads it again.
+SCAN_MEMO, READ_MEMO = "fm_upload_scans", "fm_upload_reads"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000]
 DEFAULT_NS = (10, 20, 50, 100, 200)
@@ -101,7 +108,7 @@ def teaching_notes():
     st.caption("x̄_E: the extrinsic mean in the embedding R^D; U: a uniform unit direction.")
 
 
-def assumptions_box(manifold_key, radius, center_text, info, source):
+def assumptions_box(manifold_key, radius, center_text, info, source, person=None):
     rows = [
         ("Data ball", f"every point lies within geodesic distance r = {radius:.3g} of the "
                       f"public centre m₀ = {center_text}; "
@@ -131,8 +138,18 @@ def assumptions_box(manifold_key, radius, center_text, info, source):
     ]
     if source == "upload":
         rows.append(("Uploaded data", "kept in memory only, never written to disk or logged; "
-                                      "parsed once per file content (an in-memory cache keyed "
-                                      "on its SHA-256, which only the same file can reach)."))
+                                      "parsed once per file content and its chosen columns "
+                                      "read once per mapping (this session's memory, keyed on "
+                                      "the file's SHA-256, which only the same file can "
+                                      "reach)."))
+    k = rows_per_person()
+    if k > 1:
+        why = (f"the largest group of the person column '{person}', confirmed public"
+               if person else "the sidebar's setting")
+        rows.append(("Unit of privacy", f"one person, with up to {k} rows ({why}): each "
+                                        f"guarantee per row holds per person at {k} times its "
+                                        "ε (group privacy), as the cost and the ledger entry "
+                                        "count it."))
     with st.container(border=True):
         st.markdown("**Assumptions in force**")
         st.markdown(C.assumptions_markdown(rows))
@@ -178,6 +195,126 @@ def release_distances(_manifold, name, fingerprint, value, _y, center, radius):
 #: Presets: source -> (public radius, public centre as typed).
 PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
                  "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
+
+
+def read_digest(sha, mapping):
+    """Names the points read from a file (its SHA-256 ``sha``) through a mapping (the person
+    column aside: it does not change the points)."""
+    point = repr((mapping.layout, mapping.columns)).encode()
+    return f"{sha[:16]}-{hashlib.sha256(point).hexdigest()[:8]}"
+
+
+def column_mapping(upload, manifold, tag):
+    """Preview and role widgets of a scanned upload; returns a
+    :class:`ui.logic.frechet_mean.PointMapping`, or None (with a message) while a column of the
+    point is not chosen."""
+    profiles = upload.profiles
+    with st.expander(f"Preview: first {len(upload.preview)} of {upload.n_rows:,} rows, column "
+                     "types and empty cells", expanded=True):
+        st.dataframe(upload.preview, width="stretch")
+        st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
+                     column_config={"note": st.column_config.TextColumn("note",
+                                                                        width="large")})
+    ids = {p.name: p.id_like for p in profiles if p.id_like}
+
+    def label(name):
+        return f"{name} (identifier?)" if name in ids else name
+
+    layouts = L.point_layouts(manifold)
+    detected = L.default_layout(manifold, profiles)
+    st.markdown("**Columns**: choose how the file writes a point and which columns hold it, "
+                "and, if one person contributes several rows, the column naming the person; "
+                "other columns are ignored.")
+    keys = list(layouts)
+    layout = keys[0] if len(keys) == 1 else st.radio(
+        "Each point is written as", keys, index=keys.index(detected), horizontal=True,
+        format_func=lambda k: layouts[k].label, key=f"fm_map_layout_{tag}")
+    defaults = L.default_point_columns(manifold, layout, profiles)
+    st.caption(L.recognised_text(manifold, layout, defaults, profiles))
+    slots, options = layouts[layout].slot_labels, L.slot_options(profiles, layouts[layout])
+    chosen = []
+    for start in range(0, len(slots), 6):  # at most six choices a line (SPD(3): 9 entries)
+        cols = st.columns(min(6, len(slots)))
+        for j, col in zip(range(start, min(start + 6, len(slots))), cols, strict=False):
+            chosen.append(col.selectbox(
+                slots[j], options, format_func=label, placeholder="Choose a column",
+                index=options.index(defaults[j]) if defaults[j] in options else None,
+                key=f"fm_map_{tag}_{layout}_{j}"))
+    others = [p.name for p in profiles if p.name not in chosen]
+    person = st.selectbox(
+        "Person (group) column (optional)", [None, *others], key=f"fm_map_person_{tag}",
+        format_func=lambda c: "(none)" if c is None else c,
+        help="A column naming who each row belongs to (a patient, an animal, a household); "
+             "(none): one row per person. The largest number of rows one person has becomes "
+             "the rows per person of the privacy guarantee on this page.")
+    hint = L.person_hint(profiles, exclude=chosen)
+    if hint and person is None:
+        st.caption(f"Column {', '.join(repr(c) for c in hint)} may name people: if one person "
+                   "has several rows, choose it as the person column (group privacy).")
+    if None in chosen:
+        level, text = L.incomplete_mapping_text(manifold, layout, chosen, profiles)
+        (st.error if level == "error" else st.info)(text)
+        return None
+    mapping = L.PointMapping(layout, tuple(chosen), person)
+    ignored = [c for c in others if c != person]
+    if ignored:
+        st.caption("Columns ignored: " + ", ".join(
+            f"'{c}'" + (" (looks like an identifier)" if c in ids else "") for c in ignored))
+    return mapping
+
+
+def uploaded_points(raw, digest, manifold_key, manifold):
+    """An uploaded file (its SHA-256 ``digest``): scanned once per file content, previewed,
+    mapped, and its chosen columns read once per mapping (this session's memory only, never
+    st.cache_data). Returns a :class:`ui.logic.frechet_mean.MeanUpload`, or None with a
+    message naming the row and column of what is wrong."""
+    try:
+        upload = session_memo(SCAN_MEMO, digest,
+                              lambda: L.scan_upload(raw, max_bytes=upload_max_bytes()),
+                              keep_errors=(DataValidationError,), spinner="Reading the file …",
+                              max_entries=2)
+    except DataValidationError as exc:
+        st.error(f"The file could not be used.\n\n{exc}")
+        return None
+    mapping = column_mapping(upload, manifold, f"{manifold_key}_{digest[:12]}")
+    if mapping is None:
+        return None
+    try:
+        read = session_memo(READ_MEMO, (digest, manifold_key, mapping),
+                            lambda: L.read_mapped(upload, manifold, mapping),
+                            keep_errors=(DataValidationError,),
+                            spinner="Reading the chosen columns …", max_entries=4)
+    except DataValidationError as exc:
+        message = str(exc).replace(
+            "Pass renormalize=True to project every point onto the sphere.",
+            "Normalize each row to unit length before uploading.")
+        legend = L.mapping_legend(manifold, mapping)
+        st.error(f"The file could not be used.\n\n{message}" + (f"\n\n{legend}" if legend
+                                                                   else ""))
+        return None
+    legend = L.mapping_legend(manifold, mapping)
+    st.caption(read.note + (f" {legend}" if legend else ""))
+    return read
+
+
+def person_rows(read, tag):
+    """Rows per person from the person column (group privacy), for this page only
+    (:func:`ui.session.set_page_rows`): the cost, the ledger entry and the ε readings of this
+    page count per person, with the sidebar saying why. Returns False while the user has not
+    confirmed that the largest group size is public."""
+    if read.groups is None:
+        return True
+    k, person = read.rows_per_person, read.mapping.person
+    set_page_rows(k, f"This page counts {k} rows per person: the largest group of its person "
+                     f"column '{person}'. The field above applies on the other pages.")
+    st.info(L.person_rows_text(k, person, read.group_sizes), icon=":material/group:")
+    return st.checkbox(
+        f"I confirm that the largest group size ({k} rows per person) is public information",
+        key=f"fm_group_ok_{tag}_{person}",
+        help="The group sizes come from the data. Taking their maximum as the rows per person "
+             "treats it as public: confirm only if it is (e.g. a study design of at most "
+             f"{k} measurements per person), or set a public bound in the sidebar instead (with "
+             "no person column).")
 
 
 def load_data(manifold_key, manifold, source):
@@ -261,15 +398,25 @@ def load_data(manifold_key, manifold, source):
         raw = L.cities_bytes()
     else:
         upload = st.file_uploader(
-            "Upload a CSV file (header row; columns "
-            + ("y1, y2, y3, or lat and lon in degrees" if isinstance(manifold, Sphere)
-               else "s11, s12, … (upper triangle)")
-            + ", one point per row)", type=["csv", "txt"], key="fm_upload",
+            "Upload a CSV file (a header row naming the columns, one point per row; choose "
+            "the point's columns below)", type=["csv", "txt"], key="fm_upload",
         )
+        st.caption(f"Expected header: `{', '.join(manifold.csv_columns())}`"
+                   + (" or latitude and longitude in degrees" if isinstance(manifold, Sphere)
+                      else " or the full matrix")
+                   + "; other names are mapped below and other columns (an id, a name, a "
+                     "date) are ignored. The file stays in memory and is never stored.")
         if upload is None:
             st.info("Upload a file to continue, or switch the data to *Synthetic*.")
             return None
         raw = upload.getvalue()
+        sha = hashlib.sha256(raw).hexdigest()
+        read = uploaded_points(raw, sha, manifold_key, manifold)
+        if read is None:
+            return None
+        y, raw, digest = read.y, None, read_digest(sha, read.mapping)
+        meta.update(person=read.mapping.person, mapping=read.mapping,
+                    group_ok=person_rows(read, f"{manifold_key}_{sha[:12]}"))
     if raw is not None:
         digest = hashlib.sha256(raw).hexdigest()
         try:
@@ -315,6 +462,13 @@ def export_section(manifold, source, meta, center, radius, epsilon, y=None):
                    "their seed, an uploaded file is read from a path you fill in (it is never "
                    "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
                    "reproducible demo.")
+        mapping = meta.get("mapping")
+        if mapping is not None:
+            layout = L.point_layouts(manifold)[mapping.layout]
+            st.caption("The script reads the file with `load_csv`, which takes the point's "
+                       f"columns under their own names ({', '.join(layout.slots)}) and no "
+                       "other column: save those columns of your file, so named, as "
+                       "your_data.csv.")
         script = X.frechet_script(manifold, source=source, n=meta.get("n"),
                                   seed=meta.get("seed"), radius=radius, center=center,
                                   epsilon=epsilon, mechanism=mech, data_file=data_file)
@@ -327,7 +481,7 @@ def export_section(manifold, source, meta, center, radius, epsilon, y=None):
         export_buttons(script, "frechet_mean", "fm")
 
 
-def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
+def release_section(manifold, y, center, radius, epsilon, fingerprint, mean, group_ok=True):
     st.subheader("Release one private mean")
     options = list(L.available_mechanisms(manifold, radius))
     if st.session_state.get("fm_mech") not in (None, *options):
@@ -363,13 +517,16 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
               on_page="lower n (or use fewer rows), lower ε, or choose another mechanism.")
     cancelled_notice("fm_run", "The release")
     release_error("fm_release")
-    if release_button("fm_release", cost, disabled=not work_ok):
+    if not group_ok:
+        st.info("Confirm above that the largest group size is public (or choose no person "
+                "column) to release.", icon=":material/group:")
+    if release_button("fm_release", cost, disabled=not (work_ok and group_ok)):
         draw_release(PAGE, "fm_release", "fm_run", "Drawing one private mean", work.seconds,
                      lambda bar: private_frechet_mean(manifold, y, epsilon=epsilon,
                                                       mechanism=mech, radius=radius,
                                                       center=center, mode="strict",
                                                       progress=bar),
-                     LAST, key=key)
+                     LAST, key=key, rows=rows_per_person())
     last = st.session_state.get(LAST)
     if not last:
         return
@@ -386,6 +543,13 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean):
     else:
         delta = "not certified" if rel.delta is None else f"{rel.delta:.2g}"
         cols[0].metric("Guarantee", f"ε = {rel.epsilon:.3g}, δ = {delta}")
+    k = last.get("rows", 1)
+    if k > 1:
+        eps_k, delta_k, mu_k = group(rel.epsilon, rel.delta, rel.mu, k)
+        per = (f"µ = {mu_k:.3g}" if mu_k is not None else f"ε = {eps_k:.3g}, δ = "
+               + ("not certified" if delta_k is None else f"{delta_k:.2g}"))
+        st.caption(f"Per person ({k} rows each, group privacy): {per}; the ledger entry "
+                   f"records {k} rows per person.")
     cols[1].metric("Noise scale σ", f"{float(next(iter(rel.sigma.values()))):.3g}")
     dist = (L.release_distances(manifold, value, y, center, radius)
             if fingerprint.startswith("upl-") else
@@ -620,6 +784,7 @@ def sensitivity_section(manifold_key, radius):
 
 def main():
     st.title("Fréchet mean")
+    set_page_rows(None)  # set again below while an uploaded file's person column is mapped
     st.markdown(
         "Compare four ways to release the **Fréchet mean** of data on the sphere S² or on "
         "symmetric positive definite (SPD) matrices under the same privacy budget ε: the "
@@ -646,9 +811,10 @@ def main():
         epsilon = cols[2].select_slider(
             "Privacy budget ε (per release)", EPS_OPTIONS,
             value=query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS), key="fm_eps")
-        cols[2].caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
+        reading = cols[2].empty()  # after the data: a person column sets the rows per person
         manifold = M.make_manifold(manifold_key)
         loaded = load_data(manifold_key, manifold, source)
+        reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
     settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
     if loaded is None:
         write_query(**settings)
@@ -694,9 +860,10 @@ def main():
         st.markdown("**Teaching notes**")
         teaching_notes()
     with assumptions:
-        assumptions_box(manifold_key, radius, center_text, info, source)
+        assumptions_box(manifold_key, radius, center_text, info, source, meta.get("person"))
 
-    release_section(manifold, y, center, radius, float(epsilon), meta["fingerprint"], mean)
+    release_section(manifold, y, center, radius, float(epsilon), meta["fingerprint"], mean,
+                    group_ok=meta.get("group_ok", True))
     export_section(manifold, source, meta, center, radius, float(epsilon), y)
     settings["fm_mech"] = st.session_state.get("fm_mech", "laplace")
     write_query(**settings)

@@ -324,28 +324,33 @@ def test_sphere_radius_reaches_the_whole_globe_with_the_ambient_mechanism():
 
 # --------------------------------------------------------------------------- large uploads
 def test_large_upload_is_parsed_once_and_drawn_subsampled(monkeypatch):
-    """A 50,000-row upload is parsed once: widget changes afterwards do not parse it again
-    (the parse is cached on the file's SHA-256), the preview waits for a switch, and figures
-    draw 2,000 of the points with a note."""
+    """A 50,000-row upload is parsed once: widget changes afterwards do not scan the file or
+    read its mapped columns again (kept in the session per file SHA-256 and mapping), the
+    preview waits for a switch, and figures draw 2,000 of the points with a note."""
     import time
 
     from ui.logic import frechet_mean as L
 
     calls = []
-    original = L.read_upload
+    scan, read = L.scan_upload, L.read_mapped
 
-    def counting(raw, manifold, **kwargs):
-        calls.append(len(raw))
-        return original(raw, manifold, **kwargs)
+    def counting_scan(raw, **kwargs):
+        calls.append(("scan", len(raw)))
+        return scan(raw, **kwargs)
 
-    monkeypatch.setattr(L, "read_upload", counting)
+    def counting_read(upload, manifold, mapping):
+        calls.append(("read", mapping))
+        return read(upload, manifold, mapping)
+
+    monkeypatch.setattr(L, "scan_upload", counting_scan)
+    monkeypatch.setattr(L, "read_mapped", counting_read)
     # a file no other test uploads (the cache is per file content)
     y = make_mean_data(Sphere(2), 50_000, radius=0.3, rng=20261125)
     at = light(open_page())
     upload(at, to_csv(Sphere(2), y).encode(), name="big.csv")
     assert not at.exception, at.exception
     assert metric(at, "Sample size n") == "50000"
-    assert len(calls) == 1
+    assert [c[0] for c in calls] == ["scan", "read"]
     timings = {}
     for name, change in [
         ("mechanism", lambda: at.radio(key="fm_mech").set_value("kng")),
@@ -356,12 +361,12 @@ def test_large_upload_is_parsed_once_and_drawn_subsampled(monkeypatch):
         change().run()
         timings[name] = time.perf_counter() - start
         assert not at.exception, at.exception
-    assert len(calls) == 1, "a widget change parsed the upload again"
+    assert len(calls) == 2, f"a widget change parsed the upload again: {calls}"
     assert any("preview is computed on request" in i.value for i in at.info)
     at.toggle(key="fm_preview_large").set_value(True).run()
     assert not at.exception, at.exception
     assert any("random subset of 2,000 of the 50,000" in c.value for c in at.caption)
-    assert len(calls) == 1
+    assert len(calls) == 2
     print("widget-change seconds with a 50k-row upload:", {k: round(v, 2)
                                                            for k, v in timings.items()})
 

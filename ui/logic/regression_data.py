@@ -41,6 +41,7 @@ __all__ = [
     "EXAMPLE_N",
     "EXAMPLE_SEED",
     "expected_header",
+    "group_sizes",
     "MANIFOLD_KINDS",
     "MANIFOLD_LABELS",
     "needs_ball",
@@ -359,16 +360,31 @@ class MappedData:
     @property
     def group_sizes(self):
         """Rows per group, largest first (None without a group column)."""
-        if self.groups is None:
-            return None
-        _, counts = np.unique(self.groups, return_counts=True)
-        return np.sort(counts)[::-1]
+        return None if self.groups is None else group_sizes(self.groups)
 
     @property
     def rows_per_person(self):
         """The largest number of rows one group contributes (1 without a group column)."""
         sizes = self.group_sizes
         return 1 if sizes is None else int(sizes[0])
+
+
+def group_sizes(groups):
+    """Rows per group of a group (person) column's values, largest first.
+
+    Parameters
+    ----------
+    groups : array-like of str, shape (n,)
+        The group of each row read.
+
+    Returns
+    -------
+    ndarray of int
+        One count per distinct value; its first entry is the rows per person of group
+        privacy.
+    """
+    _, counts = np.unique(np.asarray(groups, dtype=object).astype(str), return_counts=True)
+    return np.sort(counts)[::-1]
 
 
 def _id_reason(name, cells, numeric):
