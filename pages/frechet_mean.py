@@ -856,9 +856,14 @@ def main():
                     is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
 
     notes, assumptions = st.columns([1, 1])
-    with notes, st.container(border=True):
-        st.markdown("**Teaching notes**")
-        teaching_notes()
+    with notes:
+        # Drawn only while open (a stateful expander): the formulas are not typeset before the
+        # first figure.
+        box = st.expander("Teaching notes: the formulas behind this page", key="fm_notes",
+                          on_change="rerun")
+        if box.open:
+            with box:
+                teaching_notes()
     with assumptions:
         assumptions_box(manifold_key, radius, center_text, info, source, meta.get("person"))
 
