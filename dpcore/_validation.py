@@ -9,6 +9,8 @@ got -1.0."``).
 
 * scalars: :func:`check_positive`, :func:`check_nonnegative`, :func:`check_real`,
   :func:`check_int`, :func:`check_probability`, :func:`check_choice`;
+* intervals and levels: :func:`check_interval` (a finite ``(low, high)`` with low < high),
+  :func:`check_quantile_levels` (levels in [0, 1]);
 * arrays: :func:`as_float_array`, :func:`check_positive_array` (a positive number or a
   sequence of them), :func:`check_nonnegative_array`, :func:`check_nonnegative_values`;
 * objects: :func:`check_manifold`.
@@ -29,6 +31,7 @@ __all__ = [
     "as_float_array",
     "check_choice",
     "check_int",
+    "check_interval",
     "check_manifold",
     "check_nonnegative",
     "check_nonnegative_array",
@@ -36,6 +39,7 @@ __all__ = [
     "check_positive",
     "check_positive_array",
     "check_probability",
+    "check_quantile_levels",
     "check_real",
 ]
 
@@ -144,6 +148,50 @@ def check_choice(value, name: str, choices: tuple) -> object:
         listed = " or ".join(repr(c) for c in choices)
         raise ValueError(f"`{name}` must be {listed}, got {value!r}.")
     return value
+
+
+# --------------------------------------------------------------------------- intervals
+def check_interval(value, name: str) -> tuple[float, float]:
+    """Return ``value`` as ``(low, high)`` floats after checking it is a pair of finite real
+    numbers with ``low < high``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a pair of real numbers.
+    ValueError
+        If an end is NaN or infinite, or ``low >= high``.
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"`{name}` must be a pair (low, high) of real numbers, got {value!r}.")
+    low = check_real(value[0], f"{name}[0]")
+    high = check_real(value[1], f"{name}[1]")
+    if not low < high:
+        raise ValueError(f"`{name}` must satisfy low < high, got ({low!r}, {high!r}).")
+    return low, high
+
+
+def check_quantile_levels(values, name: str) -> np.ndarray:
+    """A level in [0, 1] or a non-empty sequence of them, as a 1-D float array.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is not numeric (``bool`` is not).
+    ValueError
+        If ``values`` is empty, not one-dimensional, or holds a level outside [0, 1] or NaN.
+    """
+    if values is None or isinstance(values, (bool, str, bytes)):
+        raise TypeError(f"`{name}` must be a level in [0, 1] or a sequence of them, got "
+                        f"{type(values).__name__}.")
+    arr = np.atleast_1d(as_float_array(values, name))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"`{name}` must be a level in [0, 1] or a non-empty sequence of them, "
+                         f"got {values!r}.")
+    bad = ~((arr >= 0.0) & (arr <= 1.0))
+    if np.any(bad):
+        raise ValueError(f"`{name}` must lie in [0, 1], got {float(arr[bad][0])!r}.")
+    return arr
 
 
 # --------------------------------------------------------------------------- arrays

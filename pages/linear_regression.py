@@ -5,7 +5,9 @@ Uploaded files are parsed in memory by the library's CSV reader (:func:`dpcore.d
 through :func:`ui.logic.linear_regression.parse_numeric_csv`) and kept in this session's memory
 only (keyed on the file's SHA-256, so a widget change does not read the file again), never
 written to disk, logged or put in a cache shared between sessions. The columns are mapped to
-roles after a preview (:mod:`ui.logic.regression_data`).
+roles after a preview (:mod:`ui.logic.regression_data`). In strict mode the public bounds may
+be estimated under DP with a small stated ε_b ("Estimate privately",
+:mod:`ui.logic.private_bounds`), confirmed, capped and recorded in the ledger like a release.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
+from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
 from ui.session import (
     export_buttons,
+    finish_release,
     planned_cost,
     query_value,
     record_release,
     release_button,
+    release_error,
     rows_per_person,
     session_memo,
     set_page_rows,
@@ -54,6 +59,9 @@ PLOT_POINTS = 5000
 MEMO_KEY = "lr_files"
 MEMO_ENTRIES = 6
 LAST = "lr_last_release"
+#: Session-state key of the ranges estimated under DP, by scope (data and columns).
+ESTIMATES = "lr_bounds_estimates"
+ESTIMATE_BUTTON = "lr_bounds_estimate"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 
 
@@ -82,15 +90,20 @@ def teaching_notes():
     )
 
 
-def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_on):
+def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_on,
+                    estimated=None):
+    estimated = estimated or {}
     if mode == "strict":
         rows = [
             ("Covariate range", f"[{cov_range[0]:.4g}, {cov_range[1]:.4g}], public; x is "
-                                "clipped to it and mapped to [0, 1]."),
+                                "clipped to it and mapped to [0, 1]"
+             + (f"; {estimated['covariate_range']}." if estimated.get("covariate_range")
+                else ".")),
             ("Response box", "per response "
              + ", ".join(f"{name} ∈ [{lo:.4g}, {hi:.4g}]" for name, lo, hi in box)
              + f"; its circumscribed ball (radius τ_m = {tau_m:.4g}) holds the responses, "
-               "which are projected onto it."),
+               "which are projected onto it"
+             + (f"; {estimated['tau_m']}." if estimated.get("tau_m") else ".")),
             ("Residual bound", f"τ = {tau:.4g}; residuals are clipped to this norm, so "
                                f"Δ_p = Δ_v = 2τ/n holds for every data set."),
         ]
@@ -260,13 +273,16 @@ def person_rows(data_, fingerprint):
              "person column).")
 
 
-def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
+def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None):
     """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
 
     ``scope`` names the data and columns the bounds belong to: the widgets' keys include it,
     so choosing another covariate or responses starts from that column's own range instead of
     keeping the previous column's bounds (issue 14 §3). ``public`` maps column names to bounds
     from domain knowledge (a preset's); they replace the data's range as defaults.
+    ``estimate`` (from :func:`estimate_section`) holds ranges estimated under DP; they fill the
+    fields (new keys, so the fields start from them) and the returned dict's ``estimated``
+    says which bounds still hold them, with the statement the release carries.
     """
     if mode == "paper":
         st.warning("Paper mode takes the covariate range, τ and the response ball from the "
@@ -275,27 +291,43 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
                 "box": [(nm, float(lo), float(hi)) for nm, lo, hi in
                         zip(names, y.min(axis=0), y.max(axis=0), strict=True)]}
     public = public or {}
-    if covariate in public and all(nm in public for nm in names):
+    ranges = estimate["ranges"] if estimate else {}
+    # An estimate gives the fields new keys: they start from it (and later edits stay).
+    suffix = f"_est{estimate['token']}" if estimate else ""
+    if ranges:
+        others = [nm for nm in (covariate, *names) if nm not in ranges and nm not in public]
+        st.caption(f"Bounds must be public. The fields of {', '.join(map(repr, ranges))} hold "
+                   f"the ranges estimated under DP with ε_b = {estimate['epsilon']:.3g} (a "
+                   "release recorded in the ledger)"
+                   + (f"; those of {', '.join(map(repr, others))} start from the data's range "
+                      "rounded outward, for convenience only: replace them before publishing "
+                      "anything." if others else "."))
+    elif covariate in public and all(nm in public for nm in names):
         st.caption("Bounds must be public: these come from domain knowledge of the columns "
                    "(units and ranges in assets/data/README.md), not from the data.")
     else:
         st.caption("Bounds must be public: set from domain knowledge, not from the data. The "
                    "fields start from the data's range rounded outward, for convenience only: "
-                   "replace them before publishing anything.")
+                   "replace them before publishing anything, or estimate them privately "
+                   "below.")
+
+    def start(name, column):
+        return ranges.get(name) or public.get(name) or L.nice_bounds(column)
+
     cols = st.columns([1, 1, 1, 3])
-    lo, hi = public.get(covariate) or L.nice_bounds(x)
+    lo, hi = start(covariate, x)
     cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
-                                  key=f"lr_cov_lo_{scope}", format="%.4g")
+                                  key=f"lr_cov_lo_{scope}{suffix}", format="%.4g")
     cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
-                                  key=f"lr_cov_hi_{scope}", format="%.4g")
+                                  key=f"lr_cov_hi_{scope}{suffix}", format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
-        "lower": [(public.get(nm) or L.nice_bounds(y[:, j]))[0] for j, nm in enumerate(names)],
-        "upper": [(public.get(nm) or L.nice_bounds(y[:, j]))[1] for j, nm in enumerate(names)],
+        "lower": [start(nm, y[:, j])[0] for j, nm in enumerate(names)],
+        "upper": [start(nm, y[:, j])[1] for j, nm in enumerate(names)],
     })
     with cols[3]:
         box = st.data_editor(default_box, hide_index=True, disabled=["response"],
-                             key=f"lr_box_{scope}", width="stretch",
+                             key=f"lr_box_{scope}{suffix}", width="stretch",
                              column_config={"lower": st.column_config.NumberColumn(
                                  "lower bound", format="%.4g"),
                                  "upper": st.column_config.NumberColumn(
@@ -313,12 +345,108 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None):
         return None
     tau_m = 0.5 * float(np.linalg.norm(upper - lower))
     tau = cols[2].number_input("Residual bound τ", min_value=1e-6, value=float(
-        f"{tau_m:.2g}"), key=f"lr_tau_{scope}", format="%.4g",
+        f"{tau_m:.2g}"), key=f"lr_tau_{scope}{suffix}", format="%.4g",
         help="Residual norms are clipped to τ; the sensitivity is 2τ/n.")
+    estimated = {}
+    if ranges:
+        note = PB.estimated_note(estimate["epsilon"], estimate["levels"])
+        if PB.matches_estimate((cov_lo, cov_hi), ranges.get(covariate)):
+            estimated["covariate_range"] = note
+        held = [nm for nm, a, b in zip(names, lower, upper, strict=True)
+                if PB.matches_estimate((a, b), ranges.get(nm))]
+        if held:
+            box_note = f"the response box of {', '.join(map(repr, held))} {note}"
+            estimated["tau_m"] = estimated["center"] = box_note
     return {"covariate_range": (float(cov_lo), float(cov_hi)), "tau": float(tau),
             "tau_m": tau_m, "center": 0.5 * (lower + upper),
             "box": [(nm, float(a), float(b)) for nm, a, b in zip(names, lower, upper,
-                                                                 strict=True)]}
+                                                                 strict=True)],
+            "estimated": estimated}
+
+
+def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok):
+    """"Estimate privately": the ranges of the covariate and responses under DP with a stated
+    ε_b, spent through the same confirmation, cap and ledger as a release
+    (:mod:`ui.logic.private_bounds`). On confirmation the estimate is made, recorded and kept
+    for this scope; the rerun fills the bounds fields with it."""
+    names = [covariate, *responses]
+    with st.expander("Estimate privately: don't know the ranges? Spend a small, stated ε_b "
+                     "on them"):
+        st.caption("The exponential mechanism (Smith 2011) releases a low and a high quantile "
+                   "of each chosen column inside a public enclosing interval you give (from "
+                   "the column's units, never from the data; values outside it are clipped "
+                   "to it). The estimate is a release of its own: it costs ε_b, is confirmed "
+                   "and recorded in the ledger like any release, and the ranges then fill the "
+                   "fields above.")
+        cols = st.columns([1, 1, 2])
+        eps_b = cols[0].number_input(
+            "Budget of the estimate ε_b", min_value=0.001, max_value=100.0,
+            value=PB.default_budget(epsilon), key=f"lr_eps_b_{scope}", format="%.3g",
+            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of the page's budget ε.")
+        trim = cols[1].select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS,
+                                     value=2.0, key=f"lr_trim_{scope}")
+        with cols[2]:
+            st.caption("Columns to estimate")
+            chosen = [nm for nm in names
+                      if st.checkbox(f"'{nm}'" + (" (covariate)" if nm == covariate else ""),
+                                     value=True, key=f"lr_est_col_{scope}_{nm}")]
+        st.caption(PB.composition_text(float(eps_b), float(epsilon)))
+        if not chosen:
+            st.info("Choose at least one column to estimate.")
+            return
+        table = st.data_editor(
+            PB.enclosing_table(chosen, public), hide_index=True,
+            disabled=["column", "from"], width="stretch",
+            key=f"lr_enclosing_{scope}_{'|'.join(chosen)}",
+            column_config={"lower": st.column_config.NumberColumn(
+                "enclosing lower end", format="%.6g"),
+                "upper": st.column_config.NumberColumn("enclosing upper end", format="%.6g"),
+                "from": st.column_config.TextColumn("default from", width="large")})
+        problems = PB.interval_problems(table)
+        if problems:
+            st.error("\n".join(f"- {p}" for p in problems))
+        wide = PB.unconfirmed_columns(table) if not problems else []
+        confirmed = True
+        if wide:
+            lo, hi = PB.WIDE_INTERVAL
+            confirmed = st.checkbox(
+                f"I confirm that every value of {', '.join(map(repr, wide))} lies in "
+                f"[{lo:,.0f}, {hi:,.0f}], or may be clipped to it (a public fact, not read "
+                "from the data)", key=f"lr_wide_ok_{scope}_{'|'.join(wide)}")
+        levels = PB.levels_of(trim)
+        text, thin = PB.budget_text(float(eps_b), len(chosen), x.size, levels)
+        st.caption(text)
+        if thin:
+            st.warning("At this ε_b the estimate is mostly noise for this many rows: expect "
+                       "ranges near the enclosing interval's ends. Raise ε_b (its cost is "
+                       "stated below) or type narrower enclosing intervals.",
+                       icon=":material/warning:")
+        cost = planned_cost(epsilon=float(eps_b))
+        show_cost(cost, " It pays for the bounds estimate only; the release below has its "
+                        "own cost.")
+        ready = not problems and confirmed and group_ok
+        if not confirmed:
+            st.info("Confirm the wide enclosing interval above (or type one from the column's "
+                    "units) before estimating.")
+        if not group_ok:
+            st.info("Confirm above that the largest group size is public before estimating.")
+        if release_button(ESTIMATE_BUTTON, cost, label="Estimate privately",
+                          disabled=not ready):
+            data = {nm: (x if nm == covariate else y[:, responses.index(nm)]) for nm in chosen}
+            intervals = {nm: (lo, hi) for nm, lo, hi in
+                         zip(table["column"], table["lower"], table["upper"], strict=True)}
+            try:
+                est = PB.estimate_bounds(data, intervals, float(eps_b), levels)
+            except ValueError as exc:
+                finish_release(ESTIMATE_BUTTON, error=exc)
+            record_release(PB.ledger_page(PAGE), est.release,
+                           note=PB.ledger_note(est, rows_per_person()))
+            store = st.session_state.setdefault(ESTIMATES, {})
+            token = store.get(scope, {}).get("token", 0) + 1
+            store[scope] = {"ranges": est.ranges, "epsilon": est.epsilon,
+                            "levels": est.levels, "token": token}
+            finish_release(ESTIMATE_BUTTON)
+        release_error(ESTIMATE_BUTTON, "The estimate")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -361,13 +489,15 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
 
 
 def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
-    """dpcore's release and (optionally) diffprivlib's; both go to the ledger."""
+    """dpcore's release and (optionally) diffprivlib's; both go to the ledger. Bounds filled
+    by a private estimate are stated so in the release's assumptions."""
     d = y.shape[1]
     out = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = private_geodesic_regression(Euclidean(d), x, y,
                                           **L.release_settings(eps_p, eps_v, bounds, mode))
+    PB.annotate_release(rel, bounds.get("estimated") or {})
     out["release"] = rel
     out["dpcore"] = (np.asarray(rel.values["intercept"]).reshape(d),
                      np.asarray(rel.values["coef"]).reshape(d))
@@ -493,9 +623,13 @@ def main():
         accuracy_slot = st.container()  # the predicted error, under ε (filled below)
         scope = hashlib.sha256(json.dumps([fingerprint, covariate, responses]).encode()
                                ).hexdigest()[:12]
+        public = {"wine": L.WINE_BOUNDS, "example": L.EXAMPLE_DESIGN}.get(source)
+        estimate = st.session_state.get(ESTIMATES, {}).get(scope) if mode == "strict" else None
         bounds = bounds_widgets(x, y, responses, mode, scope,
                                 public=L.WINE_BOUNDS if source == "wine" else None,
-                                covariate=covariate)
+                                covariate=covariate, estimate=estimate)
+        if mode == "strict":
+            estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok)
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
     if bounds is None:
@@ -609,7 +743,8 @@ def main():
         teaching_notes()
     with assumptions:
         assumptions_box(mode, bounds["covariate_range"], bounds["box"], bounds["tau"] or 0.0,
-                        bounds["tau_m"] or 0.0, eps_p, eps_v, bool(use_dpl))
+                        bounds["tau_m"] or 0.0, eps_p, eps_v, bool(use_dpl),
+                        estimated=bounds.get("estimated"))
     write_query(**settings)
 
 

@@ -309,7 +309,7 @@ UI_FILES = sorted((ROOT / "ui").rglob("*.py"))
 LIB_FILES = sorted((ROOT / "dpcore").rglob("*.py"))
 #: Functions that make (or record) a release: never behind a Streamlit cache.
 RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_geodesic_regression_budgets",
-                     "private_frechet_mean", "run_release",
+                     "private_frechet_mean", "private_range", "estimate_bounds", "run_release",
                      "record_release"}
 #: Cached functions that do reach a release function, and why that is safe. Each must take a
 #: seed (so its output is a deterministic function of its arguments, the same for everyone).

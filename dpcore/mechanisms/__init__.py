@@ -4,17 +4,21 @@
 * :class:`RiemannianGaussian` — density ∝ exp(-d²/(2σ²)), accounted in Gaussian DP (paper 004);
 * :class:`KNormGradient` — density ∝ exp(-‖∇E‖/σ) for Fréchet means and geodesic regression
   (paper 002);
-* :class:`AmbientLaplace` — Euclidean K-norm noise in an embedding space (baseline of paper 001).
+* :class:`AmbientLaplace` — Euclidean K-norm noise in an embedding space (baseline of paper 001);
+* :class:`ExponentialQuantile` — quantiles of a real column on a public interval by the
+  exponential mechanism (Smith 2011), for bounds estimated under DP.
 """
 
 from .base import Ball, MechanismResult
 from .gaussian import RiemannianGaussian
 from .kng import KNormGradient
 from .laplace import AmbientLaplace, RiemannianLaplace, ambient_radius, embed, project_to_manifold
+from .quantile import ExponentialQuantile, sample_exponential_quantiles
 
 __all__ = [
     "AmbientLaplace",
     "Ball",
+    "ExponentialQuantile",
     "KNormGradient",
     "MechanismResult",
     "RiemannianGaussian",
@@ -22,4 +26,5 @@ __all__ = [
     "ambient_radius",
     "embed",
     "project_to_manifold",
+    "sample_exponential_quantiles",
 ]

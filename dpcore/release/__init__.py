@@ -17,12 +17,14 @@ Two modes:
 
 Modules: :mod:`~dpcore.release.record` (the :class:`Release` record and what a label may
 claim), :mod:`~dpcore.release.regression` and :mod:`~dpcore.release.frechet` (the pipelines),
+:mod:`~dpcore.release.bounds` (columns' ranges estimated under DP, to serve as bounds),
 :mod:`~dpcore.release.planning` (exact or MCMC, decided from public inputs before sampling),
 :mod:`~dpcore.release.work` (a request's work estimated before it runs, and the budget that
 refuses it), ``_common`` (checks shared by the pipelines).
 """
 
 from ._common import project_to_ball
+from .bounds import DEFAULT_RANGE_QUANTILES, private_range
 from .frechet import private_frechet_mean
 from .planning import (
     exact_work,
@@ -57,6 +59,7 @@ from .work import (
 
 __all__ = [
     "APPROXIMATE_LABELS",
+    "DEFAULT_RANGE_QUANTILES",
     "DEFAULT_WORK_BUDGET",
     "FRECHET_MECHANISMS",
     "GUARANTEES",
@@ -82,5 +85,6 @@ __all__ = [
     "private_frechet_mean",
     "private_geodesic_regression",
     "private_geodesic_regression_budgets",
+    "private_range",
     "project_to_ball",
 ]

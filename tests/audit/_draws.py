@@ -22,9 +22,9 @@ PER_CALL = 400
 #: (Laplace, KNG and joint), shared by Bonferroni.
 ALPHA_TOTAL = 1e-6
 #: One family-wise budget for the whole audit: 3 certifications on S² (this module), 1 with a
-#: footpoint ball (tests/audit/test_regression_joint_ball.py) and 16 on the other manifolds
-#: (tests/audit/_manifold_draws.py).
-N_PRIVACY_TESTS = 20
+#: footpoint ball (tests/audit/test_regression_joint_ball.py), 16 on the other manifolds
+#: (tests/audit/_manifold_draws.py) and 2 of the quantile mechanism (tests/audit/test_quantile.py).
+N_PRIVACY_TESTS = 22
 ALPHA_EACH = ALPHA_TOTAL / N_PRIVACY_TESTS
 #: Goodness-of-fit tests (draws vs the oracle's density) each fail falsely with chance ≤ this;
 #: fewer than ten of them run, so together they stay below 1e-6 as well.

@@ -14,6 +14,7 @@ from dpcore.data import DataValidationError, TextTable, scan_table
 from ui.caps import CAPS, upload_max_bytes, upload_max_rows
 
 __all__ = [
+    "EXAMPLE_DESIGN",
     "example_regression_frame",
     "linear_fit",
     "mse_table",
@@ -104,6 +105,11 @@ def select_numeric(table: TextTable, columns):
         column, or a column not in the file.
     """
     return table.to_numbers(columns).values
+
+
+#: What the generated example's design makes public: its covariate ``dose`` is drawn in
+#: [0, 10] (the responses' ranges depend on the noise and are not fixed by the design).
+EXAMPLE_DESIGN = {"dose": (0.0, 10.0)}
 
 
 def example_regression_frame(n=100, *, seed=0):
