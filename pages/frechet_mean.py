@@ -463,15 +463,16 @@ def export_section(manifold, source, meta, center, radius, epsilon, y=None):
                    "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
                    "reproducible demo.")
         mapping = meta.get("mapping")
+        mapped = {}
         if mapping is not None:
-            layout = L.point_layouts(manifold)[mapping.layout]
-            st.caption("The script reads the file with `load_csv`, which takes the point's "
-                       f"columns under their own names ({', '.join(layout.slots)}) and no "
-                       "other column: save those columns of your file, so named, as "
-                       "your_data.csv.")
+            st.caption("The script reads your file as this page does, through the column "
+                       "mapping chosen above (other columns ignored): put it next to the "
+                       "script as your_data.csv.")
+            mapped = {"columns": L.mapped_columns(manifold, mapping), "person": mapping.person}
         script = X.frechet_script(manifold, source=source, n=meta.get("n"),
                                   seed=meta.get("seed"), radius=radius, center=center,
-                                  epsilon=epsilon, mechanism=mech, data_file=data_file)
+                                  epsilon=epsilon, mechanism=mech, data_file=data_file,
+                                  **mapped)
         if data_file != "your_data.csv":
             st.caption(f"The EMG preset's {meta.get('n')} matrices (public data, geomstats, "
                        f"MIT) go in {data_file}, next to the script:")

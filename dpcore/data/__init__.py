@@ -8,7 +8,8 @@
 * :func:`load_csv`, :func:`to_csv`, :func:`expected_columns` -- the manifold CSV formats of the
   dashboard, read with the same reader; :func:`read_manifold_csv` also says which layout a file
   had (:class:`ManifoldData`: SPD upper triangle or full, raw landmarks or preshapes, latitude
-  and longitude) and can drop rows with empty cells, with a count.
+  and longitude), can drop rows with empty cells, with a count, and reads columns named as in
+  the user's file through a column mapping (``columns=``, and a ``group=`` column).
 * :func:`load_latlon_csv`, :func:`latlon_to_sphere`, :func:`sphere_to_latlon` -- places given
   by latitude and longitude in degrees as points of S².
 

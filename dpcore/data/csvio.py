@@ -11,8 +11,10 @@ triangle row-major ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}`` when ``k 
 ``KendallShape(k)`` landmark coordinates ``lx1, ly1, ..., lxk, lyk`` (raw, or already preshapes).
 Two more layouts are recognised from the header (:func:`read_manifold_csv`): ``SPD(k)`` as the
 full matrix ``s11, s12, ..., s21, ..., skk`` (checked symmetric), and ``Sphere(2)`` as one latitude
-and one longitude column in degrees (other columns ignored). The format is a fact
-of each manifold class (:meth:`~dpcore.manifolds.Manifold.csv_columns`,
+and one longitude column in degrees (other columns ignored). A column mapping
+(``read_manifold_csv(..., columns=...)``) reads any of these layouts from columns with names of
+the file's own, ignoring the other columns; a group (person) column can be read along as text.
+The format is a fact of each manifold class (:meth:`~dpcore.manifolds.Manifold.csv_columns`,
 :meth:`~dpcore.manifolds.Manifold.from_csv_rows` / :meth:`~dpcore.manifolds.Manifold.to_csv_rows`
 and the checks of :meth:`~dpcore.manifolds.Manifold.csv_problems`); this module reads and
 writes the files.
@@ -31,6 +33,7 @@ import csv
 import io
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,16 +121,31 @@ LAYOUTS = ("coordinates", "latlon", "spd_upper", "spd_full", "landmarks", "presh
 class _Layout:
     """The columns read from a file: ``kind`` (before the landmark/preshape distinction),
     the columns in the order read (``x`` first for regression; names as written in the
-    header for latitude and longitude), and whether other columns are ignored."""
+    header for latitude and longitude and for a column mapping), whether other columns are
+    ignored and, for a column mapping, the reader's name of each value column (``slots``)."""
 
     kind: str
     columns: tuple
     n_lead: int
     ignore_others: bool = False
+    slots: tuple = ()
 
     @property
     def values(self) -> tuple:
         return self.columns[self.n_lead:]
+
+    @property
+    def shown(self) -> str:
+        """The value columns for a message: ``y1..y3``, or every name when they were mapped."""
+        return _shown(self.values, self.slots)
+
+
+def _shown(values, slots=()) -> str:
+    """Columns for a message: a span ``y1..y3`` when they bear the reader's own names, else
+    every name (mapped names need not run in sequence)."""
+    if slots and [v.lower() for v in values] != [s.lower() for s in slots]:
+        return ", ".join(values)
+    return _span(values)
 
 
 def _spd_full_columns(k) -> list[str]:
@@ -137,14 +155,23 @@ def _spd_full_columns(k) -> list[str]:
     return [f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1)]
 
 
-def _layout(m, task, raw, keys, covariate="x") -> _Layout:
+def _layout(m, task, raw, keys, covariate="x", mapped=None) -> _Layout:
     """The layout of a file with header names ``raw`` (as written) and ``keys`` (lower case).
 
+    With a column mapping (``mapped``: ``(kind, {slot: file column})`` from
+    :func:`_check_columns`), the layout it names, its columns as spelled in the header. Else
     Sphere(2): a latitude and a longitude column (and none of ``y1..y3``) mean places in
     degrees. SPD(k), k >= 2: all ``k * k`` entries named mean full matrices. Otherwise the
     manifold's own columns (:func:`expected_columns`).
     """
     lead = (covariate,) if task == "regression" else ()
+    if mapped is not None:
+        spelled = {}
+        for name, key in zip(raw, keys, strict=True):
+            spelled.setdefault(key, name)
+        kind, chosen = mapped
+        names = tuple(spelled.get(c.lower(), c) for c in (*lead, *chosen.values()))
+        return _Layout(kind, names, len(lead), ignore_others=True, slots=tuple(chosen))
     own = m.csv_columns()
     present = {k for k in keys if k}
     if isinstance(m, Sphere) and m.dim == 2 and not present & set(own):
@@ -158,6 +185,61 @@ def _layout(m, task, raw, keys, covariate="x") -> _Layout:
         return _Layout("spd_upper", (*lead, *own), len(lead))
     kind = "landmarks" if isinstance(m, KendallShape) else "coordinates"
     return _Layout(kind, (*lead, *own), len(lead))
+
+
+def _slot_layouts(m) -> dict:
+    """The layouts a column mapping may name for ``m``: kind -> the reader's column names, in
+    the order read (:func:`read_manifold_csv`, ``columns``)."""
+    own = tuple(m.csv_columns())
+    if isinstance(m, Sphere) and m.dim == 2:
+        return {"coordinates": own, "latlon": ("lat", "lon")}
+    if isinstance(m, SPD) and m.k >= 2:
+        return {"spd_upper": own, "spd_full": tuple(_spd_full_columns(m.k))}
+    return {"landmarks" if isinstance(m, KendallShape) else "coordinates": own}
+
+
+def _check_columns(m, columns, task) -> tuple:
+    """``columns`` checked: a mapping from the reader's names of exactly one layout's columns
+    to file column names. Returns ``(kind, chosen)``: the layout and ``{slot: file column}``
+    (keys in lower case, names stripped) in the layout's order."""
+    if not isinstance(columns, Mapping):
+        raise TypeError("`columns` must be a mapping from the reader's column names to the "
+                        f"file's (e.g. {{'y1': 'px'}}), got {type(columns).__name__}.")
+    given = {}
+    for slot, name in columns.items():
+        if not isinstance(slot, str) or not isinstance(name, str) or not name.strip():
+            raise TypeError("`columns` must map column names (str) to column names (str), got "
+                            f"{slot!r}: {name!r}.")
+        key = slot.strip().lower()
+        if key in given:
+            raise ValueError(f"`columns` names the reader's column {key!r} twice.")
+        given[key] = name.strip()
+    layouts = _slot_layouts(m)
+    kinds = [kind for kind, slots in layouts.items() if set(slots) == set(given)]
+    if not kinds:
+        listed = "; or ".join(", ".join(slots) for slots in layouts.values())
+        covar = (" The covariate column is chosen with `covariate`." if task == "regression"
+                 and "x" in given else "")
+        raise ValueError(f"the keys of `columns` must be the reader's columns of one layout of "
+                         f"{m!r}: {listed}; got {', '.join(given)}.{covar}")
+    kind = kinds[0]
+    return kind, {s: given[s] for s in layouts[kind]}
+
+
+def _check_roles(layout, group):
+    """Raise if one file column would be read in two roles (covariate, a value column, the
+    group column)."""
+    roles = [("the covariate" if i < layout.n_lead else
+              f"column {layout.slots[i - layout.n_lead]}" if layout.slots else f"column {c}", c)
+             for i, c in enumerate(layout.columns)]
+    if group is not None:
+        roles.append(("the group column", group))
+    seen = {}
+    for role, name in roles:
+        other = seen.setdefault(name.lower(), role)
+        if other != role:
+            raise ValueError(f"the file's column {name!r} is chosen for both {other} and "
+                             f"{role}; each column has one role.")
 
 
 def _alternatives(m) -> str:
@@ -177,30 +259,50 @@ def _alternatives(m) -> str:
 
 
 # ------------------------------------------------------------------------------ reading
-def _read_table(m, text, task, max_rows, covariate="x", unread="error"):
+def _read_table(m, text, task, max_rows, covariate="x", unread="error", mapped=None,
+                group=None):
     """Header checks and cell extraction.
 
     Returns ``(layout, problems, rows, cells, padded, delimiter, ignored)``: the
     :class:`_Layout`, the problems found so far (a collector ordered by the columns read),
     spreadsheet row numbers of the data rows, their cells in the order of
-    ``layout.columns``, the ``(i, j)`` positions filled in for short rows, the delimiter and
-    the names of the columns ignored.
+    ``layout.columns`` (then the ``group`` column's, when there is one), the ``(i, j)``
+    positions filled in for short rows, the delimiter and the names of the columns ignored.
     """
     delimiter = _sniff_delimiter(text)
     records = _records(text, delimiter)
-    expect = ", ".join(expected_columns(m, task))
+    if mapped is None:
+        expect = ", ".join(expected_columns(m, task))
+    else:
+        lead = [covariate] if task == "regression" else []
+        expect = ", ".join([*lead, *mapped[1].values()])
     header = _first_record(records, f" ({expect})")
     raw, keys, names = _header_names(header, f": {expect}")
-    layout = _layout(m, task, raw, keys, covariate)
+    layout = _layout(m, task, raw, keys, covariate, mapped)
+    _check_roles(layout, group)
     columns = list(layout.columns)
-    problems = _Collector({c: i for i, c in enumerate(columns)})
+    read_columns = columns + ([group] if group is not None else [])
+    problems = _Collector({c: i for i, c in enumerate(read_columns)})
     positions = _positions(keys, names, problems)
     expect = ", ".join(columns)
-    missing = [c for c in columns if c.lower() not in positions]
-    read = {c.lower() for c in columns}
+    read = {c.lower() for c in read_columns}
     others = [names[j] for j, k in enumerate(keys) if k and k not in read]
     ignore = layout.ignore_others or unread == "ignore"
     extra = [] if ignore else others
+    # Columns the caller chose (a mapping, the group column): a missing one is named alone.
+    chosen = {}
+    if layout.slots:
+        for i, c in enumerate(columns):
+            chosen[c.lower()] = ("the covariate" if i < layout.n_lead else
+                                 layout.slots[i - layout.n_lead])
+    if group is not None:
+        chosen[group.lower()] = "the group column"
+    missing = [c for c in columns if c.lower() not in positions and c.lower() not in chosen]
+    for c in read_columns:
+        if c.lower() not in positions and c.lower() in chosen:
+            listed = ", ".join(n for n, k in zip(names, keys, strict=True) if k)
+            problems.add(1, c, f"no column named '{c}' (chosen for {chosen[c.lower()]}) in the "
+                               f"header; its columns are: {listed}.")
     if missing:
         hint = ""
         if missing == ["x"]:
@@ -223,8 +325,8 @@ def _read_table(m, text, task, max_rows, covariate="x", unread="error"):
                                   f"{expect}.{hint}")
     problems.raise_if_any()
 
-    index = [positions[c.lower()][0] for c in columns]
-    rows, cells, padded = _collect_rows(records, index, columns, keys, max_rows, problems,
+    index = [positions[c.lower()][0] for c in read_columns]
+    rows, cells, padded = _collect_rows(records, index, read_columns, keys, max_rows, problems,
                                         delimiter, "load_csv")
     ignored = tuple(others) if ignore else ()
     return layout, problems, rows, cells, padded, delimiter, ignored
@@ -251,30 +353,45 @@ def _drop_blank(rows, cells, padded, columns):
 
 
 # ------------------------------------------------------------------------------ geometry
-def _points(m, y, rows, ok, *, renormalize, atol, problems):
-    """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows)."""
+def _points(m, y, rows, ok, *, renormalize, atol, problems, names=None, span=None):
+    """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows).
+
+    ``names``: the file's column of each of ``m.csv_columns()`` (default those names);
+    ``span``: how messages name the columns of a point when they were mapped (the manifold's
+    messages say ``columns y1..y3``)."""
+    own = m.csv_columns()
+    names = own if names is None else list(names)
+    rename = dict(zip(own, names, strict=True))
+
+    def reword(message):
+        if span is None:
+            return message
+        return lambda i: message(i).replace(f"columns {_span(own)}", f"columns {span}")
+
     if ok.any():
         checked = np.asarray(rows)[ok]
         for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
             if isinstance(m, SPD) and check.column is None:
-                _add_spd_problems(m, y[ok], check, checked, problems)
+                _add_spd_problems(m, y[ok], check.mask, reword(check.message), checked,
+                                  problems, names)
             else:
-                problems.add_rows(check.mask, checked, check.column, check.message)
+                problems.add_rows(check.mask, checked, rename.get(check.column, check.column),
+                                  reword(check.message))
     return m.from_csv_rows(y, renormalize=renormalize)
 
 
-def _add_spd_problems(m, upper, check, rows, problems):
-    """The matrices :meth:`SPD.csv_problems` rejects, each reported at the entry that shows
-    why when one does: a diagonal entry (a variance) that is not positive, or an off-diagonal
-    entry with ``|s_ij| >= sqrt(s_ii s_jj)`` (a 2 x 2 principal minor that is not positive:
-    a correlation of magnitude 1 or more)."""
-    names = m.csv_columns()
+def _add_spd_problems(m, upper, mask, message, rows, problems, names):
+    """The matrices :meth:`SPD.csv_problems` rejects (``mask``, ``message``), each reported at
+    the entry that shows why when one does: a diagonal entry (a variance) that is not
+    positive, or an off-diagonal entry with ``|s_ij| >= sqrt(s_ii s_jj)`` (a 2 x 2 principal
+    minor that is not positive: a correlation of magnitude 1 or more). ``names``: the file's
+    column of each upper-triangle entry, row-major."""
     iu = np.triu_indices(m.k)
-    idx = np.flatnonzero(check.mask)
+    idx = np.flatnonzero(mask)
     for i in idx[:MAX_PROBLEMS]:
         mat = m.from_csv_rows(upper[i])
         column, why = _spd_culprit(mat, names, iu)
-        problems.add(int(rows[i]), column, check.message(i) + why)
+        problems.add(int(rows[i]), column, message(i) + why)
     problems.total += max(idx.size - MAX_PROBLEMS, 0)
 
 
@@ -299,12 +416,12 @@ def _spd_culprit(mat, names, iu):
     return None, ""
 
 
-def _spd_from_full(m, values, rows, ok, atol, problems):
+def _spd_from_full(m, values, rows, ok, atol, problems, names):
     """Upper triangles of full matrices (n, k * k); rows whose matrix is not symmetric within
     ``atol`` times its largest entry are reported at the first lower-triangle entry that
-    differs from its mirror. Returns ``(upper, symmetric)``."""
+    differs from its mirror (``names``: the file's column of each entry, row-major). Returns
+    ``(upper, symmetric)``."""
     k = m.k
-    names = _spd_full_columns(k)
     mats = values.reshape(-1, k, k)
     scale = np.max(np.abs(mats), axis=(-2, -1))
     gap = np.abs(mats - mats.swapaxes(-1, -2))
@@ -335,15 +452,20 @@ def _responses(m, layout, y, rows, ok, *, renormalize, atol, problems):
     """``(points, kind)``: the points of the response values ``y`` in ``layout`` and the
     final layout kind (``"landmarks"`` becomes ``"preshapes"`` when every row is one)."""
     kind = layout.kind
+    names = layout.values
     if kind == "latlon":
-        latlon_range_problems(y[:, 0], y[:, 1], rows, layout.values, problems)
+        latlon_range_problems(y[:, 0], y[:, 1], rows, names, problems)
         return latlon_to_sphere(y[:, 0], y[:, 1]), kind
     if kind == "spd_full":
-        y, symmetric = _spd_from_full(m, y, rows, ok, atol, problems)
+        y, symmetric = _spd_from_full(m, y, rows, ok, atol, problems, names)
         ok = ok & symmetric
+        k = m.k
+        names = [names[i * k + j] for i, j in zip(*np.triu_indices(k), strict=True)]
     if kind == "landmarks" and ok.any() and _are_preshapes(m, y, ok, atol):
         kind = "preshapes"
-    return _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems), kind
+    span = layout.shown if layout.slots else None
+    return _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems,
+                   names=names, span=span), kind
 
 
 # ------------------------------------------------------------------------------ results
@@ -366,11 +488,19 @@ class ManifoldData:
         symmetric matrices), ``"landmarks"`` (raw landmarks, centred and scaled to preshapes)
         or ``"preshapes"`` (landmarks already centred and of unit size).
     columns : tuple of str
-        The columns read, in the order read (``x`` first for regression).
+        The columns read, in the order read (the covariate first for regression), as named
+        in the file's header.
     ignored : tuple of str
-        Other columns of the file, not read (only for ``"latlon"``; elsewhere they are errors).
+        Other columns of the file, not read (with ``"latlon"``, a column mapping or
+        ``others="ignore"``; elsewhere they are errors). The group column is not listed.
     dropped : int
         Data rows left out because a cell read was empty (``blank="drop"``).
+    groups : ndarray of object (str), shape (n,), or None
+        The group column's value (who the row belongs to) of each point, stripped; None
+        without a group column.
+    slots : tuple of str
+        With a column mapping, the reader's name of each value column (``y1``, ``lat``,
+        ``s12``, ...) in the order of ``columns`` after the covariate; empty otherwise.
     """
 
     y: np.ndarray
@@ -380,13 +510,15 @@ class ManifoldData:
     columns: tuple
     ignored: tuple = ()
     dropped: int = 0
+    groups: np.ndarray | None = None
+    slots: tuple = ()
 
     @property
     def note(self) -> str:
         """One or two sentences for a user saying how the file was read."""
         n = self.y.shape[0]
         values = self.columns[1:] if self.x is not None else self.columns
-        span = _span(values)
+        span = _shown(values, self.slots)
         # One lambda per layout: only the layout read is formatted (a one-column file has no
         # values[1]).
         what = {
@@ -416,14 +548,15 @@ class ManifoldData:
 
 def read_manifold_csv(source, manifold, task="regression", *, blank="error",
                       renormalize=False, max_rows=None, atol=1e-6, ball=None, max_bytes=None,
-                      covariate="x", others="error"):
+                      covariate="x", others="error", columns=None, group=None):
     """Load and validate manifold-valued data from CSV, saying how the file was read.
 
-    :func:`load_csv` with two more things: rows with an empty cell can be dropped and
-    counted, and the result says which layout the file had (:class:`ManifoldData`).
+    :func:`load_csv` with more choices: rows with an empty cell can be dropped and counted,
+    the columns may have other names (a column mapping), a group column can be read along,
+    and the result says which layout the file had (:class:`ManifoldData`).
 
     Besides each manifold's own columns (:func:`expected_columns`), two layouts are
-    recognised from the header:
+    recognised from the header (or named by ``columns``):
 
     * ``Sphere(2)``: one latitude and one longitude column in degrees (``lat``/``latitude``
       and ``lon``/``lng``/``long``/``longitude``, any case) and none of ``y1..y3``. Places
@@ -452,7 +585,22 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     others : {"error", "ignore"}
         Columns that are not read: reported as unexpected (``"error"``), or skipped and
         listed in :attr:`ManifoldData.ignored` (``"ignore"``; an identifier or a person
-        column).
+        column). A column mapping (``columns``) and latitude/longitude files always ignore
+        them.
+    columns : mapping of str to str, optional
+        A column mapping for a file whose columns have names of their own: the reader's name
+        of each column of one layout -> the file's column holding it (matched
+        case-insensitively after stripping spaces). The keys name the layout and must be
+        exactly its columns: the manifold's own (:func:`expected_columns` without ``x``,
+        e.g. ``{"y1": "px", "y2": "py", "y3": "pz"}``), ``{"lat": ..., "lon": ...}`` on
+        ``Sphere(2)``, or all ``k * k`` entries ``s11 .. skk`` on ``SPD(k)`` (full
+        matrices). Every other column of the file is ignored and listed in
+        :attr:`ManifoldData.ignored`; messages name the file's columns. By default the layout
+        is recognised from the header names.
+    group : str, optional
+        A column naming who each row belongs to (a person, a patient: the unit of group
+        privacy), read as text into :attr:`ManifoldData.groups`. An empty cell there is an
+        empty cell read: reported, or its row dropped (``blank``).
 
     Returns
     -------
@@ -465,7 +613,20 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
         longitudes out of range; every problem with its row and column. Matrices that are not
         positive definite are reported at a non-positive diagonal entry or at an off-diagonal
         entry larger than the geometric mean of its two diagonal entries, when one explains
-        it.
+        it. A mapped or group column missing from the header is named with its role (row 1).
+    TypeError, ValueError
+        For invalid arguments: ``columns`` whose keys are not the columns of one layout, one
+        file column chosen for two roles (covariate, a value column, the group column).
+
+    Examples
+    --------
+    >>> import io
+    >>> from dpcore.manifolds import Sphere
+    >>> text = "station;Breite;Länge;who\\nA;48,1;11,6;ann\\nB;52,5;13,4;bob\\n"
+    >>> d = read_manifold_csv(io.StringIO(text), Sphere(2), "mean",
+    ...                       columns={"lat": "Breite", "lon": "Länge"}, group="who")
+    >>> d.layout, d.columns, d.ignored, d.groups.tolist()
+    ('latlon', ('Breite', 'Länge'), ('station',), ['ann', 'bob'])
     """
     m = check_manifold(manifold)
     task = _check_task(task)
@@ -480,13 +641,27 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     check_choice(others, "others", ("error", "ignore"))
     if not isinstance(covariate, str) or not covariate.strip():
         raise TypeError(f"`covariate` must be a column name, got {covariate!r}.")
+    if group is not None:
+        if not isinstance(group, str) or not group.strip():
+            raise TypeError(f"`group` must be a column name, got {group!r}.")
+        group = group.strip()
+    mapped = None if columns is None else _check_columns(m, columns, task)
     text = _read_text(source, max_bytes, "load_csv")
     layout, problems, rows, cells, padded, delimiter, ignored = _read_table(
-        m, text, task, max_rows, covariate.strip(), others)
+        m, text, task, max_rows, covariate.strip(), others, mapped, group)
     columns = list(layout.columns)
     dropped = 0
     if blank == "drop" and cells:
-        rows, cells, padded, dropped = _drop_blank(rows, cells, padded, columns)
+        rows, cells, padded, dropped = _drop_blank(
+            rows, cells, padded, columns + ([group] if group is not None else []))
+    groups = None
+    if group is not None:
+        short = {i for i, j in padded if j == len(columns)}
+        groups = np.array([rec[-1].strip() for rec in cells], dtype=object)
+        cells = [rec[:-1] for rec in cells]
+        empty = np.array([not g and i not in short for i, g in enumerate(groups)], dtype=bool)
+        problems.add_rows(empty, rows, group, lambda i: (
+            "the cell is empty; every row needs a value in the group column."))
 
     n = len(rows)
     need = 2 if task == "regression" else 1
@@ -509,7 +684,7 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
         # Safety net for rounding: every returned point must be on the manifold.
         on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
         problems.add_rows(~on, rows, None, lambda i: (
-            f"the point in columns {_span(layout.values)} is not on {m!r} within atol={atol:g} "
+            f"the point in columns {layout.shown} is not on {m!r} within atol={atol:g} "
             "after conversion, because of rounding (its coordinates are too tiny, or too "
             "large relative to their differences). Check the values or rescale them."))
 
@@ -518,8 +693,8 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
         x = values[:, 0].copy()
         good_x = x[~bad[:, 0]]
         if n >= 2 and good_x.size >= 2 and np.ptp(good_x) == 0:
-            problems.add(None, "x", f"every value is {good_x[0]:.6g}; regression needs at least "
-                                    "two different covariate values.")
+            problems.add(None, columns[0], f"every value is {good_x[0]:.6g}; regression needs "
+                                           "at least two different covariate values.")
 
     if ball is not None and not problems:
         with np.errstate(all="ignore"):
@@ -530,7 +705,8 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
 
     problems.raise_if_any()
     return ManifoldData(y=points, x=x, rows=np.asarray(rows, dtype=int), layout=kind,
-                        columns=tuple(columns), ignored=ignored, dropped=int(dropped))
+                        columns=tuple(columns), ignored=ignored, dropped=int(dropped),
+                        groups=groups, slots=layout.slots)
 
 
 def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=None,

@@ -35,7 +35,7 @@ def _array(value):
 
 
 def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsilon, mechanism,
-              release_seed=None, data_file="your_data.csv"):
+              release_seed=None, data_file="your_data.csv", columns=None, person=None):
     """Script reproducing a Fréchet-mean release of the Fréchet mean page.
 
     Parameters
@@ -54,13 +54,43 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         None: OS entropy (for publication).
     data_file : str
         Path written for uploaded data (the user's own file).
+    columns : dict, optional
+        The page's column mapping of an upload: the reader's name of each column of the point
+        -> the file's column (``columns`` of :func:`dpcore.data.read_manifold_csv`). With it
+        the script reads the file as the page did: the mapped columns, rows with an empty
+        mapped cell left out, other columns ignored. Without it the file must have the
+        manifold's own columns only (:func:`dpcore.data.load_csv`).
+    person : str, optional
+        The page's person column (with ``columns``): its empty cells drop their rows too, and
+        the script prints the rows per person of the guarantee.
 
     Returns
     -------
     str
     """
     cls = type(manifold).__name__
-    if source == "synthetic":
+    if source == "upload" and columns is not None:
+        mapping = "{" + ", ".join(f"{str(k)!r}: {str(v)!r}" for k, v in columns.items()) + "}"
+        data = ("# Your data: the CSV you uploaded to the dashboard (it is not stored in this "
+                "script).\n"
+                f"DATA_FILE = {data_file!r}\n"
+                "# The page's column mapping: the reader's name of each column of a point -> "
+                "your file's column.\n"
+                f"COLUMNS = {mapping}\n"
+                f"PERSON = {None if person is None else str(person)!r}\n"
+                "# As on the page: rows with an empty cell in a mapped column are left out,\n"
+                "# other columns are ignored.\n"
+                "read = read_manifold_csv(DATA_FILE, manifold, \"mean\", blank=\"drop\", "
+                "columns=COLUMNS,\n"
+                "                         group=PERSON)\n"
+                "print(read.note)\n"
+                "y = read.y\n"
+                "if PERSON:\n"
+                "    _, sizes = np.unique(read.groups.astype(str), return_counts=True)\n"
+                "    # Group privacy: one person's k rows make each guarantee below k times its "
+                "epsilon.\n"
+                "    print(\"rows per person (largest group):\", int(sizes.max()))\n")
+    elif source == "synthetic":
         data = (f"# Synthetic data (paper 001 protocol): n = {int(n)} points in the ball, "
                 f"seed {int(seed)}.\n"
                 f"y = make_mean_data(manifold, {int(n)}, radius=RADIUS, rng={int(seed)})\n")
@@ -88,7 +118,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         ),
         "import numpy as np",
         "",
-        "from dpcore.data import load_csv, load_latlon_csv, make_mean_data",
+        "from dpcore.data import load_csv, load_latlon_csv, make_mean_data, read_manifold_csv",
         "from dpcore.learning import frechet_mean",
         f"from dpcore.manifolds import {cls}",
         "from dpcore.release import private_frechet_mean, project_to_ball",
@@ -163,7 +193,7 @@ def _literal(value):
 
 
 def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
-                 example=None, renormalize=False, data_file="your_data.csv"):
+                 example=None, renormalize=False, data_file="your_data.csv", covariate="x"):
     """Script reproducing a release of the Geodesic regression page.
 
     Parameters
@@ -179,6 +209,9 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     renormalize : bool
         As ticked on the page, for an uploaded sphere file.
     data_file : str
+    covariate : str
+        The page's covariate column of an upload; as on the page, the file's columns other
+        than it and the responses are ignored.
 
     Returns
     -------
@@ -209,9 +242,13 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     else:
         data = ["# Your data: the CSV you uploaded (it is not stored in this script).",
                 f"DATA_FILE = {data_file!r}",
-                "# Rows with an empty cell are left out, as on the page.",
+                f"COVARIATE = {str(covariate)!r}",
+                "# As on the page: rows with an empty cell are left out, columns other than the "
+                "covariate and",
+                "# the responses are ignored.",
                 f"read = read_manifold_csv(DATA_FILE, manifold, \"regression\", blank=\"drop\", "
-                f"renormalize={bool(renormalize)!r})",
+                f"renormalize={bool(renormalize)!r},",
+                "                         covariate=COVARIATE, others=\"ignore\")",
                 "print(read.note)",
                 "x, y = read.x, read.y"]
     settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
@@ -331,6 +368,16 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         ]
     kw = dict(release_kwargs)
     settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
+    heading = ["# %% Public bounds and budget (fixed before looking at the data)"]
+    if kw.get("bound_sources"):
+        # The page's fields still held the data's range: say so, never present it as public.
+        heading = ["# %% Bounds and budget. NOT PUBLIC: the bounds named in bound_sources "
+                   "are the page's",
+                   "# starting values, the data's range rounded outward, so the release is "
+                   "labelled",
+                   "# NOT PRIVATE (bounds from the data). Replace them by public values and "
+                   "delete",
+                   "# bound_sources for a private release."]
     lines = [
         *_header("Linear regression",
             f"A private linear regression of {', '.join(responses)} on {covariate} (dpcore's "
@@ -346,7 +393,7 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         "from dpcore.manifolds import Euclidean",
         "from dpcore.release import plan_regression_sampler, private_geodesic_regression",
         "",
-        "# %% Public bounds and budget (fixed before looking at the data)",
+        *heading,
         f"COVARIATE = {covariate!r}",
         f"RESPONSES = {responses!r}",
         f"GROUP = {group!r}",
@@ -364,7 +411,8 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         "    manifold, len(y), eps_p=SETTINGS[\"eps_p\"], eps_v=SETTINGS[\"eps_v\"],",
         "    tau=SETTINGS[\"tau\"], tau_m=SETTINGS[\"tau_m\"], draws=1, mode=SETTINGS[\"mode\"])",
         "print(\"sampler:\", \"exact\" if plan[\"exact\"] else \"MCMC\", \"->\", "
-        "plan[\"guarantee\"])",
+        + ("\"not private (bounds from the data)\")" if kw.get("bound_sources")
+           else "plan[\"guarantee\"])"),
         "",
         "# %% Release",
         "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",

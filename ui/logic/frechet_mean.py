@@ -8,8 +8,6 @@ and may be cached.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 import warnings
@@ -78,6 +76,7 @@ __all__ = [
     "person_hint",
     "person_rows_text",
     "point_layouts",
+    "mapped_columns",
     "read_mapped",
     "recognised_text",
     "scan_upload",
@@ -792,18 +791,25 @@ class PointMapping:
 @dataclass(frozen=True, eq=False)
 class UploadTable:
     """An uploaded file scanned once (:func:`scan_upload`): its cells as text, the column
-    profiles and the preview of its first rows.
+    profiles and the preview of its first rows, and its bytes for reading the mapped columns
+    (all in this session's memory only).
 
     Attributes
     ----------
     table : dpcore.data.TextTable
     profiles : list of ui.logic.regression_data.ColumnProfile
     preview : pandas.DataFrame
+    raw : bytes
+        The file's contents.
+    max_bytes : int
+        The upload limit the file was scanned under.
     """
 
     table: object
     profiles: list
     preview: object
+    raw: bytes
+    max_bytes: int
 
     @property
     def n_rows(self):
@@ -878,8 +884,9 @@ def scan_upload(raw, *, max_bytes):
     from dpcore.data import scan_table
     from ui.logic.regression_data import preview_frame, profile_columns
 
-    table = scan_table(bytes(raw), max_bytes=max_bytes, max_rows=upload_max_rows())
-    return UploadTable(table, profile_columns(table), preview_frame(table))
+    raw = bytes(raw)
+    table = scan_table(raw, max_bytes=max_bytes, max_rows=upload_max_rows())
+    return UploadTable(table, profile_columns(table), preview_frame(table), raw, max_bytes)
 
 
 def _named(layout, names):
@@ -959,16 +966,6 @@ def incomplete_mapping_text(manifold, layout_key, columns, profiles):
                     "and identifier-like columns are never chosen by default.")
 
 
-def _rename_problems(exc, names):
-    """``exc`` with each problem's column given by the user's name (``names``: reader's name
-    in lower case -> the file's)."""
-    from dpcore.data import DataValidationError
-
-    problems = [(p.row, names.get(str(p.column).lower(), p.column) if p.column else None,
-                 p.message) for p in exc.problems]
-    return DataValidationError(problems, n_problems=exc.n_problems)
-
-
 def mapping_legend(manifold, mapping):
     """The mapped columns as a sentence (``y1 ← 'east'``), or '' when every column has the
     reader's own name."""
@@ -979,9 +976,17 @@ def mapping_legend(manifold, mapping):
     return "Point columns: " + ", ".join(f"{lab} ← '{c}'" for lab, _, c in pairs) + "."
 
 
+def mapped_columns(manifold, mapping):
+    """The ``columns`` argument of :func:`dpcore.data.read_manifold_csv` for ``mapping``: the
+    reader's name of each slot -> the file's column."""
+    layout = point_layouts(manifold)[mapping.layout]
+    return dict(zip(layout.slots, mapping.columns, strict=True))
+
+
 def read_mapped(upload, manifold, mapping):
-    """Read the mapped columns of a scanned upload as points (the library's reader and checks,
-    :func:`dpcore.data.read_manifold_csv`, on the chosen columns only).
+    """Read the mapped columns of a scanned upload as points: the library's reader and checks
+    with the mapping, :func:`dpcore.data.read_manifold_csv` (``columns=``, ``group=``), in
+    memory.
 
     Rows with an empty cell in a mapped column (a point column or the person column) are left
     out and counted; every other cell of the point columns must be a finite number, and each
@@ -1017,31 +1022,13 @@ def read_mapped(upload, manifold, mapping):
                                            strict=False) if c.strip().lower() == name]
             raise DataValidationError(f"the column is chosen for {' and '.join(roles)}; each "
                                       "column has one role.", row=1, column=mapping.used[j])
-    kept, dropped = upload.table.keep_filled(mapping.used)
-    # The chosen cells under the reader's names, each data row at its row number in the user's
-    # file (blank records in between count but are skipped), so every message names the row.
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=kept.delimiter, lineterminator="\n")
-    writer.writerow(layout.slots)
-    previous = 1
-    for row, *cells in zip(kept.rows.tolist(), *(kept.text(c) for c in mapping.columns),
-                           strict=True):
-        out.write("\n" * (row - previous - 1))
-        writer.writerow(cells)
-        previous = row
-    out.seek(0)
-    names = {s.lower(): c for s, c in zip(layout.slots, mapping.columns, strict=True)}
-    try:
-        read = read_manifold_csv(out, manifold, "mean", max_rows=upload_max_rows())
-    except DataValidationError as exc:
-        raise _rename_problems(exc, names) from None
-    chosen = {c.strip().lower() for c in mapping.used}
-    ignored = tuple(c for c in upload.columns if c.strip().lower() not in chosen)
+    read = read_manifold_csv(upload.raw, manifold, "mean", blank="drop",
+                             max_bytes=upload.max_bytes, max_rows=upload_max_rows(),
+                             columns=mapped_columns(manifold, mapping), group=mapping.person)
     # The page lists the ignored columns next to the mapping; the note says how it read.
-    shown = replace(read, columns=tuple(mapping.columns), ignored=(), dropped=dropped)
-    groups = kept.text(mapping.person) if mapping.person else None
     return MeanUpload(y=read.y, rows=read.rows, layout=read.layout, mapping=mapping,
-                      ignored=ignored, dropped=int(dropped), note=shown.note, groups=groups)
+                      ignored=read.ignored, dropped=read.dropped,
+                      note=replace(read, ignored=()).note, groups=read.groups)
 
 
 def person_rows_text(k, person, sizes):

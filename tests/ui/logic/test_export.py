@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpcore.data import make_mean_data
+from dpcore.data import make_mean_data, make_regression_data
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import SPD, Sphere
@@ -71,6 +71,69 @@ def test_upload_export_names_the_file_and_embeds_no_data(tmp_path):
     (tmp_path / "mine.csv").write_text(to_csv(Sphere(2), y), encoding="utf-8")
     stdout = _run(script, tmp_path)
     assert "label: private" in stdout
+
+
+def test_mapped_spd_upload_export_reproduces_the_page(tmp_path):
+    """Full SPD(2) matrices under names of the file's own, in another order, beside a subject
+    and a comment column: the script reads them through the page's mapping
+    (:func:`ui.logic.frechet_mean.mapped_columns`) and, seeded, prints the page's release."""
+    from ui.logic import frechet_mean as F
+
+    m, radius, eps, release_seed = SPD(2), 1.5, 1.0, 5
+    y = make_mean_data(m, 30, radius=1.0, rng=8)
+    y = 0.5 * (y + np.swapaxes(y, -1, -2))
+    body = "".join(f"{float(a[1, 1])!r},s{i},{float(a[1, 0])!r},{float(a[0, 0])!r},"
+                   f"{float(a[0, 1])!r},ok\n" for i, a in enumerate(y))
+    data = ("var_b,subject,cov_ba,var_a,cov_ab,comment\n" + body).encode()
+    mapping = F.PointMapping("spd_full", ("var_a", "cov_ab", "cov_ba", "var_b"))
+    page = F.read_mapped(F.scan_upload(data, max_bytes=10**7), m, mapping)
+    np.testing.assert_array_equal(page.y, y)
+    center = default_center(m)
+    script = E.frechet_script(m, source="upload", radius=radius, center=center, epsilon=eps,
+                              mechanism="laplace", release_seed=release_seed,
+                              data_file="mine.csv", columns=F.mapped_columns(m, mapping))
+    (tmp_path / "mine.csv").write_bytes(data)
+    stdout = _run(script, tmp_path)
+    assert "Read 30 matrices given in full (var_a, cov_ab, cov_ba, var_b" in stdout
+    assert "Columns not used: subject, comment." in stdout
+    rel = private_frechet_mean(m, page.y, epsilon=eps, mechanism="laplace", radius=radius,
+                               center=center, mode="strict", rng=release_seed)
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in stdout.splitlines() if ":" in line}
+    np.testing.assert_allclose(np.array(json.loads(printed["private mean"])),
+                               np.asarray(rel.values["mean"])[0], rtol=0, atol=1e-12)
+
+
+def test_regression_upload_export_reads_the_pages_covariate_and_ignores_other_columns(
+        tmp_path):
+    """A Geodesic regression upload with the covariate named 'age' and an id and a person
+    column: the script reads it as the page does (covariate='age', other columns ignored) and,
+    seeded, prints the page's release."""
+    from ui.logic import geodesic_regression as G
+    from ui.logic import regression_data as D
+    from ui.manifolds import spec
+
+    d = make_regression_data(Sphere(2), 20, noise=0.003, rng=6)
+    rows = [f"{i + 1},{float(t)!r},{a!r},{b!r},{c!r},p{i // 5}"
+            for i, (t, (a, b, c)) in enumerate(zip(d.x, d.y.tolist(), strict=True))]
+    data = ("id,age,y1,y2,y3,person\n" + "\n".join(rows) + "\n").encode()
+    dataset = D.parse_upload(data, "sphere", None, covariate="age", person="person")
+    sp = spec("sphere")
+    settings = G.ReleaseSettings(kind="sphere", param=None, eps_p=1.0, eps_v=2.0, tau=sp.tau,
+                                 covariate_range=(0.0, 1.0), tau_m=sp.tau_m, n_footpoints=2,
+                                 n_vectors=1, seed=7)
+    release, _ = G.run_release(settings, dataset)
+    script = E.regression_script(settings.manifold, settings.release_kwargs(), source="upload",
+                                 data_file="mine.csv", covariate="age")
+    (tmp_path / "mine.csv").write_bytes(data)
+    stdout = _run(script, tmp_path)
+    assert "Columns not used: id, person." in stdout
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in stdout.splitlines() if ":" in line}
+    np.testing.assert_allclose(np.array(json.loads(printed["footpoint"])),
+                               np.asarray(release.values["footpoint"]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.array(json.loads(printed["shooting vector"])),
+                               np.asarray(release.values["shooting_vector"]), rtol=0, atol=1e-12)
 
 
 def test_notebook_has_the_script_cells():

@@ -148,3 +148,58 @@ def test_seeded_budget_split_export_reproduces_the_page(tmp_path, mode):
                           for v, n, rep in B.sweep_chunks(config) if v == view])
         page = page.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable")
         np.testing.assert_allclose(got[view], page["log_mse"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_mapped_upload_export_reproduces_the_page(tmp_path, downloads):
+    """A file whose point columns have other names, beside an identifier, a person and a date
+    column (one row without a person): the Fréchet page maps it, and the script it offers reads
+    the same file through the same mapping (the same rows: the person-less row left out) in a
+    fresh interpreter; seeded, it prints the private mean the page's release call draws on the
+    page's points."""
+    from dpcore.data import to_csv
+    from ui.logic import frechet_mean as F
+
+    m = Sphere(2)
+    y = make_mean_data(m, 24, radius=0.3, rng=31)
+    _, *rows = to_csv(m, y).strip().splitlines()
+    person = [f"p{i // 4}" if i != 5 else "" for i in range(len(rows))]
+    text = "\n".join(["id,px,py,pz,person,date"] + [
+        f"{i + 1},{row},{person[i]},2024-05-{i % 28 + 1:02d}" for i, row in enumerate(rows)])
+    data = (text + "\n").encode()
+
+    at = open_app_page("frechet_mean.py", timeout=300)
+    at.multiselect(key="fm_ns").set_value([10, 20])
+    at.slider(key="fm_reps").set_value(5)
+    at.radio(key="fm_source").set_value("upload").run()
+    at.file_uploader(key="fm_upload").set_value(("mine.csv", data, "text/csv")).run()
+    (box,) = [s for s in at.selectbox if s.label == "Person (group) column (optional)"]
+    box.set_value("person").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert next(mt.value for mt in at.metric if mt.label == "Sample size n") == "23"
+    script = downloads(at, "fm_export_script")
+    assert "COLUMNS = {'y1': 'px', 'y2': 'py', 'y3': 'pz'}" in script
+    assert "PERSON = 'person'" in script
+    assert f"{y[0, 0]!r}" not in script  # no data in the script
+    release_seed = 13
+    assert "RELEASE_SEED = None" in script
+    script = script.replace("RELEASE_SEED = None", f"RELEASE_SEED = {release_seed}")
+    (tmp_path / "your_data.csv").write_bytes(data)
+    stdout = run_script(script, tmp_path)
+    assert "1 row with an empty cell left out" in stdout
+    assert "rows per person (largest group): 4" in stdout
+
+    # the page: its points through its mapping, its public settings, its release call
+    mapping = F.PointMapping("coordinates", ("px", "py", "pz"), "person")
+    points = F.read_mapped(F.scan_upload(data, max_bytes=10**7), m, mapping).y
+    np.testing.assert_array_equal(points, np.delete(y, 5, axis=0))
+    center = F.parse_center_text(at.text_input(key="fm_center").value)
+    radius = at.slider(key="fm_radius_sphere").value
+    rel = private_frechet_mean(m, points, epsilon=at.select_slider(key="fm_eps").value,
+                               mechanism=at.radio(key="fm_mech").value, radius=radius,
+                               center=center, mode="strict", rng=release_seed)
+    private = np.asarray(rel.values["mean"])[0]
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in stdout.splitlines() if ":" in line}
+    np.testing.assert_allclose(json.loads(printed["private mean"]), private, rtol=0,
+                               atol=1e-12)
+    assert printed["label"] == rel.label
