@@ -150,6 +150,9 @@ def main():
                        "unequal splits keep ε_p/ε_v between 1/10 and 10: starving one budget "
                        "100-fold (the papers' range) leaves a multimodal target whose chains "
                        "do not mix.")
+            note = B.flat_noise_note(kind, mode)
+            if note:
+                st.warning(note, icon=":material/blur_on:")
         else:
             st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
                        "the papers (not private; harmless here because the data are synthetic).")

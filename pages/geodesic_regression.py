@@ -45,7 +45,7 @@ init = settings_state.init
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_synthetic(kind, param, n, noise, seed):
-    return D.synthetic_dataset(kind, param, n, noise, seed)
+    return G.synthetic_dataset(kind, param, n, noise, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -120,9 +120,10 @@ def useful_budget_section(settings, dataset, fit, signature):
         st.info(st.session_state[key]["text"], icon=":material/query_stats:")
 
 
-def footpoint_region_inputs(kind, source):
-    """The optional public footpoint region of a compact space: its radius (None: the whole
-    space) and, on the sphere, its centre as (latitude, longitude)."""
+def footpoint_region_inputs(kind, source, limit=None):
+    """The optional public footpoint region: its radius (None: the whole space, or on SPD the
+    ball of radius ``limit`` = τ_m + τ) and, on the sphere, its centre as (latitude,
+    longitude); on SPD the region is about the response ball's centre c·I."""
     key = f"gr_fr_{kind}_{source}"
     init(key, None, G.default_footpoint_radius(kind, source), float, bounds=(0.0, 3.2))
     radius = float(st.number_input(
@@ -146,6 +147,14 @@ def footpoint_region_inputs(kind, source):
         except ValueError:
             st.error("The centre must be 'latitude, longitude' in degrees (latitude in "
                      "[-90, 90]); using the north pole.")
+    elif kind == "spd":
+        if limit is not None and radius > limit:
+            st.error(f"The footpoint region's radius r = {radius:g} exceeds τ_m + τ = "
+                     f"{limit:g}: on SPD the sensitivity proof covers footpoints within "
+                     "τ_m + τ of the centre only. Using r = τ_m + τ.")
+            radius = 0.0
+        st.caption("Footpoint region centre: the ball centre c·I above (0: the ball of radius "
+                   "τ_m + τ, the proof's support).")
     elif radius:
         st.caption("Footpoint region centre: the template shape (the manifold's default "
                    "point).")
@@ -310,8 +319,8 @@ def main():
                                 format_func={"separate": "ε_p and ε_v",
                                              "total": "total ε and a split"}.get)
         if budget_input == "separate":
-            init("gr_eps_p", "gr_ep", 1.0, float, D.EPS_GRID)
-            init("gr_eps_v", "gr_ev", 2.0, float, D.EPS_GRID)
+            init("gr_eps_p", "gr_ep", G.DEFAULT_EPS[0], float, D.EPS_GRID)
+            init("gr_eps_v", "gr_ev", G.DEFAULT_EPS[1], float, D.EPS_GRID)
             eps_p = st.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
                                      key="gr_eps_p")
             eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
@@ -333,8 +342,8 @@ def main():
                                "proof. Sequential (the papers): footpoint with ε_p, then vectors "
                                "with ε_v; its footpoint stage uses the data's own shooting vector, "
                                "which the proof does not cover, so it is never labelled private.")
-        init("gr_nf", "gr_nf", 3, int, range(1, CAPS["gr_footpoints"] + 1))
-        init("gr_nv", "gr_nv", 3, int, range(1, CAPS["gr_vectors"] + 1))
+        init("gr_nf", "gr_nf", G.DEFAULT_DRAWS[0], int, range(1, CAPS["gr_footpoints"] + 1))
+        init("gr_nv", "gr_nv", G.DEFAULT_DRAWS[1], int, range(1, CAPS["gr_vectors"] + 1))
         c1, c2 = st.columns(2)
         n_foot = int(c1.number_input("Private footpoints", 1, CAPS["gr_footpoints"],
                                      key="gr_nf"))
@@ -418,7 +427,10 @@ def main():
                 else:  # any other manifold: its default centre (G.center_point)
                     st.caption("Ball centre: the manifold's default point.")
             if kind in G.FOOTPOINT_REGION_KINDS:
-                footpoint_radius, center = footpoint_region_inputs(kind, source)
+                footpoint_radius, region_center = footpoint_region_inputs(
+                    kind, source, limit=None if tau_m is None else tau_m + tau)
+                if kind != "spd":  # SPD: the region is about the ball's centre
+                    center = region_center
             st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
                        "Strict mode clips covariates and residuals and projects responses to these "
                        "bounds, so the guarantee holds whatever the data.")

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._validation import check_int, check_manifold, check_nonnegative, check_positive
 from ..manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Manifold, Sphere
+from ..manifolds._functions import log_sinhc
 from ..manifolds.spd import sym, sym_funm
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "kendall_template",
     "make_mean_data",
     "make_regression_data",
+    "spd_log_volume_density",
 ]
 
 #: Default ``noise`` of :func:`make_regression_data` per manifold type. For the sphere it is the
@@ -50,6 +52,10 @@ SPHERE_SHOOTING_LENGTH = np.pi / 4
 #: Length of the horizontal shooting vector on Kendall shape space (radians; the injectivity
 #: radius is pi/2).
 KENDALL_SHOOTING_LENGTH = 0.5
+#: Length of the shooting vector on SPD(k) when the footpoint is drawn in a region
+#: (``footpoint_region``): the true geodesic moves 0.5 in affine-invariant distance as ``x``
+#: runs over [0, 1], about the spread of paper 002's random pairs' footpoints around I.
+SPD_REGION_SHOOTING_LENGTH = 0.5
 
 #: Cap on the number of Wishart draws made by the rejection sampler on SPD(k): this many, or
 #: ``MAX_WISHART_DRAWS_PER_POINT`` per requested point if that is more (an absolute cap made
@@ -200,11 +206,16 @@ def make_regression_data(manifold, n, *, noise=None, rng=None,
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness, normalised with ``np.random.default_rng``.
     footpoint_region : (array, float), optional
-        ``Sphere(d)`` only: a cap ``(center, radius)`` (radius below pi) in which the footpoint
-        is drawn uniformly for the area, instead of on the whole sphere. A demonstration whose
-        footpoint lies in a region known in advance can then state that region as a public
-        bound (``footpoint_radius`` of :func:`~dpcore.release.private_geodesic_regression`).
-        None (default) keeps the paper's protocol and its seeded data.
+        ``Sphere(d)`` and ``SPD(k)`` only: a geodesic ball ``(center, radius)`` in which the
+        footpoint is drawn uniformly for the Riemannian volume, instead of by the paper's
+        protocol. On the sphere (radius below pi) the rest of the protocol is unchanged; on
+        SPD(k) the shooting vector is then a uniformly random direction at the footpoint of
+        length :data:`SPD_REGION_SHOOTING_LENGTH` (0.5), with the protocol's tangent noise
+        (``center`` None: the identity). A demonstration whose footpoint lies in a region
+        known in advance can then state that region, and the speed, as public bounds
+        (``footpoint_radius`` and ``max_speed`` of
+        :func:`~dpcore.release.private_geodesic_regression`). None (default) keeps the paper's
+        protocol and its seeded data.
 
     Returns
     -------
@@ -233,10 +244,15 @@ def make_regression_data(manifold, n, *, noise=None, rng=None,
     rng = np.random.default_rng(rng)
     x = rng.uniform(0.0, 1.0, size=n)
     if footpoint_region is not None:
-        if not isinstance(m, Sphere):
-            raise ValueError(f"`footpoint_region` is only available on Sphere(d), not {m!r}.")
+        if not isinstance(m, (Sphere, SPD)):
+            raise ValueError("`footpoint_region` is only available on Sphere(d) and SPD(k), "
+                             f"not {m!r}.")
         center, radius = footpoint_region
-        return _sphere_protocol(m, x, noise, rng, _uniform_in_cap(m, center, radius, rng))
+        if isinstance(m, Sphere):
+            return _sphere_protocol(m, x, noise, rng, _uniform_in_cap(m, center, radius, rng))
+        p = _uniform_in_spd_ball(m, center, radius, rng)
+        v = SPD_REGION_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
+        return _with_tangent_noise(m, x, p, v, noise, rng)
     return _regression_protocol(m, x, noise, rng)
 
 
@@ -260,6 +276,63 @@ def _uniform_in_cap(m, center, radius, rng):
         cdf = np.concatenate([[0.0], np.cumsum(np.sin(mid) ** (m.dim - 1))])
         rho = float(np.interp(u * cdf[-1], cdf, grid))
     return m.exp(center, rho * _unit_tangent(m, center, rng))
+
+
+def spd_log_volume_density(eigenvalues):
+    r"""Logarithm of the Riemannian volume density of ``SPD(k)`` in normal coordinates about a
+    point (relative to the Lebesgue measure of its tangent space), at a tangent vector X with
+    the given eigenvalues (those of :math:`P^{-1/2} X P^{-1/2}` at the point P).
+
+    For the affine-invariant metric the Jacobi operator of a unit :math:`X` has the
+    eigenvalues :math:`-(\lambda_i - \lambda_j)^2 / 4` on the off-diagonal directions
+    :math:`E_{ij}` and 0 on the diagonal ones, so the differential of Exp scales volume by
+
+    .. math:: J(X) = \prod_{i<j} \frac{\sinh(|\lambda_i - \lambda_j| / 2)}
+              {|\lambda_i - \lambda_j| / 2}.
+
+    Parameters
+    ----------
+    eigenvalues : array, shape ``(..., k)``
+
+    Returns
+    -------
+    ndarray, shape ``(...)``
+        :math:`\log J(X)`.
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    i, j = np.triu_indices(lam.shape[-1], k=1)
+    return np.sum(log_sinhc(0.5 * np.abs(lam[..., i] - lam[..., j])), axis=-1)
+
+
+def _uniform_in_spd_ball(m, center, radius, rng):
+    r"""A point uniform for the Riemannian volume in the ball ``B_radius(center)`` of SPD(k).
+
+    Rejection from the tangent ball at the identity: :math:`X = \rho u` with :math:`u`
+    uniform on the unit sphere and :math:`\rho = r U^{1/\dim}` (Lebesgue-uniform), kept with
+    probability :math:`J(X) / J_{\max}`: the volume density (:func:`spd_log_volume_density`)
+    over its bound on the ball, :math:`J_{\max} = (\sinh(r/\sqrt2) / (r/\sqrt2))^{k(k-1)/2}` (each
+    :math:`|\lambda_i - \lambda_j| \le \sqrt2 \rho` since :math:`\sum \lambda_i^2 = \rho^2`).
+    The kept :math:`\mathrm{Exp}(I, X) = e^X` is moved to ``center`` by the isometry
+    :math:`P \mapsto C^{1/2} P C^{1/2}`, which maps I to C and keeps volume and distances.
+    """
+    center = np.eye(m.k) if center is None else np.asarray(center, dtype=float)
+    if center.shape != tuple(m.point_shape) or not bool(m.belongs(center, atol=1e-8)):
+        raise ValueError(f"The footpoint region's centre must be a point of {m!r}.")
+    radius = float(radius)
+    if not 0.0 < radius < np.inf:
+        raise ValueError(f"The footpoint region's radius must be positive and finite, got "
+                         f"{radius!r}.")
+    log_bound = m.k * (m.k - 1) // 2 * float(log_sinhc(radius / np.sqrt(2.0)))
+    identity = np.eye(m.k)
+    for _ in range(100_000):
+        u = _unit_tangent(m, identity, rng)
+        rho = radius * rng.uniform() ** (1.0 / m.dim)
+        lam = np.linalg.eigvalsh(sym(rho * u))
+        if np.log(rng.uniform()) < spd_log_volume_density(lam) - log_bound:
+            half = sym_funm(center, np.sqrt)
+            return sym(half @ m.exp(identity, rho * u) @ half)
+    raise RuntimeError(  # pragma: no cover - the acceptance is at least about 1 / (1 + r)
+        f"Could not draw a footpoint in the ball of radius {radius:g} on {m!r}.")
 
 
 # The paper protocol of each space, one function per space (functools.singledispatch on the

@@ -139,6 +139,13 @@ def test_other_manifolds_and_strict_mode(kind):
     assert all("have not mixed" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 1
     assert at.session_state["bs_result"]["config"].mode == "strict"
+    # SPD(2) strict at the paper protocol's data shows noise (issue 14): the page says why.
+    notes = [w.value for w in at.warning if "shows noise, not a split effect" in w.value]
+    assert len(notes) == (kind == "spd")
+    if notes:
+        assert "cosh(2c)" in notes[0] and "Paper mode" in notes[0]
+        at.radio(key="bs_mode").set_value("paper").run()
+        assert not any("shows noise" in w.value for w in at.warning)
 
 
 def test_typed_sample_size_and_invalid_ones():

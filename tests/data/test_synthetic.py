@@ -258,6 +258,133 @@ def test_footpoint_region_errors(region, match):
         make_regression_data(Sphere(2), 5, rng=0, footpoint_region=region)
 
 
-def test_footpoint_region_only_on_the_sphere():
-    with pytest.raises(ValueError, match="only available on Sphere"):
-        make_regression_data(KendallShape(4), 5, rng=0, footpoint_region=(None, 0.3))
+def test_footpoint_region_only_on_the_sphere_and_spd():
+    for m in (KendallShape(4), Euclidean(2), Hyperbolic(2)):
+        with pytest.raises(ValueError, match="only available on Sphere"):
+            make_regression_data(m, 5, rng=0, footpoint_region=(None, 0.3))
+
+
+# ---------------------------------------------------- SPD(k): footpoint in a public ball
+def _sym_basis(k):
+    """An orthonormal basis of the symmetric k x k matrices for tr(AB) (the metric at I)."""
+    out = []
+    for i in range(k):
+        for j in range(i, k):
+            e = np.zeros((k, k))
+            e[i, j] = e[j, i] = 1.0 if i == j else 1.0 / np.sqrt(2.0)
+            out.append(e)
+    return out
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_spd_volume_density_matches_the_differential_of_exp(k):
+    """The closed-form volume density of normal coordinates at I equals sqrt(det G) with G the
+    affine-invariant Gram matrix of central finite differences of X -> Exp(I, X)."""
+    from dpcore.data.synthetic import spd_log_volume_density
+
+    m, gen, h = SPD(k), np.random.default_rng(5), 1e-5
+    basis = _sym_basis(k)
+    for scale in (0.3, 1.5, 3.0):
+        a = gen.standard_normal((k, k))
+        x = scale * (a + a.T) / np.linalg.norm(a + a.T)
+        p = m.exp(np.eye(k), x)
+        cols = [(m.exp(np.eye(k), x + h * e) - m.exp(np.eye(k), x - h * e)) / (2 * h)
+                for e in basis]
+        gram = np.array([[m.inner(p, u, w) for w in cols] for u in cols])
+        finite = 0.5 * np.log(np.linalg.det(gram))
+        closed = spd_log_volume_density(np.linalg.eigvalsh(x))
+        assert closed == pytest.approx(finite, abs=1e-6)
+
+
+def _spd2_laws(radius):
+    r"""CDFs (on a grid) of rho = d(C, P) and of t = |tr u| / sqrt 2, the share of the unit
+    direction u of Log along the identity, for P uniform for the volume in B_radius(C) of
+    SPD(2), by quadrature: in polar coordinates of T_C (t = cos of the polar angle from I, so
+    uniform for the Lebesgue measure) the density is rho^2 sinhc(rho sqrt(1 - t^2) / sqrt 2)."""
+    from scipy import integrate
+
+    def dens(rho, t):
+        z = rho * np.sqrt(1.0 - t * t) / np.sqrt(2.0)
+        return rho**2 * (np.sinh(z) / z if z > 0 else 1.0)
+
+    grid = np.linspace(0.0, 1.0, 801)
+    rho_pdf = [integrate.quad(lambda t, g=g: dens(g * radius, t), 0, 1, epsabs=1e-13)[0]
+               for g in grid]
+    t_pdf = [integrate.quad(lambda rho, g=g: dens(rho, g), 0, radius, epsabs=1e-13)[0]
+             for g in grid]
+
+    def cdf(pdf, scale):
+        c = integrate.cumulative_simpson(np.asarray(pdf), x=grid * scale, initial=0.0)
+        return lambda v: np.interp(v, grid * scale, c / c[-1])
+
+    return cdf(rho_pdf, radius), cdf(t_pdf, 1.0)
+
+
+def test_spd_footpoint_region_draws_uniformly_for_the_volume():
+    """KS tests of the footpoint's distance to the centre and of its direction's share along
+    the identity against the volume-uniform law of the ball (quadrature of the Jacobi
+    density), on a ball of radius 3 about a centre other than I; each at p > 5e-7 (false
+    failure below 1e-6 together). The same draws reject the law that ignores the curvature
+    (uniform in the tangent ball), so the test can fail."""
+    from scipy import stats
+
+    from dpcore.manifolds.spd import sym_funm
+
+    m, radius = SPD(2), 3.0
+    c = np.array([[2.0, 0.6], [0.6, 0.7]])
+    gen = np.random.default_rng(21)
+    feet = np.array([make_regression_data(m, 2, noise=0.0, rng=gen,
+                                          footpoint_region=(c, radius)).footpoint
+                     for _ in range(3000)])
+    rho = m.dist(c, feet)
+    assert rho.max() <= radius + 1e-9
+    inv_half = np.linalg.inv(sym_funm(c, np.sqrt))
+    logs = m.log(np.eye(2), inv_half @ feet @ inv_half)  # Log at I of the moved points
+    t = np.abs(np.trace(logs, axis1=-2, axis2=-1)) / np.sqrt(2.0) / rho
+    rho_cdf, t_cdf = _spd2_laws(radius)
+    assert stats.kstest(rho, rho_cdf).pvalue > 5e-7
+    assert stats.kstest(t, t_cdf).pvalue > 5e-7
+    assert stats.kstest(rho, lambda v: (np.asarray(v) / radius) ** 3).pvalue < 1e-6
+    assert stats.kstest(t, "uniform").pvalue < 1e-6
+
+
+def test_spd_footpoint_region_protocol():
+    """With a region: footpoint in the ball, shooting vector of length 0.5 tangent at it,
+    responses on the geodesic without noise, the same covariates as the paper protocol."""
+    from dpcore.data.synthetic import SPD_REGION_SHOOTING_LENGTH
+
+    m = SPD(2)
+    d = make_regression_data(m, 40, noise=0.0, rng=3, footpoint_region=(None, 0.1))
+    assert m.dist(np.eye(2), d.footpoint) <= 0.1
+    assert m.norm(d.footpoint, d.shooting_vector) == pytest.approx(SPD_REGION_SHOOTING_LENGTH)
+    assert m.is_tangent(d.footpoint, d.shooting_vector, atol=1e-12)
+    np.testing.assert_allclose(d.y, m.geodesic(d.footpoint, d.shooting_vector, d.x),
+                               atol=1e-12)
+    np.testing.assert_array_equal(d.x, make_regression_data(m, 40, rng=3).x)
+    noisy = make_regression_data(m, 40, noise=0.05, rng=3, footpoint_region=(None, 0.1))
+    assert np.all(m.belongs(noisy.y, atol=1e-10))
+    np.testing.assert_array_equal(noisy.footpoint, d.footpoint)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_spd_paper_protocol_is_unchanged_without_a_region(k):
+    """Without ``footpoint_region`` the seeded SPD data follow paper 002 app. F step by step
+    (x, then p and q by random_point, v = Log(p, q), tangent noise): the recorded outputs of
+    the paper protocol do not move."""
+    m = SPD(k)
+    d = make_regression_data(m, 25, noise=0.01, rng=11)
+    gen = np.random.default_rng(11)
+    x = gen.uniform(0.0, 1.0, size=25)
+    p, q = m.random_point(rng=gen), m.random_point(rng=gen)
+    clean = m.geodesic(p, m.log(p, q), x)
+    y = m.exp(clean, 0.01 * m.random_tangent(clean, gen))
+    np.testing.assert_array_equal(d.x, x)
+    np.testing.assert_array_equal(d.y, y)
+
+
+@pytest.mark.parametrize("region, match", [((None, 0.0), "radius"), ((None, np.inf), "radius"),
+                                           ((np.zeros((2, 2)), 0.3), "centre"),
+                                           ((np.eye(3), 0.3), "centre")])
+def test_spd_footpoint_region_errors(region, match):
+    with pytest.raises(ValueError, match=match):
+        make_regression_data(SPD(2), 5, rng=0, footpoint_region=region)

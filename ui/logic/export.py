@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from dpcore.manifolds import Sphere
+from dpcore.manifolds import SPD, Sphere
 
 __all__ = ["budget_split_script", "frechet_script", "gaussian_dp_script", "notebook_from_script",
            "regression_script"]
@@ -228,6 +228,10 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
             center, radius = SPHERE_DEMO_REGION
             region = (f", footpoint_region=(np.array({[float(c) for c in center]}), "
                       f"{float(radius)!r})")
+        elif isinstance(manifold, SPD) and manifold.k == 2:
+            from .geodesic_regression import SPD_DEMO_REGION
+
+            region = f", footpoint_region=(None, {float(SPD_DEMO_REGION[1])!r})"
         data = [f"# Synthetic data (paper protocol): n = {int(n)}, noise {float(noise):g}, "
                 f"seed {int(seed)}.",
                 f"data = make_regression_data(manifold, {int(n)}, noise={float(noise)!r}, "

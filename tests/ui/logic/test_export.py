@@ -165,6 +165,7 @@ def test_cities_preset_export_runs(tmp_path):
 @pytest.mark.parametrize("kind,param,source", [("sphere", None, "synthetic"),
                                                ("sphere", None, "example"),
                                                ("kendall", 4, "synthetic"),
+                                               ("spd", None, "synthetic"),
                                                ("euclidean", 1, "synthetic")])
 def test_regression_export_reproduces_the_page_release(tmp_path, kind, param, source):
     """The Geodesic regression page's default settings (small draws), seeded: the exported
@@ -179,7 +180,7 @@ def test_regression_export_reproduces_the_page_release(tmp_path, kind, param, so
         covariate_range=D.EXAMPLE_AGES if source == "example" else (0.0, 1.0),
         tau_m=sp.tau_m, n_footpoints=2, n_vectors=1, seed=7)
     if source == "synthetic":
-        dataset = D.synthetic_dataset(kind, param, 20, D.default_noise(kind), 4)
+        dataset = G.synthetic_dataset(kind, param, 20, D.default_noise(kind), 4)
         extra = dict(n=20, noise=D.default_noise(kind), seed=4)
     else:
         dataset = D.example_dataset(kind, param)
