@@ -13,7 +13,9 @@ got -1.0."``).
   :func:`check_quantile_levels` (levels in [0, 1]);
 * arrays: :func:`as_float_array`, :func:`check_positive_array` (a positive number or a
   sequence of them), :func:`check_nonnegative_array`, :func:`check_nonnegative_values`;
-* objects: :func:`check_manifold`.
+* objects: :func:`check_manifold`;
+* where supplied bounds came from: :func:`check_bound_sources` (``"public"`` or ``"data"``,
+  DESIGN §12).
 
 Checks tied to one module's concept (the points of a manifold, a mechanism's support, the
 bounds of a sampler, the CSV formats) stay in their modules and call these. Resource limits
@@ -28,7 +30,9 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "BOUND_SOURCES",
     "as_float_array",
+    "check_bound_sources",
     "check_choice",
     "check_int",
     "check_interval",
@@ -270,3 +274,48 @@ def check_manifold(manifold):
     if not isinstance(manifold, Manifold):
         raise TypeError(f"`manifold` must be a dpcore Manifold, got {type(manifold).__name__}.")
     return manifold
+
+
+# --------------------------------------------------------------------------- bound sources
+#: Where a bound supplied to a release came from (DESIGN §12): public knowledge, or the
+#: private data (which makes the release not private).
+BOUND_SOURCES = ("public", "data")
+
+
+def check_bound_sources(value, name: str, bounds: tuple) -> dict:
+    """Return ``value`` as a dict mapping bound names to their source, after checking it.
+
+    Parameters
+    ----------
+    value : mapping or None
+        Bound name -> ``"public"`` or ``"data"`` (:data:`BOUND_SOURCES`); None: no entry
+        (every supplied bound is public).
+    name : str
+        The argument's name, for messages.
+    bounds : tuple of str
+        The bound names the caller accepts.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a mapping.
+    ValueError
+        If a key is not one of ``bounds`` or a source not one of :data:`BOUND_SOURCES`.
+    """
+    if value is None:
+        return {}
+    if not hasattr(value, "items"):
+        raise TypeError(f"`{name}` must be a mapping of bound names to sources, got "
+                        f"{type(value).__name__}.")
+    out = {}
+    for key, source in value.items():
+        if key not in bounds:
+            listed = ", ".join(repr(b) for b in bounds)
+            raise ValueError(f"`{name}` names an unknown bound {key!r}; the bounds are "
+                             f"{listed}.")
+        out[key] = check_choice(source, f"{name}[{key!r}]", BOUND_SOURCES)
+    return out

@@ -8,6 +8,11 @@ written to disk, logged or put in a cache shared between sessions. The columns a
 roles after a preview (:mod:`ui.logic.regression_data`). In strict mode the public bounds may
 be estimated under DP with a small stated ε_b ("Estimate privately",
 :mod:`ui.logic.private_bounds`), confirmed, capped and recorded in the ledger like a release.
+A bounds field still holding its starting value taken from the data (an upload's range
+rounded outward) is not public: the page warns next to it, the cost line states the label,
+and the release passes it to the library as such (``bound_sources``), so it is labelled NOT
+PRIVATE (bounds from the data) and listed in the ledger apart. The generated example's fields
+start from its generator's design and the red-wine preset's from domain knowledge (public).
 """
 
 from __future__ import annotations
@@ -62,7 +67,16 @@ LAST = "lr_last_release"
 #: Session-state key of the ranges estimated under DP, by scope (data and columns).
 ESTIMATES = "lr_bounds_estimates"
 ESTIMATE_BUTTON = "lr_bounds_estimate"
+#: Session-state key of the predictions made from bounds that hold the data's range.
+PREDICTIONS = "lr_predictions"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
+#: Where a source's public bounds come from (shown with them).
+PUBLIC_BOUNDS_TEXT = {
+    "wine": "domain knowledge of the columns (units and ranges in assets/data/README.md)",
+    "example": f"the example generator's design (dose drawn in [{L.EXAMPLE_DOSE[0]:g}, "
+               f"{L.EXAMPLE_DOSE[1]:g}]; each response's line over that range ± "
+               f"{L.EXAMPLE_NOISE_SDS:g} noise standard deviations), fixed before any data",
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -91,21 +105,28 @@ def teaching_notes():
 
 
 def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_on,
-                    estimated=None):
+                    estimated=None, held=None):
     estimated = estimated or {}
+    held = held or L.DataHeld()
+    data = "taken from the data (the field's starting value), NOT public: the release is " \
+           "labelled NOT PRIVATE"
     if mode == "strict":
         rows = [
-            ("Covariate range", f"[{cov_range[0]:.4g}, {cov_range[1]:.4g}], public; x is "
+            ("Covariate range", f"[{cov_range[0]:.4g}, {cov_range[1]:.4g}], "
+                                + (data if held.covariate else "public") + "; x is "
                                 "clipped to it and mapped to [0, 1]"
              + (f"; {estimated['covariate_range']}." if estimated.get("covariate_range")
                 else ".")),
             ("Response box", "per response "
              + ", ".join(f"{name} ∈ [{lo:.4g}, {hi:.4g}]" for name, lo, hi in box)
+             + (f" ({', '.join(map(repr, held.responses))} {data})" if held.responses
+                else "")
              + f"; its circumscribed ball (radius τ_m = {tau_m:.4g}) holds the responses, "
                "which are projected onto it"
              + (f"; {estimated['tau_m']}." if estimated.get("tau_m") else ".")),
-            ("Residual bound", f"τ = {tau:.4g}; residuals are clipped to this norm, so "
-                               f"Δ_p = Δ_v = 2τ/n holds for every data set."),
+            ("Residual bound", f"τ = {tau:.4g}" + (f", {data}" if held.tau else "")
+                               + "; residuals are clipped to this norm, so "
+                               "Δ_p = Δ_v = 2τ/n holds for every data set."),
         ]
     else:
         rows = [("Paper mode", "bounds taken from the data: the output is NOT differentially "
@@ -273,16 +294,27 @@ def person_rows(data_, fingerprint):
              "person column).")
 
 
-def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None):
+def mark_typed(flag):
+    """Widget callback: the field was typed (it no longer follows its default)."""
+    st.session_state[flag] = True
+
+
+def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None,
+                   describe_public=None):
     """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
 
     ``scope`` names the data and columns the bounds belong to: the widgets' keys include it,
     so choosing another covariate or responses starts from that column's own range instead of
     keeping the previous column's bounds (issue 14 §3). ``public`` maps column names to bounds
-    from domain knowledge (a preset's); they replace the data's range as defaults.
+    from domain knowledge (a preset's) or a generator's design, described by
+    ``describe_public``; they replace the data's range as defaults.
     ``estimate`` (from :func:`estimate_section`) holds ranges estimated under DP; they fill the
     fields (new keys, so the fields start from them) and the returned dict's ``estimated``
-    says which bounds still hold them, with the statement the release carries.
+    says which bounds still hold them, with the statement the release carries. A field still
+    holding a start taken from the data (the data's range rounded outward) is not public: a
+    warning says so, and the returned ``held`` / ``bound_sources``
+    (:func:`ui.logic.linear_regression.data_held`) make the release say so too (labelled NOT
+    PRIVATE).
     """
     if mode == "paper":
         st.warning("Paper mode takes the covariate range, τ and the response ball from the "
@@ -294,36 +326,37 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, est
     ranges = estimate["ranges"] if estimate else {}
     # An estimate gives the fields new keys: they start from it (and later edits stay).
     suffix = f"_est{estimate['token']}" if estimate else ""
+    starts = {nm: L.start_bounds(nm, x if nm == covariate else y[:, names.index(nm)],
+                                 public=public, estimated=ranges)
+              for nm in (covariate, *names)}
+    others = [nm for nm, (_, _, origin) in starts.items() if origin == "data"]
     if ranges:
-        others = [nm for nm in (covariate, *names) if nm not in ranges and nm not in public]
         st.caption(f"Bounds must be public. The fields of {', '.join(map(repr, ranges))} hold "
                    f"the ranges estimated under DP with ε_b = {estimate['epsilon']:.3g} (a "
                    "release recorded in the ledger)"
                    + (f"; those of {', '.join(map(repr, others))} start from the data's range "
                       "rounded outward, for convenience only: replace them before publishing "
                       "anything." if others else "."))
-    elif covariate in public and all(nm in public for nm in names):
-        st.caption("Bounds must be public: these come from domain knowledge of the columns "
-                   "(units and ranges in assets/data/README.md), not from the data.")
+    elif not others:
+        st.caption("Bounds must be public: these come from "
+                   + (describe_public or "domain knowledge of the columns") + ", not from the "
+                   "data.")
     else:
         st.caption("Bounds must be public: set from domain knowledge, not from the data. The "
                    "fields start from the data's range rounded outward, for convenience only: "
                    "replace them before publishing anything, or estimate them privately "
                    "below.")
 
-    def start(name, column):
-        return ranges.get(name) or public.get(name) or L.nice_bounds(column)
-
     cols = st.columns([1, 1, 1, 3])
-    lo, hi = start(covariate, x)
+    lo, hi, _ = starts[covariate]
     cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
                                   key=f"lr_cov_lo_{scope}{suffix}", format="%.4g")
     cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
                                   key=f"lr_cov_hi_{scope}{suffix}", format="%.4g")
     default_box = pd.DataFrame({
         "response": list(names),
-        "lower": [start(nm, y[:, j])[0] for j, nm in enumerate(names)],
-        "upper": [start(nm, y[:, j])[1] for j, nm in enumerate(names)],
+        "lower": [starts[nm][0] for nm in names],
+        "upper": [starts[nm][1] for nm in names],
     })
     with cols[3]:
         box = st.data_editor(default_box, hide_index=True, disabled=["response"],
@@ -344,9 +377,21 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, est
         st.error("\n".join(f"- {p}" for p in problems))
         return None
     tau_m = 0.5 * float(np.linalg.norm(upper - lower))
-    tau = cols[2].number_input("Residual bound τ", min_value=1e-6, value=float(
-        f"{tau_m:.2g}"), key=f"lr_tau_{scope}{suffix}", format="%.4g",
-        help="Residual norms are clipped to τ; the sensitivity is 2τ/n.")
+    # τ follows the box until it is typed (then it is the user's own value).
+    tau_key = f"lr_tau_{scope}{suffix}"
+    typed_key = f"{tau_key}_typed"
+    if not st.session_state.get(typed_key):
+        st.session_state[tau_key] = L.default_tau(lower, upper)
+    tau = cols[2].number_input("Residual bound τ", min_value=1e-6, key=tau_key, format="%.4g",
+                               on_change=mark_typed, args=(typed_key,),
+                               help="Residual norms are clipped to τ; the sensitivity is 2τ/n. "
+                                    "Until typed, it follows the response box.")
+    from_data = L.data_held(covariate, names, starts, (cov_lo, cov_hi),
+                            list(zip(lower, upper, strict=True)),
+                            bool(st.session_state.get(typed_key)))
+    warning = L.data_bounds_warning(covariate, from_data)
+    if warning:
+        st.warning(warning, icon=":material/warning:")
     estimated = {}
     if ranges:
         note = PB.estimated_note(estimate["epsilon"], estimate["levels"])
@@ -361,7 +406,8 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, est
             "tau_m": tau_m, "center": 0.5 * (lower + upper),
             "box": [(nm, float(a), float(b)) for nm, a, b in zip(names, lower, upper,
                                                                  strict=True)],
-            "estimated": estimated}
+            "estimated": estimated, "held": from_data,
+            "bound_sources": L.bound_sources(from_data)}
 
 
 def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok):
@@ -460,16 +506,36 @@ def cached_smallest(n, d, tau, tau_m, target, rows, seed=0):
     return L.smallest_epsilon_text(n, d, tau, tau_m, target, rows=rows, seed=seed)
 
 
+def prediction(data_bounds, *args):
+    """:func:`cached_prediction`; while some field holds the data's range its τ and τ_m come
+    from the data, so they stay in this session's memory instead of the shared cache."""
+    if not data_bounds:
+        return cached_prediction(*args)
+    return session_memo(PREDICTIONS, ("prediction", *args),
+                        lambda: L.predicted_error(*args), max_entries=16)
+
+
+def smallest(data_bounds, *args):
+    """:func:`cached_smallest`, kept per session as :func:`prediction` is."""
+    if not data_bounds:
+        return cached_smallest(*args)
+    return session_memo(PREDICTIONS, ("smallest", *args),
+                        lambda: L.smallest_epsilon_text(*args[:5], rows=args[5]),
+                        max_entries=16)
+
+
 def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
     """The predicted error of the release the button would make, under the budget controls,
     and the smallest ε for a target error; returns the prediction (None in paper mode)."""
+    data_bounds = bool(bounds.get("bound_sources"))
     with slot:
         pred = None
         if mode == "strict":
-            with st.spinner("Predicting the error from public inputs …"):
-                pred = cached_prediction(int(n), int(d), float(epsilon), bounds["tau"],
-                                         bounds["tau_m"])
-        st.info(L.predicted_error_text(pred, epsilon, int(n), mcmc=mcmc),
+            with st.spinner("Predicting the error …"):
+                pred = prediction(data_bounds, int(n), int(d), float(epsilon), bounds["tau"],
+                                  bounds["tau_m"])
+        st.info(L.predicted_error_text(pred, epsilon, int(n), mcmc=mcmc,
+                                       data_bounds=data_bounds),
                 icon=":material/target:")
         if pred is not None and pred["available"]:
             with st.expander("Smallest ε for a target error"):
@@ -482,9 +548,9 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
                          "last row), as predicted for the model data.")
                 if target is not None:
                     with st.spinner("Searching ε …"):
-                        st.markdown(cached_smallest(int(n), int(d), bounds["tau"],
-                                                    bounds["tau_m"], float(target),
-                                                    rows_per_person()))
+                        st.markdown(smallest(data_bounds, int(n), int(d), bounds["tau"],
+                                             bounds["tau_m"], float(target),
+                                             rows_per_person()))
     return pred
 
 
@@ -498,6 +564,7 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         rel = private_geodesic_regression(Euclidean(d), x, y,
                                           **L.release_settings(eps_p, eps_v, bounds, mode))
     PB.annotate_release(rel, bounds.get("estimated") or {})
+    PB.annotate_release(rel, L.data_start_notes(bounds.get("bound_sources") or {}))
     out["release"] = rel
     out["dpcore"] = (np.asarray(rel.values["intercept"]).reshape(d),
                      np.asarray(rel.values["coef"]).reshape(d))
@@ -520,12 +587,10 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         coef = np.asarray(model.coef_, dtype=float).reshape(d)
         intercept = np.asarray(model.intercept_, dtype=float).reshape(d)
         out["diffprivlib"] = (intercept, coef)
-        private = mode == "strict"
+        guarantee, label = L.diffprivlib_label(bounds, mode)
         record_release(PAGE, SimpleNamespace(
             mechanism="diffprivlib LinearRegression", epsilon=eps_p + eps_v, delta=0.0,
-            mu=None, label="private (diffprivlib)" if private else
-            "NOT PRIVATE (paper mode: bounds from the data)",
-            guarantee="private" if private else "not private"), note="diffprivlib baseline")
+            mu=None, label=label, guarantee=guarantee), note="diffprivlib baseline")
     return out
 
 
@@ -625,9 +690,9 @@ def main():
                                ).hexdigest()[:12]
         public = {"wine": L.WINE_BOUNDS, "example": L.EXAMPLE_DESIGN}.get(source)
         estimate = st.session_state.get(ESTIMATES, {}).get(scope) if mode == "strict" else None
-        bounds = bounds_widgets(x, y, responses, mode, scope,
-                                public=L.WINE_BOUNDS if source == "wine" else None,
-                                covariate=covariate, estimate=estimate)
+        bounds = bounds_widgets(x, y, responses, mode, scope, public=public,
+                                covariate=covariate, estimate=estimate,
+                                describe_public=PUBLIC_BOUNDS_TEXT.get(source))
         if mode == "strict":
             estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok)
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
@@ -656,7 +721,8 @@ def main():
                    "for an exact, private release.", icon=":material/warning:")
         mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)", key="lr_mcmc_ok")
     total = float(epsilon) * (2 if use_dpl else 1)
-    cost = planned_cost(epsilon=total, guarantee="private" if mode == "strict" else "not private")
+    guarantee, label = L.release_label(plan, bounds, mode)
+    cost = planned_cost(epsilon=total, guarantee=guarantee, label=label)
     show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
     if not group_ok:
         st.info("Confirm above that the largest group size is public before releasing.")
@@ -726,7 +792,10 @@ def main():
                        f"{L.observed_excess(table, 'dpcore private geodesic regression'):.3g} "
                        f"(all responses); predicted before the release: median "
                        f"{pred['median']:.3g}, 95% radius {pred['q95']:.3g}.")
-        st.caption(f"Label: {rel.label}.")
+        if rel.private:
+            st.success(f"Label: **{rel.label}**", icon=":material/lock:")
+        else:
+            st.warning(f"Label: **{rel.label}**", icon=":material/warning:")
         st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
                            file_name="linear_regression_release.json",
                            mime="application/json", key="lr_download_release", on_click="ignore")
@@ -744,7 +813,7 @@ def main():
     with assumptions:
         assumptions_box(mode, bounds["covariate_range"], bounds["box"], bounds["tau"] or 0.0,
                         bounds["tau_m"] or 0.0, eps_p, eps_v, bool(use_dpl),
-                        estimated=bounds.get("estimated"))
+                        estimated=bounds.get("estimated"), held=bounds.get("held"))
     write_query(**settings)
 
 

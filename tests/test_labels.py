@@ -132,3 +132,124 @@ class TestFrechetMean:
         y = make_mean_data(SPD(3), 10, radius=0.5, rng=4)
         rel = private_frechet_mean(SPD(3), y, epsilon=1.0, radius=0.5, center=np.eye(3))
         assert rel.label == MCMC_LABEL and rel.delta is None
+
+
+@pytest.fixture(scope="module")
+def line():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0.0, 10.0, 40)
+    return x, (2.0 + 0.8 * x + rng.normal(0.0, 1.0, 40))[:, None]
+
+
+class TestBoundSources:
+    """``bound_sources``: a supplied bound marked as taken from the data (a dashboard field
+    still holding the data's own range) makes the release not private, and in strict mode its
+    label says so without claiming paper mode (DESIGN §12)."""
+
+    KW = dict(eps_p=1.0, eps_v=1.0, tau=6.0, covariate_range=(0.0, 10.0), tau_m=9.0,
+              center=np.array([6.0]))
+
+    def release(self, line, **kw):
+        x, y = line
+        return private_geodesic_regression(Euclidean(1), x, y, **{**self.KW, **kw})
+
+    @pytest.mark.parametrize("name", ["covariate_range", "tau", "tau_m", "center"])
+    def test_a_data_bound_is_not_private(self, line, name):
+        from dpcore.release.record import DATA_BOUNDS_CAVEAT, DATA_BOUNDS_LABEL
+
+        with pytest.warns(PrivacyLeakWarning, match=f"taken from the data \\({name}\\)"):
+            rel = self.release(line, bound_sources={name: "data"})
+        assert rel.guarantee == "not private" and not rel.private and not rel.bounds_public
+        assert rel.label == DATA_BOUNDS_LABEL == "NOT PRIVATE (bounds from the data)"
+        assert "paper mode" not in rel.label
+        assert rel.assumptions[name]["source"] == "data"
+        assert "bound_sources" in rel.assumptions[name]["note"]
+        others = {"covariate_range", "tau", "tau_m", "center"} - {name}
+        assert all(rel.assumptions[o]["source"] != "data" for o in others)
+        assert DATA_BOUNDS_CAVEAT in rel.caveats
+        record = rel.to_dict()
+        assert record["label"] == DATA_BOUNDS_LABEL and record["private"] is False
+        assert record["assumptions"][name]["source"] == "data"
+        # the supports derived from a data bound say so
+        derived = rel.assumptions["max_speed"]["source"]
+        assert derived == ("derived from data bounds" if name in ("tau", "tau_m") else "derived")
+
+    def test_public_sources_change_nothing(self, line):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            plain = self.release(line, rng=4)
+            marked = self.release(line, rng=4, bound_sources={
+                "covariate_range": "public", "tau": "public", "tau_m": "public",
+                "center": "public"})
+        assert plain.private and marked.private
+        assert plain.label == marked.label == "private mechanism, seeded: not for publication"
+        np.testing.assert_array_equal(plain.values["coef"], marked.values["coef"])
+        assert plain.to_dict()["assumptions"] == marked.to_dict()["assumptions"]
+
+    def test_seeded_data_bound_keeps_the_not_private_label(self, line):
+        from dpcore.release.record import DATA_BOUNDS_LABEL
+
+        with pytest.warns(PrivacyLeakWarning):
+            rel = self.release(line, rng=2, bound_sources={"tau": "data"})
+        assert rel.seeded and rel.label == DATA_BOUNDS_LABEL
+
+    def test_strict_sequential_with_a_data_bound(self, line):
+        from dpcore.release.record import DATA_BOUNDS_CAVEAT, DATA_BOUNDS_LABEL
+
+        with pytest.warns(PrivacyLeakWarning):
+            rel = self.release(line, scheme="sequential", bound_sources={"tau_m": "data"},
+                               **QUICK)
+        assert rel.guarantee == "not private" and rel.label == DATA_BOUNDS_LABEL
+        assert DATA_BOUNDS_CAVEAT in rel.caveats
+        assert any(c.startswith("Not covered by the sensitivity proof") for c in rel.caveats)
+
+    def test_paper_mode_keeps_its_label(self, line):
+        x, y = line
+        with pytest.warns(PrivacyLeakWarning):
+            rel = private_geodesic_regression(Euclidean(1), x, y, eps_p=1.0, eps_v=1.0,
+                                              mode="paper", covariate_range=(0.0, 10.0),
+                                              bound_sources={"covariate_range": "data"},
+                                              **QUICK)
+        assert rel.label == "NOT PRIVATE (paper mode: bounds from the data)"
+        assert rel.assumptions["covariate_range"]["source"] == "data"
+
+    def test_budgets_pass_it_on(self, line):
+        from dpcore.release import private_geodesic_regression_budgets
+        from dpcore.release.record import DATA_BOUNDS_LABEL
+
+        x, y = line
+        kw = {k: v for k, v in self.KW.items() if k not in ("eps_p", "eps_v")}
+        with pytest.warns(PrivacyLeakWarning):
+            rels = private_geodesic_regression_budgets(
+                Euclidean(1), x, y, budgets=[(0.5, 0.5), (1.0, 1.0)],
+                bound_sources={"covariate_range": "data"}, **kw)
+        assert [r.label for r in rels] == [DATA_BOUNDS_LABEL] * 2
+
+    @pytest.mark.parametrize("value, error, match", [
+        ({"radius": "data"}, ValueError, "unknown bound 'radius'"),
+        ({"tau": "estimated"}, ValueError, "must be 'public' or 'data'"),
+        (["tau"], TypeError, "must be a mapping"),
+    ])
+    def test_bad_values_are_refused(self, line, value, error, match):
+        with pytest.raises(error, match=match):
+            self.release(line, bound_sources=value)
+
+    def test_only_a_supplied_bound_can_be_named(self):
+        y = make_mean_data(Sphere(2), 12, radius=0.3, rng=5)
+        x = np.linspace(0.0, 1.0, 12)
+        with pytest.raises(ValueError, match="'tau_m', which was not passed"):
+            private_geodesic_regression(Sphere(2), x, y, eps_p=1.0, eps_v=1.0, tau=0.3,
+                                        covariate_range=(0.0, 1.0),
+                                        bound_sources={"tau_m": "data"})
+
+    def test_the_accountant_lists_it_apart(self, line):
+        from dpcore.privacy import PrivacyAccountant
+
+        acc = PrivacyAccountant(epsilon_cap=1.0)
+        acc.spend(self.release(line, eps_p=0.25, eps_v=0.25))
+        with pytest.warns(PrivacyLeakWarning):
+            rel = self.release(line, bound_sources={"covariate_range": "data"})
+        acc.spend(rel)  # 2.0 > the cap, yet not refused: it is not private, counted apart
+        totals = acc.totals()
+        assert totals["epsilon"] == pytest.approx(0.5) and totals["not_private"] == 1
+        assert totals["releases"] == 2

@@ -148,10 +148,12 @@ def accountant(entries=None):
     return acc
 
 
-def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
+def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private", label=None):
     """What a release about to be made will add to the ledger, and the session's total after
     it, checked against the cap before anything is drawn. The release counts at the current
-    :func:`rows_per_person`, every past entry at the rows it was recorded at.
+    :func:`rows_per_person`, every past entry at the rows it was recorded at. ``label``, when
+    given, is the label the release will get: the sentence (shown above the button and in the
+    confirmation) states it.
 
     Returns
     -------
@@ -173,8 +175,9 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     if rows > 1:
         cost += f" per person ({rows} rows each)"
     if not event.composes:
-        return {"text": f"This release is not private ({guarantee}): it is listed in the "
-                        "ledger apart and adds nothing to the total.", "error": None}
+        said = f"will be labelled **{label}**" if label else f"is not private ({guarantee})"
+        return {"text": f"This release {said}: it is listed in the ledger apart (not "
+                        "private) and adds nothing to the total.", "error": None}
     events = acc.events + [event]
     pure_only = all(e.mu is None and not e.delta for e in events if e.composes)
     after = acc.epsilon_of(events, 0.0 if pure_only else acc.delta)
@@ -183,7 +186,8 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private"):
     who = " per person" if rows > 1 or any(entry_rows(e) > 1 for e in ledger()) else ""
     text = (f"**Cost of this release: {cost}.** The session's total{who} becomes "
             f"ε = {after:.3g}{at}"
-            + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar)."))
+            + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar).")
+            + (f" Label: **{label}**." if label else ""))
     return {"text": text, "error": None}
 
 
@@ -372,8 +376,9 @@ def render_ledger():
             text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"
         st.markdown(text)
         if tot["not_private"]:
-            st.warning(f"{tot['not_private']} release(s) not private (paper mode or the "
-                       "sequential scheme).")
+            st.warning(f"{tot['not_private']} release(s) not private (paper mode, bounds "
+                       "from the data or the sequential scheme), listed apart: not in the "
+                       "total.")
         if tot["approximate"]:
             st.warning(f"{tot['approximate']} release(s) only approximately private (MCMC or "
                        "Monte Carlo calibration): their δ is not certified, so the total δ "

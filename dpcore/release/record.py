@@ -29,6 +29,9 @@ LABELS = {
     "not covered": "NOT PRIVATE (sequential scheme: not covered by the sensitivity proof)",
     "not private": "NOT PRIVATE (paper mode: bounds from the data)",
 }
+#: Strict mode with a bound marked as taken from the data (``bound_sources``): not private,
+#: and not paper mode either.
+DATA_BOUNDS_LABEL = "NOT PRIVATE (bounds from the data)"
 #: Paper mode with every bound public: not private because of sigma = Delta/epsilon (KNG).
 PAPER_PUBLIC_BOUNDS_LABEL = "NOT PRIVATE (paper mode: sigma = Delta/epsilon)"
 APPROXIMATE_LABELS = {
@@ -47,6 +50,11 @@ SEQUENTIAL_STRICT_CAVEAT = (
     "audit in tests/audit measured log-density ratios of 5.1 epsilon_p at n = 20 and 8.5 "
     "epsilon_p at n = 40 on the sphere, growing with n. Use scheme='joint' for a private "
     "release."
+)
+DATA_BOUNDS_CAVEAT = (
+    "Bounds taken from the data: at least one bound the guarantee relies on was supplied as "
+    "taken from the data (see assumptions with source 'data'); the output is NOT "
+    "differentially private. Replace them by public values (or estimate them privately)."
 )
 PAPER_CAVEAT = (
     "Paper mode: bounds were taken from the data and/or sigma = Delta/epsilon was used; the "
@@ -190,10 +198,13 @@ class Release:
         """The release's label; it never claims more than :attr:`guarantee`."""
         base = LABELS[self.guarantee] if self.guarantee != "approximately private" else (
             APPROXIMATE_LABELS[self.coverage])
-        if self.guarantee == "not private" and not any(
-                a.get("source") == "data" for a in self.assumptions.values()
-                if isinstance(a, dict)):
-            base = PAPER_PUBLIC_BOUNDS_LABEL
+        if self.guarantee == "not private":
+            from_data = any(a.get("source") == "data" for a in self.assumptions.values()
+                            if isinstance(a, dict))
+            if not from_data:
+                base = PAPER_PUBLIC_BOUNDS_LABEL
+            elif self.mode != "paper":
+                base = DATA_BOUNDS_LABEL
         if self.seeded and self.guarantee != "not private":
             if self.guarantee == "private":
                 return "private mechanism, seeded: not for publication"

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._progress import report, stages
-from .._validation import check_int, check_manifold, check_positive
+from .._validation import check_bound_sources, check_int, check_manifold, check_positive
 from ..data.synthetic import default_center
 from ..exceptions import (
     ExactSamplingUnavailable,
+    PrivacyLeakWarning,
 )
 from ..learning import GeodesicRegression
 from ..manifolds import Sphere
@@ -39,6 +42,7 @@ from ._common import (
 )
 from .planning import _choose_exact, exact_work, predicted_joint_kng_work
 from .record import (
+    DATA_BOUNDS_CAVEAT,
     MCMC_CAVEAT,
     PAPER_CAVEAT,
     SAMPLERS,
@@ -49,6 +53,11 @@ from .record import (
     Release,
 )
 from .work import check_work, regression_work, resolve_budget
+
+#: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
+BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
+#: The note of a supplied bound marked as taken from the data.
+DATA_SOURCE_NOTE = "supplied as taken from the data (bound_sources): not a public bound"
 
 
 # ---------------------------------------------------------------------- regression
@@ -75,6 +84,7 @@ def private_geodesic_regression(
     max_work=None,
     progress=None,
     footpoint_radius=None,
+    bound_sources=None,
 ):
     r"""Private footpoint and shooting vectors of geodesic regression (paper 002, sequential KNG).
 
@@ -153,6 +163,14 @@ def private_geodesic_regression(
         (:mod:`dpcore.release.work`). Non-decreasing, it ends at 1.0. An exception it raises (a
         user interface's cancel) propagates and nothing is released. The draws do not depend
         on it.
+    bound_sources : mapping, optional
+        Where supplied bounds came from, for those not known publicly: bound name
+        (``"covariate_range"``, ``"tau"``, ``"tau_m"`` or ``"center"``) -> ``"public"`` or
+        ``"data"``. A bound marked ``"data"`` (e.g. a field still holding the data's own range)
+        is recorded with source ``"data"`` in :attr:`Release.assumptions`, so the release's
+        guarantee is ``"not private"`` and its label, in strict mode, "NOT PRIVATE (bounds from
+        the data)"; a :class:`~dpcore.exceptions.PrivacyLeakWarning` says so. Only a bound
+        that is passed can be named. Default: every supplied bound is public.
 
     Returns
     -------
@@ -169,7 +187,7 @@ def private_geodesic_regression(
         tau_m=tau_m, n_vectors=n_vectors, mode=mode, rng=rng, center=center,
         n_footpoints=n_footpoints, max_speed=max_speed, chain_length=chain_length,
         burn_in=burn_in, scheme=scheme, sampler=sampler, max_work=max_work, stacklevel=3,
-        progress=progress, footpoint_radius=footpoint_radius,
+        progress=progress, footpoint_radius=footpoint_radius, bound_sources=bound_sources,
     )[0]
 
 
@@ -227,11 +245,20 @@ def _geodesic_regression_releases(
     stacklevel=2,
     progress=None,
     footpoint_radius=None,
+    bound_sources=None,
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
     resolve_budget(max_work)  # a bad budget is refused before any work
     m = check_manifold(manifold)
     mode = _check_mode(mode)
+    sources = check_bound_sources(bound_sources, "bound_sources", BOUND_NAMES)
+    supplied = {"covariate_range": covariate_range, "tau": tau, "tau_m": tau_m,
+                "center": center}
+    for name in sources:
+        if supplied[name] is None:
+            raise ValueError(f"`bound_sources` names {name!r}, which was not passed: only a "
+                             "supplied bound has a source.")
+    from_data = sorted(k for k, v in sources.items() if v == "data")
     if scheme is None:
         scheme = "joint" if mode == "strict" else "sequential"
     if scheme not in SCHEMES:
@@ -262,11 +289,11 @@ def _geodesic_regression_releases(
         leaks.append("covariate_range")
         source = "data"
     else:
-        source = "public"
+        source = sources.get("covariate_range", "public")
     lo, hi = (float(c) for c in covariate_range)
     if not hi > lo:
         raise ValueError(f"`covariate_range` must satisfy low < high, got {(lo, hi)}.")
-    assumptions["covariate_range"] = _assumption([lo, hi], source)
+    assumptions["covariate_range"] = _assumption([lo, hi], source, _data_note(source))
     t = (np.clip(x, lo, hi) - lo) / (hi - lo)
 
     # --- public ball for the responses ------------------------------------------------
@@ -276,7 +303,7 @@ def _geodesic_regression_releases(
         center_source = "public default"
     else:
         center = np.asarray(center, dtype=float)
-        center_source = "public"
+        center_source = sources.get("center", "public")
     if needs_ball:
         if center is None:
             raise ValueError(f"Pass a public `center` for the response ball on {m!r}.")
@@ -291,10 +318,12 @@ def _geodesic_regression_releases(
             assumptions["tau_m"] = _assumption(tau_m, "data")
         else:
             tau_m = check_positive(tau_m, "tau_m")
-            assumptions["tau_m"] = _assumption(tau_m, "public")
+            tau_m_source = sources.get("tau_m", "public")
+            assumptions["tau_m"] = _assumption(tau_m, tau_m_source, _data_note(tau_m_source))
             if mode == "strict":
                 y = project_to_ball(m, y, center, tau_m)
-        assumptions["center"] = _assumption(np.asarray(center), center_source)
+        assumptions["center"] = _assumption(np.asarray(center), center_source,
+                                            _data_note(center_source))
 
     if tau is None and mode == "strict":
         raise ValueError("Strict mode needs a public residual bound `tau`.")
@@ -313,8 +342,11 @@ def _geodesic_regression_releases(
         assumptions["tau"] = _assumption(tau, "data", "largest residual of the non-private fit")
     else:
         tau = check_positive(tau, "tau")
+        tau_source = sources.get("tau", "public")
         assumptions["tau"] = _assumption(
-            tau, "public", "residuals clipped to this norm" if mode == "strict" else None
+            tau, tau_source, "; ".join(filter(None, (
+                "residuals clipped to this norm" if mode == "strict" else None,
+                _data_note(tau_source))))
         )
     clip = tau if mode == "strict" else None
 
@@ -326,7 +358,8 @@ def _geodesic_regression_releases(
     # --- supports -----------------------------------------------------------------------
     if max_speed is None:
         max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
-        speed_source = "derived" if mode == "strict" else "derived from data bounds"
+        speed_source = ("derived" if mode == "strict" and not {"tau", "tau_m"} & set(from_data)
+                        else "derived from data bounds")
     else:
         max_speed = check_positive(max_speed, "max_speed")
         speed_source = "public"
@@ -334,7 +367,9 @@ def _geodesic_regression_releases(
     if needs_ball:
         foot_support = (center, tau_m + tau)
         assumptions["footpoint_support"] = _assumption(
-            tau_m + tau, "derived", "footpoints restricted to B_{tau_m + tau}(center), app. C"
+            tau_m + tau, "derived" if not {"tau", "tau_m", "center"} & set(from_data)
+            else "derived from data bounds",
+            "footpoints restricted to B_{tau_m + tau}(center), app. C"
         )
     if footpoint_radius is not None:
         footpoint_radius = check_positive(footpoint_radius, "footpoint_radius")
@@ -346,7 +381,8 @@ def _geodesic_regression_releases(
                 f"{tau_m + tau:g}: on {m!r} the sensitivity proof covers footpoints within "
                 "tau_m + tau of the centre only (paper 002 app. C).")
         if not needs_ball:
-            assumptions["center"] = _assumption(np.asarray(center), center_source)
+            assumptions["center"] = _assumption(np.asarray(center), center_source,
+                                                _data_note(center_source))
         foot_support = (center, footpoint_radius)
         assumptions["footpoint_support"] = _assumption(
             footpoint_radius, "public", "footpoints restricted to B_r(center), a public region")
@@ -360,6 +396,12 @@ def _geodesic_regression_releases(
         v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
             0.999 * speed_cap / v_norm)
 
+    if mode == "strict" and from_data:
+        warnings.warn(
+            f"Bounds marked as taken from the data ({', '.join(from_data)}): the release is not "
+            "differentially private and is labelled NOT PRIVATE (bounds from the data).",
+            PrivacyLeakWarning, stacklevel=stacklevel + 1)
+        caveats.append(DATA_BOUNDS_CAVEAT)
     common = dict(lo=lo, hi=hi, mode=mode, seeded=seeded, assumptions=assumptions,
                   n=int(y.shape[0]), kappa_low=kappa_low)
     if scheme == "joint":
@@ -409,7 +451,7 @@ def _geodesic_regression_releases(
             "The sequential scheme has no exact sampler (its footpoint stage is not covered by "
             "the sensitivity proof either); use scheme='joint' for an exact, private release.")
     if mode == "strict":
-        caveats = [SEQUENTIAL_STRICT_CAVEAT]
+        caveats = [SEQUENTIAL_STRICT_CAVEAT, *(c for c in caveats if c != SEQUENTIAL_CAVEAT)]
 
     # --- footpoints and shooting vectors, all budgets in one sampler run per stage -------
     kng_p = [KNormGradient(manifold=m, epsilon=ep, sensitivity=delta_p, sigma_rule=sigma_rule,
@@ -475,6 +517,11 @@ def _geodesic_regression_releases(
             coverage="sequential", **common,
         ))
     return releases
+
+
+def _data_note(source):
+    """The note of a supplied bound marked as taken from the data (``bound_sources``)."""
+    return DATA_SOURCE_NOTE if source == "data" else None
 
 
 def _default_center(m):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from .pages import click_release, open_app_page
-from .test_linear_regression_page import ledger, upload
+from .test_linear_regression_page import data_warnings, ledger, upload
 
 TIMEOUT = 180
 ESTIMATES = "lr_bounds_estimates"
@@ -43,6 +43,7 @@ def field(at, label):
 
 def test_upload_estimate_then_release():
     at = open_upload()
+    assert data_warnings(at)  # before the estimate the fields hold the data's range
     # the enclosing intervals come from units or a wide default, never from the data
     (table,) = [d.value for d in at.main.dataframe if "from" in d.value.columns]
     assert table[["column", "lower", "upper"]].values.tolist() == [
@@ -74,6 +75,7 @@ def test_upload_estimate_then_release():
     assert 0.0 <= lo < hi <= 120.0
     assert (field(at, "Covariate lower bound"), field(at, "Covariate upper bound")) == (lo, hi)
     assert any("hold the ranges estimated under DP with ε_b = 2" in c.value for c in at.caption)
+    assert not data_warnings(at)  # every field now holds a private estimate
 
     # the release: both entries, the total ε_b + ε, the assumption stated
     assert any("The session's total becomes ε = 4" in md.value for md in at.markdown)
@@ -85,6 +87,8 @@ def test_upload_estimate_then_release():
     assert sum(e["epsilon"] for e in entries) == pytest.approx(4.0)
     assert any(md.value.startswith("**Total:** ε = 4,") for md in at.sidebar.markdown)
     rel = at.session_state["lr_last_release"]["release"]
+    assert rel.private and rel.label == "private" and entries[-1]["guarantee"] == "private"
+    assert all(a.get("source") != "data" for a in rel.assumptions.values())
     note = rel.assumptions["covariate_range"]["note"]
     assert note.startswith("estimated under DP with ε_b = 2")
     assert "ε_b + ε by sequential composition" in note
@@ -137,3 +141,24 @@ def test_known_units_need_no_confirmation_and_paper_mode_has_no_estimate():
     at.radio(key="lr_mode").set_value("paper").run()
     assert not at.exception
     assert "lr_bounds_estimate" not in [b.key for b in at.button]
+
+
+def test_a_partial_estimate_leaves_the_other_fields_from_the_data():
+    """Estimating 'age' only: 'height' (and τ, which follows the box) still hold the data's
+    range, so the release is labelled NOT PRIVATE (bounds from the data), with the estimate's
+    note on the covariate and the starting-value note on the box."""
+    at = open_upload()
+    [c for c in at.checkbox if c.key.startswith("lr_est_col_") and c.key.endswith("_height")
+     ][0].uncheck().run()
+    click_release(at, "lr_bounds_estimate")
+    (warning,) = data_warnings(at)
+    assert "'height'" in warning and "covariate" not in warning
+    click_release(at, "lr_release")
+    est, rel_entry = ledger(at)
+    assert est["guarantee"] == "private"
+    assert rel_entry["label"] == "NOT PRIVATE (bounds from the data)"
+    rel = at.session_state["lr_last_release"]["release"]
+    assert rel.assumptions["covariate_range"]["source"] == "public"
+    assert rel.assumptions["covariate_range"]["note"].startswith("estimated under DP")
+    assert rel.assumptions["tau_m"]["source"] == rel.assumptions["tau"]["source"] == "data"
+    assert rel.assumptions["tau_m"]["note"].endswith("not replaced")

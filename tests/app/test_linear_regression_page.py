@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pytest
+import streamlit
 
 from .pages import click_release, open_app_page
 
@@ -39,6 +40,41 @@ def upload(at, data, name="table.csv"):
     at.radio(key="lr_src").set_value("upload").run()
     at.file_uploader(key="lr_upload").set_value((name, data, "text/csv")).run()
     return at
+
+
+@pytest.fixture
+def typed_box(monkeypatch):
+    """Type bounds into the response box: AppTest cannot edit an ``st.data_editor``, so the
+    page's editor returns the rows given here (name -> (lower, upper)) as a user's edits
+    would; rows not named keep their values."""
+    typed = {}
+    real = streamlit.data_editor
+
+    def editor(data, *args, key=None, **kwargs):
+        out = real(data, *args, key=key, **kwargs)
+        if key and key.startswith("lr_box_") and typed:
+            out = out.copy()
+            for i, name in enumerate(out["response"]):
+                if name in typed:
+                    out.loc[out.index[i], ["lower", "upper"]] = typed[name]
+        return out
+
+    monkeypatch.setattr(streamlit, "data_editor", editor)
+    return typed
+
+
+def number(at, label):
+    return [n for n in at.number_input if n.label == label][0]
+
+
+def type_covariate(at, lo, hi):
+    number(at, "Covariate lower bound").set_value(lo).run()
+    number(at, "Covariate upper bound").set_value(hi).run()
+    return at
+
+
+def data_warnings(at):
+    return [w.value for w in at.warning if w.value.startswith("**Bounds from the data:**")]
 
 
 def csv_bytes(n=40, seed=0):
@@ -244,10 +280,11 @@ def messy_csv(n=50_000, seed=0):
         int((blank_age | blank_chol).sum()), int(np.bincount(subject).max())
 
 
-def test_messy_50k_file_is_mapped_and_released():
+def test_messy_50k_file_is_mapped_and_released(typed_box):
     """Issue 14 §3/§4: the messy 50,000-row file gets a preview, default roles that skip the
     'ID' counter, its blank rows dropped with a count, the person column's largest group as
-    the rows per person (confirmed before release) and a strict release without error."""
+    the rows per person (confirmed before release) and, with public bounds typed (age in
+    years, cholesterol in mmol/L), a strict private release without error."""
     data, blank_age, blank_age_or_chol, largest = messy_csv()
     at = open_page()
     upload(at, data, "messy.csv")
@@ -279,6 +316,11 @@ def test_messy_50k_file_is_mapped_and_released():
     assert at.button(key="lr_release").disabled  # until the group size is confirmed public
     [c for c in at.checkbox if c.key.startswith("lr_group_ok")][0].check().run()
     assert any("draws 5,000 of the" in c.value for c in at.caption)
+    # the fields start from the data's range: public bounds are typed, as a user must
+    assert data_warnings(at)
+    typed_box["Cholesterol, mmol/L"] = (0.0, 20.0)
+    type_covariate(at, 0.0, 120.0)
+    assert not data_warnings(at)
     click_release(at, "lr_release")
     assert not at.error, [e.value for e in at.error]
     entry = ledger(at)[-1]
@@ -447,3 +489,115 @@ def test_predicted_error_is_shown_under_epsilon_and_follows_it():
     at.radio(key="lr_mode").set_value("paper").run()
     assert any(i.value.startswith("No prediction before release in paper mode")
                for i in at.info)
+
+
+# ------------------------------------------------------ bounds still holding the data's range
+DATA_LABEL = "NOT PRIVATE (bounds from the data)"
+
+
+def last_release(at):
+    return at.session_state["lr_last_release"]["release"]
+
+
+def test_untouched_upload_bounds_give_a_not_private_release():
+    """An upload's fields start from the data's range rounded outward. Kept as they are, the
+    page warns next to them, the cost line states the label, and the release is labelled NOT
+    PRIVATE (bounds from the data): listed in the ledger apart, not added to the total."""
+    at = open_page()
+    upload(at, csv_bytes())
+    (warning,) = data_warnings(at)
+    for fragment in ("covariate range ('age')", "response box ('height')", "τ",
+                     DATA_LABEL, "Estimate privately"):
+        assert fragment in warning, fragment
+    costs = [md.value for md in at.markdown if "will be labelled" in md.value]
+    assert costs == [f"This release will be labelled **{DATA_LABEL}**: it is listed in the "
+                     "ledger apart (not private) and adds nothing to the total."]
+    assert any("NOT public" in md.value and "Covariate range" in md.value for md in at.markdown)
+    # the prediction from these bounds is not called public, and they stay in this session's
+    # memory (not the cache shared between sessions)
+    assert any("not a public statement" in i.value for i in at.info)
+    assert any(k[0] == "prediction" for k in at.session_state["lr_predictions"])
+    if HAS_DIFFPRIVLIB:  # the comparison gets the same bounds: not private either
+        at.checkbox(key="lr_dpl").check().run()
+    click_release(at, "lr_release")
+    assert not at.error, [e.value for e in at.error]
+    entries = ledger(at)
+    assert len(entries) == (2 if HAS_DIFFPRIVLIB else 1)
+    assert all(e["label"] == DATA_LABEL and e["guarantee"] == "not private" for e in entries)
+    assert entries[0]["mechanism"] == "kng_joint" and entries[0]["epsilon"] == pytest.approx(2)
+    rel = last_release(at)
+    assert not rel.private and rel.label == DATA_LABEL
+    for name in ("covariate_range", "tau", "tau_m", "center"):
+        assert rel.assumptions[name]["source"] == "data", name
+        assert rel.assumptions[name]["note"].endswith("not replaced"), name
+    assert any(w.value == f"Label: **{DATA_LABEL}**" for w in at.warning)
+    # the ledger: nothing added to the total, the release counted apart
+    assert any(md.value.startswith("**Total:** ε = 0,") for md in at.sidebar.markdown)
+    assert any(w.value.startswith(f"{len(entries)} release(s) not private")
+               for w in at.sidebar.warning)
+
+
+def test_typed_public_bounds_give_a_private_release(typed_box):
+    """Replacing every field by public values (τ follows the box until typed) removes the
+    warning; the release is private and counted in the total. A field left at the data's
+    range keeps the release NOT PRIVATE."""
+    at = open_page()
+    upload(at, csv_bytes())
+    type_covariate(at, 0.0, 10.0)
+    (warning,) = data_warnings(at)  # the box and τ still hold the data's range
+    assert "covariate" not in warning and "'height'" in warning and "τ" in warning
+    assert any(f"will be labelled **{DATA_LABEL}**" in md.value for md in at.markdown)
+    typed_box["height"] = (50.0, 250.0)
+    at.run()
+    assert not data_warnings(at)
+    assert number(at, "Residual bound τ").value == 100.0  # it followed the public box
+    assert any(md.value.startswith("**Cost of this release: ε = 2.**")
+               and md.value.endswith("Label: **private**.") for md in at.markdown)
+    click_release(at, "lr_release")
+    entry = ledger(at)[-1]
+    assert entry["guarantee"] == "private" and entry["label"] == "private"
+    assert entry["delta"] == 0.0
+    rel = last_release(at)
+    assert rel.private and all(a.get("source") != "data" for a in rel.assumptions.values())
+    assert any(md.value.startswith("**Total:** ε = 2,") for md in at.sidebar.markdown)
+    # a τ typed by the user is theirs: it stays when the box changes
+    number(at, "Residual bound τ").set_value(40.0).run()
+    typed_box["height"] = (0.0, 300.0)
+    at.run()
+    assert number(at, "Residual bound τ").value == 40.0 and not data_warnings(at)
+
+
+def test_a_typed_tau_is_public_while_the_box_holds_the_data(typed_box):
+    at = open_page()
+    upload(at, csv_bytes())
+    type_covariate(at, 0.0, 10.0)
+    number(at, "Residual bound τ").set_value(30.0).run()
+    (warning,) = data_warnings(at)
+    assert "'height'" in warning and "τ" not in warning
+    click_release(at, "lr_release")
+    rel = last_release(at)
+    assert rel.label == DATA_LABEL
+    assert rel.assumptions["tau"]["source"] == "public"
+    assert rel.assumptions["tau_m"]["source"] == "data"
+
+
+def test_red_wine_and_example_bounds_are_public_from_the_start():
+    """The preset's bounds (domain knowledge) and the generated example's (its generator's
+    design, ui.logic.linear_regression.EXAMPLE_DESIGN) are public: no warning, the cost line
+    says private, the fields hold them."""
+    from ui.logic.linear_regression import EXAMPLE_DESIGN
+
+    at = open_page()
+    assert not data_warnings(at)
+    assert any("example generator's design" in c.value for c in at.caption)
+    lo, hi = EXAMPLE_DESIGN["dose"]
+    assert (number(at, "Covariate lower bound").value,
+            number(at, "Covariate upper bound").value) == (lo, hi)
+    box = [d.value for d in at.main.dataframe if "response" in d.value.columns][0]
+    assert [tuple(r) for r in box[["lower", "upper"]].values] == [EXAMPLE_DESIGN["response_a"]]
+    assert any(md.value.endswith("Label: **private**.") for md in at.markdown)
+    at.radio(key="lr_src").set_value("wine").run()
+    assert not data_warnings(at)
+    assert any(md.value.endswith("Label: **private**.") for md in at.markdown)
+    click_release(at, "lr_release")
+    assert ledger(at)[-1]["label"] == "private" and last_release(at).private

@@ -5,6 +5,7 @@ library's one CSV reader), never written to disk or logged."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,22 @@ from dpcore.data import DataValidationError, TextTable, scan_table
 from ui.caps import CAPS, upload_max_bytes, upload_max_rows
 
 __all__ = [
+    "DATA_START_NOTE",
     "EXAMPLE_DESIGN",
+    "EXAMPLE_DOSE",
+    "EXAMPLE_LINES",
+    "EXAMPLE_NOISE_SDS",
+    "TAU_START_NOTE",
+    "DataHeld",
+    "bound_sources",
+    "data_bounds_warning",
+    "data_held",
+    "data_start_notes",
+    "default_tau",
+    "diffprivlib_label",
     "example_regression_frame",
+    "release_label",
+    "start_bounds",
     "linear_fit",
     "mse_table",
     "nice_bounds",
@@ -107,9 +122,32 @@ def select_numeric(table: TextTable, columns):
     return table.to_numbers(columns).values
 
 
-#: What the generated example's design makes public: its covariate ``dose`` is drawn in
-#: [0, 10] (the responses' ranges depend on the noise and are not fixed by the design).
-EXAMPLE_DESIGN = {"dose": (0.0, 10.0)}
+#: The generated example's design, public facts of the generator (never read from its output):
+#: ``dose`` is uniform on this interval ...
+EXAMPLE_DOSE = (0.0, 10.0)
+#: ... and each response is ``intercept + slope * dose + N(0, sd^2)``: name -> (intercept,
+#: slope, sd).
+EXAMPLE_LINES = {
+    "response_a": (2.0, 0.8, 1.0),
+    "response_b": (10.0, -0.5, 0.7),
+    "response_c": (5.0, 0.1, 1.5),
+}
+#: Noise standard deviations added each side of a response's line for its public bounds.
+EXAMPLE_NOISE_SDS = 5.0
+
+
+def _design_bounds(intercept, slope, sd):
+    ends = (intercept + slope * EXAMPLE_DOSE[0], intercept + slope * EXAMPLE_DOSE[1])
+    return (float(math.floor(min(ends) - EXAMPLE_NOISE_SDS * sd)),
+            float(math.ceil(max(ends) + EXAMPLE_NOISE_SDS * sd)))
+
+
+#: Public bounds of the generated example's columns, from its design alone: ``dose`` in its
+#: interval; each response in the range of its line over that interval widened by
+#: :data:`EXAMPLE_NOISE_SDS` noise standard deviations, rounded outward to whole numbers (a
+#: point beyond them, chance below 1e-6 each, is projected onto the box like any other).
+EXAMPLE_DESIGN = {"dose": EXAMPLE_DOSE,
+                  **{name: _design_bounds(*line) for name, line in EXAMPLE_LINES.items()}}
 
 
 def example_regression_frame(n=100, *, seed=0):
@@ -131,15 +169,11 @@ def example_regression_frame(n=100, *, seed=0):
     """
     n = int(min(max(int(n), 3), CAPS["example_rows"]))
     rng = np.random.default_rng(seed)
-    dose = rng.uniform(0.0, 10.0, n)
-    frame = pd.DataFrame({
-        "site": rng.choice(["north", "south", "east"], n),
-        "dose": np.round(dose, 3),
-        "response_a": np.round(2.0 + 0.8 * dose + rng.normal(0.0, 1.0, n), 3),
-        "response_b": np.round(10.0 - 0.5 * dose + rng.normal(0.0, 0.7, n), 3),
-        "response_c": np.round(5.0 + 0.1 * dose + rng.normal(0.0, 1.5, n), 3),
-    })
-    return frame
+    dose = rng.uniform(*EXAMPLE_DOSE, n)
+    columns = {"site": rng.choice(["north", "south", "east"], n), "dose": np.round(dose, 3)}
+    for name, (intercept, slope, sd) in EXAMPLE_LINES.items():
+        columns[name] = np.round(intercept + slope * dose + rng.normal(0.0, sd, n), 3)
+    return pd.DataFrame(columns)
 
 
 def linear_fit(x, y):
@@ -222,12 +256,204 @@ def release_plan(n, d, eps_p, eps_v, bounds, mode):
 
 def release_settings(eps_p, eps_v, bounds, mode):
     """The keyword arguments of :func:`dpcore.release.private_geodesic_regression` for the
-    page's budget and public bounds (the exported script passes the same)."""
-    return {"eps_p": float(eps_p), "eps_v": float(eps_v), "tau": bounds["tau"],
-            "covariate_range": bounds["covariate_range"], "tau_m": bounds["tau_m"],
-            "center": None if bounds["center"] is None else np.asarray(bounds["center"],
-                                                                        dtype=float),
-            "mode": mode}
+    page's budget and bounds (the exported script passes the same). Bounds that still hold a
+    starting value taken from the data (``bounds["bound_sources"]``, :func:`bound_sources`)
+    are passed as such (``bound_sources``), so the release is labelled NOT PRIVATE."""
+    out = {"eps_p": float(eps_p), "eps_v": float(eps_v), "tau": bounds["tau"],
+           "covariate_range": bounds["covariate_range"], "tau_m": bounds["tau_m"],
+           "center": None if bounds["center"] is None else np.asarray(bounds["center"],
+                                                                       dtype=float),
+           "mode": mode}
+    if mode == "strict" and bounds.get("bound_sources"):
+        out["bound_sources"] = dict(bounds["bound_sources"])
+    return out
+
+
+# ------------------------------------------------------------- where the bounds came from
+#: The note a release carries for a bound still holding the page's starting value taken from
+#: the data.
+DATA_START_NOTE = "the page's starting value, the data's range rounded outward; not replaced"
+#: The same for τ, which follows the response box until typed.
+TAU_START_NOTE = ("the page's starting value, from the response box holding the data's range "
+                  "rounded outward; not replaced")
+
+
+def start_bounds(name, column, public=None, estimated=None):
+    """A bounds field's starting value and where it comes from.
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    column : array-like
+        Its values (used only when nothing public is known: :func:`nice_bounds`).
+    public : mapping of str to (float, float), optional
+        Bounds from domain knowledge or a generator's design.
+    estimated : mapping of str to (float, float), optional
+        Ranges estimated under DP (they win).
+
+    Returns
+    -------
+    (low, high, origin) : (float, float, str)
+        ``origin`` is ``"estimate"``, ``"public"`` or ``"data"`` (the data's range rounded
+        outward: not public).
+    """
+    if estimated and name in estimated:
+        lo, hi = estimated[name]
+        return float(lo), float(hi), "estimate"
+    if public and name in public:
+        lo, hi = public[name]
+        return float(lo), float(hi), "public"
+    lo, hi = nice_bounds(column)
+    return float(lo), float(hi), "data"
+
+
+def default_tau(lower, upper):
+    """τ's starting value: the radius of the box's circumscribed ball, to 2 significant
+    digits."""
+    radius = 0.5 * float(np.linalg.norm(np.asarray(upper, float) - np.asarray(lower, float)))
+    return float(f"{radius:.2g}")
+
+
+@dataclass(frozen=True)
+class DataHeld:
+    """Which bounds fields still hold a starting value taken from the data.
+
+    Attributes
+    ----------
+    covariate : bool
+        The covariate range.
+    responses : tuple of str
+        The responses whose box row does.
+    tau : bool
+        τ: it was not typed, so it follows the box (:func:`default_tau`), and the box holds
+        the data's range.
+    """
+
+    covariate: bool = False
+    responses: tuple = ()
+    tau: bool = False
+
+    @property
+    def any(self):
+        return bool(self.covariate or self.responses or self.tau)
+
+
+def _same(value, start):
+    return bool(np.allclose(np.asarray(value, float), np.asarray(start, float), rtol=1e-9,
+                            atol=0.0))
+
+
+def data_held(covariate, names, starts, covariate_value, box, tau_typed):
+    """Which fields still hold their starting value taken from the data (:func:`start_bounds`
+    with origin ``"data"``).
+
+    Parameters
+    ----------
+    covariate : str
+    names : sequence of str
+        The responses, in the box's order.
+    starts : mapping of str to (low, high, origin)
+        Every field's start (:func:`start_bounds`).
+    covariate_value : (float, float)
+        The covariate fields' values.
+    box : sequence of (float, float)
+        The box's values per response.
+    tau_typed : bool
+        Whether τ was typed; if not, it follows the box (:func:`default_tau`).
+
+    Returns
+    -------
+    DataHeld
+        τ counts as held when it was not typed and some response's box row is held.
+    """
+    def held(name, value):
+        lo, hi, origin = starts[name]
+        return origin == "data" and _same(value, (lo, hi))
+
+    responses = tuple(nm for nm, value in zip(names, box, strict=True) if held(nm, value))
+    return DataHeld(covariate=held(covariate, covariate_value), responses=responses,
+                    tau=bool(responses) and not tau_typed)
+
+
+def bound_sources(held):
+    """The ``bound_sources`` of :func:`dpcore.release.private_geodesic_regression` for the
+    fields in ``held`` (a :class:`DataHeld`): the box gives τ_m and the centre."""
+    out = {}
+    if held.covariate:
+        out["covariate_range"] = "data"
+    if held.responses:
+        out["tau_m"] = out["center"] = "data"
+    if held.tau:
+        out["tau"] = "data"
+    return out
+
+
+def data_start_notes(sources):
+    """The notes a release carries for the bounds in ``sources`` (:func:`bound_sources`)."""
+    return {name: TAU_START_NOTE if name == "tau" else DATA_START_NOTE
+            for name, source in sources.items() if source == "data"}
+
+
+def data_bounds_warning(covariate, held):
+    """The warning shown next to the bounds while some field holds the data's range (None
+    when none does)."""
+    if not held.any:
+        return None
+    fields = []
+    if held.covariate:
+        fields.append(f"the covariate range ('{covariate}')")
+    if held.responses:
+        fields.append("the response box (" + ", ".join(f"'{nm}'" for nm in held.responses)
+                      + ")")
+    if held.tau:
+        fields.append("τ (which follows the response box until typed)")
+    listed = fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+    verb = "holds" if len(fields) == 1 else "hold"
+    return (f"**Bounds from the data:** {listed} still {verb} the data's own range rounded "
+            "outward (the fields' starting value), which is not public. The release will be "
+            "labelled **NOT PRIVATE (bounds from the data)** until "
+            + ("it is" if len(fields) == 1 else "they are")
+            + " replaced by public values (from the columns' units or domain knowledge) or "
+            "estimated privately (*Estimate privately* below).")
+
+
+def release_label(plan, bounds, mode):
+    """The guarantee and label dpcore's release will get, before it is made.
+
+    Parameters
+    ----------
+    plan : dict
+        :func:`release_plan` (exact or MCMC).
+    bounds : dict
+        The page's bounds (``bound_sources`` for fields holding the data's range).
+    mode : {"strict", "paper"}
+
+    Returns
+    -------
+    (guarantee, label) : (str, str)
+    """
+    from dpcore.release.record import APPROXIMATE_LABELS, DATA_BOUNDS_LABEL, LABELS
+
+    if mode == "paper":
+        return "not private", LABELS["not private"]
+    if any(v == "data" for v in (bounds.get("bound_sources") or {}).values()):
+        return "not private", DATA_BOUNDS_LABEL
+    if plan["guarantee"] == "approximately private":
+        return "approximately private", APPROXIMATE_LABELS["mcmc"]
+    return plan["guarantee"], LABELS.get(plan["guarantee"], plan["guarantee"])
+
+
+def diffprivlib_label(bounds, mode):
+    """The ledger's (guarantee, label) of the diffprivlib comparison, which gets the same
+    bounds as dpcore's release."""
+    from dpcore.release.record import DATA_BOUNDS_LABEL, LABELS
+
+    if mode == "paper":
+        return "not private", LABELS["not private"]
+    if any(v == "data" for v in (bounds.get("bound_sources") or {}).values()):
+        return "not private", DATA_BOUNDS_LABEL
+    return "private", "private (diffprivlib)"
 
 
 # ---------------------------------------------------------------------- the red-wine preset
@@ -290,16 +516,21 @@ def predicted_error(n, d, epsilon, tau, tau_m, seed=0):
                                            tau=float(tau), tau_m=float(tau_m), rng=int(seed))
 
 
-def predicted_error_text(pred, epsilon, n, mcmc=False):
-    """The prediction as sentences shown next to the budget (``pred`` None: paper mode)."""
+def predicted_error_text(pred, epsilon, n, mcmc=False, data_bounds=False):
+    """The prediction as sentences shown next to the budget (``pred`` None: paper mode;
+    ``data_bounds``: some bounds field still holds the data's range, so the inputs are not all
+    public)."""
     if pred is None:
         return ("No prediction before release in paper mode: its bounds come from the data, "
                 "so nothing about its error can be said from public inputs alone.")
     if not pred["available"]:
         return f"No prediction before release at ε = {epsilon:g}: {pred['reason']}."
-    text = (f"**Predicted error before you release** (public inputs only: n = {n:,}, the bounds "
-            f"and ε = {epsilon:g}): dpcore's lines will have a mean squared error above the "
-            f"least-squares one by **{pred['median']:.3g}** (median) and by at most "
+    inputs = ("from n = {n:,}, the bounds in the fields (some still hold the data's range, "
+              "so this is not a public statement) and ε = {eps:g}" if data_bounds
+              else "public inputs only: n = {n:,}, the bounds and ε = {eps:g}")
+    text = (f"**Predicted error before you release** ({inputs.format(n=n, eps=epsilon)}): "
+            "dpcore's lines will have a mean squared error above the least-squares one by "
+            f"**{pred['median']:.3g}** (median) and by at most "
             f"**{pred['q95']:.3g}** with 95% chance (all responses, squared response units, as "
             "in the table below). From the " + pred["model"] + "; covariates bunched in part "
             "of the public range give larger errors.")

@@ -229,6 +229,9 @@ def test_prediction_texts_are_finite_and_honest():
     assert "model data set" in text and "bunched" in text
     assert "nan" not in text and "inf" not in text.split()
     assert "MCMC" in L.predicted_error_text(pred, 2.0, 100, mcmc=True)
+    held = L.predicted_error_text(pred, 2.0, 100, data_bounds=True)
+    assert "public inputs only" not in held and "not a public statement" in held
+    assert "public inputs only" in text
     assert "paper mode" in L.predicted_error_text(None, 2.0, 100)
     missing = {"available": False, "reason": "too few"}
     assert L.predicted_error_text(missing, 2.0, 100).endswith("too few.")
@@ -244,3 +247,162 @@ def test_smallest_epsilon_text_states_the_per_person_cost():
     assert 2.0 <= eps <= 2.02 and "per person" not in one  # rounded up: never below the target
     assert f"({3 * eps:.3g} per person with 3 rows)" in three
     assert "No ε up to 1000" in L.smallest_epsilon_text(100, 1, 5.0, 5.0, 1e-12)
+
+
+# ------------------------------------------------------ bounds still holding the data's range
+def test_example_design_bounds_come_from_the_generator_alone():
+    """The generated example's public bounds are facts of its generator: dose in its interval,
+    each response's line over it ± EXAMPLE_NOISE_SDS noise sds, rounded outward. Checked in
+    closed form, and the generator uses these very lines (OLS on 2000 rows recovers them)."""
+    assert L.EXAMPLE_DESIGN["dose"] == L.EXAMPLE_DOSE == (0.0, 10.0)
+    k = L.EXAMPLE_NOISE_SDS
+    for name, (a, b, sd) in L.EXAMPLE_LINES.items():
+        lo, hi = L.EXAMPLE_DESIGN[name]
+        ends = sorted((a + b * L.EXAMPLE_DOSE[0], a + b * L.EXAMPLE_DOSE[1]))
+        assert lo == np.floor(ends[0] - k * sd) and hi == np.ceil(ends[1] + k * sd), name
+        assert lo <= ends[0] - k * sd < lo + 1 and hi - 1 < ends[1] + k * sd <= hi
+    frame = L.example_regression_frame(CAPS["example_rows"], seed=0)
+    x = frame["dose"].to_numpy()
+    assert L.EXAMPLE_DOSE[0] <= x.min() and x.max() <= L.EXAMPLE_DOSE[1]
+    names = list(L.EXAMPLE_LINES)
+    intercept, slope = L.linear_fit(x, frame[names].to_numpy())
+    for j, name in enumerate(names):
+        a, b, sd = L.EXAMPLE_LINES[name]
+        # OLS standard errors at n = 2000 over [0, 10]: below 0.1 sd (intercept) and 0.02 sd
+        # (slope); 8 of them is a false-failure chance far below 1e-6.
+        assert abs(intercept[j] - a) < 8 * 0.1 * sd and abs(slope[j] - b) < 8 * 0.02 * sd, name
+
+
+def test_start_bounds_prefer_an_estimate_then_public_then_the_data():
+    column = np.array([0.3, 2.7, 5.1])
+    assert L.start_bounds("u", column) == (*L.nice_bounds(column), "data")
+    assert L.start_bounds("u", column, public={"u": (0, 10)}) == (0.0, 10.0, "public")
+    assert L.start_bounds("u", column, public={"u": (0, 10)}, estimated={"u": (1, 4)}) == (
+        1.0, 4.0, "estimate")
+    assert L.start_bounds("u", column, public={"v": (0, 10)})[2] == "data"
+
+
+def test_default_tau_is_the_box_radius_to_two_digits():
+    assert L.default_tau([0.0, 0.0], [3.0, 4.0]) == 2.5
+    assert L.default_tau([-1.0], [12.0]) == 6.5
+    assert L.default_tau([0.0], [1.234]) == 0.62
+
+
+STARTS = {"x": (0.0, 5.0, "data"), "a": (-1.0, 9.0, "data"), "b": (2.0, 3.0, "public"),
+          "c": (0.5, 1.5, "estimate")}
+
+
+@pytest.mark.parametrize("cov, box, typed, expected", [
+    # untouched data starts: all held, τ too (it follows the box)
+    ((0.0, 5.0), [(-1.0, 9.0), (2.0, 3.0), (0.5, 1.5)], False,
+     L.DataHeld(True, ("a",), True)),
+    # τ typed: the box still holds the data, τ does not
+    ((0.0, 5.0), [(-1.0, 9.0), (2.0, 3.0), (0.5, 1.5)], True, L.DataHeld(True, ("a",), False)),
+    # the covariate replaced (one end is enough); the box row of 'a' replaced: τ follows it
+    ((0.0, 6.0), [(-2.0, 9.0), (2.0, 3.0), (0.5, 1.5)], False, L.DataHeld()),
+    # a value equal to a public or estimated start is not from the data
+    ((0.0, 5.0 + 1e-6), [(-1.0, 9.5), (2.0, 3.0), (0.5, 1.5)], False, L.DataHeld()),
+])
+def test_data_held_names_the_fields_still_at_a_data_start(cov, box, typed, expected):
+    held = L.data_held("x", ["a", "b", "c"], STARTS, cov, box, typed)
+    assert held == expected and held.any == expected.any
+
+
+def test_bound_sources_notes_and_warning_follow_the_held_fields():
+    assert L.bound_sources(L.DataHeld()) == {}
+    assert L.data_bounds_warning("x", L.DataHeld()) is None
+    assert L.bound_sources(L.DataHeld(covariate=True)) == {"covariate_range": "data"}
+    assert L.bound_sources(L.DataHeld(responses=("a",))) == {"tau_m": "data", "center": "data"}
+    held = L.DataHeld(True, ("a", "b"), True)
+    sources = L.bound_sources(held)
+    assert sources == {"covariate_range": "data", "tau_m": "data", "center": "data",
+                       "tau": "data"}
+    notes = L.data_start_notes(sources)
+    assert notes["covariate_range"] == notes["tau_m"] == L.DATA_START_NOTE
+    assert notes["tau"] == L.TAU_START_NOTE and "not replaced" in notes["tau"]
+    text = L.data_bounds_warning("dose", held)
+    for fragment in ("covariate range ('dose')", "response box ('a', 'b')", "τ",
+                     "NOT PRIVATE (bounds from the data)", "Estimate privately", "they are"):
+        assert fragment in text, fragment
+    one = L.data_bounds_warning("dose", L.DataHeld(covariate=True))
+    assert "range ('dose') still holds" in one and "it is replaced" in one
+
+
+def _bounds(sources=None):
+    out = {"covariate_range": (0.0, 10.0), "tau": 6.0, "tau_m": 9.0, "center": [6.0],
+           "box": [("response_a", -3.0, 15.0)]}
+    if sources is not None:
+        out["bound_sources"] = sources
+    return out
+
+
+def test_release_settings_and_labels_carry_the_sources():
+    from dpcore.release.record import APPROXIMATE_LABELS, DATA_BOUNDS_LABEL, LABELS
+
+    assert "bound_sources" not in L.release_settings(1, 1, _bounds({}), "strict")
+    kw = L.release_settings(1, 1, _bounds({"tau": "data"}), "strict")
+    assert kw["bound_sources"] == {"tau": "data"}
+    assert "bound_sources" not in L.release_settings(1, 1, _bounds({"tau": "data"}), "paper")
+    exact, mcmc = {"guarantee": "private"}, {"guarantee": "approximately private"}
+    assert L.release_label(exact, _bounds({}), "strict") == ("private", "private")
+    assert L.release_label(mcmc, _bounds(), "strict") == ("approximately private",
+                                                          APPROXIMATE_LABELS["mcmc"])
+    for plan in (exact, mcmc):
+        assert L.release_label(plan, _bounds({"covariate_range": "data"}), "strict") == (
+            "not private", DATA_BOUNDS_LABEL)
+    assert L.release_label({"guarantee": "not private"}, _bounds(), "paper") == (
+        "not private", LABELS["not private"])
+    assert L.diffprivlib_label(_bounds({}), "strict") == ("private", "private (diffprivlib)")
+    assert L.diffprivlib_label(_bounds({"tau_m": "data"}), "strict") == (
+        "not private", DATA_BOUNDS_LABEL)
+    assert L.diffprivlib_label(_bounds(), "paper")[0] == "not private"
+
+
+def test_a_release_with_held_bounds_is_labelled_and_annotated():
+    """The page's path: release_settings -> the library (bound_sources) -> the notes. Its
+    predicted label (release_label) is the release's own."""
+    import warnings
+
+    from dpcore.exceptions import PrivacyLeakWarning
+    from dpcore.manifolds import Euclidean
+    from dpcore.release import private_geodesic_regression
+    from ui.logic import private_bounds as PB
+
+    frame = L.example_regression_frame(60, seed=2)
+    x, y = frame["dose"].to_numpy(), frame[["response_a"]].to_numpy()
+    for held in (L.DataHeld(covariate=True), L.DataHeld(responses=("response_a",), tau=True),
+                 L.DataHeld()):
+        bounds = _bounds(L.bound_sources(held))
+        plan = L.release_plan(len(x), 1, 1.0, 1.0, bounds, "strict")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            rel = private_geodesic_regression(Euclidean(1), x, y,
+                                              **L.release_settings(1.0, 1.0, bounds, "strict"))
+        PB.annotate_release(rel, L.data_start_notes(bounds["bound_sources"]))
+        assert (rel.guarantee, rel.label) == L.release_label(plan, bounds, "strict")
+        data = {k for k, a in rel.assumptions.items() if a.get("source") == "data"}
+        assert data == set(bounds["bound_sources"])
+        for name in data:
+            assert rel.assumptions[name]["note"].endswith("not replaced")
+        assert rel.private == (not held.any)
+
+
+def test_export_states_bounds_from_the_data(tmp_path):
+    """The script of a scenario whose fields held the data's range does not present them as
+    public: it says so and its release carries the same label as the page's."""
+    from ui.logic import export as X
+
+    sources = {"covariate_range": "data", "tau": "data"}
+    kw = L.release_settings(1.0, 1.0, _bounds(sources), "strict")
+    script = X.linear_regression_script(kw, source="example", covariate="dose",
+                                        responses=["response_a"], example=(60, 2),
+                                        release_seed=5)
+    assert "NOT PUBLIC" in script and "(fixed before looking at the data)" not in script
+    assert "bound_sources={'covariate_range': 'data', 'tau': 'data'}" in script
+    printed = _run_script(script, tmp_path)
+    assert printed["label"] == "NOT PRIVATE (bounds from the data)"
+    assert printed["sampler"].endswith("-> not private (bounds from the data)")
+    public = X.linear_regression_script(L.release_settings(1.0, 1.0, _bounds({}), "strict"),
+                                        source="example", covariate="dose",
+                                        responses=["response_a"], example=(60, 2))
+    assert "NOT PUBLIC" not in public and "bound_sources" not in public
