@@ -3,11 +3,15 @@
 Widgets -> :mod:`ui.logic` (which calls dpcore) -> :mod:`ui.figures`. A release happens
 only when the Release button is pressed; it is kept in ``st.session_state`` for this page and
 recorded in the session's privacy ledger. Deterministic work (data generation, the non-private
-fit of generated data) is cached; releases and uploaded data never are.
+fit of generated data) is cached; releases and uploaded data never are. In strict mode the
+covariate range of an uploaded file may be estimated under DP with a small stated ε_b
+("Estimate privately", :mod:`ui.logic.private_bounds`), confirmed, capped and recorded in the
+ledger like a release; the estimate fills the range fields and the release states it.
 """
 
 import hashlib
 
+import pandas as pd
 import streamlit as st
 
 from dpcore.data import DataValidationError
@@ -17,6 +21,7 @@ from ui.figures import show_figure
 from ui.logic import export as X
 from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
+from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
 from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.session import (
@@ -37,6 +42,10 @@ PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
 BUTTON = "gr_release_button"
 RUN = "gr_release"  # key of the progress bar and its Cancel button
+#: Session-state key of the covariate ranges estimated under DP, by scope (file, manifold and
+#: covariate column: :func:`ui.logic.geodesic_regression.estimate_scope`).
+ESTIMATES = "gr_bounds_estimates"
+ESTIMATE_BUTTON = "gr_bounds_estimate"
 SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
            "rats": "Preset: rat skulls (real data)", "upload": "Upload a CSV"}
 settings_state = PageSettings("gr")
@@ -205,6 +214,88 @@ def show_clipping_preview(rows):
                            icon=":material/content_cut:")
 
 
+def mark_typed(flag):
+    """Widget callback: the field was typed (it no longer follows its default)."""
+    st.session_state[flag] = True
+
+
+def estimate_section(x, covariate, scope, epsilon):
+    """"Estimate privately": the covariate's range under DP with a stated ε_b, spent through
+    the same confirmation, cap and ledger as a release (:mod:`ui.logic.private_bounds`). On
+    confirmation the estimate is made, recorded and kept for ``scope``; the rerun fills the
+    covariate range fields with it. ``epsilon`` is the release's own cost (for the default ε_b
+    and the total). Only the covariate: the responses' bounds (τ, τ_m, the regions) are
+    geometric and set above."""
+    with st.expander("Estimate privately: don't know the covariate's range? Spend a small, "
+                     "stated ε_b on it"):
+        st.caption(f"The exponential mechanism (Smith 2011) releases a low and a high quantile "
+                   f"of '{covariate}' inside a public enclosing interval you give (from the "
+                   "column's units, never from the data; values outside it are clipped to "
+                   "it). The estimate is a release of its own: it costs ε_b, is confirmed and "
+                   "recorded in the ledger like any release, and the range then fills the "
+                   "fields above.")
+        default = PB.enclosing_default(covariate)
+        c1, c2 = st.columns(2)
+        enc_lo = c1.number_input("Enclosing interval: low", value=default.low,
+                                 key=f"gr_enc_lo_{scope}", format="%.6g")
+        enc_hi = c2.number_input("high", value=default.high, key=f"gr_enc_hi_{scope}",
+                                 format="%.6g")
+        st.caption(f"Default from {default.reason}.")
+        table = pd.DataFrame({"column": [covariate], "lower": [enc_lo], "upper": [enc_hi]})
+        problems = PB.interval_problems(table)
+        if problems:
+            st.error("\n".join(f"- {p}" for p in problems))
+        confirmed = True
+        if not problems and PB.unconfirmed_columns(table):
+            lo, hi = PB.WIDE_INTERVAL
+            confirmed = st.checkbox(
+                f"I confirm that every value of '{covariate}' lies in [{lo:,.0f}, {hi:,.0f}], "
+                "or may be clipped to it (a public fact, not read from the data)",
+                key=f"gr_wide_ok_{scope}")
+        # ε_b follows the release's cost until typed (then it is the user's own value).
+        eps_key = f"gr_eps_b_{scope}"
+        typed_key = f"{eps_key}_typed"
+        if not st.session_state.get(typed_key):
+            st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 1000.0)
+        eps_b = st.number_input(
+            "Budget of the estimate ε_b", min_value=0.001, max_value=1000.0, key=eps_key,
+            format="%.3g", on_change=mark_typed, args=(typed_key,),
+            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of this release's cost ε (it "
+                 "follows the cost until typed).")
+        trim = st.select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS, value=2.0,
+                                key=f"gr_trim_{scope}")
+        st.caption(PB.composition_text(float(eps_b), float(epsilon)))
+        levels = PB.levels_of(trim)
+        text, thin = PB.budget_text(float(eps_b), 1, x.size, levels)
+        st.caption(text)
+        if thin:
+            st.warning("At this ε_b the estimate is mostly noise for this many rows: expect a "
+                       "range near the enclosing interval's ends. Raise ε_b (its cost is "
+                       "stated below) or type a narrower enclosing interval.",
+                       icon=":material/warning:")
+        cost = planned_cost(epsilon=float(eps_b))
+        show_cost(cost, " It pays for the covariate range estimate only; the release below "
+                        "has its own cost.")
+        if not confirmed:
+            st.info("Confirm the wide enclosing interval above (or type one from the column's "
+                    "units) before estimating.")
+        if release_button(ESTIMATE_BUTTON, cost, label="Estimate privately",
+                          disabled=bool(problems) or not confirmed):
+            try:
+                est = PB.estimate_bounds({covariate: x}, {covariate: (enc_lo, enc_hi)},
+                                         float(eps_b), levels)
+            except ValueError as exc:
+                finish_release(ESTIMATE_BUTTON, error=exc)
+            record_release(PB.ledger_page(PAGE), est.release,
+                           note=PB.ledger_note(est, rows_per_person()))
+            store = st.session_state.setdefault(ESTIMATES, {})
+            token = store.get(scope, {}).get("token", 0) + 1
+            store[scope] = {"range": est.ranges[covariate], "epsilon": est.epsilon,
+                            "levels": est.levels, "token": token}
+            finish_release(ESTIMATE_BUTTON)
+        release_error(ESTIMATE_BUTTON, "The estimate")
+
+
 def main():
     """The page: widgets -> page logic -> dpcore -> figures."""
     st.title("Geodesic regression")
@@ -241,6 +332,7 @@ def main():
                        "per rat.")
 
         dataset, upload_digest, data_error = None, None, None
+        covariate, file_digest = "x", None
         set_page_rows(None)  # set again below while an uploaded file's person column is mapped
         if source == "synthetic":
             init("gr_n", "gr_n", G.default_n(kind), int, range(10, CAPS["gr_max_n"] + 1))
@@ -291,7 +383,8 @@ def main():
             if uploaded is not None:
                 raw = uploaded.getvalue()
                 covariate, person = upload_mapping(raw)
-                upload_digest = (hashlib.sha256(raw).hexdigest() + ("/unit" if renormalize else "")
+                file_digest = hashlib.sha256(raw).hexdigest()
+                upload_digest = (file_digest + ("/unit" if renormalize else "")
                                  + f"/{covariate}/{person}")
                 try:
                     dataset = D.parse_upload(raw, kind, param, renormalize=renormalize,
@@ -369,6 +462,7 @@ def main():
                         format_func={"strict": "strict (private)",
                                      "paper": "paper (NOT private)"}.get)
         tau = covariate_range = tau_m = center = max_speed = footpoint_radius = None
+        estimated = {}
         if mode == "paper":
             st.warning(
                 "**Paper mode is NOT private.** τ, the covariate range"
@@ -380,15 +474,30 @@ def main():
                  bounds=(0.001, 10.0))
             tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                         key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
-            range_default = (D.EXAMPLE_AGES if source == "example" else
+            scope = estimate = None
+            if G.estimate_offered(source, mode) and dataset is not None:
+                scope = G.estimate_scope(file_digest, kind, param, covariate)
+                estimate = st.session_state.get(ESTIMATES, {}).get(scope)
+            range_default = (estimate["range"] if estimate else
+                             D.EXAMPLE_AGES if source == "example" else
                              G.RAT_PRESET["covariate_range"] if source == "rats" else (0.0, 1.0))
-            init(f"gr_lo_{source}", "gr_lo", float(range_default[0]), float)
-            init(f"gr_hi_{source}", "gr_hi", float(range_default[1]), float)
+            # An estimate gives the fields new keys: they start from it (later edits stay).
+            suffix = f"_{scope}_est{estimate['token']}" if estimate else ""
+            init(f"gr_lo_{source}{suffix}", "gr_lo", float(range_default[0]), float)
+            init(f"gr_hi_{source}{suffix}", "gr_hi", float(range_default[1]), float)
             c1, c2 = st.columns(2)
-            lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}",
+            lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}{suffix}",
                                        format="%.4g"))
-            hi = float(c2.number_input("high", key=f"gr_hi_{source}", format="%.4g"))
+            hi = float(c2.number_input("high", key=f"gr_hi_{source}{suffix}", format="%.4g"))
             covariate_range = (lo, hi)
+            estimated = G.covariate_estimate_note(covariate_range, estimate)
+            if estimated:
+                st.caption(f"The covariate range holds the range of '{covariate}' estimated "
+                           f"under DP with ε_b = {estimate['epsilon']:.3g} (a release recorded "
+                           "in the ledger); retyped, it is your own public choice.")
+            if scope is not None:
+                estimate_section(dataset.x, covariate, scope,
+                                 G.release_epsilon(scheme, eps_p, eps_v, n_foot, n_vec))
             # One field per data source: the demonstration's speed bound is its design, not a
             # bound for an uploaded file.
             init(f"gr_ms_{kind}_{source}", "gr_ms", G.default_max_speed(kind, source), float,
@@ -553,6 +662,8 @@ def main():
                 release, notes = G.run_release(settings, dataset, progress=bar)
             except Exception as exc:  # show the reason on the next run, keep the page alive
                 error = str(exc)
+            else:  # a range filled by an estimate under DP: the release says so
+                PB.annotate_release(release, estimated)
         if error is None:
             record_release(PAGE, release)
             st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}
@@ -702,7 +813,7 @@ def main():
                      {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)}
                      if source == "example" else
                      {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
-                     {"renormalize": renormalize})
+                     {"renormalize": renormalize, "covariate": covariate})
             script = X.regression_script(settings.manifold, settings.release_kwargs(),
                                          source="upload" if source == "rats" else source,
                                          **extra)
@@ -712,7 +823,8 @@ def main():
     col_a, col_t = st.columns([2, 3], gap="medium")
     with col_a, st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown("\n".join(G.assumption_rows(settings, release, plan)))
+        st.markdown("\n".join(G.assumption_rows(settings, release, plan,
+                                                estimated=estimated)))
     # Drawn only while open (a stateful expander): the formulas are not typeset before the
     # first figure.
     notes = col_t.expander("Teaching notes: the formulas behind this page", key="gr_notes",

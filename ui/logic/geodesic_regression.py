@@ -3,6 +3,7 @@ release, its metrics, diagnostics, JSON record, assumptions and figures."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from dpcore.release.work import DEFAULT_WORK_BUDGET, estimate_regression_work
 from ui.caps import CAPS, upload_max_bytes
 from ui.manifolds import make_manifold, spec
 
+from . import private_bounds as PB
 from .regression_data import PARAM_RANGE, Dataset, needs_ball
 from .regression_data import synthetic_dataset as synthetic_dataset_paper
 
@@ -34,7 +36,11 @@ __all__ = [
     "length_error_text",
     "assumption_rows",
     "center_point",
+    "covariate_estimate_note",
     "covariate_range_for",
+    "ESTIMATE_SOURCES",
+    "estimate_offered",
+    "estimate_scope",
     "DEFAULT_BURN_IN",
     "DEFAULT_CHAIN",
     "diagnostics_table",
@@ -67,6 +73,7 @@ __all__ = [
     "MCMC_OPT_IN_HELP",
     "predict_accuracy",
     "planned_epsilon",
+    "release_epsilon",
     "regression_figures",
     "release_json",
     "release_metrics",
@@ -791,12 +798,15 @@ def release_json(release):
     return json.dumps(release.to_dict(), indent=2)
 
 
-def assumption_rows(settings, release=None, plan=None):
+def assumption_rows(settings, release=None, plan=None, estimated=None):
     """The assumptions in force, as markdown bullet lines.
 
     From the release's own record when there is one, from the settings otherwise; ``plan``
-    (:func:`sampler_plan`) says which sampler the next release will use.
+    (:func:`sampler_plan`) says which sampler the next release will use and ``estimated``
+    (assumption name -> statement, :func:`covariate_estimate_note`) which bounds the next
+    release takes from an estimate under DP (a release's record already says so).
     """
+    estimated = estimated or {}
     rows = []
     if release is not None:
         for name, a in release.assumptions.items():
@@ -825,7 +835,9 @@ def assumption_rows(settings, release=None, plan=None):
     else:
         low, high = settings.covariate_range
         rows.append(f"- residual bound τ = {settings.tau:g} (public; residuals clipped to it)")
-        rows.append(f"- covariate range [{low:g}, {high:g}] (public; covariates clipped to it)")
+        cov_note = estimated.get("covariate_range")
+        rows.append(f"- covariate range [{low:g}, {high:g}] (public; covariates clipped to it"
+                    + (f"; {cov_note})" if cov_note else ")"))
         if needs_ball(settings.kind):
             rows.append(f"- responses in a ball of radius τ_m = {settings.tau_m:g} about the "
                         "public centre (responses projected onto it)")
@@ -961,11 +973,62 @@ def accuracy_lines(kind, pred):
     return lines
 
 
+def release_epsilon(scheme, eps_p, eps_v, n_footpoints, n_vectors):
+    """The total ε of a release: every drawn geodesic is a release of the data (joint: draws
+    x (ε_p + ε_v); sequential: footpoints x ε_p + draws x ε_v), the draws capped as
+    :meth:`ReleaseSettings.release_kwargs` caps them."""
+    nf = int(min(n_footpoints, CAPS["gr_footpoints"]))
+    nv = int(min(n_vectors, CAPS["gr_vectors"]))
+    if scheme == "joint":
+        return nf * nv * (float(eps_p) + float(eps_v))
+    return nf * float(eps_p) + nf * nv * float(eps_v)
+
+
 def planned_epsilon(settings):
-    """The total ε the release button will record: every drawn geodesic is a release of the
-    data (joint: draws x (ε_p + ε_v); sequential: footpoints x ε_p + draws x ε_v)."""
-    kw = settings.release_kwargs()
-    nf, nv = kw["n_footpoints"], kw["n_vectors"]
-    if settings.scheme == "joint":
-        return nf * nv * (float(settings.eps_p) + float(settings.eps_v))
-    return nf * float(settings.eps_p) + nf * nv * float(settings.eps_v)
+    """The total ε the release button will record (:func:`release_epsilon`)."""
+    return release_epsilon(settings.scheme, settings.eps_p, settings.eps_v,
+                           settings.n_footpoints, settings.n_vectors)
+
+
+# ------------------------------------------------------- "Estimate privately" (issue 14)
+#: Data sources whose covariate range may be estimated under DP: an uploaded file only (the
+#: synthetic and example data and the rat-skull preset have public ranges from their design).
+ESTIMATE_SOURCES = ("upload",)
+
+
+def estimate_offered(source, mode):
+    """Whether the page offers "Estimate privately" for the covariate range: uploads in
+    strict mode (paper mode takes the range from the data anyway)."""
+    return mode == "strict" and source in ESTIMATE_SOURCES
+
+
+def estimate_scope(file_digest, kind, param, covariate):
+    """The key an estimate is kept under: the file (a digest of its bytes), the manifold (its
+    response columns decide which rows are read) and the covariate column. Another file or
+    column starts from the default range again."""
+    text = json.dumps([str(file_digest), str(kind), param, str(covariate)])
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def covariate_estimate_note(covariate_range, estimate):
+    """The assumptions a release with ``covariate_range`` carries for an estimate under DP.
+
+    Parameters
+    ----------
+    covariate_range : (float, float) or None
+        The range in the fields (None in paper mode).
+    estimate : dict or None
+        The page's kept estimate: ``range`` (low, high), ``epsilon`` (ε_b) and ``levels``.
+
+    Returns
+    -------
+    dict
+        ``{"covariate_range": statement}`` while the fields still hold the estimated range
+        (:func:`ui.logic.private_bounds.matches_estimate`), else empty (a retyped range is the
+        user's own public choice).
+    """
+    if estimate is None or covariate_range is None:
+        return {}
+    if not PB.matches_estimate(covariate_range, estimate["range"]):
+        return {}
+    return {"covariate_range": PB.estimated_note(estimate["epsilon"], estimate["levels"])}
