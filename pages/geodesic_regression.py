@@ -29,6 +29,7 @@ from ui.session import (
     PageSettings,
     export_buttons,
     finish_release,
+    mark_typed,
     planned_cost,
     record_release,
     release_button,
@@ -212,11 +213,6 @@ def show_clipping_preview(rows):
                            "clipped data, not yours. Widen the public bound from domain "
                            "knowledge (not from these counts) before releasing.",
                            icon=":material/content_cut:")
-
-
-def mark_typed(flag):
-    """Widget callback: the field was typed (it no longer follows its default)."""
-    st.session_state[flag] = True
 
 
 def estimate_section(x, covariate, scope, epsilon):

@@ -43,6 +43,7 @@ from ui.logic import regression_data as D
 from ui.session import (
     export_buttons,
     finish_release,
+    mark_typed,
     planned_cost,
     query_value,
     record_release,
@@ -294,11 +295,6 @@ def person_rows(data_, fingerprint):
              "person column).")
 
 
-def mark_typed(flag):
-    """Widget callback: the field was typed (it no longer follows its default)."""
-    st.session_state[flag] = True
-
-
 def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None,
                    describe_public=None):
     """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
@@ -425,10 +421,16 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
                    "and recorded in the ledger like any release, and the ranges then fill the "
                    "fields above.")
         cols = st.columns([1, 1, 2])
+        # ε_b follows the page's budget until typed (then it is the user's own value).
+        eps_key = f"lr_eps_b_{scope}"
+        typed_key = f"{eps_key}_typed"
+        if not st.session_state.get(typed_key):
+            st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 100.0)
         eps_b = cols[0].number_input(
-            "Budget of the estimate ε_b", min_value=0.001, max_value=100.0,
-            value=PB.default_budget(epsilon), key=f"lr_eps_b_{scope}", format="%.3g",
-            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of the page's budget ε.")
+            "Budget of the estimate ε_b", min_value=0.001, max_value=100.0, key=eps_key,
+            format="%.3g", on_change=mark_typed, args=(typed_key,),
+            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of the page's budget ε (it follows "
+                 "ε until typed).")
         trim = cols[1].select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS,
                                      value=2.0, key=f"lr_trim_{scope}")
         with cols[2]:

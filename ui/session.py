@@ -676,3 +676,10 @@ def export_buttons(script, stem, prefix):
     c2.download_button("Export notebook (.ipynb)", notebook_from_script(script),
                        file_name=f"{stem}_scenario.ipynb", mime="application/x-ipynb+json",
                        key=f"{prefix}_export_notebook", on_click="ignore")
+
+
+def mark_typed(flag):
+    """Widget callback: the field was typed, so it stops following its computed default (the
+    page sets the field's value from the default only while ``st.session_state[flag]`` is
+    unset)."""
+    st.session_state[flag] = True
