@@ -23,6 +23,10 @@ from ui.session import PageSettings, export_buttons, query_value
 
 RESULT = "bs_result"
 RUNNING = "bs_running"
+SCENARIO = "bs_scenario"  # the (manifold, mode) whose defaults the settings started from
+#: Widgets whose default depends on the (manifold, mode) scenario: their SweepConfig fields.
+SCENARIO_KEYS = {"bs_sizes": "sample_sizes", "bs_total": "total", "bs_chain": "chain_length",
+                 "bs_burn": "burn_in", "bs_nf": "n_footpoints", "bs_nv": "n_vectors"}
 DEFAULT = B.SweepConfig()
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
@@ -63,6 +67,30 @@ def cached_chunk(config, view, n, rep):
     return B.run_chunk(config, view, n, rep)
 
 
+def _widget_value(field, value):
+    """A scenario default as its widget holds it (sample sizes: a list)."""
+    return list(value) if field == "sample_sizes" else value
+
+
+def scenario_changed():
+    """Switching manifold or mode moves each setting that was at the old scenario's default to
+    the new scenario's (:func:`ui.logic.budget_split.scenario_defaults`: SPD(2) in strict mode
+    has its own sizes and chains); a changed setting stays."""
+    ss = st.session_state
+    old, new = ss.get(SCENARIO), (ss["bs_manifold"], ss["bs_mode"])
+    if old is not None and tuple(old) != new:
+        before, after = B.scenario_defaults(*old), B.scenario_defaults(*new)
+        for key, field in SCENARIO_KEYS.items():
+            if key in ss and ss[key] == _widget_value(field, before[field]):
+                ss[key] = _widget_value(field, after[field])
+        # The manifold parameter has one widget per manifold: it moves when it holds this
+        # manifold's default in the old mode (Kendall: 8 landmarks in paper mode, 4 in strict).
+        key = f"bs_param_{new[0]}"
+        if key in ss and ss[key] == B.scenario_defaults(new[0], old[1])["param"]:
+            ss[key] = after["param"]
+    ss[SCENARIO] = new
+
+
 def _start_run():
     """The Run button's callback: the run it starts renders the button disabled."""
     st.session_state[RUNNING] = True
@@ -93,7 +121,9 @@ def main():
     """The page: widgets -> page logic -> dpcore -> figures."""
     st.title("Budget split")
     st.info(
-        "**Simulation on synthetic data** (paper 002 protocol), not a release of anyone's data: "
+        "**Simulation on synthetic data** (paper 002 protocol; on SPD(2) and Kendall shapes in "
+        "strict mode the Geodesic regression page's public design), not a release of anyone's "
+        "data: "
         "nothing on this page enters the privacy ledger. It shows how the split of a budget "
         "between the footpoint (ε_p) and the shooting vector (ε_v) of a private geodesic changes "
         "its error, and how that depends on the sample size n.",
@@ -107,15 +137,19 @@ def main():
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
         kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
-                            format_func=D.MANIFOLD_LABELS.get)
+                            format_func=D.MANIFOLD_LABELS.get, on_change=scenario_changed)
+        # The mode's starting value is needed now: the scenario's defaults depend on it.
+        init("bs_mode", "bs_mode", "strict", str, ("strict", "paper"))
+        scenario = B.scenario_defaults(kind, st.session_state["bs_mode"])
+        st.session_state.setdefault(SCENARIO, (kind, st.session_state["bs_mode"]))
         param = None
         if kind in D.PARAM_RANGE:
-            lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
-            init(f"bs_param_{kind}", f"bs_{M.spec(kind).param}", default_p, int,
+            lo_p, hi_p, _ = D.PARAM_RANGE[kind]
+            init(f"bs_param_{kind}", f"bs_{M.spec(kind).param}", scenario["param"], int,
                  range(lo_p, hi_p + 1))
             param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
                                         key=f"bs_param_{kind}"))
-        init("bs_sizes", "bs_n", list(DEFAULT.sample_sizes), int_list)
+        init("bs_sizes", "bs_n", list(scenario["sample_sizes"]), int_list)
         # Typed entries arrive as text; keep whole numbers from 5 to the cap, report the rest.
         sizes, bad = set(), []
         for v in st.session_state["bs_sizes"]:
@@ -132,24 +166,29 @@ def main():
         if bad:
             st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to "
                        f"{CAPS['sweep_max_n']}.")
-        init("bs_mode", "bs_mode", "strict", str, ("strict", "paper"))
         mode = st.radio("Mode", ("strict", "paper"), key="bs_mode", horizontal=True,
                         format_func={"paper": "paper (reproduces the figures)",
-                                     "strict": "strict (public bounds)"}.get)
+                                     "strict": "strict (public bounds)"}.get,
+                        on_change=scenario_changed)
         tau = tau_m = None
         if mode == "strict":
-            init(f"bs_tau_{kind}", "bs_tau", M.spec(kind).tau, float, bounds=(0.001, 10.0))
+            design = B.strict_design(kind)
+            init(f"bs_tau_{kind}", "bs_tau", design.get("tau", M.spec(kind).tau), float,
+                 bounds=(0.001, 10.0))
             tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
                                         key=f"bs_tau_{kind}", format="%.3f"))
             if D.needs_ball(kind):
-                init(f"bs_taum_{kind}", "bs_taum", M.spec(kind).tau_m, float,
-                     bounds=(0.01, 100.0))
+                init(f"bs_taum_{kind}", "bs_taum", design.get("tau_m", M.spec(kind).tau_m),
+                     float, bounds=(0.01, 100.0))
                 tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
                                               key=f"bs_taum_{kind}", format="%.3g"))
             st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1]. The "
                        "unequal splits keep ε_p/ε_v between 1/10 and 10: starving one budget "
                        "100-fold (the papers' range) leaves a multimodal target whose chains "
                        "do not mix.")
+            design_note = B.design_note(kind, tau, tau_m)
+            if design_note:
+                st.caption(design_note)
             note = B.flat_noise_note(kind, mode)
             if note:
                 st.warning(note, icon=":material/blur_on:")
@@ -163,7 +202,7 @@ def main():
              lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
         views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
                                format_func=VIEW_LABELS.get)
-        init("bs_total", "bs_total", DEFAULT.total, float, bounds=(0.02, 20.0))
+        init("bs_total", "bs_total", scenario["total"], float, bounds=(0.02, 20.0))
         init("bs_nu", "bs_nu", DEFAULT.n_unequal, int, range(3, CAPS["sweep_unequal"] + 1))
         c1, c2 = st.columns(2)
         total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
@@ -192,16 +231,17 @@ def main():
         init("bs_reps", "bs_reps", 1, int, range(1, CAPS["sweep_replicates"] + 1))
         replicates = int(st.slider("Replicates (fresh data set and release each)", 1,
                                    CAPS["sweep_replicates"], key="bs_reps"))
-        init("bs_nf", "bs_nf", 3, int, range(1, CAPS["sweep_draws"] + 1))
-        init("bs_nv", "bs_nv", 3, int, range(1, CAPS["sweep_draws"] + 1))
+        init("bs_nf", "bs_nf", scenario["n_footpoints"], int,
+             range(1, CAPS["sweep_draws"] + 1))
+        init("bs_nv", "bs_nv", scenario["n_vectors"], int, range(1, CAPS["sweep_draws"] + 1))
         c1, c2 = st.columns(2)
         n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["sweep_draws"],
                                      key="bs_nf"))
         n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["sweep_draws"],
                                     key="bs_nv"))
-        init("bs_chain", "bs_chain", DEFAULT.chain_length, int,
+        init("bs_chain", "bs_chain", scenario["chain_length"], int,
              range(10, CAPS["sweep_chain"] + 1))
-        init("bs_burn", "bs_burn", DEFAULT.burn_in, int, range(0, CAPS["sweep_chain"] + 1))
+        init("bs_burn", "bs_burn", scenario["burn_in"], int, range(0, CAPS["sweep_chain"] + 1))
         c1, c2 = st.columns(2)
         chain = int(c1.number_input("Chain length", 10, CAPS["sweep_chain"], key="bs_chain",
                                     step=50))
@@ -223,6 +263,7 @@ def main():
         replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec, chain_length=chain,
         burn_in=burn, tau=tau, tau_m=tau_m, views=tuple(v for v in VIEW_LABELS if v in views),
         seed=seed, max_ratio=10.0 if mode == "strict" else 100.0,
+        **B.design_fields(kind, mode),
     )
 
     # ============================================================================== run
@@ -231,6 +272,8 @@ def main():
         problem = "Pick at least one view."
     elif not sizes and set(config.views) - {"grid"}:
         problem = "Pick at least one sample size."
+    else:
+        problem = B.design_problem(config)
     count = 0 if problem else B.n_releases(config)
     work = None
     if problem is None:
@@ -281,7 +324,11 @@ def main():
         st.caption(
             f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
                                                    else "")
-            + f", {shown.mode} mode, {shown.replicates} replicate(s), {shown.n_footpoints} × "
+            + f", {shown.mode} mode"
+            + (f" with the public design (footpoint within {shown.footpoint_radius:g} of the "
+               f"centre, speed ≤ {shown.max_speed:g}, noise {shown.noise:g})"
+               if shown.footpoint_radius and shown.mode == "strict" else "")
+            + f", {shown.replicates} replicate(s), {shown.n_footpoints} × "
             f"{shown.n_vectors} draws per release, chains {shown.burn_in} + {shown.chain_length}, "
             f"seed {shown.seed}. Synthetic data only."
         )

@@ -19,8 +19,10 @@ errors. Cells (one release each) are independent and can run in parallel with jo
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -208,6 +210,41 @@ def _chain_diagnostics(release):
     return (float(max(rhat)) if rhat else np.nan, float(min(ess)) if ess else np.nan)
 
 
+#: Keyword arguments of :func:`~dpcore.data.make_regression_data` that ``data_kwargs`` may set
+#: (the manifold, ``n``, ``noise`` and ``rng`` are the sweep's own).
+_DATA_KWARGS = tuple(name for name in inspect.signature(make_regression_data).parameters
+                     if name not in ("manifold", "n", "noise", "rng"))
+
+
+def _check_data_kwargs(data_kwargs):
+    """``data_kwargs`` as a plain dict of the generator's optional keywords."""
+    if data_kwargs is None:
+        return {}
+    if not isinstance(data_kwargs, Mapping):
+        raise TypeError("`data_kwargs` must be a mapping of keyword arguments of "
+                        f"make_regression_data or None, got {type(data_kwargs).__name__}.")
+    unknown = [k for k in data_kwargs if k not in _DATA_KWARGS]
+    if unknown:
+        own = [k for k in unknown if k in ("n", "noise", "rng", "manifold")]
+        hint = (" (the sweep sets them itself: use `sample_sizes`, `noise` and `data_rng`)"
+                if own else "")
+        raise ValueError(f"`data_kwargs` holds {unknown}, which make_regression_data does not "
+                         f"take from it{hint}; allowed: {list(_DATA_KWARGS)}.")
+    return dict(data_kwargs)
+
+
+def _plain(value):
+    """``value`` with arrays (also inside tuples, lists and dicts) as nested lists, for
+    ``df.attrs``."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
 def _nonprivate_mse(manifold, x, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -237,13 +274,15 @@ def budget_sweep(
     progress=None,
     cells=None,
     diagnostics=False,
+    data_kwargs=None,
     **release_kwargs,
 ):
     r"""Utility of private geodesic regression across budget splits and sample sizes.
 
     For every sample size ``n`` and replicate a synthetic data set is drawn (paper protocol,
-    :func:`dpcore.data.make_regression_data`); it is shared by all budget pairs of that
-    replicate, so splits are compared on the same data. For every budget pair one release
+    :func:`dpcore.data.make_regression_data`, or a stated design through ``data_kwargs``); it
+    is shared by all budget pairs of that replicate, so splits are compared on the same data.
+    For every budget pair one release
     of ``n_footpoints x n_vectors`` private geodesics is drawn
     (:func:`dpcore.release.private_geodesic_regression`) and their MSEs on the data are averaged.
     The releases of all budget pairs on one data set are sampled together
@@ -300,6 +339,13 @@ def budget_sweep(
     diagnostics : bool
         Add the columns ``rhat`` (worst split R-hat over the release's MCMC stages) and
         ``ess`` (smallest effective sample size), NaN where the release is exact.
+    data_kwargs : dict, optional
+        Further keyword arguments of :func:`~dpcore.data.make_regression_data` for every data
+        set, e.g. ``{"footpoint_region": (center, radius)}``: a demonstration's design whose
+        facts (footpoint region, speed) may then be stated as public bounds in
+        ``release_kwargs`` (``footpoint_radius``, ``center``, ``max_speed``). ``n``, ``noise``
+        and ``rng`` are the sweep's own and are refused here. None (default) keeps the
+        paper's protocol; the seeds are the same either way.
     **release_kwargs
         Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
         ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
@@ -318,7 +364,8 @@ def budget_sweep(
 
         ``df.attrs`` records the settings: ``mode``, ``private`` (False in paper mode),
         ``split``, ``manifold``, ``n_footpoints``, ``n_vectors``, ``chain_length``,
-        ``burn_in``, ``noise``, ``entropy`` (of ``rng``) and ``release_kwargs``.
+        ``burn_in``, ``noise``, ``entropy`` (of ``rng``), ``data_kwargs`` and
+        ``release_kwargs`` (arrays as nested lists).
 
     Examples
     --------
@@ -350,6 +397,7 @@ def budget_sweep(
         n_jobs = int(n_jobs)
     if progress is not None and not callable(progress):
         raise TypeError("`progress` must be callable or None.")
+    data_kwargs = _check_data_kwargs(data_kwargs)
     pairs = budget_pairs(split, totals=totals, eps_p_grid=eps_p_grid, eps_v_grid=eps_v_grid)
     check_limit("max_sweep_cells", len(sizes) * replicates * len(pairs))
     check_limit("max_replicates", n_footpoints * n_vectors)
@@ -377,7 +425,7 @@ def budget_sweep(
             if wanted is not None and (i, rep) not in wanted:
                 continue
             x, y = make_regression_data(manifold, n, noise=noise,
-                                        rng=data_seeds[i * replicates + rep])
+                                        rng=data_seeds[i * replicates + rep], **data_kwargs)
             datasets[i, rep] = (x, y)
             nonprivate[i, rep] = _nonprivate_mse(manifold, x, y)
 
@@ -435,6 +483,7 @@ def budget_sweep(
         "burn_in": burn_in,
         "noise": noise,
         "entropy": root.entropy,
+        "data_kwargs": _plain(data_kwargs),
         "release_kwargs": {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
                            for k, v in release_kwargs.items()},
     })

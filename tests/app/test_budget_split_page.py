@@ -139,13 +139,18 @@ def test_other_manifolds_and_strict_mode(kind):
     assert all("have not mixed" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 1
     assert at.session_state["bs_result"]["config"].mode == "strict"
-    # SPD(2) strict at the paper protocol's data shows noise (issue 14): the page says why.
-    notes = [w.value for w in at.warning if "shows noise, not a split effect" in w.value]
-    assert len(notes) == (kind == "spd")
-    if notes:
-        assert "cosh(2c)" in notes[0] and "Paper mode" in notes[0]
+    # SPD(2) and Kendall strict run on the Geodesic regression page's public designs (issue
+    # 14): stated in a caption, with no flat-noise warning; paper mode keeps the papers'
+    # protocol.
+    assert not [w.value for w in at.warning if "shows noise" in w.value]
+    design = [c.value for c in at.caption if c.value.startswith("**Public design**")]
+    assert len(design) == (kind in ("spd", "kendall"))
+    config = at.session_state["bs_result"]["config"]
+    assert (config.footpoint_radius is not None) == (kind in ("spd", "kendall"))
+    assert (config.footpoint_region is not None) == (kind == "spd")
+    if design:
         at.radio(key="bs_mode").set_value("paper").run()
-        assert not any("shows noise" in w.value for w in at.warning)
+        assert not [c for c in at.caption if c.value.startswith("**Public design**")]
 
 
 def test_typed_sample_size_and_invalid_ones():
@@ -225,3 +230,78 @@ def test_a_run_with_progress_stores_its_results_and_enables_the_button_again():
     assert not at.button(key="bs_run").disabled
     assert not at.session_state["bs_running"]
     assert len(at.get("plotly_chart")) == 3
+
+
+# --------------------------------------------------------------------------- SPD(2) design
+def test_spd_strict_states_its_design_and_starts_from_its_settings():
+    """Issue 14: on SPD(2) in strict mode the simulation takes the Geodesic regression page's
+    public design (caption, τ and τ_m, its sizes and chains), with no flat-noise warning; paper
+    mode goes back to the general defaults; a setting the user changed stays."""
+    from ui.logic import budget_split as B
+    from ui.logic import geodesic_regression as G
+
+    at = open_page()
+    at.selectbox(key="bs_manifold").set_value("spd").run()
+    assert not at.exception
+    demo = G.DEMO_DEFAULTS["spd"]
+    assert at.number_input(key="bs_tau_spd").value == pytest.approx(demo["tau"])
+    assert at.number_input(key="bs_taum_spd").value == pytest.approx(demo["tau_m"])
+    settings = B.STRICT_SETTINGS["spd"]
+    assert at.multiselect(key="bs_sizes").value == list(settings["sample_sizes"])
+    assert at.number_input(key="bs_chain").value == settings["chain_length"]
+    assert at.number_input(key="bs_burn").value == settings["burn_in"]
+    captions = [c.value for c in at.caption]
+    assert B.design_note("spd", demo["tau"], demo["tau_m"]) in captions
+    assert not [w for w in at.warning if "shows noise" in w.value]
+    # the page's work estimate is that of the design's default simulation, within the budget
+    est, ok, _ = B.sweep_work(B.design_config("spd", views=("unequal", "equal")))
+    assert ok
+    assert [c.value for c in at.caption if c.value.startswith("Estimated work:")] == [
+        est.describe().splitlines()[0]]
+    assert not at.button(key="bs_run").disabled
+    # a bound that breaks the design is refused with the reason
+    at.number_input(key="bs_taum_spd").set_value(0.05)
+    at.number_input(key="bs_tau_spd").set_value(0.02).run()
+    assert at.button(key="bs_run").disabled
+    assert any("must lie within τ_m + τ" in c.value for c in at.caption)
+    # paper mode: the papers' protocol and the general defaults
+    at.radio(key="bs_mode").set_value("paper").run()
+    assert not at.exception
+    assert not [c for c in at.caption if c.value.startswith("**Public design**")]
+    assert at.multiselect(key="bs_sizes").value == list(B.SweepConfig().sample_sizes)
+    assert at.number_input(key="bs_chain").value == B.SweepConfig().chain_length
+    # back to strict after changing the chain length: the changed setting stays
+    at.number_input(key="bs_chain").set_value(700).run()
+    at.radio(key="bs_mode").set_value("strict").run()
+    assert at.number_input(key="bs_chain").value == 700
+    assert at.multiselect(key="bs_sizes").value == list(settings["sample_sizes"])
+
+
+def test_spd_strict_from_the_url_starts_with_the_design():
+    at = open_app_page("budget_split.py", timeout=TIMEOUT, bs_m="spd")
+    from ui.logic import budget_split as B
+
+    assert at.multiselect(key="bs_sizes").value == list(B.STRICT_SETTINGS["spd"]["sample_sizes"])
+    assert any(c.value.startswith("**Public design**") for c in at.caption)
+
+
+def test_kendall_strict_takes_the_demonstrations_design_and_landmarks():
+    """Kendall in strict mode: the demonstration's 4 landmarks, τ and chains (its 8-landmark
+    chains did not mix at the former defaults); paper mode keeps 8 landmarks."""
+    from ui.logic import budget_split as B
+    from ui.logic import geodesic_regression as G
+
+    at = open_page()
+    at.selectbox(key="bs_manifold").set_value("kendall").run()
+    assert not at.exception
+    demo = G.DEMO_DEFAULTS["kendall"]
+    assert at.number_input(key="bs_param_kendall").value == demo["param"]
+    assert at.number_input(key="bs_tau_kendall").value == pytest.approx(demo["tau"])
+    assert at.number_input(key="bs_chain").value == B.STRICT_SETTINGS["kendall"]["chain_length"]
+    assert B.design_note("kendall", demo["tau"]) in [c.value for c in at.caption]
+    est, ok, _ = B.sweep_work(B.design_config("kendall", views=("unequal", "equal")))
+    assert ok and [c.value for c in at.caption if c.value.startswith("Estimated work:")] == [
+        est.describe().splitlines()[0]]
+    at.radio(key="bs_mode").set_value("paper").run()
+    assert at.number_input(key="bs_param_kendall").value == 8
+    assert at.number_input(key="bs_chain").value == B.SweepConfig().chain_length

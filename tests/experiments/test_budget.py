@@ -274,3 +274,79 @@ class TestProgress:
         with pytest.raises(KeyboardInterrupt):
             budget_sweep(Sphere(2), progress=cancel, **self.KW)
         assert len(calls) == 1
+
+
+class TestDataKwargs:
+    """budget_sweep(data_kwargs=...): a stated design of the synthetic data (issue 14)."""
+
+    KW = dict(sample_sizes=[8, 10], split="equal", totals=[1.0], replicates=2, rng=4,
+              data_rng=11, noise=0.05, **QUICK)
+    REGION = (None, 0.1)
+
+    def test_data_sets_are_make_regression_data_with_the_sweeps_seeds(self, monkeypatch):
+        import dpcore.experiments.budget as budget_module
+
+        drawn = []
+        real = budget_module.make_regression_data
+
+        def recording(*args, **kwargs):
+            data = real(*args, **kwargs)
+            drawn.append(data)
+            return data
+
+        monkeypatch.setattr(budget_module, "make_regression_data", recording)
+        m = SPD(2)
+        df = budget_sweep(m, data_kwargs={"footpoint_region": self.REGION}, **self.KW)
+        # one data set per (n, replicate), seeded by SeedSequence(data_rng).spawn in that order
+        seeds = np.random.SeedSequence(11).spawn(4)
+        cells = [(8, 0), (8, 1), (10, 0), (10, 1)]
+        assert len(drawn) == len(cells)
+        for (n, rep), seed, got in zip(cells, seeds, drawn, strict=True):
+            want = make_regression_data(m, n, noise=0.05, rng=seed,
+                                        footpoint_region=self.REGION)
+            np.testing.assert_array_equal(got.x, want.x)
+            np.testing.assert_array_equal(got.y, want.y)
+            # the design holds: footpoint within 0.1 of I
+            assert m.dist(want.footpoint, np.eye(2)) <= 0.1
+            # ... and these are the data the sweep scored (its non-private fit)
+            fit = GeodesicRegression(m, tol=1e-8).fit(want.x, want.y)
+            row = df[(df["n"] == n) & (df["replicate"] == rep)]
+            np.testing.assert_allclose(row["nonprivate_mse"], fit.mse(want.x, want.y),
+                                       rtol=1e-12)
+        assert df.attrs["data_kwargs"] == {"footpoint_region": (None, 0.1)}
+
+    def test_without_it_nothing_changes(self):
+        plain = budget_sweep(SPD(2), **self.KW)
+        pd.testing.assert_frame_equal(plain, budget_sweep(SPD(2), data_kwargs={}, **self.KW))
+        pd.testing.assert_frame_equal(plain, budget_sweep(SPD(2), data_kwargs=None, **self.KW))
+        assert plain.attrs["data_kwargs"] == {}
+        designed = budget_sweep(SPD(2), data_kwargs={"footpoint_region": self.REGION},
+                                **self.KW)
+        assert not np.allclose(designed["nonprivate_mse"], plain["nonprivate_mse"])
+
+    def test_cells_partition_holds_with_a_design(self):
+        kw = {**self.KW, "data_kwargs": {"footpoint_region": (np.eye(2), 0.1)}}
+        whole = budget_sweep(SPD(2), **kw)
+        parts = pd.concat([budget_sweep(SPD(2), cells=[(n, r)], **kw)
+                           for n in (8, 10) for r in (0, 1)])
+        parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
+                                  ignore_index=True)
+        pd.testing.assert_frame_equal(parts, whole)
+        # arrays are recorded as lists
+        assert whole.attrs["data_kwargs"] == {"footpoint_region": ([[1.0, 0.0], [0.0, 1.0]],
+                                                                   0.1)}
+
+    @pytest.mark.parametrize(("data_kwargs", "error", "match"), [
+        ({"noise": 0.1}, ValueError, "sets them itself"),
+        ({"rng": 0}, ValueError, "data_rng"),
+        ({"radius": 0.1}, ValueError, "footpoint_region"),
+        ([("footpoint_region", (None, 0.1))], TypeError, "mapping"),
+    ])
+    def test_validation(self, data_kwargs, error, match):
+        with pytest.raises(error, match=match):
+            budget_sweep(SPD(2), data_kwargs=data_kwargs, **self.KW)
+
+    def test_the_generator_refuses_a_region_it_does_not_support(self):
+        with pytest.raises(ValueError, match="only available"):
+            budget_sweep(Euclidean(2), data_kwargs={"footpoint_region": (None, 0.1)},
+                         **self.KW)

@@ -534,13 +534,18 @@ def budget_split_script(manifold, view_kwargs):
         Its ``repr`` rebuilds it.
     view_kwargs : dict
         ``{view: keyword arguments of budget_sweep}``; ``rng`` and ``data_rng`` are
-        :class:`numpy.random.SeedSequence` objects (written by their entropy).
+        :class:`numpy.random.SeedSequence` objects (written by their entropy). A public design
+        of the data (``data_kwargs``, with its bounds ``footpoint_radius`` and ``max_speed``)
+        is written as passed and named in the docstring.
 
     Returns
     -------
     str
     """
     cls = type(manifold).__name__
+    designed = any(kw.get("data_kwargs") for kw in view_kwargs.values())
+    protocol = ("synthetic data with a stated public design: data_kwargs, footpoint_radius "
+                "and max_speed" if designed else "synthetic data, paper 002 protocol")
     blocks = []
     for view, kw in view_kwargs.items():
         kw = dict(kw)
@@ -560,7 +565,7 @@ def budget_split_script(manifold, view_kwargs):
         "",
         f"How the split of ε between footpoint and shooting vector changes the error of a "
         f"private geodesic on {manifold!r}",
-        "(synthetic data, paper 002 protocol; a simulation, not a release of anyone's data).",
+        f"({protocol}; a simulation, not a release of anyone's data).",
         "Needs the dpcore library on the path.",
         '"""',
         "",

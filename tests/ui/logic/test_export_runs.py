@@ -150,6 +150,30 @@ def test_seeded_budget_split_export_reproduces_the_page(tmp_path, mode):
         np.testing.assert_allclose(got[view], page["log_mse"].to_numpy(), rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["spd", "kendall"])
+def test_seeded_budget_split_export_reproduces_the_design(tmp_path, kind):
+    """Issue 14: the SPD(2) and Kendall strict simulations' scripts pass the page's public
+    design (SPD: data generator region; noise, footpoint region, speed bound, τ, τ_m) and print
+    the page's numbers."""
+    config = B.design_config(kind, sample_sizes=(12, 15), replicates=2, n_unequal=3,
+                             n_equal=2, n_grid=2, grid_n=12, n_footpoints=2, n_vectors=2,
+                             chain_length=40, burn_in=40, seed=5)
+    script = B.export_script(config)
+    assert "max_speed=0.55," in script and "noise=0.05," in script
+    if kind == "spd":
+        assert "data_kwargs={'footpoint_region': (None, 0.1)}" in script
+        assert "footpoint_radius=0.1," in script and "tau_m=0.8," in script
+        assert "stated public design" in script
+    else:
+        assert "KendallShape(4)" in script and "footpoint_radius=0.15," in script
+    got = result_of(run_script(script, tmp_path))
+    for view in config.views:
+        page = pd.concat([B.run_chunk(config, v, n, rep)
+                          for v, n, rep in B.sweep_chunks(config) if v == view])
+        page = page.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable")
+        np.testing.assert_allclose(got[view], page["log_mse"].to_numpy(), rtol=0, atol=1e-12)
+
+
 def test_mapped_upload_export_reproduces_the_page(tmp_path, downloads):
     """A file whose point columns have other names, beside an identifier, a person and a date
     column (one row without a person): the Fréchet page maps it, and the script it offers reads
