@@ -10,8 +10,9 @@ import pandas as pd
 from ...manifolds import SPD, Sphere
 from ...visualization import band_figure, curves_figure
 from .. import facts as F
-from ..studies.frechet import frechet_mean_study
-from ..studies.sensitivity import frechet_sensitivity_study
+from .._parallel import run_plans
+from ..studies.frechet import _frechet_mean_plan
+from ..studies.sensitivity import _frechet_sensitivity_plan
 from ._common import Section, _row, _seed
 
 __all__ = ["sec_p001_fig1"]
@@ -50,19 +51,27 @@ def sec_p001_fig1(cfg, seed, n_jobs):
     kc, kb = c["kng_chain"]
     setups = [("SPD(2)", SPD(2), 1.5), ("S²", Sphere(2), np.pi / 8)]
     figs, tables, facts, rows = [], {}, [], []
-    for i, (label, m, radius) in enumerate(setups):
+    # The six studies (two manifolds x sensitivity, utility, KNG) run as plans advanced
+    # together: their jobs share each parallel call (no barrier between studies, the long σ
+    # calibrations dispatched first); every job keeps its own seed, so the tables are those of
+    # running the studies one after the other.
+    plans = []
+    for i, (_, m, radius) in enumerate(setups):
         key = "spd" if i == 0 else "sphere"
-        sens = frechet_sensitivity_study(m, sample_sizes=c["sizes"], radius=radius,
-                                         replicates=c["sens_replicates"], rng=seeds[3 * i],
-                                         n_jobs=n_jobs)
-        util = frechet_mean_study(m, sample_sizes=c["sizes"], epsilon=eps, radius=radius,
-                                  replicates=c["replicates"],
-                                  mechanisms=c["mechanisms"][key], rng=seeds[3 * i + 1],
-                                  n_jobs=n_jobs)
-        kng = frechet_mean_study(m, sample_sizes=c["sizes"], epsilon=eps, radius=radius,
-                                 replicates=c["kng_replicates"], mechanisms=("kng",),
-                                 rng=seeds[3 * i + 2], n_jobs=n_jobs, chain_length=kc,
-                                 burn_in=kb)
+        plans += [
+            _frechet_sensitivity_plan(m, sample_sizes=c["sizes"], radius=radius,
+                                      replicates=c["sens_replicates"], rng=seeds[3 * i]),
+            _frechet_mean_plan(m, sample_sizes=c["sizes"], epsilon=eps, radius=radius,
+                               replicates=c["replicates"], mechanisms=c["mechanisms"][key],
+                               rng=seeds[3 * i + 1]),
+            _frechet_mean_plan(m, sample_sizes=c["sizes"], epsilon=eps, radius=radius,
+                               replicates=c["kng_replicates"], mechanisms=("kng",),
+                               rng=seeds[3 * i + 2], chain_length=kc, burn_in=kb),
+        ]
+    studies = run_plans(plans, n_jobs)
+    for i, (label, _, _) in enumerate(setups):
+        key = "spd" if i == 0 else "sphere"
+        sens, util, kng = studies[3 * i:3 * i + 3]
         both = pd.concat([util, kng], ignore_index=True)
         tables[f"{key}_sensitivity"] = sens
         tables[f"{key}_utility"] = both

@@ -19,7 +19,8 @@ from ...mechanisms.laplace import ambient_dimension, embed
 from ...privacy import calibrate_sigma, eps_to_mu
 from ...release import private_frechet_mean
 from ...sensitivity import frechet_mean_sensitivity
-from ._common import _parallel, _quiet_release, _root_seed, _sizes
+from .._parallel import Map, run_plan
+from ._common import _quiet_release, _root_seed, _sizes
 
 __all__ = [
     "FRECHET_STUDY_MECHANISMS",
@@ -28,6 +29,13 @@ __all__ = [
 
 
 FRECHET_STUDY_MECHANISMS = ("laplace", "kng", "gaussian", "ambient_laplace")
+
+#: Rough seconds of one σ calibration (a few Monte Carlo runs), of one closed-form release and of
+#: one KNG chain step: scheduling hints only (the order in which parallel tasks are dispatched,
+#: longest first), never a result.
+_CALIBRATION_COST = 0.2
+_RELEASE_COST = 0.002
+_KNG_STEP_COST = 2e-5
 
 
 def _euclidean_coords(manifold, points):
@@ -137,6 +145,17 @@ def frechet_mean_study(manifold, *, sample_sizes, epsilon=1.0, radius, replicate
         ``left_manifold`` (the ambient release before projection is off the manifold),
         ``sigma``, ``sensitivity`` (Δ of paper 001 Thm 2, the Laplace / Gaussian sensitivity).
     """
+    return run_plan(_frechet_mean_plan(
+        manifold, sample_sizes=sample_sizes, epsilon=epsilon, radius=radius,
+        replicates=replicates, mechanisms=mechanisms, center=center, mode=mode,
+        chain_length=chain_length, burn_in=burn_in, rng=rng), n_jobs)
+
+
+def _frechet_mean_plan(manifold, *, sample_sizes, epsilon=1.0, radius, replicates=200,
+                       mechanisms=FRECHET_STUDY_MECHANISMS, center=None, mode="strict",
+                       chain_length=1000, burn_in=500, rng=None):
+    """:func:`frechet_mean_study` as a plan (:func:`dpcore.experiments._parallel.run_plans`):
+    the calibration of the Gaussian σ, then the replicates."""
     m = check_manifold(manifold)
     sizes = _sizes(sample_sizes)
     eps_list = [float(e) for e in check_positive_array(epsilon, "epsilon")]
@@ -156,14 +175,16 @@ def frechet_mean_study(manifold, *, sample_sizes, epsilon=1.0, radius, replicate
     sigmas = {}
     if "gaussian" in mechanisms:
         cells = [(n, e) for n in sizes for e in eps_list]
-        values = _parallel(calibrate_sigma, [(eps_to_mu(e), delta[n], m) for n, e in cells],
-                           n_jobs)
+        values = yield Map(calibrate_sigma, [(eps_to_mu(e), delta[n], m) for n, e in cells],
+                           cost=_CALIBRATION_COST)
         sigmas = {cell: float(s) for cell, s in zip(cells, values, strict=True)}
     seeds = _root_seed(rng).spawn(len(sizes) * replicates)
     keys = [(n, r) for n in sizes for r in range(replicates)]
     jobs = [(m, n, radius, center, eps_list, mechanisms, sigmas, mode, chain_length, burn_in, s)
             for (n, _), s in zip(keys, seeds, strict=True)]
-    results = _parallel(_frechet_replicate, jobs, n_jobs)
+    cost = len(eps_list) * sum(_KNG_STEP_COST * (chain_length + burn_in) if mech == "kng"
+                               else _RELEASE_COST for mech in mechanisms)
+    results = yield Map(_frechet_replicate, jobs, cost=cost)
     rows = []
     for (n, rep), res in zip(keys, results, strict=True):
         for eps, mech, geo, eucl, left, sigma in res:

@@ -19,6 +19,7 @@ from ...sensitivity import (
     frechet_mean_sensitivity,
     geodesic_regression_sensitivity,
 )
+from .._parallel import Map, run_plan
 from ._common import _nonprivate_fit, _parallel, _root_seed, _sizes
 
 __all__ = [
@@ -101,6 +102,10 @@ def sensitivity_ratios(manifold, *, sample_sizes=(20, 50, 100), pairs=20, noise=
     return df
 
 
+#: Rough seconds of one adjacent pair (two Fréchet means): a scheduling hint only.
+_PAIR_COST = 0.002
+
+
 def _frechet_pair(manifold, n, radius, center, seed):
     y = make_mean_data(manifold, n + 1, radius=radius, center=center, rng=seed)
     return empirical_frechet_sensitivity(manifold, y)
@@ -134,6 +139,15 @@ def frechet_sensitivity_study(manifold, *, sample_sizes, radius, replicates=50, 
         Columns ``n``, ``replicate``, ``empirical`` (geodesic distance between the two means),
         ``bound``, ``ratio`` (bound / empirical).
     """
+    return run_plan(_frechet_sensitivity_plan(manifold, sample_sizes=sample_sizes,
+                                              radius=radius, replicates=replicates,
+                                              center=center, rng=rng), n_jobs)
+
+
+def _frechet_sensitivity_plan(manifold, *, sample_sizes, radius, replicates=50, center=None,
+                              rng=None):
+    """:func:`frechet_sensitivity_study` as a plan (:func:`dpcore.experiments._parallel.
+    run_plans`)."""
     m = check_manifold(manifold)
     sizes = _sizes(sample_sizes)
     replicates = check_int(replicates, "replicates")
@@ -144,7 +158,7 @@ def frechet_sensitivity_study(manifold, *, sample_sizes, radius, replicates=50, 
     seeds = _root_seed(rng).spawn(len(sizes) * replicates)
     keys = [(n, r) for n in sizes for r in range(replicates)]
     jobs = [(m, n, radius, center, s) for (n, _), s in zip(keys, seeds, strict=True)]
-    emp = _parallel(_frechet_pair, jobs, n_jobs)
+    emp = yield Map(_frechet_pair, jobs, cost=_PAIR_COST)
     df = pd.DataFrame({
         "n": [k[0] for k in keys],
         "replicate": [k[1] for k in keys],
