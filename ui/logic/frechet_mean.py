@@ -37,6 +37,8 @@ from dpcore.visualization.frechet import MECHANISM_LABELS
 from ui.caps import CAPS, upload_max_rows
 from ui.manifolds import make_manifold
 
+from .regression_data import PersonRows
+
 __all__ = [
     "simulated_mechanisms",
     "simulation_study_kwargs",
@@ -821,7 +823,7 @@ class UploadTable:
 
 
 @dataclass(frozen=True, eq=False)
-class MeanUpload:
+class MeanUpload(PersonRows):
     """Points read from an uploaded file through a :class:`PointMapping`.
 
     Attributes
@@ -856,18 +858,6 @@ class MeanUpload:
     def n(self):
         return int(self.y.shape[0])
 
-    @property
-    def group_sizes(self):
-        """Rows per person, largest first (None without a person column)."""
-        from ui.logic.regression_data import group_sizes
-
-        return None if self.groups is None else group_sizes(self.groups)
-
-    @property
-    def rows_per_person(self):
-        """The most rows one person contributes (1 without a person column)."""
-        sizes = self.group_sizes
-        return 1 if sizes is None else int(sizes[0])
 
 
 def scan_upload(raw, *, max_bytes):

@@ -23,6 +23,7 @@ from ui.caps import upload_max_bytes, upload_max_rows
 from ui.manifolds import make_manifold
 
 __all__ = [
+    "PersonRows",
     "apply_mapping",
     "candidate_columns",
     "ColumnMapping",
@@ -329,8 +330,24 @@ class ColumnMapping:
         return (self.covariate, *self.responses, *((self.group,) if self.group else ()))
 
 
+class PersonRows:
+    """Rows per person of mapped data whose ``groups`` attribute holds each row's person (or
+    is None without a person column): shared by the pages' mapped uploads."""
+
+    @property
+    def group_sizes(self):
+        """Rows per group, largest first (None without a group column)."""
+        return None if self.groups is None else group_sizes(self.groups)
+
+    @property
+    def rows_per_person(self):
+        """The largest number of rows one group contributes (1 without a group column)."""
+        sizes = self.group_sizes
+        return 1 if sizes is None else int(sizes[0])
+
+
 @dataclass(frozen=True, eq=False)
-class MappedData:
+class MappedData(PersonRows):
     """Regression data read through a :class:`ColumnMapping`.
 
     Attributes
@@ -357,16 +374,6 @@ class MappedData:
     def n(self):
         return int(self.x.shape[0])
 
-    @property
-    def group_sizes(self):
-        """Rows per group, largest first (None without a group column)."""
-        return None if self.groups is None else group_sizes(self.groups)
-
-    @property
-    def rows_per_person(self):
-        """The largest number of rows one group contributes (1 without a group column)."""
-        sizes = self.group_sizes
-        return 1 if sizes is None else int(sizes[0])
 
 
 def group_sizes(groups):
