@@ -35,6 +35,7 @@ from ui.progress import cancelled_notice, show_work
 from ui.session import (
     draw_release,
     export_buttons,
+    formula_notes,
     group,
     planned_cost,
     query_value,
@@ -858,13 +859,7 @@ def main():
 
     notes, assumptions = st.columns([1, 1])
     with notes:
-        # Drawn only while open (a stateful expander): the formulas are not typeset before the
-        # first figure.
-        box = st.expander("Teaching notes: the formulas behind this page", key="fm_notes",
-                          on_change="rerun")
-        if box.open:
-            with box:
-                teaching_notes()
+        formula_notes("fm_notes", teaching_notes)
     with assumptions:
         assumptions_box(manifold_key, radius, center_text, info, source, meta.get("person"))
 

@@ -40,6 +40,7 @@ from ui.progress import cancelled_notice, show_work
 from ui.session import (
     draw_release,
     export_buttons,
+    formula_notes,
     planned_cost,
     query_value,
     release_button,
@@ -331,13 +332,7 @@ def main():
 
     notes, assumptions = st.columns(2)
     with notes:
-        # Drawn only while open (a stateful expander): the formulas' typesetting is not paid
-        # before the first figure.
-        box = st.expander("Teaching notes: the formulas behind this page", key="gd_notes",
-                          on_change="rerun")
-        if box.open:
-            with box:
-                teaching_notes()
+        formula_notes("gd_notes", teaching_notes)
     with assumptions:
         assumptions_box(sensitivity)
 

@@ -29,6 +29,7 @@ from ui.session import (
     PageSettings,
     export_buttons,
     finish_release,
+    formula_notes,
     mark_typed,
     planned_cost,
     record_release,
@@ -821,33 +822,27 @@ def main():
         st.markdown("**Assumptions in force**")
         st.markdown("\n".join(G.assumption_rows(settings, release, plan,
                                                 estimated=estimated)))
-    # Drawn only while open (a stateful expander): the formulas are not typeset before the
-    # first figure.
-    notes = col_t.expander("Teaching notes: the formulas behind this page", key="gr_notes",
-                           on_change="rerun")
-    if notes.open:
-        teaching_notes(notes)
+    formula_notes("gr_notes", teaching_notes, where=col_t)
 
 
-def teaching_notes(where):
-    """The formulas behind the page (paper 002), inside ``where``."""
-    with where:
-        st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
-        st.latex(G.LATEX_NOTES["energy"])
-        st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
-        st.latex(G.LATEX_NOTES["gradient"])
-        st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is "
-                    "small, first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
-        st.latex(G.LATEX_NOTES["kng"])
-        st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
-                    "conditioning on the non-private v̂:")
-        st.latex(G.LATEX_NOTES["kng_joint"])
-        st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
-                    "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
-        st.latex(G.LATEX_NOTES["sensitivity_flat"])
-        st.latex(G.LATEX_NOTES["sensitivity_neg"])
-        st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
-                    "the noise; negative curvature inflates it through cosh and sinh.")
+def teaching_notes():
+    """The formulas behind the page (paper 002)."""
+    st.markdown("Geodesic regression minimizes the energy (covariates rescaled to [0, 1]):")
+    st.latex(G.LATEX_NOTES["energy"])
+    st.markdown("Its Riemannian gradient uses the adjoint Jacobi maps of the exponential map:")
+    st.latex(G.LATEX_NOTES["gradient"])
+    st.markdown("The K-norm gradient mechanism draws parameters whose energy gradient is "
+                "small, first the footpoint (budget ε_p), then the vector at it (budget ε_v):")
+    st.latex(G.LATEX_NOTES["kng"])
+    st.markdown("The joint scheme draws both at once with one budget ε = ε_p + ε_v and no "
+                "conditioning on the non-private v̂:")
+    st.latex(G.LATEX_NOTES["kng_joint"])
+    st.markdown("The sensitivity of the gradient depends on the curvature lower bound κ_l "
+                "(S² and Kendall: κ_l > 0; R^d: 0; SPD(2): −1/2), on τ and on n:")
+    st.latex(G.LATEX_NOTES["sensitivity_flat"])
+    st.latex(G.LATEX_NOTES["sensitivity_neg"])
+    st.markdown("Budgets add up: one geodesic costs ε_p + ε_v. Larger n shrinks Δ and with it "
+                "the noise; negative curvature inflates it through cosh and sinh.")
 
 
 main()

@@ -683,3 +683,13 @@ def mark_typed(flag):
     page sets the field's value from the default only while ``st.session_state[flag]`` is
     unset)."""
     st.session_state[flag] = True
+
+
+def formula_notes(key, render, where=st):
+    """The page's formulas in a stateful expander, drawn only while it is open, so they are not
+    typeset (KaTeX) before the page's first figure. ``render()`` draws them."""
+    box = where.expander("Teaching notes: the formulas behind this page", key=key,
+                         on_change="rerun")
+    if box.open:
+        with box:
+            render()
