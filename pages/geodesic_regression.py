@@ -38,6 +38,7 @@ from ui.session import (
     rows_per_person,
     set_page_rows,
     show_cost,
+    show_estimate_budget,
 )
 
 PAGE = "Geodesic regression"
@@ -263,16 +264,7 @@ def estimate_section(x, covariate, scope, epsilon):
                                 key=f"gr_trim_{scope}")
         st.caption(PB.composition_text(float(eps_b), float(epsilon)))
         levels = PB.levels_of(trim)
-        text, thin = PB.budget_text(float(eps_b), 1, x.size, levels)
-        st.caption(text)
-        if thin:
-            st.warning("At this ε_b the estimate is mostly noise for this many rows: expect a "
-                       "range near the enclosing interval's ends. Raise ε_b (its cost is "
-                       "stated below) or type a narrower enclosing interval.",
-                       icon=":material/warning:")
-        cost = planned_cost(epsilon=float(eps_b))
-        show_cost(cost, " It pays for the covariate range estimate only; the release below "
-                        "has its own cost.")
+        cost = show_estimate_budget(eps_b, 1, x.size, levels, "covariate range estimate")
         if not confirmed:
             st.info("Confirm the wide enclosing interval above (or type one from the column's "
                     "units) before estimating.")

@@ -53,6 +53,7 @@ from ui.session import (
     session_memo,
     set_page_rows,
     show_cost,
+    show_estimate_budget,
     write_query,
 )
 
@@ -462,16 +463,7 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
                 f"[{lo:,.0f}, {hi:,.0f}], or may be clipped to it (a public fact, not read "
                 "from the data)", key=f"lr_wide_ok_{scope}_{'|'.join(wide)}")
         levels = PB.levels_of(trim)
-        text, thin = PB.budget_text(float(eps_b), len(chosen), x.size, levels)
-        st.caption(text)
-        if thin:
-            st.warning("At this ε_b the estimate is mostly noise for this many rows: expect "
-                       "ranges near the enclosing interval's ends. Raise ε_b (its cost is "
-                       "stated below) or type narrower enclosing intervals.",
-                       icon=":material/warning:")
-        cost = planned_cost(epsilon=float(eps_b))
-        show_cost(cost, " It pays for the bounds estimate only; the release below has its "
-                        "own cost.")
+        cost = show_estimate_budget(eps_b, len(chosen), x.size, levels, "bounds estimate")
         ready = not problems and confirmed and group_ok
         if not confirmed:
             st.info("Confirm the wide enclosing interval above (or type one from the column's "

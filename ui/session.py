@@ -693,3 +693,23 @@ def formula_notes(key, render, where=st):
     if box.open:
         with box:
             render()
+
+
+def show_estimate_budget(eps_b, n_columns, n_rows, levels, what):
+    """Above an "Estimate privately" button: what ε_b buys for this many rows (a warning where
+    the estimate is mostly noise) and the cost line of the estimate (``what``: the estimate it
+    pays for). Returns the planned cost (:func:`planned_cost`)."""
+    from .logic import private_bounds as PB
+
+    text, thin = PB.budget_text(float(eps_b), n_columns, n_rows, levels)
+    st.caption(text)
+    if thin:
+        one = n_columns == 1
+        st.warning("At this ε_b the estimate is mostly noise for this many rows: expect "
+                   f"{'a range' if one else 'ranges'} near the enclosing interval's ends. "
+                   "Raise ε_b (its cost is stated below) or type "
+                   f"{'a narrower enclosing interval' if one else 'narrower enclosing intervals'}.",
+                   icon=":material/warning:")
+    cost = planned_cost(epsilon=float(eps_b))
+    show_cost(cost, f" It pays for the {what} only; the release below has its own cost.")
+    return cost
