@@ -43,6 +43,10 @@ class PageSpec:
         Widget key of the button that runs the page's default scenario (Release / Run), if any.
     done_button : str, optional
         Widget key of the download button that appears once that run has finished.
+    chart_on_open : bool
+        Whether the page draws a chart as soon as it opens (before any button is pressed):
+        such pages have the browser compile and run the chart library while the app boots
+        (:func:`ui.serve.preload_chart_library`).
     """
 
     file: str
@@ -54,6 +58,7 @@ class PageSpec:
     heading: str | None = None
     run_button: str | None = None
     done_button: str | None = None
+    chart_on_open: bool = True
 
     @property
     def path(self) -> Path:
@@ -69,7 +74,7 @@ class PageSpec:
 #: Every page in navigation order; the first one is the landing page (served at ``/``).
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home.py", "Home", ":material/home:", "home", "home", "",
-             heading="Private statistics on manifolds"),
+             heading="Private statistics on manifolds", chart_on_open=False),
     PageSpec(
         "geodesic_regression.py", "Geodesic regression", ":material/timeline:",
         "geodesic_regression", "gr",
@@ -83,7 +88,7 @@ PAGES: tuple[PageSpec, ...] = (
         "A simulation of how splitting a total ε between footpoint (ε_p) and shooting vector "
         "(ε_v) changes the error, for several sample sizes: unequal and equal splits, and a "
         "heatmap over (ε_p, ε_v) with the best split for a chosen total",
-        run_button="bs_run", done_button="bs_download"),
+        run_button="bs_run", done_button="bs_download", chart_on_open=False),
     PageSpec(
         "frechet_mean.py", "Fréchet mean", ":material/center_focus_strong:", "frechet_mean",
         "fm",

@@ -54,36 +54,70 @@ def chart_chunks(static_dir=None):
     return sorted(p.name for p in (Path(static_dir) / "static" / "js").glob(CHART_CHUNK))
 
 
+def chart_pages():
+    """URL paths of the pages that draw a chart as soon as they open (``ui.registry``)."""
+    from ui.registry import PAGES
+
+    return frozenset(spec.url_path for spec in PAGES if spec.chart_on_open)
+
+
 def preload_chart_library():
-    """Let a page's HTML ask the browser to fetch and compile the chart library at once.
+    """Have the browser fetch, compile and run the chart library while the app boots.
 
     Streamlit loads plotly (a 4.7 MB module) only when the first chart arrives, after the app
-    has booted and the page's script has run: on the 2-core machine its download and compile
-    add about 1.4 s to the first plot. A ``Link: <...>; rel=modulepreload`` header on the HTML
-    of every page URL (the single-page fallback Streamlit serves them with; not the Home page,
-    which draws no chart) starts both while the app boots. The chunk is the one Streamlit
-    itself imports (same URL), so nothing else changes.
+    has booted and the page's script has run. Two hints on the HTML of a page URL (the
+    single-page fallback Streamlit serves them with), both naming the chunk Streamlit itself
+    imports (same URL, so the browser's module map holds one instance and nothing else
+    changes):
+
+    * a ``Link: <...>; rel=modulepreload`` header on every page URL (not the Home page at
+      ``/``) starts the download and compile at once;
+    * on the pages that draw a chart as soon as they open (:func:`chart_pages`), a module
+      script ``import(...)`` placed after Streamlit's own entry script also *runs* the module
+      then: about 0.65 s of the browser's main thread on the 2-core machine, spent before the
+      app opens its connection instead of after the page's script has sent its chart, where
+      it delayed the first plot (``benchmarks/bench_browser.py`` measures both). Pages that
+      draw nothing on open (Home, Budget split) are left without it: their first paint would
+      pay for a chart they do not show.
     """
+    from starlette.responses import HTMLResponse
     from streamlit.web.server.starlette import starlette_static_routes as routes
 
     chunks = chart_chunks()
     if not chunks:
         return
     original = routes.create_streamlit_static_handler
+    eager = chart_pages()
 
     def handler(directory, base_url):
         files = original(directory, base_url)
         apply = files._apply_cache_headers
+        get_response = files.get_response
         prefix = "/" + (base_url or "").strip("/")
-        links = ", ".join(f"<{prefix.rstrip('/')}/static/js/{name}>; rel=modulepreload"
-                          for name in chunks)
+        urls = [f"{prefix.rstrip('/')}/static/js/{name}" for name in chunks]
+        links = ", ".join(f"<{url}>; rel=modulepreload" for url in urls)
+        script = ('<script type="module">'
+                  + "".join(f'import("{url}");' for url in urls) + "</script>")
 
         def with_preload(response, served_path):
             apply(response, served_path)
             if served_path == "index.html" and response.status_code == 200:
                 response.headers["Link"] = links
 
+        async def with_eager_import(path, scope):
+            response = await get_response(path, scope)
+            if (path.replace("\\", "/").strip("/") in eager and response.status_code == 200
+                    and "link" in response.headers):
+                html = Path(files._index_path).read_text(encoding="utf-8")
+                if "</head>" in html:
+                    headers = {k: v for k, v in response.headers.items()
+                               if k.lower() in ("cache-control", "link")}
+                    response = HTMLResponse(html.replace("</head>", script + "</head>", 1),
+                                            headers=headers)
+            return response
+
         files._apply_cache_headers = with_preload
+        files.get_response = with_eager_import
         return files
 
     routes.create_streamlit_static_handler = handler

@@ -62,6 +62,30 @@ def test_show_figure_gives_a_text_alternative():
     assert where.kwargs["alt"] == "Jacobi field norms"
 
 
+@pytest.mark.parametrize("build", [
+    lambda: V.jacobi_figure(1.0, 2.0, which="point", mark=0.5),
+    lambda: V.sphere_points_figure(np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])),
+    lambda: V.ecdf_figure({"a": np.linspace(0, 1, 20), "b": np.linspace(0.5, 2, 30)},
+                          log_x=True),
+], ids=["jacobi", "sphere-3d", "ecdf-log"])
+def test_show_figure_hands_over_what_validation_would_build(build):
+    """The figure reaches Streamlit unvalidated (already validated when built; theming swaps
+    colours for colours): the JSON Streamlit sends equals that of the validated figure."""
+    import json
+
+    import plotly.io as pio
+
+    fig = build()
+    where = Recorder()
+    figures.show_figure(where, fig)
+    assert isinstance(where.figure, go.Figure)
+    validated = go.Figure(figures.themed(fig))  # what Streamlit builds from a dict
+    # Same content; the key order may differ.
+    sent = json.loads(pio.to_json(where.figure, validate=False))
+    assert sent == json.loads(pio.to_json(validated, validate=False))
+    assert where.figure.layout.font.color == figures.THEME_TEXT
+
+
 def test_describe_figure_reads_title_axes_and_series():
     fig = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], name="Laplace"),
                      go.Scatter(x=[0, 1], y=[2, 3], name="KNG"),
