@@ -609,7 +609,11 @@ def main():
                 "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
                 "number of draws, or choose 'exact only' (it may take long).",
                 icon=":material/warning:")
-            if settings.sampler != "mcmc":
+            futile = G.futile_release_note(source, settings, len(dataset.x))
+            if futile:  # issue 14: the preset's number instead of a meaningless release
+                st.info(futile, icon=":material/block:")
+                mcmc_ok = settings.sampler == "mcmc"
+            elif settings.sampler != "mcmc":
                 # MCMC is an explicit choice, never a silent fallback (issue 11).
                 mcmc_ok = st.checkbox(
                     "Draw by MCMC anyway (approximately private)", key="gr_mcmc_ok",

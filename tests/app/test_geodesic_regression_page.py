@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.data import DataValidationError, make_regression_data, to_csv
 from dpcore.manifolds import Sphere
+from ui.logic import geodesic_regression as G
 from ui.logic import regression_data as D
 
 from .pages import gr_quick_sampler, gr_release, open_app_page
@@ -461,14 +462,19 @@ def test_rat_skulls_preset_in_one_click():
     assert at.session_state["rows_per_person"] == 8
     info = " ".join(i.value for i in at.info)
     assert "Bookstein" in info and "MIT" in info and "geomstats" in info
-    assert "smallest useful n·ε lies beyond" in info
+    # Issue 14: the asymptotic prediction's number, and no MCMC release offered below it.
+    assert f"smallest useful n·ε is at least **{G.RAT_USEFUL_N_EPS:.2g}**" in info
+    assert "Asymptotic prediction" in info and "Not useful at n·ε = 1.44e+03" in info
+    assert not any(box.key == "gr_mcmc_ok" for box in at.checkbox)
+    assert at.button(key="gr_release_button").disabled
     assert any("n = 144" in c.value for c in at.caption)
     # Preview of the public bounds against the data: counted, labelled as not released.
     preview = " ".join(m.value for m in at.markdown)
     assert "not released" in preview and "0 of 144 (0%) covariates outside" in preview
     # The cost is stated per rat (8 rows each).
     assert any("per person (8 rows each)" in m.value for m in at.markdown)
-    # A release: MCMC (no exact sampler at this n x ε), its cost per rat, and a verdict.
+    # A release anyway, by choosing MCMC: its cost per rat, and a verdict.
+    at.radio(key="gr_sampler").set_value("mcmc").run()
     release(quick_sampler(at))
     entry = at.session_state[LEDGER][0]
     assert entry["epsilon"] == pytest.approx(3 * 10.0)  # 1 x 3 draws x (3 + 7), per row

@@ -84,6 +84,37 @@ def test_rat_preset_bounds_hold_the_data_and_count_rats():
     assert G.sampler_plan(s, ds.n)["guarantee"] == "approximately private"
 
 
+@pytest.mark.slow
+def test_rat_useful_n_eps_is_the_asymptotic_prediction():
+    """The number the preset states is what dpcore.release.asymptotic predicts on the rats (a
+    lower bound: the far mass found, bounded below with probability 0.999), the far points
+    found are far worse than useful, and the basin alone would be useful near RAT_BASIN_N_EPS."""
+    out = G.rat_asymptotic(bounds=(1e5, 1e7))
+    assert out["n_eps"] == pytest.approx(G.RAT_USEFUL_N_EPS, rel=0.1)
+    model = out["model"]
+    assert model.valid and model.clipped == 0
+    p, v, g = model.far_points()[0]
+    assert g < 1e-3 and model.mse(p[None], v[None])[0] > 100 * model.mse_nonprivate
+    at_page = model.predict(1440.0)  # the preset's budget: the basin is useful, its share nil
+    assert at_page["median_ratio"] < 2 and at_page["share"] < 1e-10
+    basin = model.local(2 * G.RAT_BASIN_N_EPS)
+    assert basin["p_within"] > 0.5
+
+
+def test_futile_release_note_only_on_the_rat_preset_below_the_number():
+    p = G.RAT_PRESET
+    s = G.ReleaseSettings(kind=p["kind"], param=p["param"], eps_p=p["eps_p"], eps_v=p["eps_v"],
+                          tau=p["tau"], covariate_range=p["covariate_range"],
+                          max_speed=p["max_speed"])
+    note = G.futile_release_note("rats", s, 144)
+    assert note and "1.44e+03" in note and f"{G.RAT_USEFUL_N_EPS:.2g}" in note
+    assert G.futile_release_note("synthetic", s, 144) is None
+    big = G.ReleaseSettings(**{**s.__dict__, "eps_p": 3e3, "eps_v": 7e3})
+    assert G.futile_release_note("rats", big, 144) is None
+    region = G.ReleaseSettings(**{**s.__dict__, "footpoint_radius": 0.2})
+    assert G.futile_release_note("rats", region, 144) is None
+
+
 def test_clipping_preview_counts_and_warns_above_five_percent():
     from ui.logic import regression_data as D
 
