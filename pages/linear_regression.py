@@ -43,6 +43,7 @@ from ui.logic import regression_data as D
 from ui.session import (
     export_buttons,
     finish_release,
+    lazy_expander,
     mark_typed,
     planned_cost,
     query_value,
@@ -215,12 +216,14 @@ def load_source(source):
 def column_mapping(profiles, n_rows, preview, fingerprint, source):
     """Preview and role widgets; returns a :class:`ui.logic.regression_data.ColumnMapping` or
     None (with a message) when the roles are incomplete."""
-    with st.expander(f"Preview: first {len(preview)} of {n_rows:,} rows, column types and "
-                     "empty cells", expanded=source == "upload"):
-        st.dataframe(preview, width="stretch")
-        st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
-                     column_config={"note": st.column_config.TextColumn("note",
-                                                                        width="large")})
+    box = lazy_expander(f"Preview: first {len(preview)} of {n_rows:,} rows, column types and "
+                        "empty cells", f"lr_preview_open_{source}", expanded=source == "upload")
+    if box is not None:
+        with box:
+            st.dataframe(preview, width="stretch")
+            st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
+                         column_config={"note": st.column_config.TextColumn("note",
+                                                                            width="large")})
     numeric = [p.name for p in profiles if p.kind == "number"]
     if len(numeric) < 2:
         st.error("The file needs at least two numeric columns: a covariate and a response.")
@@ -413,8 +416,14 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
     (:mod:`ui.logic.private_bounds`). On confirmation the estimate is made, recorded and kept
     for this scope; the rerun fills the bounds fields with it."""
     names = [covariate, *responses]
-    with st.expander("Estimate privately: don't know the ranges? Spend a small, stated ε_b "
-                     "on them"):
+    eps_key, trim_key = f"lr_eps_b_{scope}", f"lr_trim_{scope}"
+    column_keys = {nm: f"lr_est_col_{scope}_{nm}" for nm in names}
+    box = lazy_expander("Estimate privately: don't know the ranges? Spend a small, stated ε_b "
+                        "on them", "lr_estimate_open",
+                        keep=[eps_key, f"{eps_key}_typed", trim_key, *column_keys.values()])
+    if box is None:
+        return
+    with box:
         st.caption("The exponential mechanism (Smith 2011) releases a low and a high quantile "
                    "of each chosen column inside a public enclosing interval you give (from "
                    "the column's units, never from the data; values outside it are clipped "
@@ -423,7 +432,6 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
                    "fields above.")
         cols = st.columns([1, 1, 2])
         # ε_b follows the page's budget until typed (then it is the user's own value).
-        eps_key = f"lr_eps_b_{scope}"
         typed_key = f"{eps_key}_typed"
         if not st.session_state.get(typed_key):
             st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 100.0)
@@ -432,13 +440,16 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
             format="%.3g", on_change=mark_typed, args=(typed_key,),
             help=f"By default {100 * PB.DEFAULT_SHARE:g}% of the page's budget ε (it follows "
                  "ε until typed).")
+        st.session_state.setdefault(trim_key, 2.0)
         trim = cols[1].select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS,
-                                     value=2.0, key=f"lr_trim_{scope}")
+                                     key=trim_key)
         with cols[2]:
             st.caption("Columns to estimate")
+            for key in column_keys.values():
+                st.session_state.setdefault(key, True)
             chosen = [nm for nm in names
                       if st.checkbox(f"'{nm}'" + (" (covariate)" if nm == covariate else ""),
-                                     value=True, key=f"lr_est_col_{scope}_{nm}")]
+                                     key=column_keys[nm])]
         st.caption(PB.composition_text(float(eps_b), float(epsilon)))
         if not chosen:
             st.info("Choose at least one column to estimate.")

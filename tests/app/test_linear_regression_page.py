@@ -312,7 +312,6 @@ def test_messy_50k_file_is_mapped_and_released(typed_box):
     assert rows_field.value == 1 and rows_field.disabled
     assert any(f"This page counts {largest} rows per person" in c.value
                and "person column 'Subject'" in c.value for c in at.sidebar.caption)
-    assert any(f"per person ({largest} rows each)" in md.value for md in at.markdown)
     assert at.button(key="lr_release").disabled  # until the group size is confirmed public
     [c for c in at.checkbox if c.key.startswith("lr_group_ok")][0].check().run()
     assert any("draws 5,000 of the" in c.value for c in at.caption)
@@ -321,6 +320,7 @@ def test_messy_50k_file_is_mapped_and_released(typed_box):
     typed_box["Cholesterol, mmol/L"] = (0.0, 20.0)
     type_covariate(at, 0.0, 120.0)
     assert not data_warnings(at)
+    assert any(f"per person ({largest} rows each)" in md.value for md in at.markdown)
     click_release(at, "lr_release")
     assert not at.error, [e.value for e in at.error]
     entry = ledger(at)[-1]
@@ -429,6 +429,8 @@ def test_person_column_applies_to_this_page_only():
     field = at.number_input(key="rows_per_person")
     assert field.disabled and field.value == 2
     assert any("This page counts 3 rows per person" in c.value for c in at.sidebar.caption)
+    at.session_state["lr_estimate_open"] = True  # "Estimate privately": its cost line
+    at.run()
     assert any("per person (3 rows each)" in md.value for md in at.markdown)
     # another page: the sidebar's value, unlocked, no note
     at.switch_page("pages/frechet_mean.py").run()
@@ -449,6 +451,8 @@ def test_person_column_applies_to_this_page_only():
     upload(at, grouped_csv())
     [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("subject").run()
     assert at.number_input(key="rows_per_person").disabled
+    at.session_state["lr_estimate_open"] = True
+    at.run()
     assert any("per person (3 rows each)" in md.value for md in at.markdown)
     at.switch_page("pages/frechet_mean.py").run()
     field = at.number_input(key="rows_per_person")

@@ -19,7 +19,9 @@ def open_page(**query):
 
 
 def summary(at):
-    return at.dataframe[0].value
+    """The summary table (a static st.table, no data grid: issue 15's first plot)."""
+    assert not at.dataframe
+    return at.table[0].value
 
 
 def test_default_run_shows_histograms_and_jacobi_fields():
@@ -30,7 +32,7 @@ def test_default_run_shows_histograms_and_jacobi_fields():
     table = summary(at)
     assert list(table["n"]) == [20, 50, 100]
     assert (table["bound holds"] == "yes").all()
-    assert (table["min_ratio_p"] >= 1).all() and (table["min_ratio_v"] >= 1).all()
+    assert (table["smallest ratio Δ_p"] >= 1).all() and (table["smallest ratio Δ_v"] >= 1).all()
     text = "\n".join(m.value for m in at.markdown)
     assert "Assumptions in force" in text and "Jacobi field" in text
     assert at.query_params["se_manifold"] == "sphere"
