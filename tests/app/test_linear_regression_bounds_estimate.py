@@ -166,3 +166,24 @@ def test_a_partial_estimate_leaves_the_other_fields_from_the_data():
     assert rel.assumptions["covariate_range"]["note"].startswith("estimated under DP")
     assert rel.assumptions["tau_m"]["source"] == rel.assumptions["tau"]["source"] == "data"
     assert rel.assumptions["tau_m"]["note"].endswith("not replaced")
+
+
+def test_estimate_settings_survive_closing_the_section():
+    """"Estimate privately" is built only while open (ui.session.lazy_expander); what the user
+    set there is kept while it is closed."""
+    at = open_upload()
+    widget(at.number_input, "lr_eps_b").set_value(0.7).run()
+    widget(at.select_slider, "lr_trim").set_value(5.0).run()
+    [c for c in at.checkbox if c.key.startswith("lr_est_col_") and c.key.endswith("_age")][
+        0].uncheck().run()
+    at.session_state["lr_estimate_open"] = False
+    at.run()
+    assert not any(w.key and w.key.startswith("lr_eps_b") for w in at.number_input)
+    at.run()  # a second run without the widgets: Streamlit would drop their values here
+    at.session_state["lr_estimate_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert widget(at.number_input, "lr_eps_b").value == pytest.approx(0.7)
+    assert widget(at.select_slider, "lr_trim").value == 5.0
+    age = [c for c in at.checkbox if c.key.startswith("lr_est_col_") and c.key.endswith("_age")]
+    assert len(age) == 1 and age[0].value is False
