@@ -41,6 +41,7 @@ from ui.session import (
     draw_release,
     export_buttons,
     formula_notes,
+    lazy_expander,
     planned_cost,
     query_value,
     release_button,
@@ -53,6 +54,8 @@ from ui.session import (
 PAGE = "Gaussian DP"
 SIGMA_GRID = np.arange(1, 17) / 4  # paper 004 §4.2: σ = k/4, k = 1..16
 MC_SIGMAS = SIGMA_GRID[1::2]  # Monte Carlo at every other rate
+MC_SAMPLES = (200, 500, 1000, 2000, 5000)  # Monte Carlo samples per centre and repeat
+SIM_SIZES = (5, 10, 20, 50, 100)  # sample sizes of the equal-µ simulation
 UTILITY_MUS = np.array([0.1, 0.2, 0.5, 1.0, 2.0, 5.0])  # rates chosen as sigma = Delta / mu
 RELEASE_RADIUS = M.spec("sphere").radius  # π/8, the public data ball of the release
 LAST = "gd_last_release"
@@ -337,19 +340,21 @@ def main():
         assumptions_box(sensitivity)
 
     st.subheader("µ against σ")
-    with st.expander("Monte Carlo settings", expanded=False):
-        mc_cols = st.columns(2)
-        mc_samples = mc_cols[0].select_slider(
-            "Samples per centre and repeat", [200, 500, 1000, 2000, 5000],
-            value=query_value("gd_mc_n", 500, int, choices=[200, 500, 1000, 2000, 5000]),
-            key="gd_mc_n")
-        # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50
-        # used to pass the slider and fail in the library with a traceback).
-        max_repeats = max(5, min(CAPS["mc_repeats"],
-                                 get_limits().max_mc_samples // int(mc_samples)))
+    # Built only while open (its widgets would otherwise delay the first plot); closed, the
+    # settings are read from the URL, where the page keeps them.
+    box = lazy_expander("Monte Carlo settings", "gd_mc_open")
+    mc_samples = query_value("gd_mc_n", 500, int, choices=MC_SAMPLES)
+    if box is not None:
+        mc_cols = box.columns(2)
+        mc_samples = mc_cols[0].select_slider("Samples per centre and repeat", MC_SAMPLES,
+                                              value=mc_samples, key="gd_mc_n")
+    # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50 used to
+    # pass the slider and fail in the library with a traceback).
+    max_repeats = max(5, min(CAPS["mc_repeats"], get_limits().max_mc_samples // int(mc_samples)))
+    mc_repeats = int(np.clip(query_value("gd_mc_r", 10, int), 5, max_repeats))
+    if box is not None:
         mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
-                                       value=int(np.clip(query_value("gd_mc_r", 10, int), 5,
-                                                         max_repeats)), key="gd_mc_r")
+                                       value=mc_repeats, key="gd_mc_r")
     settings.update(gd_mc_n=mc_samples, gd_mc_r=mc_repeats)
     if sensitivity > math.pi:
         st.error("Δ must be at most π on the circle.")
@@ -371,16 +376,16 @@ def main():
     )
 
     st.subheader("Gaussian vs Laplace at equal µ on S² (simulation)")
-    with st.expander("Simulation settings", expanded=False):
-        sim_cols = st.columns(2)
-        sim_n = sim_cols[0].select_slider("Sample size n of the data", [5, 10, 20, 50, 100],
-                                          value=query_value("gd_sim_n", 10, int,
-                                                            choices=[5, 10, 20, 50, 100]),
+    box = lazy_expander("Simulation settings", "gd_sim_open")
+    sim_n = query_value("gd_sim_n", 10, int, choices=SIM_SIZES)
+    sim_reps = int(np.clip(query_value("gd_sim_reps", 200, int), 50,
+                           CAPS["utility_replicates"]))
+    if box is not None:
+        sim_cols = box.columns(2)
+        sim_n = sim_cols[0].select_slider("Sample size n of the data", SIM_SIZES, value=sim_n,
                                           key="gd_sim_n")
         sim_reps = sim_cols[1].slider("Draws per rate and mechanism", 50,
-                                      CAPS["utility_replicates"], value=int(np.clip(
-                                          query_value("gd_sim_reps", 200, int), 50,
-                                          CAPS["utility_replicates"])), step=50,
+                                      CAPS["utility_replicates"], value=sim_reps, step=50,
                                       key="gd_sim_reps")
     settings.update(gd_sim_n=sim_n, gd_sim_reps=sim_reps)
     delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]

@@ -44,6 +44,10 @@ ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "rows", "label", 
                 "note", "time")
 #: Session state key of the note shown once after a ledger file was loaded.
 LOAD_NOTE_KEY = "ledger_load_note"
+#: Session state keys of the sidebar's "Load a ledger" and "Settings file" sections (open or
+#: closed; their file uploaders are built only while open, see :func:`lazy_expander`).
+LEDGER_LOAD_OPEN = "ledger_load_open"
+SETTINGS_IO_OPEN = "settings_io_open"
 
 
 # ---------------------------------------------------------------------- ledger
@@ -333,18 +337,20 @@ def render_ledger():
                         help="A release that would bring the session's total ε above the cap "
                              "is refused before anything is drawn (Gaussian-DP releases count "
                              "through their ε at δ = 1e-6).")
-        with st.expander("Load a ledger"):
-            up = st.file_uploader("Ledger (.json)", type=["json"], key="ledger_upload")
-            if up is not None and st.button("Replace this session's ledger",
-                                            key="ledger_load"):
-                try:
-                    loaded, notes = read_ledger(up.getvalue())
-                except ValueError as exc:
-                    st.error(str(exc))
-                else:
-                    st.session_state[LEDGER_KEY] = loaded
-                    st.session_state[LOAD_NOTE_KEY] = " ".join(notes)
-                    st.rerun()
+        box = lazy_expander("Load a ledger", LEDGER_LOAD_OPEN)
+        if box is not None:
+            with box:
+                up = st.file_uploader("Ledger (.json)", type=["json"], key="ledger_upload")
+                if up is not None and st.button("Replace this session's ledger",
+                                                key="ledger_load"):
+                    try:
+                        loaded, notes = read_ledger(up.getvalue())
+                    except ValueError as exc:
+                        st.error(str(exc))
+                    else:
+                        st.session_state[LEDGER_KEY] = loaded
+                        st.session_state[LOAD_NOTE_KEY] = " ".join(notes)
+                        st.rerun()
         load_note = st.session_state.pop(LOAD_NOTE_KEY, None)
         if load_note:
             st.info(load_note, icon=":material/group:")
@@ -605,7 +611,11 @@ def render_settings_io(page_name, url_path):
     starts from them, as from a shared link)."""
     if not page_name or page_name == "home":
         return
-    with st.sidebar, st.expander("Settings file"):
+    with st.sidebar:
+        box = lazy_expander("Settings file", SETTINGS_IO_OPEN)
+    if box is None:
+        return
+    with box:
         st.download_button("Download this page's settings", settings_json(page_name, url_path),
                            file_name=f"{url_path}_settings.json", mime="application/json",
                            key="settings_download", on_click="ignore")

@@ -360,6 +360,10 @@ def test_settings_file_downloads_and_loads_back():
     import json
 
     at = open_page()
+    # Built only once opened (ui.session.lazy_expander: the page's first plot comes first).
+    assert "settings_download" not in [b.key for b in at.get("download_button")]
+    at.session_state["settings_io_open"] = True
+    at.run()
     keys = [b.key for b in at.get("download_button")]
     assert "settings_download" in keys
     data = json.dumps({"dpcore_settings": 1, "page": "geodesic_regression",
@@ -372,6 +376,8 @@ def test_settings_file_downloads_and_loads_back():
     assert at.select_slider(key="gr_eps_p").value == 0.5
     other = json.dumps({"dpcore_settings": 1, "page": "frechet_mean",
                         "settings": {"fm_eps": "2.0"}}).encode()
+    at.session_state["settings_io_open"] = True
+    at.run()
     at.sidebar.file_uploader(key="settings_upload").set_value(
         ("o.json", other, "application/json")).run()
     at.sidebar.button(key="settings_apply").click().run()

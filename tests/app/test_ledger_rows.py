@@ -50,6 +50,8 @@ def total(at):
 
 
 def load(at, data):
+    at.session_state["ledger_load_open"] = True  # "Load a ledger" is built once opened
+    at.run()
     at.file_uploader(key="ledger_upload").set_value(("ledger.json", data,
                                                      "application/json")).run()
     at.button(key="ledger_load").click().run()
