@@ -676,7 +676,7 @@ RAT_BOUNDS_NOTE = (
     "**Utility:** at n = 144 with 8 landmarks the joint mechanism samples a 24-dimensional "
     "(footpoint, vector) space, beyond any exact sampler, and MCMC chains do not mix there. "
     f"**Asymptotic prediction** (not a release; it reads the data): the smallest useful n·ε "
-    f"is at least **{RAT_USEFUL_N_EPS:.2g}**, i.e. ε ≈ {RAT_USEFUL_N_EPS / 144:,.0f} per "
+    f"is at least **{RAT_USEFUL_N_EPS:,.0f}**, i.e. ε ≈ {RAT_USEFUL_N_EPS / 144:,.0f} per "
     "geodesic and row at n = 144. Near the fit the mechanism would be useful from n·ε ≈ "
     f"{RAT_BASIN_N_EPS:.0f}, but far from the data, where every residual is clipped, the "
     "clipped residuals nearly cancel, and those geodesics (about 1200× the non-private MSE) "
@@ -721,8 +721,8 @@ def futile_release_note(source, settings, n):
     n_eps = int(n) * (float(settings.eps_p) + float(settings.eps_v))
     if n_eps >= RAT_USEFUL_N_EPS:
         return None
-    return (f"**Not useful at n·ε = {n_eps:.3g}**: the asymptotic prediction above puts the "
-            f"smallest useful n·ε at {RAT_USEFUL_N_EPS:.2g} or more, so the page does not draw "
+    return (f"**Not useful at n·ε = {n_eps:,.0f}**: the asymptotic prediction above puts the "
+            f"smallest useful n·ε at {RAT_USEFUL_N_EPS:,.0f} or more, so the page does not draw "
             "an MCMC release here (its draws would lie far from the data). To see one anyway, "
             "choose *MCMC* under the sampler settings.")
 

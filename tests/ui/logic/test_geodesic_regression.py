@@ -107,7 +107,7 @@ def test_futile_release_note_only_on_the_rat_preset_below_the_number():
                           tau=p["tau"], covariate_range=p["covariate_range"],
                           max_speed=p["max_speed"])
     note = G.futile_release_note("rats", s, 144)
-    assert note and "1.44e+03" in note and f"{G.RAT_USEFUL_N_EPS:.2g}" in note
+    assert note and "n·ε = 1,440" in note and "930,000 or more" in note
     assert G.futile_release_note("synthetic", s, 144) is None
     big = G.ReleaseSettings(**{**s.__dict__, "eps_p": 3e3, "eps_v": 7e3})
     assert G.futile_release_note("rats", big, 144) is None
