@@ -25,7 +25,6 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from dpcore import visualization as V
@@ -353,20 +352,17 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, est
                                   key=f"lr_cov_lo_{scope}{suffix}", format="%.4g")
     cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
                                   key=f"lr_cov_hi_{scope}{suffix}", format="%.4g")
-    default_box = pd.DataFrame({
-        "response": list(names),
-        "lower": [starts[nm][0] for nm in names],
-        "upper": [starts[nm][1] for nm in names],
-    })
+    # The response box: one pair of fields per response (number fields rather than a data
+    # grid, whose first appearance costs the page's first plot about 0.25 s).
+    lower, upper = np.empty(len(names)), np.empty(len(names))
     with cols[3]:
-        box = st.data_editor(default_box, hide_index=True, disabled=["response"],
-                             key=f"lr_box_{scope}{suffix}", width="stretch",
-                             column_config={"lower": st.column_config.NumberColumn(
-                                 "lower bound", format="%.4g"),
-                                 "upper": st.column_config.NumberColumn(
-                                     "upper bound", format="%.4g")})
-    lower = box["lower"].to_numpy(float)
-    upper = box["upper"].to_numpy(float)
+        for i, nm in enumerate(names):
+            lo_nm, hi_nm, _ = starts[nm]
+            c_lo, c_hi = st.columns(2)
+            lower[i] = c_lo.number_input(f"'{nm}': lower bound", value=float(lo_nm),
+                                         key=f"lr_box_{scope}{suffix}_{nm}_lo", format="%.4g")
+            upper[i] = c_hi.number_input(f"'{nm}': upper bound", value=float(hi_nm),
+                                         key=f"lr_box_{scope}{suffix}_{nm}_hi", format="%.4g")
     problems = []
     if not (np.isfinite(cov_lo) and np.isfinite(cov_hi) and cov_lo < cov_hi):
         problems.append("The covariate lower bound must be below the upper bound.")
@@ -773,9 +769,7 @@ def main():
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
     table = L.mse_table(y, responses, preds)
-    st.dataframe(table, width="stretch",
-                 column_config={name: st.column_config.NumberColumn(name, format="%.4g")
-                                for name in preds})
+    st.table(table.style.format({name: "{:.4g}" for name in preds}))
     if current is not None:
         rel = current["release"]
         cols = st.columns(4)

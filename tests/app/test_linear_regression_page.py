@@ -12,7 +12,6 @@ import re
 
 import numpy as np
 import pytest
-import streamlit
 
 from .pages import click_release, open_app_page
 
@@ -42,29 +41,20 @@ def upload(at, data, name="table.csv"):
     return at
 
 
-@pytest.fixture
-def typed_box(monkeypatch):
-    """Type bounds into the response box: AppTest cannot edit an ``st.data_editor``, so the
-    page's editor returns the rows given here (name -> (lower, upper)) as a user's edits
-    would; rows not named keep their values."""
-    typed = {}
-    real = streamlit.data_editor
-
-    def editor(data, *args, key=None, **kwargs):
-        out = real(data, *args, key=key, **kwargs)
-        if key and key.startswith("lr_box_") and typed:
-            out = out.copy()
-            for i, name in enumerate(out["response"]):
-                if name in typed:
-                    out.loc[out.index[i], ["lower", "upper"]] = typed[name]
-        return out
-
-    monkeypatch.setattr(streamlit, "data_editor", editor)
-    return typed
-
-
 def number(at, label):
     return [n for n in at.number_input if n.label == label][0]
+
+
+def box_fields(at, name):
+    """The response box's two fields of response ``name`` (lower, upper)."""
+    return number(at, f"'{name}': lower bound"), number(at, f"'{name}': upper bound")
+
+
+def type_box(at, name, lo, hi):
+    """Type public bounds of response ``name`` into the response box, as a user would."""
+    box_fields(at, name)[0].set_value(lo).run()
+    box_fields(at, name)[1].set_value(hi).run()
+    return at
 
 
 def type_covariate(at, lo, hi):
@@ -93,7 +83,7 @@ def test_default_run_shows_least_squares_without_releasing():
     assert [t.value for t in at.title] == ["Linear regression"]
     assert not at.error
     assert len(at.get("plotly_chart")) == 1
-    mse = at.main.dataframe[-1].value
+    mse = at.main.table[-1].value
     assert list(mse.columns) == ["Non-private least squares"]
     # One response by default: its line in R¹ is drawn exactly (private, δ = 0).
     assert list(mse.index) == ["response_a", "all responses"]
@@ -117,7 +107,7 @@ def test_release_adds_private_lines_and_ledger_entries():
     assert entries[0]["epsilon"] == pytest.approx(2.0)
     # One response (R¹): the refined-envelope exact sampler, private with δ = 0.
     assert entries[0]["guarantee"] == "private" and entries[0]["delta"] == 0.0
-    mse = at.main.dataframe[-1].value
+    mse = at.main.table[-1].value
     assert "dpcore private geodesic regression" in mse.columns
     if HAS_DIFFPRIVLIB:
         assert len(entries) == 2
@@ -168,7 +158,7 @@ def test_uploaded_csv_columns_can_be_chosen():
     assert responses.value == ["height"]
     responses.set_value(["weight"]).run()
     assert not at.exception
-    assert list(at.main.dataframe[-1].value.index) == ["weight", "all responses"]
+    assert list(at.main.table[-1].value.index) == ["weight", "all responses"]
     assert "Download data" not in [b.label for b in at.get("download_button")]
     click_release(at, "lr_release")
     assert not at.exception, at.exception
@@ -280,7 +270,7 @@ def messy_csv(n=50_000, seed=0):
         int((blank_age | blank_chol).sum()), int(np.bincount(subject).max())
 
 
-def test_messy_50k_file_is_mapped_and_released(typed_box):
+def test_messy_50k_file_is_mapped_and_released():
     """Issue 14 §3/§4: the messy 50,000-row file gets a preview, default roles that skip the
     'ID' counter, its blank rows dropped with a count, the person column's largest group as
     the rows per person (confirmed before release) and, with public bounds typed (age in
@@ -317,7 +307,7 @@ def test_messy_50k_file_is_mapped_and_released(typed_box):
     assert any("draws 5,000 of the" in c.value for c in at.caption)
     # the fields start from the data's range: public bounds are typed, as a user must
     assert data_warnings(at)
-    typed_box["Cholesterol, mmol/L"] = (0.0, 20.0)
+    type_box(at, "Cholesterol, mmol/L", 0.0, 20.0)
     type_covariate(at, 0.0, 120.0)
     assert not data_warnings(at)
     assert any(f"per person ({largest} rows each)" in md.value for md in at.markdown)
@@ -326,7 +316,7 @@ def test_messy_50k_file_is_mapped_and_released(typed_box):
     entry = ledger(at)[-1]
     assert entry["epsilon"] == pytest.approx(2.0) and entry["guarantee"] != "not private"
     assert entry["rows"] == largest  # the release keeps the rows it was made with
-    assert "dpcore private geodesic regression" in at.main.dataframe[-1].value.columns
+    assert "dpcore private geodesic regression" in at.main.table[-1].value.columns
     # unmapping the person column gives the user's own setting back
     [s for s in at.selectbox if s.label.startswith("Person")][0].set_value(None).run()
     assert at.number_input(key="rows_per_person").value == 1
@@ -354,7 +344,7 @@ def test_red_wine_preset_gives_a_private_release_with_provenance():
     assert not at.error
     entry = ledger(at)[-1]
     assert entry["guarantee"] == "private" and entry["delta"] == 0.0
-    mse = at.main.dataframe[-1].value.loc["class"]
+    mse = at.main.table[-1].value.loc["class"]
     # a sensible release: the private line's error is close to least squares' (0.56)
     assert mse["dpcore private geodesic regression"] < 1.5 * mse["Non-private least squares"]
     # the covariate's bounds follow the chosen column (issue 14 §3) and come from the preset
@@ -384,7 +374,7 @@ def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, 
                         lambda *a, **k: real_release(*a, **{**k, "rng": seed}))
     at = open_page()
     click_release(at, "lr_release")
-    mse = at.main.dataframe[-1].value.loc["response_a"]
+    mse = at.main.table[-1].value.loc["response_a"]
     script = scripts[-1].replace("RELEASE_SEED = None", f"RELEASE_SEED = {seed}")
     assert "import streamlit" not in script and "from ui" not in script
     path = tmp_path / "scenario.py"
@@ -541,7 +531,7 @@ def test_untouched_upload_bounds_give_a_not_private_release():
                for w in at.sidebar.warning)
 
 
-def test_typed_public_bounds_give_a_private_release(typed_box):
+def test_typed_public_bounds_give_a_private_release():
     """Replacing every field by public values (τ follows the box until typed) removes the
     warning; the release is private and counted in the total. A field left at the data's
     range keeps the release NOT PRIVATE."""
@@ -551,8 +541,7 @@ def test_typed_public_bounds_give_a_private_release(typed_box):
     (warning,) = data_warnings(at)  # the box and τ still hold the data's range
     assert "covariate" not in warning and "'height'" in warning and "τ" in warning
     assert any(f"will be labelled **{DATA_LABEL}**" in md.value for md in at.markdown)
-    typed_box["height"] = (50.0, 250.0)
-    at.run()
+    type_box(at, "height", 50.0, 250.0)
     assert not data_warnings(at)
     assert number(at, "Residual bound τ").value == 100.0  # it followed the public box
     assert any(md.value.startswith("**Cost of this release: ε = 2.**")
@@ -566,12 +555,11 @@ def test_typed_public_bounds_give_a_private_release(typed_box):
     assert any(md.value.startswith("**Total:** ε = 2,") for md in at.sidebar.markdown)
     # a τ typed by the user is theirs: it stays when the box changes
     number(at, "Residual bound τ").set_value(40.0).run()
-    typed_box["height"] = (0.0, 300.0)
-    at.run()
+    type_box(at, "height", 0.0, 300.0)
     assert number(at, "Residual bound τ").value == 40.0 and not data_warnings(at)
 
 
-def test_a_typed_tau_is_public_while_the_box_holds_the_data(typed_box):
+def test_a_typed_tau_is_public_while_the_box_holds_the_data():
     at = open_page()
     upload(at, csv_bytes())
     type_covariate(at, 0.0, 10.0)
@@ -597,8 +585,8 @@ def test_red_wine_and_example_bounds_are_public_from_the_start():
     lo, hi = EXAMPLE_DESIGN["dose"]
     assert (number(at, "Covariate lower bound").value,
             number(at, "Covariate upper bound").value) == (lo, hi)
-    box = [d.value for d in at.main.dataframe if "response" in d.value.columns][0]
-    assert [tuple(r) for r in box[["lower", "upper"]].values] == [EXAMPLE_DESIGN["response_a"]]
+    assert tuple(f.value for f in box_fields(at, "response_a")) == EXAMPLE_DESIGN["response_a"]
+    assert not at.main.dataframe  # no data grid before the first plot (issue 15)
     assert any(md.value.endswith("Label: **private**.") for md in at.markdown)
     at.radio(key="lr_src").set_value("wine").run()
     assert not data_warnings(at)
