@@ -114,6 +114,10 @@ def test_a_finished_release_enables_the_button_again(app_page):
     assert page.locator(BAR).count() == 0
     assert keyed_button(page, "gr_release_button").is_enabled()
     sidebar = page.locator("[data-testid='stSidebar']")
+    # The sidebar is drawn at the end of the run that follows the release (after the page's
+    # own elements, which the idle check may see first on a loaded machine): wait for it.
+    sidebar.locator("[data-testid='stDataFrame']").wait_for(state="visible",
+                                                            timeout=RUN_TIMEOUT)
     assert sidebar.get_by_text(LEDGER_EMPTY).count() == 0
     assert sidebar.locator("[data-testid='stDataFrame']").count() == 1
     assert_no_errors(page)
