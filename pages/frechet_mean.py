@@ -61,6 +61,7 @@ DEFAULT_NS = (10, 20, 50, 100, 200)
 SIM_CHAIN = (100, 100)  # KNG chain length and burn-in in the simulation
 PREVIEW_CHAIN = (200, 150)  # ... and in the preview cloud
 LARGE_N = 20_000  # above this many rows the preview runs on request
+ERROR_TAB = "Error distribution"  # the tab of the preview's error ECDF
 METRICS = {
     "euclidean_error": "Euclidean distance in the ambient space (paper 001)",
     "geodesic_error": "geodesic distance on the manifold",
@@ -613,12 +614,24 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
     # Large data are drawn subsampled (seeded); every computation above used all of them.
     shown, n_total = subsample_for_drawing(y)
     note = subsample_note(shown.shape[0], n_total)
+    errors = {labels[k]: v for k, v in res["errors"].items()}
+
+    def error_distribution():
+        show_figure(st, figures.ecdf_figure(
+            errors, x_title="geodesic distance to the non-private mean",
+            title="Distribution of the error per mechanism",
+            subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}; diamonds: medians; "
+                     "further left is better"),
+            width="stretch", key="fm_hist")
+
+    # Stateful tabs: only the open one is drawn (the light 2D view first; the 3D scene, the
+    # slowest figure to draw in a browser, and the error distribution when asked for: each
+    # chart drawn on opening the page delays its first plot by about 0.15 s).
     if base == "sphere":
         clouds = {labels[k]: v for k, v in res["draws"].items()}
-        # Stateful tabs: only the open one is drawn (the light 2D view first; the 3D scene,
-        # the slowest figure to draw in a browser, when asked for).
-        tab_zoom, tab_sphere = st.tabs(["Zoom: normal coordinates at the mean", "3D sphere"],
-                                       key="fm_view_sphere", on_change="rerun")
+        tab_zoom, tab_sphere, tab_errors = st.tabs(
+            ["Zoom: normal coordinates at the mean", "3D sphere", ERROR_TAB],
+            key="fm_view_sphere", on_change="rerun")
         if tab_zoom.open is not False:
             with tab_zoom:
                 show_figure(st, V.tangent_clouds_figure(manifold, res["mean"], clouds,
@@ -637,8 +650,8 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         if "ambient_laplace" in labels:
             clouds[labels["ambient_laplace"]] = res["ambient"]
-        tab_ell, tab_cone = st.tabs(["Ellipses", "SPD cone (3D)"], key="fm_view_spd",
-                                    on_change="rerun")
+        tab_ell, tab_cone, tab_errors = st.tabs(["Ellipses", "SPD cone (3D)", ERROR_TAB],
+                                                key="fm_view_spd", on_change="rerun")
         if tab_ell.open is not False:
             with tab_ell:
                 ell = {labels[k]: v for k, v in res["draws"].items()}
@@ -652,15 +665,15 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
                     width="stretch", key="fm_cone")
                 st.caption("Ambient Laplace draws are shown before projection: those outside "
                            "the cone are not positive definite.")
+    else:
+        tab_errors = None
     if note:
         st.caption(note)
-    errors = {labels[k]: v for k, v in res["errors"].items()}
-    show_figure(st, figures.ecdf_figure(
-        errors, x_title="geodesic distance to the non-private mean",
-        title="Distribution of the error per mechanism",
-        subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}; diamonds: medians; "
-                 "further left is better"),
-        width="stretch", key="fm_hist")
+    if tab_errors is None:
+        error_distribution()
+    elif tab_errors.open:
+        with tab_errors:
+            error_distribution()
     table = pd.DataFrame({
         "mechanism": [labels[k] for k in res["draws"]],
         "noise scale σ": [res["sigma"][k] for k in res["draws"]],

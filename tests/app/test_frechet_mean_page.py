@@ -50,9 +50,9 @@ def test_default_run_compares_mechanisms_without_releasing():
     at = open_page()
     assert [t.value for t in at.title] == ["Fréchet mean"]
     assert not at.error
-    # zoom (the 3D sphere only when its tab is opened), error histogram, error against n (the
-    # sensitivity study when its tab is opened)
-    assert len(at.get("plotly_chart")) >= 3
+    # zoom (the 3D sphere and the error distribution only when their tab is opened), error
+    # against n (the sensitivity study when its tab is opened)
+    assert len(at.get("plotly_chart")) >= 2
     text = "\n".join(m.value for m in at.markdown)
     assert "Assumptions in force" in text
     # The teaching notes are typeset only once their expander is opened.
@@ -95,9 +95,13 @@ def test_spd2_shows_cone_and_ellipses():
     assert not at.exception, at.exception
     assert not at.error
     assert at.query_params["fm_manifold"] == "spd"
-    # ellipses (the cone when its tab is opened), histogram, error against n, share off the
-    # manifold
-    assert len(at.get("plotly_chart")) >= 4
+    # ellipses (the cone and the error distribution when their tab is opened), error against
+    # n, share off the manifold
+    assert len(at.get("plotly_chart")) >= 3
+    at.session_state["fm_view_spd"] = "Error distribution"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Distribution of the error" in c.proto.spec for c in at.get("plotly_chart"))
     # The radius widget has a key per SPD size and starts at that manifold's default.
     assert at.slider(key="fm_radius_spd2").value == pytest.approx(M.spec("spd").radius)
 
@@ -384,11 +388,21 @@ def test_the_3d_views_are_drawn_only_when_their_tab_is_open():
         return {trace.get("type") for c in at.get("plotly_chart")
                 for trace in json.loads(c.proto.spec)["data"]}
 
+    def titles():
+        return [json.loads(c.proto.spec)["layout"]["title"]["text"]
+                for c in at.get("plotly_chart")]
+
     assert "scatter3d" not in trace_types()
+    assert "Distribution of the error per mechanism" not in titles()
     at.session_state["fm_view_sphere"] = "3D sphere"
     at.run()
     assert not at.exception, at.exception
     assert "scatter3d" in trace_types()
+    at.session_state["fm_view_sphere"] = "Error distribution"
+    at.run()
+    assert not at.exception, at.exception
+    assert "Distribution of the error per mechanism" in titles()
+    assert "scatter3d" not in trace_types()
     # the same for the studies: the sensitivity study is drawn when its tab is open
     assert not any("Sensitivity: empirical" in t.value for t in at.markdown)
     at.session_state["fm_study_tab"] = "Sensitivity: empirical vs bound"
