@@ -15,9 +15,11 @@ Time is estimated as ``steps x (per_step + per_term x chains x n)`` for a Metrop
 run (a step also pays a fixed cost, independent of the batch: Python and numpy call overhead,
 which dominates at small ``chains x n``), ``terms x per_term`` for an exact sampler and
 ``repeats x (per_step + n_samples x per_sample)`` for Monte Carlo (a repeat also pays a fixed
-cost: its grid of ε values). The constants (:class:`WorkCosts`) are measured once
-per process and per manifold on a tiny calibration run of the same code
-(:func:`calibrated_costs`, about 0.1 s on the sphere), then cached.
+cost: its grid of ε values). The constants (:class:`WorkCosts`) are measured per process and
+per manifold on a tiny calibration run of the same code (:func:`calibrated_costs`, about 0.1 s
+on the sphere), then cached for :data:`CALIBRATION_TTL` seconds: a calibration taken while the
+machine was busy would otherwise overstate every estimate, and refuse requests that fit, for
+the life of a dashboard server.
 
 A request whose estimated time exceeds the budget (:data:`DEFAULT_WORK_BUDGET` seconds, or the
 release's ``max_work=`` argument) is refused before any sampling with a
@@ -47,7 +49,13 @@ _CALIBRATION_STEPS = (10, 50)
 #: (n_samples, repeats) of the two Monte Carlo calibration runs, whose difference separates the
 #: cost of a sample from the fixed cost of a repeat.
 _CALIBRATION_MC = ((400, 5), (2000, 5))
+#: Seconds after which a calibration is measured again.
+CALIBRATION_TTL = 600.0
 _CACHE = {}
+#: When each calibration of ``_CACHE`` was measured: key -> (``_now()``, the costs measured).
+#: An entry of ``_CACHE`` put there by hand (tests) is not the one measured and does not expire.
+_MEASURED = {}
+_now = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -512,8 +520,8 @@ KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo")
 
 
 def calibrated_costs(manifold, kind="joint"):
-    """:class:`WorkCosts` of ``manifold`` measured on tiny runs of the samplers, cached per
-    process (key: the manifold's repr and ``kind``).
+    """:class:`WorkCosts` of ``manifold`` measured on tiny runs of the samplers, cached in the
+    process for :data:`CALIBRATION_TTL` seconds (key: the manifold's repr and ``kind``).
 
     ``kind`` names the chain timed: ``"joint"`` the joint regression KNG
     (:func:`~dpcore.mechanisms.kng.regression_joint_many`), ``"footpoint"`` and ``"vector"``
@@ -528,8 +536,12 @@ def calibrated_costs(manifold, kind="joint"):
     if kind not in KINDS:
         raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}.")
     key = (repr(manifold), kind)
-    if key not in _CACHE:
+    at, measured = _MEASURED.get(key, (None, None))
+    stale = (measured is not None and _CACHE.get(key) is measured
+             and _now() - at > CALIBRATION_TTL)
+    if key not in _CACHE or stale:
         _CACHE[key] = _calibrate(manifold, kind)
+        _MEASURED[key] = (_now(), _CACHE[key])
     return _CACHE[key]
 
 

@@ -200,6 +200,26 @@ def test_calibrated_costs_are_positive_and_cached():
     assert mc.per_sample > 0 and mc.per_step >= 0 and mc.per_term == 0
 
 
+def test_calibration_is_measured_again_after_its_lifetime(monkeypatch):
+    """A calibration taken while the machine was busy must not price every request of a
+    long-lived server: after CALIBRATION_TTL it is measured again; costs set by hand stay."""
+    clock = [1000.0]
+    monkeypatch.setattr(work, "_now", lambda: clock[0])
+    key = (repr(SPHERE), "frechet")
+    monkeypatch.delitem(work._CACHE, key, raising=False)
+    monkeypatch.delitem(work._MEASURED, key, raising=False)
+    first = calibrated_costs(SPHERE, "frechet")
+    clock[0] += work.CALIBRATION_TTL / 2
+    assert calibrated_costs(SPHERE, "frechet") is first
+    clock[0] += work.CALIBRATION_TTL
+    second = calibrated_costs(SPHERE, "frechet")
+    assert second is not first and second.per_term > 0
+    # costs put in the cache by hand (not the ones measured) never expire
+    monkeypatch.setitem(work._CACHE, key, COSTS)
+    clock[0] += 10 * work.CALIBRATION_TTL
+    assert calibrated_costs(SPHERE, "frechet") is COSTS
+
+
 def test_worst_case_stages_are_shown_but_never_refused():
     # Uniform-proposal exact samplers only have a bound over all data sets.
     bound = exact_part(COSTS, draws=10, proposals_per_draw=1e12, n=100, worst_case=True)
