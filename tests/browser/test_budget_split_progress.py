@@ -27,8 +27,8 @@ SPEC = registry.page("budget_split.py")
 BAR = "[data-testid='stMain'] [data-testid='stProgress']"
 
 
-def open_with(page, seed):
-    page.goto(f"/{SPEC.url_path}?bs_seed={seed}", wait_until="domcontentloaded")
+def open_with(page, seed, extra=""):
+    page.goto(f"/{SPEC.url_path}?bs_seed={seed}{extra}", wait_until="domcontentloaded")
     page.locator("h1").filter(has_text=SPEC.page_title).first.wait_for(timeout=LOAD_TIMEOUT)
     wait_until_idle(page, LOAD_TIMEOUT)
 
@@ -45,7 +45,10 @@ def start(page):
 @pytest.mark.browser
 def test_the_simulation_shows_its_progress_and_can_be_cancelled(app_page):
     page = app_page
-    open_with(page, 90_001)
+    # Chains at the page's cap (2000 + 2000): each of the 4 cells takes long enough that the
+    # Cancel below lands before the last one finishes, even on a loaded CI machine (with the
+    # default 1000 + 1000 the run once finished first and its figures were shown).
+    open_with(page, 90_001, "&bs_chain=2000&bs_burn=2000")
     assert_no_errors(page)
     estimate = re.compile(r"^Estimated work: (about [\d.]+ (ms|s|min)|under 1 ms)")
     page.locator("[data-testid='stMain']").get_by_text(estimate).first.wait_for(timeout=30_000)
