@@ -8,6 +8,17 @@ from dpcore import visualization as V
 from ui.logic import budget_split as B
 
 
+def assert_chunks_are_the_sweep(config, view):
+    """The page's chunks of ``view``, run cell by cell and sorted, equal one budget_sweep call
+    of that view (:func:`ui.logic.budget_split.view_sweep`); returns that call's frame."""
+    whole = B.view_sweep(config, view)
+    parts = pd.concat([B.run_chunk(config, v, n, rep)
+                       for v, n, rep in B.sweep_chunks(config) if v == view])
+    parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
+                              ignore_index=True)
+    pd.testing.assert_frame_equal(parts, whole)
+    return whole
+
 def test_chunks_share_data_across_views_and_are_deterministic():
     config = B.SweepConfig(sample_sizes=(10,), replicates=1, n_footpoints=1, n_vectors=1,
                             chain_length=5, burn_in=5, n_unequal=3, n_equal=2, n_grid=2,
@@ -34,12 +45,7 @@ def test_the_page_chunks_are_the_one_call_sweep_seed_for_seed():
                                n_vectors=2, chain_length=5, burn_in=5, n_unequal=3, n_equal=2,
                                n_grid=2, grid_n=10, mode=mode, tau=tau, seed=7)
         for view in config.views:
-            whole = B.view_sweep(config, view)
-            parts = pd.concat([B.run_chunk(config, v, n, rep)
-                               for v, n, rep in B.sweep_chunks(config) if v == view])
-            parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
-                                      ignore_index=True)
-            pd.testing.assert_frame_equal(parts, whole)
+            whole = assert_chunks_are_the_sweep(config, view)
             assert len(whole) == B.n_releases(B.SweepConfig(**{**config.as_dict(),
                                                                "views": (view,)}))
 

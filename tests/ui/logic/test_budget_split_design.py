@@ -13,6 +13,8 @@ from dpcore.manifolds import SPD, KendallShape
 from ui.logic import budget_split as B
 from ui.logic import geodesic_regression as G
 
+from .test_budget_split import assert_chunks_are_the_sweep
+
 #: A small simulation with the design (tiny chains: bookkeeping, not mixing).
 TINY = dict(sample_sizes=(10, 12), replicates=2, n_footpoints=1, n_vectors=2, chain_length=5,
             burn_in=5, n_unequal=3, n_equal=2, n_grid=2, grid_n=10, seed=7)
@@ -61,12 +63,7 @@ def test_the_page_chunks_are_the_one_call_sweep_with_the_design():
     config = B.design_config("spd", **TINY)
     m = SPD(2)
     for view in config.views:
-        whole = B.view_sweep(config, view)
-        parts = pd.concat([B.run_chunk(config, v, n, rep)
-                           for v, n, rep in B.sweep_chunks(config) if v == view])
-        parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
-                                  ignore_index=True)
-        pd.testing.assert_frame_equal(parts, whole)
+        whole = assert_chunks_are_the_sweep(config, view)
         budgets = {"unequal": dict(totals=[config.total], eps_p_grid=config.unequal_grid()),
                    "equal": dict(totals=config.equal_totals()),
                    "grid": dict(eps_p_grid=config.grid_values(),
