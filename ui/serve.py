@@ -6,12 +6,15 @@ Same as ``streamlit run app.py``, with one fix. ``app.py`` builds its navigation
 shared page link opened before anyone loaded the landing page ran that page alone, without the
 app's sidebar and titles. Declaring navigation mode before the server starts removes that
 window. It also keeps uploads in memory up to the upload limit (the web server would otherwise
-spool bodies above 1 MB to a temporary file). (Streamlit is pinned in requirements.txt;
+spool bodies above 1 MB to a temporary file), preloads the chart library
+(:func:`preload_chart_library`) and opens pages progressively (their first run ends at the
+first chart, :func:`ui.session.after_first_chart`). (Streamlit is pinned in requirements.txt;
 tests/app/test_serve.py checks the attributes used.)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -25,6 +28,7 @@ def main(argv=None):
     from streamlit.web import cli
 
     from ui.caps import MIB, upload_limit_mb
+    from ui.session import PROGRESSIVE_ENV
 
     PagesManager.uses_pages_directory = False
 
@@ -37,6 +41,9 @@ def main(argv=None):
         MultiPartParser.spool_max_size = (upload_limit_mb() + 1) * MIB
 
     config.on_config_parsed(keep_uploads_in_memory, force_connect=True)
+    # Pages open progressively under this server (ui.session.after_first_chart); a value
+    # already in the environment wins (0 turns it off).
+    os.environ.setdefault(PROGRESSIVE_ENV, "1")
     preload_chart_library()
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     return cli.main()

@@ -756,3 +756,76 @@ def show_estimate_budget(eps_b, n_columns, n_rows, levels, what):
     cost = planned_cost(epsilon=float(eps_b))
     show_cost(cost, f" It pays for the {what} only; the release below has its own cost.")
     return cost
+
+
+# ---------------------------------------------------------------------- progressive opening
+#: Environment variable that turns progressive opening on (``ui.serve`` sets it to 1; scripts
+#: run any other way, ``AppTest`` included, draw every page whole in one run).
+PROGRESSIVE_ENV = "DASHBOARD_PROGRESSIVE_OPEN"
+#: Seconds after the first chart was sent before the browser asks for the rest of the page. A
+#: browser timer (the ``run_every`` of a fragment) fires only once the browser's main thread is
+#: free, that is after the chart has been drawn; 0.2 s measured best of 0.05 and 0.2 s.
+CONTINUE_AFTER_S = 0.2
+#: Session state key: this run opens its page for the first time in the session.
+OPENING_RUN_KEY = "_opening_run"
+#: Session state key: an opening run ended at its first chart and the rest is still to draw.
+CONTINUATION_KEY = "_opening_continuation"
+_INLINE_KEY = "_opening_inline"
+
+
+def progressive_open_enabled():
+    """Whether pages open progressively (:data:`PROGRESSIVE_ENV` set to 1 by ``ui.serve``)."""
+    import os
+
+    return os.environ.get(PROGRESSIVE_ENV, "0").strip() == "1"
+
+
+def begin_page_run(url_path, progressive=True):
+    """Note whether this run opens the page ``url_path`` for the first time in the session
+    (and the page opens progressively: ``progressive``, ``PageSpec.open_progressively``).
+
+    Called by ``app.py`` before it runs the page (fragment runs do not pass here). Any run of
+    the app draws its page whole unless it is an opening run, so a continuation still pending
+    is void. See :func:`after_first_chart`.
+    """
+    flag = f"_opened_{url_path or 'home'}"
+    st.session_state[OPENING_RUN_KEY] = (progressive and progressive_open_enabled()
+                                         and not st.session_state.get(flag, False))
+    st.session_state[flag] = True
+    st.session_state[CONTINUATION_KEY] = False
+
+
+def after_first_chart():
+    """On a page's opening run, end the run at its first chart and draw the rest next.
+
+    The browser renders everything one run sends before it draws a chart sent in the same
+    batch: every widget, table and further chart below the first one delayed it (0.25 to
+    0.6 s on the 2-core machine, ``benchmarks/bench_browser.py``). On the first run of a page
+    in a session (:func:`begin_page_run`) this ends the run right after the first chart and
+    leaves a fragment whose browser timer (``run_every``, :data:`CONTINUE_AFTER_S`) fires once
+    the chart is drawn and asks for exactly one more run of the app, which draws the whole
+    page, the sidebar included. The timer may fire again before that run has removed it; it
+    then finds nothing pending and does nothing (a second full run could cut short a run the
+    user started, a Release click). A run the user starts first (a widget changed) draws the
+    whole page itself and voids the continuation. Every later run draws the whole page at
+    once. :func:`ui.figures.show_figure` calls it after each chart; it acts once per opening
+    run.
+    """
+    if not st.session_state.get(OPENING_RUN_KEY, False):
+        return
+    st.session_state[OPENING_RUN_KEY] = False
+    st.session_state[CONTINUATION_KEY] = True
+
+    @st.fragment(run_every=CONTINUE_AFTER_S)
+    def continue_page():
+        # Called inline once with the page (draws nothing), then by the browser's timer.
+        if st.session_state.get(_INLINE_KEY, False):
+            return
+        if st.session_state.get(CONTINUATION_KEY, False):
+            st.session_state[CONTINUATION_KEY] = False
+            st.rerun()
+
+    st.session_state[_INLINE_KEY] = True
+    continue_page()
+    st.session_state[_INLINE_KEY] = False
+    st.stop()

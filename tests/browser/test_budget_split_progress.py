@@ -20,6 +20,7 @@ from .test_pages_in_browser import (
     RUN_TIMEOUT,
     assert_no_errors,
     keyed_button,
+    wait_until_complete,
     wait_until_idle,
 )
 
@@ -30,7 +31,7 @@ BAR = "[data-testid='stMain'] [data-testid='stProgress']"
 def open_with(page, seed, extra=""):
     page.goto(f"/{SPEC.url_path}?bs_seed={seed}{extra}", wait_until="domcontentloaded")
     page.locator("h1").filter(has_text=SPEC.page_title).first.wait_for(timeout=LOAD_TIMEOUT)
-    wait_until_idle(page, LOAD_TIMEOUT)
+    wait_until_complete(page, LOAD_TIMEOUT)
 
 
 def start(page):

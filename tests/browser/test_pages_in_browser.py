@@ -34,6 +34,8 @@ ERRORS = ('[data-testid="stException"], [data-testid="stAlertContentError"], '
 # The main area's uploader (the sidebar has one too: loading a ledger).
 UPLOAD_INPUT = '[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInput"]'
 FILE_CHIP = '[data-testid="stFileChipName"]'
+# The sidebar's privacy ledger, drawn by app.py after the page: the mark of a complete run.
+LEDGER_HEADING = '[data-testid="stSidebar"] h2:has-text("Privacy ledger")'
 LOAD_TIMEOUT = 120_000  # ms: a cold server imports and fills its caches on the first visit
 RUN_TIMEOUT = 180_000  # ms: the budget-split simulation draws 104 MCMC releases
 RELEASE_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
@@ -77,11 +79,22 @@ def min_plots(spec: PageSpec) -> int:
 def open_page(page, spec: PageSpec):
     page.goto("/" if spec is HOME else f"/{spec.url_path}", wait_until="domcontentloaded")
     page.locator("h1").filter(has_text=spec.page_title).first.wait_for(timeout=LOAD_TIMEOUT)
-    wait_until_idle(page, LOAD_TIMEOUT)
+    wait_until_complete(page, LOAD_TIMEOUT)
 
 
 def wait_until_idle(page, timeout=RUN_TIMEOUT):
     page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def wait_until_complete(page, timeout=LOAD_TIMEOUT):
+    """Wait until the whole page is drawn and its run has finished.
+
+    A page's first run may end at its first chart (progressive opening,
+    ``ui.session.after_first_chart``) and the app is idle between that run and the next, which
+    draws the rest; only a run that reaches its end draws the sidebar's ledger (``app.py``).
+    """
+    page.locator(LEDGER_HEADING).first.wait_for(timeout=timeout)
+    wait_until_idle(page, timeout)
 
 
 def wait_for_plots(page, minimum: int, timeout=60_000):
@@ -219,3 +232,45 @@ def test_geodesic_regression_accepts_uploaded_csv(app_page):
     opt_into_mcmc(page, button(page, "Release"))
     assert button(page, "Release").is_enabled()
     save_screenshot(page, "geodesic_regression_upload", 1)
+
+
+# Records, from the page's first instant, when the first plotly chart is drawn, when the
+# sidebar's ledger (drawn at the end of a complete run) appears, and every start of a run.
+PROGRESSIVE_WATCH = """
+window.__open = {runs: 0};
+document.addEventListener('DOMContentLoaded', () => {
+  const rec = window.__open;
+  let state = null;
+  new MutationObserver(() => {
+    const now = performance.now();
+    const app = document.querySelector('[data-testid="stApp"]');
+    const s = app && app.getAttribute('data-test-script-state');
+    if (s !== state) { if (s === 'running') rec.runs += 1; state = s; }
+    if (rec.chart === undefined &&
+        document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"] .main-svg'))
+      rec.chart = now;
+    if (rec.ledger === undefined && [...document.querySelectorAll('[data-testid="stSidebar"] h2')]
+          .some((h) => h.textContent.includes('Privacy ledger')))
+      rec.ledger = now;
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true});
+});
+"""
+
+
+@pytest.mark.browser
+def test_a_page_opens_progressively_then_stays_quiet(app_page):
+    """A page that opens progressively ends its first run at its first chart; the browser asks
+    for the rest once that chart is drawn; then the page is whole and no further run starts
+    (the timer that asked for it has stopped)."""
+    page = app_page
+    spec = next(spec for spec in PAGES if spec.open_progressively)
+    page.add_init_script(PROGRESSIVE_WATCH)
+    open_page(page, spec)
+    wait_for_plots(page, 1)
+    assert_no_errors(page)
+    rec = page.evaluate("() => window.__open")
+    assert rec["chart"] < rec["ledger"], rec  # the chart was on screen before the rest
+    runs = rec["runs"]
+    assert runs >= 2, rec  # the opening run and the one that drew the rest
+    page.wait_for_timeout(2_000)  # ten periods of the timer
+    assert page.evaluate("() => window.__open.runs") == runs

@@ -22,6 +22,7 @@ from .test_pages_in_browser import (
     RUN_TIMEOUT,
     assert_no_errors,
     keyed_button,
+    wait_until_complete,
     wait_until_idle,
 )
 
@@ -43,7 +44,7 @@ def open_with(page, settings):
     page.goto(f"/{SPEC.url_path}" + (f"?{query}" if query else ""),
               wait_until="domcontentloaded")
     page.locator("h1").filter(has_text=SPEC.page_title).first.wait_for(timeout=LOAD_TIMEOUT)
-    wait_until_idle(page, LOAD_TIMEOUT)
+    wait_until_complete(page, LOAD_TIMEOUT)
 
 
 def start_release(page):

@@ -1,0 +1,126 @@
+"""Progressive opening (``ui.session.after_first_chart``): a page's first run in a session ends
+at its first chart, the next run draws the whole page, and nothing else changes.
+
+The browser's side (the fragment timer that asks for the next run once the chart is drawn) is
+covered by ``tests/browser/test_pages_in_browser.py``; here AppTest stands in for the browser:
+its next ``run()`` is the run the timer asks for (``st.rerun`` of the whole app).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.session import (
+    CAP_KEY,
+    CONTINUATION_KEY,
+    OPENING_RUN_KEY,
+    PROGRESSIVE_ENV,
+    progressive_open_enabled,
+)
+
+from .pages import open_app_page
+
+TIMEOUT = 120
+#: Pages that draw a chart on their first run, with a heading drawn only below that chart.
+BELOW_THE_CHART = {
+    "frechet_mean.py": "Release one private mean",
+    "gaussian_dp.py": "ε ↔ µ converter",
+    "sensitivity.py": "Why curvature matters: Jacobi fields",
+}
+WIDGETS = ("number_input", "slider", "select_slider", "selectbox", "radio", "checkbox",
+           "text_input", "multiselect", "button")
+
+
+def headings(at):
+    return [e.value for e in (*at.main.title, *at.main.header, *at.main.subheader)]
+
+
+def widget_keys(at):
+    return sorted(str(w.key) for kind in WIDGETS for w in at.get(kind))
+
+
+def ledger_drawn(at):
+    """The sidebar's privacy ledger (drawn by app.py after the page) is there."""
+    return CAP_KEY in [w.key for w in at.sidebar.number_input]
+
+
+@pytest.fixture
+def progressive(monkeypatch):
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
+
+
+def test_the_switch_reads_the_environment(monkeypatch):
+    monkeypatch.delenv(PROGRESSIVE_ENV, raising=False)
+    assert not progressive_open_enabled()  # AppTest and `streamlit run`: whole pages
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
+    assert progressive_open_enabled()
+    monkeypatch.setenv(PROGRESSIVE_ENV, "0")
+    assert not progressive_open_enabled()
+
+
+@pytest.mark.parametrize("filename", sorted(BELOW_THE_CHART))
+def test_first_run_ends_at_the_first_chart_and_the_next_draws_the_whole_page(
+        filename, monkeypatch):
+    monkeypatch.setenv(PROGRESSIVE_ENV, "0")
+    reference = open_app_page(filename, timeout=TIMEOUT)
+    assert BELOW_THE_CHART[filename] in headings(reference)
+
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
+    at = open_app_page(filename, timeout=TIMEOUT)
+    # Opening run: up to and including the first chart, nothing after it (the sidebar's
+    # ledger, drawn after the page, included).
+    assert len(at.get("plotly_chart")) == 1
+    assert BELOW_THE_CHART[filename] not in headings(at)
+    assert headings(at) == headings(reference)[:len(headings(at))]
+    assert not ledger_drawn(at)
+    assert at.session_state[OPENING_RUN_KEY] is False  # acted once
+    assert at.session_state[CONTINUATION_KEY] is True  # one more run asked for
+
+    # The run the browser asks for: the whole page, as drawn without progressive opening.
+    at.run()
+    assert not at.exception
+    assert headings(at) == headings(reference)
+    assert widget_keys(at) == widget_keys(reference)
+    assert len(at.get("plotly_chart")) == len(reference.get("plotly_chart"))
+    assert ledger_drawn(at)
+    assert at.session_state[CONTINUATION_KEY] is False  # a late timer tick does nothing
+
+    # Every later run draws the whole page at once.
+    at.run()
+    assert headings(at) == headings(reference)
+
+
+def test_a_page_without_a_chart_on_open_is_drawn_whole(progressive):
+    at = open_app_page("budget_split.py", timeout=TIMEOUT)
+    assert not at.get("plotly_chart")
+    assert ledger_drawn(at)
+
+
+def test_each_page_opens_progressively_once_per_session(progressive):
+    at = open_app_page("sensitivity.py", timeout=TIMEOUT)
+    assert len(at.get("plotly_chart")) == 1
+    at.run()
+    full = len(at.get("plotly_chart"))
+    assert full > 1
+    # Another page's first run in the same session ends at its chart too ...
+    at.switch_page("pages/gaussian_dp.py").run()
+    assert len(at.get("plotly_chart")) == 1
+    # ... and coming back draws the first page whole at once.
+    at.switch_page("pages/sensitivity.py").run()
+    assert len(at.get("plotly_chart")) == full
+
+
+def test_widget_values_set_in_the_opening_run_survive_it(progressive):
+    """A value from the URL reaches the page's first run and stays in the next."""
+    at = open_app_page("frechet_mean.py", timeout=TIMEOUT, fm_eps="2.0")
+    assert len(at.get("plotly_chart")) == 1
+    at.run()
+    assert at.select_slider(key="fm_eps").value == pytest.approx(2.0)
+
+
+def test_geodesic_regression_opens_whole(progressive):
+    """Its chart comes last on the page (nothing below it to defer): one run draws it all."""
+    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
+    assert len(at.get("plotly_chart")) >= 1
+    assert ledger_drawn(at)
+    assert at.session_state[CONTINUATION_KEY] is False
