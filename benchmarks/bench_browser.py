@@ -38,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from ui.registry import PAGES
+from ui.session import LEDGER_TITLE
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 2.5
@@ -50,7 +51,7 @@ IDLE = ("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
         "!document.querySelector('[data-testid=\"stSkeleton\"]')")
 PLOT = "document.querySelector('[data-testid=\"stPlotlyChart\"] .main-svg') !== null"
 #: Drawn at the end of every complete run of the dashboard (app.py): the sidebar's ledger.
-WHOLE_PAGE = '[data-testid="stSidebar"] h2:has-text("Privacy ledger")'
+WHOLE_PAGE = f'[data-testid="stSidebar"] h2:has-text("{LEDGER_TITLE}")'
 PLOT_OR_IDLE = ("() => " + PLOT + " || (!document.querySelector('[data-testid=\"stStatusWidget\"]')"
                 " && !document.querySelector('[data-testid=\"stSkeleton\"]'))")
 

@@ -22,6 +22,7 @@ from dpcore.data import make_regression_data, to_csv
 from dpcore.manifolds import Sphere
 from ui import registry
 from ui.registry import HOME, PAGES, PageSpec
+from ui.session import LEDGER_TITLE
 
 from .conftest import SCREENSHOTS, VIEWPORT
 
@@ -35,7 +36,7 @@ ERRORS = ('[data-testid="stException"], [data-testid="stAlertContentError"], '
 UPLOAD_INPUT = '[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInput"]'
 FILE_CHIP = '[data-testid="stFileChipName"]'
 # The sidebar's privacy ledger, drawn by app.py after the page: the mark of a complete run.
-LEDGER_HEADING = '[data-testid="stSidebar"] h2:has-text("Privacy ledger")'
+LEDGER_HEADING = f'[data-testid="stSidebar"] h2:has-text("{LEDGER_TITLE}")'
 LOAD_TIMEOUT = 120_000  # ms: a cold server imports and fills its caches on the first visit
 RUN_TIMEOUT = 180_000  # ms: the budget-split simulation draws 104 MCMC releases
 RELEASE_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
@@ -250,7 +251,7 @@ document.addEventListener('DOMContentLoaded', () => {
         document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"] .main-svg'))
       rec.chart = now;
     if (rec.ledger === undefined && [...document.querySelectorAll('[data-testid="stSidebar"] h2')]
-          .some((h) => h.textContent.includes('Privacy ledger')))
+          .some((h) => h.textContent.includes(window.__ledger)))
       rec.ledger = now;
   }).observe(document.documentElement, {subtree: true, childList: true, attributes: true});
 });
@@ -264,7 +265,7 @@ def test_a_page_opens_progressively_then_stays_quiet(app_page):
     (the timer that asked for it has stopped)."""
     page = app_page
     spec = next(spec for spec in PAGES if spec.open_progressively)
-    page.add_init_script(PROGRESSIVE_WATCH)
+    page.add_init_script(f"window.__ledger = {json.dumps(LEDGER_TITLE)};" + PROGRESSIVE_WATCH)
     open_page(page, spec)
     wait_for_plots(page, 1)
     assert_no_errors(page)
