@@ -241,19 +241,32 @@ PROGRESSIVE_WATCH = """
 window.__open = {runs: 0};
 document.addEventListener('DOMContentLoaded', () => {
   const rec = window.__open;
-  let state = null;
-  new MutationObserver(() => {
+  const ATTR = 'data-test-script-state';
+  new MutationObserver((records) => {
     const now = performance.now();
+    // Every change of the script state, read from the records (one callback may carry
+    // several: a run that ends and the next that starts in the same task): a run starts at
+    // each change into "running".
+    const changes = records.filter((r) => r.attributeName === ATTR);
     const app = document.querySelector('[data-testid="stApp"]');
-    const s = app && app.getAttribute('data-test-script-state');
-    if (s !== state) { if (s === 'running') rec.runs += 1; state = s; }
+    if (app && !rec.seen) {  // the root appeared: its state then (before any change here)
+      rec.seen = true;
+      const own = changes.filter((r) => r.target === app);
+      if ((own.length ? own[0].oldValue : app.getAttribute(ATTR)) === 'running') rec.runs += 1;
+    }
+    changes.forEach((r, i) => {
+      const next = i + 1 < changes.length ? changes[i + 1].oldValue
+                                          : r.target.getAttribute(ATTR);
+      if (next === 'running' && r.oldValue !== 'running') rec.runs += 1;
+    });
     if (rec.chart === undefined &&
         document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"] .main-svg'))
       rec.chart = now;
     if (rec.ledger === undefined && [...document.querySelectorAll('[data-testid="stSidebar"] h2')]
           .some((h) => h.textContent.includes(window.__ledger)))
       rec.ledger = now;
-  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true});
+  }).observe(document.documentElement,
+             {subtree: true, childList: true, attributes: true, attributeOldValue: true});
 });
 """
 
