@@ -30,6 +30,7 @@ from ui.session import (
     export_buttons,
     finish_release,
     formula_notes,
+    lazy_expander,
     mark_typed,
     planned_cost,
     record_release,
@@ -285,6 +286,50 @@ def estimate_section(x, covariate, scope, epsilon):
         release_error(ESTIMATE_BUTTON, "The estimate")
 
 
+SAMPLER_OPEN = "gr_sampler_open"
+#: Widget keys of the "Advanced: sampler" section (kept while it is closed).
+SAMPLER_KEYS = ("gr_chain", "gr_burn", "gr_sampler", "gr_fix_seed", "gr_release_seed")
+
+
+def sampler_section():
+    """The "Advanced: sampler" section: (chain, burn-in, sampler, fix seed?, release seed).
+
+    Built only while open (:func:`ui.session.lazy_expander`: five input widgets less before the
+    page's first plot); closed, its values come from the session (a shared URL's included). It
+    opens on the first run when a setting differs from its default (a shared scenario says so).
+    """
+    init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, CAPS["gr_chain"] + 1))
+    init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, CAPS["gr_chain"] + 1))
+    init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
+    init("gr_fix_seed", None, False, bool)
+    init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
+    ss = st.session_state
+    changed = (ss["gr_chain"] != G.DEFAULT_CHAIN or ss["gr_burn"] != G.DEFAULT_BURN_IN
+               or ss["gr_sampler"] != "auto" or ss["gr_fix_seed"])
+    box = lazy_expander("Advanced: sampler", SAMPLER_OPEN, expanded=changed, keep=SAMPLER_KEYS)
+    if box is None:
+        return (int(ss["gr_chain"]), int(ss["gr_burn"]), ss["gr_sampler"],
+                bool(ss["gr_fix_seed"]), int(ss["gr_release_seed"]))
+    with box:
+        chain = int(st.number_input("Chain length (steps kept)", 50, CAPS["gr_chain"],
+                                    key="gr_chain", step=50))
+        burn = int(st.number_input("Burn-in (tuning steps)", 0, CAPS["gr_chain"],
+                                   key="gr_burn", step=50))
+        sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
+                           format_func=G.SAMPLER_LABELS.get,
+                           help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
+                                "MCMC: Metropolis-Hastings chains (length and burn-in below); "
+                                "no δ is certified, so the label says approximately private.")
+        fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
+                               key="gr_fix_seed")
+        release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
+                                           disabled=not fix_seed))
+        st.caption("Chain settings apply to MCMC only. Longer chains mix better (watch ESS "
+                   "and R-hat) but take longer. "
+                   "Without a fixed seed the randomness comes from the operating system.")
+    return chain, burn, sampler, fix_seed, release_seed
+
+
 def main():
     """The page: widgets -> page logic -> dpcore -> figures."""
     st.title("Geodesic regression")
@@ -532,28 +577,7 @@ def main():
             st.caption("Public means: fixed before seeing the data (e.g. from the study design). "
                        "Strict mode clips covariates and residuals and projects responses to these "
                        "bounds, so the guarantee holds whatever the data.")
-        with st.expander("Advanced: sampler"):
-            init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, CAPS["gr_chain"] + 1))
-            init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, CAPS["gr_chain"] + 1))
-            chain = int(st.number_input("Chain length (steps kept)", 50, CAPS["gr_chain"],
-                                        key="gr_chain", step=50))
-            burn = int(st.number_input("Burn-in (tuning steps)", 0, CAPS["gr_chain"],
-                                       key="gr_burn", step=50))
-            init("gr_sampler", "gr_sampler", "auto", str, G.SAMPLER_LABELS)
-            sampler = st.radio("Sampler", tuple(G.SAMPLER_LABELS), key="gr_sampler",
-                               format_func=G.SAMPLER_LABELS.get,
-                               help="Exact: rejection sampling, the release is ε-DP with δ = 0. "
-                                    "MCMC: Metropolis-Hastings chains (length and burn-in below); "
-                                    "no δ is certified, so the label says approximately private.")
-            init("gr_fix_seed", None, False, bool)
-            init("gr_release_seed", None, 1, int, bounds=(0, 10**6))
-            fix_seed = st.checkbox("Fix the release seed (reproducible demo, not for publication)",
-                                   key="gr_fix_seed")
-            release_seed = int(st.number_input("Release seed", 0, 10**6, key="gr_release_seed",
-                                               disabled=not fix_seed))
-            st.caption("Chain settings apply to MCMC only. Longer chains mix better (watch ESS "
-                       "and R-hat) but take longer. "
-                       "Without a fixed seed the randomness comes from the operating system.")
+        chain, burn, sampler, fix_seed, release_seed = sampler_section()
 
     if source == "rats" and dataset is not None:
         st.info(f"**Rat skulls preset.** {G.RAT_PROVENANCE}\n\n{G.RAT_BOUNDS_NOTE}",

@@ -21,8 +21,19 @@ def open_app_page(filename, *, timeout=120, **query):
     return at
 
 
+def gr_open_sampler(at):
+    """Open the Geodesic regression page's "Advanced: sampler" section (built only while open,
+    ``ui.session.lazy_expander``) and run; the page as it was if already open."""
+    if not any(w.key == "gr_chain" for w in at.number_input):
+        at.session_state["gr_sampler_open"] = True
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
 def gr_quick_sampler(at):
     """Short chains on the Geodesic regression page keep tests fast (the default is longer)."""
+    gr_open_sampler(at)
     at.number_input(key="gr_chain").set_value(50)
     at.number_input(key="gr_burn").set_value(50)
     return at

@@ -441,7 +441,9 @@ def _apptest_session(i, results, barrier):
     at = None
     try:
         # The page script itself (app.py's navigation adds nothing to this scenario).
-        at = _run(AppTest.from_file(str(PAGE), default_timeout=300))
+        at = AppTest.from_file(str(PAGE), default_timeout=300)
+        at.session_state["gr_sampler_open"] = True  # "Advanced: sampler" is built while open
+        at = _run(at)
         at.slider(key="gr_n").set_value(20 + 5 * i)
         at.number_input(key="gr_seed").set_value(1000 + i)
         at.select_slider(key="gr_eps_p").set_value(EPS_P[i])

@@ -19,7 +19,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from dpcore.data import make_regression_data
 from dpcore.manifolds import Sphere
 
-from .pages import click_release, gr_quick_sampler, open_app_page
+from .pages import click_release, gr_open_sampler, gr_quick_sampler, open_app_page
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300
@@ -251,6 +251,7 @@ def test_upload_export_reads_the_pages_covariate_and_reproduces_the_release(down
     low, high = range_fields(at)
     low.set_value(0.0)
     high.set_value(100.0)
+    gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
     at.number_input(key="gr_release_seed").set_value(5)
     gr_quick_sampler(at).run()

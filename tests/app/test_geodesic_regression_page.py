@@ -16,7 +16,7 @@ from dpcore.manifolds import Sphere
 from ui.logic import geodesic_regression as G
 from ui.logic import regression_data as D
 
-from .pages import gr_quick_sampler, gr_release, open_app_page
+from .pages import gr_open_sampler, gr_quick_sampler, gr_release, open_app_page
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "pages" / "geodesic_regression.py"
@@ -306,6 +306,7 @@ def test_spd_footpoint_region_stays_within_the_proof():
     at.number_input(key="gr_fr_spd_synthetic").set_value(2.0).run()
     (err,) = [e.value for e in at.error]
     assert "exceeds τ_m + τ = 0.975" in err
+    gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
     release(at)
     settings = at.session_state["gr_last"]["signature"][0]
@@ -425,6 +426,7 @@ def test_default_strict_release_states_whether_it_is_useful(kind):
     if kind != "sphere":
         at.selectbox(key="gr_manifold").set_value(kind).run()
     assert not at.exception
+    gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
     at.number_input(key="gr_release_seed").set_value(7).run()
     release(at)
@@ -480,6 +482,7 @@ def test_rat_skulls_preset_in_one_click():
     # The cost is stated per rat (8 rows each).
     assert any("per person (8 rows each)" in m.value for m in at.markdown)
     # A release anyway, by choosing MCMC: its cost per rat, and a verdict.
+    gr_open_sampler(at)
     at.radio(key="gr_sampler").set_value("mcmc").run()
     release(quick_sampler(at))
     entry = at.session_state[LEDGER][0]
@@ -587,6 +590,7 @@ def test_not_useful_release_offers_the_smallest_useful_budget():
     at.selectbox(key="gr_manifold").set_value("spd").run()
     at.select_slider(key="gr_eps_p").set_value(0.01).run()
     at.select_slider(key="gr_eps_v").set_value(0.01).run()
+    gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
     at.number_input(key="gr_release_seed").set_value(7).run()
     release(at)

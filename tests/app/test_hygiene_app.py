@@ -49,7 +49,7 @@ from ui.logic import budget_split as B
 from ui.logic import geodesic_regression as G
 from ui.logic import regression_data as D
 
-from .pages import click_release, gr_quick_sampler, gr_release, open_app_page
+from .pages import click_release, gr_open_sampler, gr_quick_sampler, gr_release, open_app_page
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -413,6 +413,7 @@ def test_two_presses_give_fresh_private_values(downloads):
 
 def test_fixed_seed_release_is_reproducible_and_labelled(downloads):
     at = quick_sampler(open_page())
+    gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
     at.number_input(key="gr_release_seed").set_value(42).run()
     press_release(at)

@@ -34,3 +34,24 @@ def test_no_page_shows_the_run_time_of_a_release():
              for phrase in ("Released in", "Computed in", "Release time")
              if phrase in p.read_text(encoding="utf-8")]
     assert shown == []
+
+
+def test_magic_is_off_and_no_page_relies_on_it():
+    """Magic (bare expressions written to the page) is off: Streamlit then skips rewriting each
+    page's syntax tree when it compiles it, which it does again for the first visitor after
+    every session closed. So no page may hold a bare expression meant to be shown (a docstring
+    is not one; calls were never written by magic)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["magicEnabled"] is False
+    bare = []
+    for path in sorted([ROOT / "app.py", *ROOT.glob("pages/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            body = getattr(node, "body", None)  # a lambda's body is one expression
+            for i, stmt in enumerate(body if isinstance(body, list) else []):
+                if not isinstance(stmt, ast.Expr) or isinstance(stmt.value, (ast.Call, ast.Await)):
+                    continue
+                docstring = (i == 0 and isinstance(stmt.value, ast.Constant)
+                             and isinstance(stmt.value.value, str))
+                if not docstring:
+                    bare.append(f"{path.relative_to(ROOT)}:{stmt.lineno}")
+    assert bare == []
