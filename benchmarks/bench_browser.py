@@ -79,9 +79,9 @@ def _server(app=None):
     url = f"http://localhost:{port}"
     entry = ["-m", "ui.serve"] if app is None else ["-m", "streamlit", "run", str(app)]
     proc = subprocess.Popen(
+        # The options of `make run` (the file watcher is off in .streamlit/config.toml).
         [sys.executable, *entry, "--server.port", str(port), "--server.headless",
-         "true", "--server.address", "localhost", "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
+         "true", "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env=dict(os.environ, PYTHONUNBUFFERED="1"))
     deadline = time.monotonic() + 120

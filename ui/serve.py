@@ -7,8 +7,9 @@ shared page link opened before anyone loaded the landing page ran that page alon
 app's sidebar and titles. Declaring navigation mode before the server starts removes that
 window. It also keeps uploads in memory up to the upload limit (the web server would otherwise
 spool bodies above 1 MB to a temporary file), preloads the chart library
-(:func:`preload_chart_library`) and opens pages progressively (their first run ends at the
-first chart, :func:`ui.session.after_first_chart`). (Streamlit is pinned in requirements.txt;
+(:func:`preload_chart_library`), opens pages progressively (their first run ends at the
+first chart, :func:`ui.session.after_first_chart`) and warms the pages up once the server
+answers (:func:`warm_up_pages`). (Streamlit is pinned in requirements.txt;
 tests/app/test_serve.py checks the attributes used.)
 """
 
@@ -16,6 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -41,6 +46,8 @@ def main(argv=None):
         MultiPartParser.spool_max_size = (upload_limit_mb() + 1) * MIB
 
     config.on_config_parsed(keep_uploads_in_memory, force_connect=True)
+    if os.environ.get(WARM_UP_ENV, "1").strip() != "0":
+        config.on_config_parsed(start_warm_up, force_connect=True)
     # Pages open progressively under this server (ui.session.after_first_chart); a value
     # already in the environment wins (0 turns it off).
     os.environ.setdefault(PROGRESSIVE_ENV, "1")
@@ -128,6 +135,157 @@ def preload_chart_library():
         return files
 
     routes.create_streamlit_static_handler = handler
+
+
+# ---------------------------------------------------------------------- warm-up
+#: Environment variable: ``0`` turns the warm-up at server start off.
+WARM_UP_ENV = "DASHBOARD_WARM_UP"
+#: Start of the server's log line once the pages are warm.
+WARM_UP_DONE = "Warm-up done:"
+#: Seconds the warm-up waits for the server to answer, and for one run of a page.
+WARM_UP_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class WarmRun:
+    """One run of a page made by :func:`warm_up_pages`.
+
+    Attributes
+    ----------
+    page : str
+        The page's ``url_path``.
+    seconds : float
+        Time from the request to the end of the run.
+    status : str
+        How the run ended (``FINISHED_SUCCESSFULLY`` when it ran to its end or its
+        ``st.stop``).
+    exceptions : tuple of str
+        Messages of the exceptions the page showed (none expected).
+    """
+
+    page: str
+    seconds: float
+    status: str
+    exceptions: tuple = ()
+
+
+def _server_url():
+    from streamlit import config
+
+    address = config.get_option("server.address") or "localhost"
+    if address in ("0.0.0.0", "::"):
+        address = "localhost"
+    elif ":" in address:
+        address = f"[{address}]"
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    return f"http://{address}:{config.get_option('server.port')}" + (f"/{base}" if base else "")
+
+
+def _answers(url):
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S):
+    """Open each page once, as a visitor's browser would, so the first real visitor does not
+    pay the server's one-off costs.
+
+    The first run of a page in a server process imports its libraries (pandas, plotly, numba
+    kernels), builds its first chart, times the samplers that price a release
+    (:func:`dpcore.release.work.calibrated_costs`) and fills the ``st.cache_data`` caches the
+    page shares between sessions: 0.3 to 0.7 s more to the first plot than later visits
+    (``benchmarks/bench_browser.py``, cold against warm). This function opens one session
+    over the server's websocket, like a browser, and runs each page's default scenario
+    (synthetic data only; nothing is released or recorded beyond that session, which closes
+    at the end). A page that opens progressively is run twice (its opening run ends at the
+    first chart).
+
+    Parameters
+    ----------
+    url : str
+        The server's address (``http://localhost:8501``, with its base path if any).
+    pages : sequence of ui.registry.PageSpec, optional
+        Default: every page that draws a chart on opening, in navigation order.
+    timeout : float
+        Seconds to wait for each run.
+
+    Returns
+    -------
+    list of WarmRun
+    """
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    from ui.registry import PAGES
+
+    pages = [p for p in PAGES if p.chart_on_open] if pages is None else list(pages)
+    stream = "ws" + url[len("http"):] + "/_stcore/stream"
+    runs = []
+    with connect(stream, subprotocols=["streamlit"], max_size=None,
+                 open_timeout=timeout) as ws:
+        for spec in pages:
+            for _ in range(2 if spec.open_progressively else 1):
+                request = BackMsg()
+                request.rerun_script.page_name = spec.url_path
+                request.rerun_script.query_string = ""
+                start = time.perf_counter()
+                ws.send(request.SerializeToString())
+                exceptions = []
+                while True:
+                    msg = ForwardMsg()
+                    msg.ParseFromString(ws.recv(timeout=timeout))
+                    kind = msg.WhichOneof("type")
+                    if (kind == "delta" and msg.delta.WhichOneof("type") == "new_element"
+                            and msg.delta.new_element.WhichOneof("type") == "exception"):
+                        exceptions.append(msg.delta.new_element.exception.message)
+                    if kind == "script_finished":
+                        break
+                runs.append(WarmRun(
+                    spec.url_path, time.perf_counter() - start,
+                    ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished),
+                    tuple(exceptions)))
+    return runs
+
+
+def _warm_up_when_ready():
+    from streamlit.logger import get_logger
+
+    log = get_logger(__name__)
+    deadline = time.monotonic() + WARM_UP_TIMEOUT_S
+    while not _answers(_server_url()):
+        if time.monotonic() > deadline:
+            log.warning("Warm-up skipped: the server did not answer in %d s.",
+                        WARM_UP_TIMEOUT_S)
+            return
+        time.sleep(0.2)
+    start = time.perf_counter()
+    try:
+        runs = warm_up_pages(_server_url())
+    except Exception as exc:  # the server runs on; its first visitors pay the first runs
+        log.warning("Warm-up of the pages stopped: %s", exc)
+        return
+    for run in runs:
+        if run.exceptions or run.status != "FINISHED_SUCCESSFULLY":
+            log.warning("Warm-up: page %r ended %s with %d exception(s).", run.page,
+                        run.status, len(run.exceptions))
+    log.info("%s %d pages in %.1f s (%s).", WARM_UP_DONE, len({r.page for r in runs}),
+             time.perf_counter() - start, ", ".join(dict.fromkeys(r.page for r in runs)))
+
+
+_WARM_UP_STARTED = threading.Event()
+
+
+def start_warm_up():
+    """Start :func:`warm_up_pages` in a background thread, once per process (the server's
+    configuration callback; the thread waits until the server answers)."""
+    if _WARM_UP_STARTED.is_set():
+        return
+    _WARM_UP_STARTED.set()
+    threading.Thread(target=_warm_up_when_ready, name="warm-up", daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.data import make_regression_data, to_csv
 from dpcore.manifolds import Sphere
+from ui.serve import WARM_UP_DONE
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "pages" / "geodesic_regression.py"
@@ -152,11 +153,20 @@ class Server:
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
                     if r.read() == b"ok":
-                        return
+                        break
             except OSError:
                 time.sleep(0.3)
-        self.stop()
-        raise RuntimeError("server did not become healthy within 90 s")
+        else:
+            self.stop()
+            raise RuntimeError("server did not become healthy within 90 s")
+        # The server warms its pages up once it answers (ui.serve.warm_up_pages): measure
+        # memory and CPU once that is done, as a visitor arriving later finds the server.
+        deadline = time.time() + 240
+        while WARM_UP_DONE not in self.log.read_text(errors="replace"):
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"no warm-up: {self.log.read_text()[-2000:]}")
+            time.sleep(0.3)
 
     def memory(self):
         return memory_kb(self.proc.pid)

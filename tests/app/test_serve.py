@@ -93,3 +93,87 @@ def test_pages_with_a_chart_on_open_run_the_chart_library_early(monkeypatch):
             assert headers["link"] == f"</static/js/{chunk}>; rel=modulepreload"
         else:
             assert html == original, spec.url_path
+
+
+# ---------------------------------------------------------------------- warm-up
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
+    """``python -m ui.serve`` opens each page that draws a chart on opening once the server
+    answers (its log says so, naming them), and each ran to its end without an exception;
+    a direct call reports every run (progressive pages twice: their opening run ends at the
+    first chart)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from ui.registry import PAGES
+
+    root = Path(ui.serve.__file__).resolve().parents[1]
+    port = _free_port()
+    url = f"http://localhost:{port}"
+    log_path = tmp_path / "server.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop(ui.serve.WARM_UP_ENV, None)
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ui.serve", "--server.port", str(port),
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 240
+        while ui.serve.WARM_UP_DONE not in log_path.read_text(errors="replace"):
+            assert proc.poll() is None, log_path.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
+            time.sleep(0.5)
+        text = log_path.read_text(errors="replace")
+        chart_pages = [p for p in PAGES if p.chart_on_open]
+        line = next(t for t in text.splitlines() if ui.serve.WARM_UP_DONE in t)
+        assert f"{len(chart_pages)} pages" in line
+        assert all(p.url_path in line for p in chart_pages), line
+        assert "Warm-up:" not in text and "stopped" not in text, text[-3000:]
+
+        runs = ui.serve.warm_up_pages(url)
+        expected = [p.url_path for p in chart_pages
+                    for _ in range(2 if p.open_progressively else 1)]
+        assert [r.page for r in runs] == expected
+        assert all(r.status == "FINISHED_SUCCESSFULLY" and r.exceptions == () for r in runs), \
+            runs
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_warm_up_can_be_switched_off(monkeypatch):
+    """``DASHBOARD_WARM_UP=0`` leaves the warm-up out; by default it is registered to start
+    once Streamlit has read its configuration (the port is known then)."""
+    from streamlit import config
+    from streamlit.web import cli
+    from streamlit.web.server.starlette import starlette_static_routes as routes
+
+    monkeypatch.setattr(routes, "create_streamlit_static_handler",
+                        routes.create_streamlit_static_handler)
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
+    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr("sys.argv", ["ui.serve"])
+    from ui.session import PROGRESSIVE_ENV
+
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
+    registered = []
+    monkeypatch.setattr(config, "on_config_parsed",
+                        lambda fn, force_connect=False: registered.append(fn))
+    monkeypatch.setenv(ui.serve.WARM_UP_ENV, "0")
+    ui.serve.main([])
+    assert ui.serve.start_warm_up not in registered
+    monkeypatch.delenv(ui.serve.WARM_UP_ENV)
+    registered.clear()
+    ui.serve.main([])
+    assert ui.serve.start_warm_up in registered
