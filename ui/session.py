@@ -420,11 +420,15 @@ def query_value(key, default, cast=None, choices=None):
 
 
 def write_query(**settings):
-    """Write the page's current settings to the URL (only the keys given)."""
-    for key, value in settings.items():
-        text = str(value)
-        if st.query_params.get(key) != text:
-            st.query_params[key] = text
+    """Write the page's current settings to the URL (only the keys given).
+
+    One update for all the changed keys: each assignment to ``st.query_params`` sends the
+    browser its own message (Geodesic regression's first run sent 19, about 28 ms of the
+    browser's main thread before the first plot)."""
+    changed = {key: str(value) for key, value in settings.items()
+               if st.query_params.get(key) != str(value)}
+    if changed:
+        st.query_params.update(changed)
 
 
 # ---------------------------------------------------------------------- widget state
