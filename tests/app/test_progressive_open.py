@@ -15,6 +15,7 @@ from ui.session import (
     CONTINUATION_KEY,
     OPENING_RUN_KEY,
     PROGRESSIVE_ENV,
+    RESTORE_KEY,
     progressive_open_enabled,
 )
 
@@ -118,9 +119,32 @@ def test_widget_values_set_in_the_opening_run_survive_it(progressive):
     assert at.select_slider(key="fm_eps").value == pytest.approx(2.0)
 
 
-def test_geodesic_regression_opens_whole(progressive):
-    """Its chart comes last on the page (nothing below it to defer): one run draws it all."""
+def test_geodesic_regression_opens_progressively(progressive):
+    """Its chart comes after its settings; the metrics, caveats and notes below it come in the
+    next run."""
     at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
-    assert len(at.get("plotly_chart")) >= 1
-    assert ledger_drawn(at)
-    assert at.session_state[CONTINUATION_KEY] is False
+    assert len(at.get("plotly_chart")) == 1
+    assert not ledger_drawn(at) and not at.metric
+    assert at.session_state[CONTINUATION_KEY] is True
+    at.run()
+    assert not at.exception
+    assert ledger_drawn(at) and at.metric
+
+
+def test_the_run_asked_for_sends_the_settings_as_set_by_the_session(progressive):
+    """The continuation marks its run (``RESTORE_KEY``): every page setting is then sent with
+    its value set through the session state, which the browser applies even to a widget it
+    built anew (under load it built them at their defaults, a number field's minimum; the
+    browser test ``test_progressive_pages_keep_their_settings_and_release_under_load``). The
+    mark lasts one run."""
+    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT, gr_n="35")
+    at.session_state[RESTORE_KEY] = True  # what the continuation sets before its rerun
+    at.run()
+    assert not at.exception
+    n = at.slider(key="gr_n")
+    assert n.value == 35 and n.proto.set_value
+    assert at.number_input(key="gr_seed").proto.set_value
+    assert at.select_slider(key="gr_eps_p").proto.set_value
+    assert RESTORE_KEY not in at.session_state
+    at.run()  # a later run: values as the browser holds them, nothing re-sent
+    assert at.slider(key="gr_n").value == 35 and not at.slider(key="gr_n").proto.set_value

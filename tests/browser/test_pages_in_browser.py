@@ -303,9 +303,10 @@ def test_progressive_pages_keep_their_settings_and_release_under_load(
     """Several sessions open a progressively opening page at once, then all press Release:
     each confirmation appears and no setting moved (the URL holds the page's settings).
 
-    With progressive opening switched on for Geodesic regression this failed (6 of 16 sessions
-    lost the confirmation, every widget came back at its minimum; measured in session 11), so
-    that page opens whole; this guards the pages that do open progressively.
+    Before ``ui.session.RESTORE_KEY`` this failed on Geodesic regression (6 of 16 sessions lost
+    the confirmation and every widget came back at its minimum: the browser had built the
+    widgets anew at their defaults after the opening run; session 11), so that page opened
+    whole until session 12.
     """
     contexts = [chromium_browser.new_context(viewport=VIEWPORT, base_url=server_url)
                 for _ in range(STRESS_SESSIONS)]
