@@ -116,7 +116,7 @@ def test_changed_settings_hide_the_old_release():
 @pytest.mark.parametrize("kind,charts", [("spd", 2), ("kendall", 1), ("euclidean", 1)])
 def test_each_manifold_releases(kind, charts):
     at = open_page()
-    at.selectbox(key="gr_manifold").set_value(kind).run()
+    at.radio(key="gr_manifold").set_value(kind).run()
     assert not at.exception and not at.error
     quick_sampler(at)
     at.number_input(key="gr_nf").set_value(2)
@@ -135,10 +135,10 @@ def test_each_manifold_releases(kind, charts):
 
 def test_kendall_landmarks_and_euclidean_dimension():
     at = open_page()
-    at.selectbox(key="gr_manifold").set_value("kendall").run()
+    at.radio(key="gr_manifold").set_value("kendall").run()
     at.number_input(key="gr_param_kendall").set_value(5).run()
     assert not at.exception
-    at.selectbox(key="gr_manifold").set_value("euclidean").run()
+    at.radio(key="gr_manifold").set_value("euclidean").run()
     at.number_input(key="gr_param_euclidean").set_value(3).run()
     assert not at.exception and not at.error
     assert at.query_params["gr_d"] in ("3", ["3"])
@@ -242,7 +242,7 @@ def test_scenario_is_read_from_the_url():
                             "gr_tau": "-3"})
     at.run()
     assert not at.exception
-    assert at.selectbox(key="gr_manifold").value == "spd"
+    assert at.radio(key="gr_manifold").value == "spd"
     assert at.radio(key="gr_mode").value == "paper"
     assert at.select_slider(key="gr_eps_p").value == 0.5
     assert at.slider(key="gr_n").value == 80
@@ -255,7 +255,7 @@ def test_spd_alias_in_the_url_opens_spd():
     at.query_params.update({"gr_m": "spd2"})
     at.run()
     assert not at.exception
-    assert at.selectbox(key="gr_manifold").value == "spd"
+    assert at.radio(key="gr_manifold").value == "spd"
     assert at.query_params["gr_m"] in ("spd", ["spd"])
     # The page's SPD(2) demonstration (issue 14): footpoint within 0.1 of I, speed 0.5, noise
     # 0.05, so the responses lie within 0.8 of I; τ is 3.5 noise standard deviations.
@@ -269,7 +269,7 @@ def test_junk_in_the_url_falls_back_to_defaults():
     at.query_params.update({"gr_m": "torus", "gr_ep": "0.123", "gr_tau": "-3", "gr_n": "x"})
     at.run()
     assert not at.exception
-    assert at.selectbox(key="gr_manifold").value == "sphere"
+    assert at.radio(key="gr_manifold").value == "sphere"
     assert at.select_slider(key="gr_eps_p").value == 1.0
     assert at.number_input(key="gr_tau_sphere").value == pytest.approx(0.001)  # clamped
     assert at.slider(key="gr_n").value == 20
@@ -299,7 +299,7 @@ def test_spd_footpoint_region_stays_within_the_proof():
     from ui.logic import geodesic_regression as G
 
     at = open_page()
-    at.selectbox(key="gr_manifold").set_value("spd").run()
+    at.radio(key="gr_manifold").set_value("spd").run()
     assert not at.exception and not at.error
     assert at.number_input(key="gr_fr_spd_synthetic").value == 0.1
     assert at.number_input(key="gr_center_spd").value == 1.0
@@ -424,7 +424,7 @@ def test_default_strict_release_states_whether_it_is_useful(kind):
 
     at = open_page()
     if kind != "sphere":
-        at.selectbox(key="gr_manifold").set_value(kind).run()
+        at.radio(key="gr_manifold").set_value(kind).run()
     assert not at.exception
     gr_open_sampler(at)
     at.checkbox(key="gr_fix_seed").check().run()
@@ -462,7 +462,7 @@ def test_rat_skulls_preset_in_one_click():
     at = open_page()
     at.button(key="gr_preset_rats").click().run()
     assert not at.exception and not at.error
-    assert at.selectbox(key="gr_manifold").value == "kendall"
+    assert at.radio(key="gr_manifold").value == "kendall"
     assert at.number_input(key="gr_param_kendall").value == 8
     assert at.radio(key="gr_source").value == "rats"
     assert (at.number_input(key="gr_lo_rats").value, at.number_input(key="gr_hi_rats").value) \
@@ -587,7 +587,7 @@ def test_not_useful_release_offers_the_smallest_useful_budget():
     from useful (the support alone gives ~20x); the search simulates larger budgets on the same
     data (nothing recorded) and states the first useful one with what it tried."""
     at = open_page()
-    at.selectbox(key="gr_manifold").set_value("spd").run()
+    at.radio(key="gr_manifold").set_value("spd").run()
     at.select_slider(key="gr_eps_p").set_value(0.01).run()
     at.select_slider(key="gr_eps_v").set_value(0.01).run()
     gr_open_sampler(at)

@@ -110,7 +110,7 @@ def test_geodesic_regression_uploader_survives_the_corpus(kind):
     m = M.make_manifold(kind, param)
     data = make_regression_data(m, 12, rng=3)
     at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
-    at.selectbox(key="gr_manifold").set_value(kind).run()
+    at.radio(key="gr_manifold").set_value(kind).run()
     at.radio(key="gr_source").set_value("upload").run()
     shown = {}
     for label, content, expectation in corpus(to_csv(m, data.y, data.x), kind):
