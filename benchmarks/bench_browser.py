@@ -32,12 +32,12 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 
 from ui.registry import PAGES
+from ui.serve import server_answers
 from ui.session import LEDGER_TITLE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,14 +62,6 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _healthy(url):
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 FLOOR_APP = Path(__file__).resolve().parent / "_floor_app.py"
 
 
@@ -85,7 +77,7 @@ def _server(app=None):
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env=dict(os.environ, PYTHONUNBUFFERED="1"))
     deadline = time.monotonic() + 120
-    while not _healthy(url):
+    while not server_answers(url):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             raise RuntimeError("the dashboard server did not start")

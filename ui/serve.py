@@ -181,7 +181,9 @@ def _server_url():
     return f"http://{address}:{config.get_option('server.port')}" + (f"/{base}" if base else "")
 
 
-def _answers(url):
+def server_answers(url):
+    """Whether the Streamlit server at ``url`` answers its health check (the benchmarks and
+    browser tests wait on it too)."""
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
             return response.status == 200
@@ -256,7 +258,7 @@ def _warm_up_when_ready():
 
     log = get_logger(__name__)
     deadline = time.monotonic() + WARM_UP_TIMEOUT_S
-    while not _answers(_server_url()):
+    while not server_answers(_server_url()):
         if time.monotonic() > deadline:
             log.warning("Warm-up skipped: the server did not answer in %d s.",
                         WARM_UP_TIMEOUT_S)

@@ -17,10 +17,11 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from ui.serve import server_answers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "assets" / "screenshots"
@@ -33,14 +34,6 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("localhost", 0))
         return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +56,7 @@ def server_url(tmp_path_factory):
                                    env=env)
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while not _healthy(url):
+        while not server_answers(url):
             if process.poll() is not None:
                 pytest.fail(f"the Streamlit server exited with code {process.returncode}:\n"
                             + log_path.read_text(errors="replace")[-3000:])
