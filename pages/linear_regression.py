@@ -450,14 +450,24 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
         if not chosen:
             st.info("Choose at least one column to estimate.")
             return
+        editor_key = f"lr_enclosing_{scope}_{'|'.join(chosen)}"
+        kept_key, base_key = f"lr_enclosing_kept_{scope}", f"{editor_key}_base"
+        if editor_key not in st.session_state or base_key not in st.session_state:
+            # A new editor (first shown, or shown again after the section was closed, which
+            # drops an editor's edits): it starts from the intervals typed before. Kept as
+            # its data while it lives, so the edits it holds apply to the same table.
+            st.session_state[base_key] = PB.enclosing_table(
+                chosen, public, kept=st.session_state.get(kept_key))
         table = st.data_editor(
-            PB.enclosing_table(chosen, public), hide_index=True,
+            st.session_state[base_key], hide_index=True,
             disabled=["column", "from"], width="stretch",
-            key=f"lr_enclosing_{scope}_{'|'.join(chosen)}",
+            key=editor_key,
             column_config={"lower": st.column_config.NumberColumn(
                 "enclosing lower end", format="%.6g"),
                 "upper": st.column_config.NumberColumn("enclosing upper end", format="%.6g"),
                 "from": st.column_config.TextColumn("default from", width="large")})
+        st.session_state[kept_key] = PB.typed_intervals(table, public,
+                                                        st.session_state.get(kept_key))
         problems = PB.interval_problems(table)
         if problems:
             st.error("\n".join(f"- {p}" for p in problems))

@@ -736,12 +736,18 @@ def lazy_expander(label, key, *, expanded=False, keep=(), where=st):
     The expander (a container) if it is open, else None.
     """
     box = where.expander(label, expanded=expanded, key=key, on_change="rerun")
-    if box.open:
+    was_open = f"{key}__was_open"
+    reopened = box.open and not st.session_state.get(was_open, False)
+    st.session_state[was_open] = bool(box.open)
+    if box.open and not reopened:
         return box
+    # Closed: keep the values (Streamlit drops those of widgets not drawn). Just opened: the
+    # browser builds the widgets anew, at their defaults unless the value comes through the
+    # session state in this run (a kept checkbox showed unticked, a slider its first option).
     for k in keep:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
-    return None
+    return box if box.open else None
 
 
 def formula_notes(key, render, where=st):

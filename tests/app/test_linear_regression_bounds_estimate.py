@@ -187,3 +187,25 @@ def test_estimate_settings_survive_closing_the_section():
     assert widget(at.select_slider, "lr_trim").value == 5.0
     age = [c for c in at.checkbox if c.key.startswith("lr_est_col_") and c.key.endswith("_age")]
     assert len(age) == 1 and age[0].value is False
+
+
+def test_typed_enclosing_intervals_survive_closing_the_section():
+    """Closing "Estimate privately" drops its table editor's edits (a widget not drawn); the
+    intervals typed there are kept and the table drawn again starts from them."""
+    at = open_upload()
+    (kept_key,) = [k for k in at.session_state.keys() if str(k).startswith("lr_enclosing_kept_")]
+    assert at.session_state[kept_key] == {}  # nothing typed yet
+    at.session_state["lr_estimate_open"] = False
+    at.run()
+    at.run()  # a second run without the editor: Streamlit drops its edits here
+    # What the editor's last run kept had the user typed 'height' in [100, 250]:
+    at.session_state[kept_key] = {"height": (100.0, 250.0)}
+    at.session_state["lr_estimate_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    (table,) = [d.value for d in at.main.dataframe if "from" in d.value.columns]
+    assert table[["column", "lower", "upper"]].values.tolist() == [
+        ["age", 0.0, 120.0], ["height", 100.0, 250.0]]
+    assert table["from"].tolist()[1] == "your entry"
+    assert not [c for c in at.checkbox if c.key and c.key.startswith("lr_wide_ok")]
+    assert at.session_state[kept_key] == {"height": (100.0, 250.0)}

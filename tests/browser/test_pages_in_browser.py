@@ -272,6 +272,32 @@ document.addEventListener('DOMContentLoaded', () => {
 
 
 @pytest.mark.browser
+def test_a_closed_section_shows_its_settings_again_when_reopened(app_page):
+    """A lazy section (``ui.session.lazy_expander``) keeps its settings while closed; opened
+    again, the browser builds its widgets anew and must show those settings, not the widgets'
+    defaults (before session 12 it showed a number field's minimum and unticked boxes, and the
+    next click sent those). Geodesic regression's "Advanced: sampler", opened by a shared
+    link that sets the chain length."""
+    page = app_page
+    spec = registry.page("geodesic_regression.py")
+    page.goto(f"/{spec.url_path}?gr_chain=800&gr_burn=300", wait_until="domcontentloaded")
+    wait_until_complete(page)
+    chain = page.locator("[data-testid='stMain'] .st-key-gr_chain input")
+    burn = page.locator("[data-testid='stMain'] .st-key-gr_burn input")
+    assert chain.input_value() == "800" and burn.input_value() == "300"
+    header = page.locator("[data-testid='stMain'] [data-testid='stExpander'] summary").filter(
+        has_text="Advanced: sampler")
+    header.click()
+    chain.wait_for(state="detached", timeout=LOAD_TIMEOUT)
+    wait_until_idle(page)
+    header.click()
+    chain.wait_for(timeout=LOAD_TIMEOUT)
+    wait_until_idle(page)
+    assert chain.input_value() == "800" and burn.input_value() == "300"
+    assert "gr_chain=800" in page.url
+    assert_no_errors(page)
+
+
 def test_a_page_opens_progressively_then_stays_quiet(app_page):
     """A page that opens progressively ends its first run at its first chart; the browser asks
     for the rest once that chart is drawn; then the page is whole and no further run starts

@@ -115,12 +115,35 @@ def enclosing_default(name, public=None):
     return EnclosingDefault(*WIDE_INTERVAL, "wide default: confirm it holds the column", False)
 
 
-def enclosing_table(names, public=None):
+def enclosing_table(names, public=None, kept=None):
     """The editable table of enclosing intervals: columns ``column``, ``lower``, ``upper``,
-    ``from``."""
+    ``from``.
+
+    ``kept``: ``{column: (lower, upper)}`` the user typed earlier (:func:`typed_intervals`);
+    those columns start from them (``from`` says so) instead of their defaults."""
+    kept = kept or {}
     rows = [enclosing_default(nm, public) for nm in names]
-    return pd.DataFrame({"column": list(names), "lower": [r.low for r in rows],
-                         "upper": [r.high for r in rows], "from": [r.reason for r in rows]})
+    lows = [kept[nm][0] if nm in kept else r.low for nm, r in zip(names, rows, strict=True)]
+    highs = [kept[nm][1] if nm in kept else r.high for nm, r in zip(names, rows, strict=True)]
+    reasons = ["your entry" if nm in kept else r.reason for nm, r in zip(names, rows,
+                                                                         strict=True)]
+    return pd.DataFrame({"column": list(names), "lower": lows, "upper": highs,
+                         "from": reasons})
+
+
+def typed_intervals(table, public=None, kept=None):
+    """``kept`` updated with the intervals of ``table`` (the edited table) that differ from
+    their defaults: what the user typed, to start from when the table is built again."""
+    out = dict(kept or {})
+    for nm, lo, hi in zip(table["column"], table["lower"], table["upper"], strict=True):
+        default = enclosing_default(nm, public)
+        if lo is None or hi is None:
+            continue
+        if (float(lo), float(hi)) != (float(default.low), float(default.high)):
+            out[nm] = (float(lo), float(hi))
+        else:
+            out.pop(nm, None)
+    return out
 
 
 def interval_problems(table):

@@ -53,6 +53,26 @@ def test_defaults_never_depend_on_the_data():
     assert PB.unconfirmed_columns(a) == []
 
 
+def test_typed_intervals_are_kept_and_start_the_next_table():
+    """What the user typed (and only that) is kept; a table built again starts from it, says
+    so, and keeps the defaults of the other columns; typing a default back forgets it."""
+    table = PB.enclosing_table(["age", "height"])
+    age_default = tuple(table.loc[0, ["lower", "upper"]])
+    table.loc[1, ["lower", "upper"]] = [100.0, 250.0]
+    kept = PB.typed_intervals(table)
+    assert kept == {"height": (100.0, 250.0)}
+    again = PB.enclosing_table(["age", "height", "weight"], kept=kept)
+    assert tuple(again.loc[1, ["lower", "upper"]]) == (100.0, 250.0)
+    assert again.loc[1, "from"] == "your entry"
+    assert tuple(again.loc[0, ["lower", "upper"]]) == age_default
+    assert again.loc[0, "from"] != "your entry" and again.loc[2, "from"] != "your entry"
+    # Columns not in this table stay kept; a typed default is forgotten.
+    only_age = PB.enclosing_table(["age"], kept=kept)
+    assert PB.typed_intervals(only_age, kept=kept) == kept
+    again.loc[1, ["lower", "upper"]] = list(PB.WIDE_INTERVAL)
+    assert PB.typed_intervals(again, kept=kept) == {}
+
+
 def test_interval_problems_name_the_column():
     table = pd.DataFrame({"column": ["a", "b", "c", "d"], "lower": [0.0, 2.0, np.nan, None],
                           "upper": [1.0, 2.0, 1.0, 3.0]})
