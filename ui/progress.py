@@ -26,8 +26,15 @@ def _flag(key):
     return f"{key}__cancelled"
 
 
+def _finished(key):
+    return f"{key}__finished"
+
+
 def _mark_cancelled(key):
-    st.session_state[_flag(key)] = True
+    # A click that reaches the server after the run finished cancels nothing: its result was
+    # kept (and recorded), so no "cancelled" notice.
+    if not st.session_state.pop(_finished(key), False):
+        st.session_state[_flag(key)] = True
 
 
 def cancelled_notice(key, what="The run"):
@@ -83,6 +90,7 @@ class RunProgress:
 
     def __init__(self, label, *, key, estimate=None, container=None):
         self.label, self.key, self.estimate = label, key, estimate
+        st.session_state.pop(_finished(key), None)
         self._box = (container or st).container()
         self._bar = self._box.progress(0.0, text=self._text(0.0, 0.0))
         self._box.button("Cancel", key=f"{key}_cancel", on_click=_mark_cancelled, args=(key,),
@@ -120,6 +128,8 @@ class RunProgress:
         # page to the rerun it asked for instead of drawing into the stopped run.
         if exc_type is None or issubclass(exc_type, Exception):
             self.close()
+        if exc_type is None:  # after close(), where a Cancel in time still stops the run
+            st.session_state[_finished(self.key)] = True
         return False
 
 
