@@ -467,10 +467,8 @@ class PageSettings:
         if key in st.session_state:
             if st.session_state.get(RESTORE_KEY):
                 # The run a progressive opening asked for (ui.session.after_first_chart): the
-                # browser may have built the page's widgets anew after the opening run, from
-                # their defaults (a number field's minimum); a value set through the session
-                # state is sent with the widget and wins over them.
-                st.session_state[key] = st.session_state[key]
+                # browser may have built the page's widgets anew after the opening run.
+                resend_values((key,))
             return
         saved = self.saved
         if key in saved and (choices is None or saved[key] in choices):
@@ -703,6 +701,18 @@ def export_buttons(script, stem, prefix):
                        key=f"{prefix}_export_notebook", on_click="ignore")
 
 
+def resend_values(keys):
+    """Set each of ``keys`` present in the session to its own value, through the session state.
+
+    Such a value is kept even in a run where its widget is not drawn (Streamlit drops the
+    others), and is sent with the widget when it is drawn: the browser shows it even on a
+    widget it builds anew, which it would otherwise build at its default (a number field's
+    minimum, an unticked box), sending that default on the next click."""
+    for k in keys:
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+
+
 def mark_typed(flag):
     """Widget callback: the field was typed, so it stops following its computed default (the
     page sets the field's value from the default only while ``st.session_state[flag]`` is
@@ -742,11 +752,9 @@ def lazy_expander(label, key, *, expanded=False, keep=(), where=st):
     if box.open and not reopened:
         return box
     # Closed: keep the values (Streamlit drops those of widgets not drawn). Just opened: the
-    # browser builds the widgets anew, at their defaults unless the value comes through the
-    # session state in this run (a kept checkbox showed unticked, a slider its first option).
-    for k in keep:
-        if k in st.session_state:
-            st.session_state[k] = st.session_state[k]
+    # browser builds the widgets anew (a kept checkbox showed unticked, a slider its first
+    # option).
+    resend_values(keep)
     return box if box.open else None
 
 

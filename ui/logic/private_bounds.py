@@ -122,13 +122,12 @@ def enclosing_table(names, public=None, kept=None):
     ``kept``: ``{column: (lower, upper)}`` the user typed earlier (:func:`typed_intervals`);
     those columns start from them (``from`` says so) instead of their defaults."""
     kept = kept or {}
-    rows = [enclosing_default(nm, public) for nm in names]
-    lows = [kept[nm][0] if nm in kept else r.low for nm, r in zip(names, rows, strict=True)]
-    highs = [kept[nm][1] if nm in kept else r.high for nm, r in zip(names, rows, strict=True)]
-    reasons = ["your entry" if nm in kept else r.reason for nm, r in zip(names, rows,
-                                                                         strict=True)]
-    return pd.DataFrame({"column": list(names), "lower": lows, "upper": highs,
-                         "from": reasons})
+    rows = []
+    for nm in names:
+        d = enclosing_default(nm, public)
+        rows.append((nm, *kept[nm], "your entry") if nm in kept else (nm, d.low, d.high,
+                                                                        d.reason))
+    return pd.DataFrame(rows, columns=["column", "lower", "upper", "from"])
 
 
 def typed_intervals(table, public=None, kept=None):
