@@ -51,9 +51,8 @@ class PageSpec:
         Whether the page's first run in a session ends at its first chart, the rest drawn by
         the next run (:func:`ui.session.after_first_chart`): for pages with widgets, tables or
         charts below their first chart (0.25 to 0.45 s sooner to the first plot, measured).
-        Geodesic regression, whose chart comes after its settings (0.06 s to gain), opens whole:
-        opened progressively it started one more run after it was whole (fresh-clone CI,
-        session 12; not yet explained).
+        A page whose settings are drawn before its chart reads them without drawing them in
+        that run (:class:`ui.session.ValuesOnly`, Geodesic regression).
     """
 
     file: str
@@ -90,7 +89,8 @@ PAGES: tuple[PageSpec, ...] = (
         "space or R^d, then release private footpoints and shooting vectors (ε_p, ε_v) on a "
         "button: private geodesics drawn beside the non-private fit, MSE, footpoint and angle "
         "errors, sensitivities, σ's and sampler diagnostics",
-        run_button="gr_release_button", done_button="gr_download_release"),
+        run_button="gr_release_button", done_button="gr_download_release",
+        open_progressively=True),
     PageSpec(
         "budget_split.py", "Budget split", ":material/pie_chart:", "budget_split", "bs",
         "A simulation of how splitting a total ε between footpoint (ε_p) and shooting vector "

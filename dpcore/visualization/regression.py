@@ -212,7 +212,7 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
                 xs, true,
                 generating_landmarks=(None if gen is None
                                       else m.to_landmarks(gen, reference=ref)),
-                x_name=covariate_name, n_cols=min(len(xs), 4),
+                x_name=covariate_name, n_cols=min(len(xs), 2),
             )
             note = "Predicted shapes at the chosen covariate values."
         out.append((note, fig))

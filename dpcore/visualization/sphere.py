@@ -393,7 +393,7 @@ def sphere_regression_map_figure(
     private_label="Private geodesic",
     title="Geodesic regression on the sphere S² (map)",
     subtitle=None,
-    height=HEIGHT_2D + 120,
+    height=HEIGHT_2D + 180,
 ):
     """The regression of :func:`sphere_regression_figure` on a flat map of S².
 
@@ -490,5 +490,7 @@ def sphere_regression_map_figure(
     sub = subtitle or ""
     where = (f"Map centred at {_latlon(frame[0])}; distance from the centre = geodesic "
              "distance; grid every 30°")
-    _finish(fig, title, height, subtitle=f"{sub}<br>{where}" if sub else where)
+    # The legend below the map: the map is square, so a legend beside it would shrink it.
+    _finish(fig, title, height, subtitle=f"{sub}<br>{where}" if sub else where,
+            legend_below=True)
     return fig

@@ -296,7 +296,6 @@ def test_spd_footpoint_region_stays_within_the_proof():
     """SPD(2) offers the public footpoint region about the ball's centre c·I (the
     demonstration's 0.1 by default); a radius beyond τ_m + τ is refused with the reason and the
     release keeps the proof's support."""
-    from ui.logic import geodesic_regression as G
 
     at = open_page()
     at.radio(key="gr_manifold").set_value("spd").run()
@@ -400,7 +399,6 @@ def median_draw_ratio(at, kind):
     """The median private draw's MSE over the non-private MSE, recomputed from the release in
     session state and the page's synthetic data (independently of the page's verdict)."""
     from dpcore.experiments.metrics import release_mse
-    from ui.logic import geodesic_regression as G
     from ui.manifolds import make_manifold
 
     release = at.session_state["gr_last"]["release"]
@@ -420,7 +418,6 @@ def test_default_strict_release_states_whether_it_is_useful(kind):
     (useful on most of them on every manifold: R^1 at n = 200; S², SPD(2) at n = 30 and Kendall
     with 4 landmarks through their public design). Usefulness of one draw is asserted only
     where the measured margin is wide (R^1, S²)."""
-    from ui.logic import geodesic_regression as G
 
     at = open_page()
     if kind != "sphere":
@@ -514,7 +511,6 @@ def test_the_work_estimate_is_shown_and_bounds_the_release(monkeypatch):
         c.value for c in at.caption]
     assert not at.button(key="gr_release_button").disabled
 
-    import ui.logic.geodesic_regression as G
 
     monkeypatch.setattr(G, "DEFAULT_WORK_BUDGET", -1.0)
     at.run()
@@ -528,7 +524,6 @@ def test_release_runs_under_a_progress_bar_and_the_button_comes_back(monkeypatch
     """The release reports to the page's progress bar (the RunProgress is its callback); after
     it the bar and its Cancel button are gone, the Release button is enabled again and the
     ledger holds the release."""
-    import ui.logic.geodesic_regression as G
 
     real, seen = G.run_release, []
 
@@ -553,7 +548,6 @@ def test_release_runs_under_a_progress_bar_and_the_button_comes_back(monkeypatch
 
 
 def test_a_failed_release_says_why_and_records_nothing(monkeypatch):
-    import ui.logic.geodesic_regression as G
 
     def fail(settings, dataset, progress=None):
         progress(0.5)

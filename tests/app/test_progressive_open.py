@@ -119,12 +119,59 @@ def test_widget_values_set_in_the_opening_run_survive_it(progressive):
     assert at.select_slider(key="fm_eps").value == pytest.approx(2.0)
 
 
-def test_geodesic_regression_opens_whole(progressive):
-    """Its chart comes after its settings (little to gain): one run draws it all."""
-    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT)
-    assert len(at.get("plotly_chart")) >= 1
-    assert ledger_drawn(at) and at.metric
+def main_widget_keys(at):
+    return sorted(str(w.key) for kind in WIDGETS for w in at.main.get(kind))
+
+
+def chart_specs(at):
+    return [c.proto.spec for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("query", [{}, {"gr_m": "spd", "gr_n": "35", "gr_ep": "2.0"},
+                                   {"gr_m": "kendall", "gr_src": "example"}])
+def test_geodesic_regression_draws_its_figure_before_its_settings(query, monkeypatch):
+    """Its settings come before its figure in the script: the opening run reads them from the
+    session without drawing them (``ui.session.ValuesOnly``) and draws the figure the whole
+    page would draw, from the same values; the next run draws the whole page."""
+    monkeypatch.setenv(PROGRESSIVE_ENV, "0")
+    reference = open_app_page("geodesic_regression.py", timeout=TIMEOUT, **query)
+    assert "1 · Manifold and data" in headings(reference)
+
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
+    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT, **query)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 1
+    assert chart_specs(at) == chart_specs(reference)[:1]
+    assert headings(at) == ["Geodesic regression"]  # no settings section drawn
+    # Before the chart only what belongs to the figure: the sphere's view tabs, the Kendall
+    # panels' covariate range.
+    assert set(main_widget_keys(at)) <= {"gr_kx", "gr_kpanels"}
+    assert not ledger_drawn(at)
+    assert at.session_state[CONTINUATION_KEY] is True
+
+    at.run()  # the run the browser asks for
+    assert not at.exception
+    assert headings(at) == headings(reference)
+    assert widget_keys(at) == widget_keys(reference)
+    assert chart_specs(at) == chart_specs(reference)
+    assert ledger_drawn(at)
+    for key in ("gr_n", "gr_eps_p", "gr_manifold"):
+        if key in reference.session_state:
+            assert at.session_state[key] == reference.session_state[key]
+
+
+@pytest.mark.parametrize("query", [{"gr_src": "upload"}, {"gr_src": "rats"},
+                                   {"gr_lo": "1", "gr_hi": "0"}])
+def test_geodesic_regression_without_a_figure_opens_whole(query, progressive):
+    """No file yet, the rat skulls on the wrong manifold, a range with low > high: no figure to
+    draw first, so the opening run hands over to a whole run at once (``open_whole``)."""
+    at = open_app_page("geodesic_regression.py", timeout=TIMEOUT, **query)
+    assert not at.exception
+    assert not at.get("plotly_chart")
+    assert "1 · Manifold and data" in headings(at)
+    assert ledger_drawn(at)
     assert at.session_state[CONTINUATION_KEY] is False
+    assert at.session_state[OPENING_RUN_KEY] is False
 
 
 def test_the_run_asked_for_sends_the_settings_as_set_by_the_session(progressive):
