@@ -33,10 +33,13 @@ from ui.logic import privacy_text as T
 from ui.logic import regression_data as D
 from ui.progress import cancelled_notice, show_work
 from ui.session import (
+    ValuesOnly,
     draw_release,
     export_buttons,
     formula_notes,
     group,
+    open_whole,
+    opening_run,
     planned_cost,
     query_value,
     release_button,
@@ -45,6 +48,7 @@ from ui.session import (
     session_memo,
     set_page_rows,
     show_cost,
+    starting_value,
     write_query,
 )
 
@@ -319,8 +323,11 @@ def person_rows(read, tag):
              "no person column).")
 
 
-def load_data(manifold_key, manifold, source):
-    """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
+def load_data(manifold_key, manifold, source, ui=st):
+    """Widgets for the data; returns (y, center, center_text, radius, meta) or None.
+
+    ``ui``: ``st``, or in the page's opening run :class:`ui.session.ValuesOnly` (the widgets'
+    values are read from the session state, :func:`ui.session.starting_value`)."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
     # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
@@ -332,55 +339,56 @@ def load_data(manifold_key, manifold, source):
                                     and source not in PRESET_BOUNDS)
     r_start = (query_value("fm_r", r_default, float)
                if url_manifold == manifold_key and same else r_default)
-    cols = st.columns(4)
-    radius = cols[0].slider(
+    radius_key = (f"fm_radius_{M.full_name(manifold_key)}"
+                  + (f"_{source}" if source in PRESET_BOUNDS else ""))
+    starting_value(radius_key, float(np.clip(r_start, r_lo, r_hi)))
+    radius = ui.slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
-        value=float(np.clip(r_start, r_lo, r_hi)), step=0.01,
-        key=f"fm_radius_{M.full_name(manifold_key)}"
-            + (f"_{source}" if source in PRESET_BOUNDS else ""),
-        help=L.radius_help(manifold),
+        step=0.01, key=radius_key, help=L.radius_help(manifold),
     )
     meta = {"radius": radius}
     if isinstance(manifold, Sphere):
         if source == "cities":
-            center_text = cols[1].text_input(
-                "Public centre m₀ (latitude, longitude in degrees)",
-                value=PRESET_BOUNDS["cities"][1], key="fm_center_cities")
+            starting_value("fm_center_cities", PRESET_BOUNDS["cities"][1])
+            center_text = ui.text_input(
+                "Public centre m₀ (latitude, longitude in degrees)", key="fm_center_cities")
         else:
-            center_text = cols[1].text_input(
-                "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", value="0, 0, 1",
-                key="fm_center", disabled=source == "synthetic")
+            starting_value("fm_center", "0, 0, 1")
+            center_text = ui.text_input(
+                "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key="fm_center",
+                disabled=source == "synthetic")
         try:
             center = L.parse_center_text(center_text)
         except ValueError as exc:
-            st.error(str(exc))
+            ui.error(str(exc))
             return None
     else:
         k = manifold.k
-        text = cols[1].text_input(
+        center_key = f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}"
+        starting_value(center_key, PRESET_BOUNDS.get(source, (None, "1"))[1])
+        text = ui.text_input(
             "Public centre m₀ (a typical variance s for s·I, or "
             + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
-            value=PRESET_BOUNDS.get(source, (None, "1"))[1],
-            key=f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}",
-            disabled=source == "synthetic",
+            key=center_key, disabled=source == "synthetic",
             help="From domain knowledge, never from the data: the units and a typical scale of "
                  "your matrices (e.g. a covariance of signals with variance about 10 in their "
                  "units: type 10). The ball is centred there.")
         try:
             center = L.parse_spd_center_text(text, k)
         except ValueError as exc:
-            st.error(str(exc))
+            ui.error(str(exc))
             return None
         center_text = L.spd_center_text(center)
     if source == "synthetic":
-        n = cols[2].slider("Sample size n", 10, CAPS["fm_max_n"], value=int(np.clip(
-            query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])), key="fm_n")
-        seed = cols[3].number_input("Seed of the synthetic data", 0, 10**6,
-                                    value=query_value("fm_seed", 0, int), key="fm_seed")
+        starting_value("fm_n", int(np.clip(query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])))
+        starting_value("fm_seed", int(np.clip(query_value("fm_seed", 0, int), 0, 10**6)))
+        c1, c2 = ui.columns(2)
+        n = c1.slider("Sample size n", 10, CAPS["fm_max_n"], key="fm_n")
+        seed = c2.number_input("Seed of the synthetic data", 0, 10**6, key="fm_seed")
         try:
             y = synthetic_data(manifold_key, int(n), float(radius), int(seed))
         except (RuntimeError, ValueError) as exc:
-            st.error(f"Could not generate the data: {exc}")
+            ui.error(f"Could not generate the data: {exc}")
             return None
         meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
         center = default_center(manifold)
@@ -388,28 +396,28 @@ def load_data(manifold_key, manifold, source):
                        L.spd_center_text(center))
         return y, center, center_text, radius, meta
     if source == "emg":
-        st.caption(L.EMG_ATTRIBUTION)
-        st.caption(L.EMG_PRIVACY_UNIT)
-        st.caption(L.EMG_BOUNDS_NOTE)
+        ui.caption(L.EMG_ATTRIBUTION)
+        ui.caption(L.EMG_PRIVACY_UNIT)
+        ui.caption(L.EMG_BOUNDS_NOTE)
         y = emg_points()
         raw = None
         digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
     elif source == "cities":
-        st.caption(L.CITIES_ATTRIBUTION)
-        st.caption(L.CITIES_BOUNDS_NOTE)
+        ui.caption(L.CITIES_ATTRIBUTION)
+        ui.caption(L.CITIES_BOUNDS_NOTE)
         raw = L.cities_bytes()
     else:
-        upload = st.file_uploader(
+        upload = ui.file_uploader(
             "Upload a CSV file (a header row naming the columns, one point per row; choose "
             "the point's columns below)", type=["csv", "txt"], key="fm_upload",
         )
-        st.caption(f"Expected header: `{', '.join(manifold.csv_columns())}`"
+        ui.caption(f"Expected header: `{', '.join(manifold.csv_columns())}`"
                    + (" or latitude and longitude in degrees" if isinstance(manifold, Sphere)
                       else " or the full matrix")
                    + "; other names are mapped below and other columns (an id, a name, a "
                      "date) are ignored. The file stays in memory and is never stored.")
         if upload is None:
-            st.info("Upload a file to continue, or switch the data to *Synthetic*.")
+            ui.info("Upload a file to continue, or switch the data to *Synthetic*.")
             return None
         raw = upload.getvalue()
         sha = hashlib.sha256(raw).hexdigest()
@@ -424,19 +432,19 @@ def load_data(manifold_key, manifold, source):
         try:
             y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
             if note:
-                st.caption(note)
+                ui.caption(note)
         except DataValidationError as exc:
             message = str(exc).replace(
                 "Pass renormalize=True to project every point onto the sphere.",
                 "Normalize each row to unit length before uploading.")
-            st.error(f"The file could not be used.\n\n{message}")
+            ui.error(f"The file could not be used.\n\n{message}")
             return None
         digest = digest[:16]
     if y.shape[0] < 2:
-        st.error("The file needs at least 2 data rows.")
+        ui.error("The file needs at least 2 data rows.")
         return None
     preview = L.ball_preview(manifold, y, center, radius)
-    (st.warning if preview["warn"] else st.caption)(
+    (ui.warning if preview["warn"] else ui.caption)(
         L.ball_preview_text(preview, y.shape[0], radius, file_rows=source == "upload"))
     meta.update(n=int(y.shape[0]), fingerprint=f"upl-{manifold_key}-{digest}-{radius}-"
                                                  f"{center_text}")
@@ -583,13 +591,13 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean, gro
 @st.fragment
 def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synthetic,
                     fingerprint=""):
-    st.subheader("How the mechanisms spread (simulation on the current data)")
+    st.subheader("How the mechanisms spread")
     n_draws = st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"],
                         value=int(np.clip(query_value("fm_draws", 50, int), 10,
                                           CAPS["cloud_draws"])), step=10, key="fm_draws")
     write_query(fm_draws=n_draws)
-    st.caption("Seeded draws for illustration: not a release and not recorded in the ledger. "
-               "Publishing all of them would cost ε each.")
+    st.caption("A simulation on the current data: seeded draws for illustration, not a release "
+               "and not recorded in the ledger. Publishing all of them would cost ε each.")
     if y.shape[0] > LARGE_N and not st.toggle(
             f"Compute the preview on all {y.shape[0]:,} rows", value=False, key="fm_preview_large",
             help="Each KNG draw evaluates the gradient over every row: with large data the "
@@ -797,6 +805,72 @@ def sensitivity_section(manifold_key, radius):
                      hide_index=True, width="stretch")
 
 
+def data_and_budget(ui):
+    """The manifold, the data and ε (``ui``: ``st`` or :class:`ui.session.ValuesOnly`).
+
+    Returns (manifold key, manifold, source, ε, URL settings, :func:`load_data`'s tuple), or
+    None when the data cannot be used (the URL is written either way)."""
+    with ui.container(border=True):
+        ui.subheader("Data and budget")
+        keys = list(L.FRECHET_MANIFOLDS)
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+        starting_value("fm_manifold", query_value("fm_manifold", "sphere", M.canonical,
+                                                  choices=keys), keys)
+        manifold_key = ui.selectbox("Manifold", keys, format_func=M.choice_label,
+                                    key="fm_manifold")
+        sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
+            manifold_key, [])
+        starting_value("fm_source", query_value("fm_source", "synthetic", str,
+                                                choices=sources), sources)
+        source = ui.radio("Data", sources,
+                          format_func={"synthetic": "Synthetic (paper 001)",
+                                       "upload": "Upload CSV",
+                                       "cities": "Preset: world cities",
+                                       "emg": "Preset: EMG covariances"}.get,
+                          horizontal=True, key="fm_source")
+        starting_value("fm_eps", query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS),
+                       EPS_OPTIONS)
+        epsilon = ui.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
+        reading = ui.empty()  # after the data: a person column sets the rows per person
+        manifold = M.make_manifold(manifold_key)
+        loaded = load_data(manifold_key, manifold, source, ui)
+        reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
+    settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
+    if loaded is None:
+        write_query(**settings)
+        return None
+    return manifold_key, manifold, source, epsilon, settings, loaded
+
+
+def data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsilon):
+    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download."""
+    n = y.shape[0]
+    cols = ui.columns(2)
+    cols[0].metric("Sample size n", n)
+    cols[1].metric("Radius r", f"{radius:.3g}",
+                   help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
+    cols = ui.columns(2)
+    if info["delta"] is None:
+        cols[0].metric("Sensitivity Δ of the mean", "none",
+                       help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
+        cols[1].metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}")
+    else:
+        cols[0].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
+        cols[1].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
+    cols = ui.columns(2)
+    cols[0].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
+    if info["delta"] is None:
+        ui.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
+                "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
+                "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
+                "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")
+    if source == "synthetic":
+        cols[1].download_button(
+            "Download data", to_csv(manifold, y),
+            file_name=f"frechet_mean_{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
+            mime="text/csv", key="fm_download_data", on_click="ignore")
+
+
 def main():
     st.title("Fréchet mean")
     set_page_rows(None)  # set again below while an uploaded file's person column is mapped
@@ -807,34 +881,20 @@ def main():
         "Gaussian at the equivalent Gaussian-DP µ, and Laplace noise added in the ambient "
         "Euclidean space."
     )
-    with st.container(border=True):
-        cols = st.columns([2, 2, 3])
-        keys = list(L.FRECHET_MANIFOLDS)
-        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        manifold_key = cols[0].selectbox(
-            "Manifold", keys, index=keys.index(query_value("fm_manifold", "sphere",
-                                                           M.canonical, choices=keys)),
-            format_func=M.choice_label, key="fm_manifold")
-        sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
-            manifold_key, [])
-        source = cols[1].radio("Data", sources, index=sources.index(query_value(
-            "fm_source", "synthetic", str, choices=sources)),
-            format_func={"synthetic": "Synthetic (paper 001)", "upload": "Upload CSV",
-                         "cities": "Preset: world cities",
-                         "emg": "Preset: EMG covariances"}.get,
-            horizontal=True, key="fm_source")
-        epsilon = cols[2].select_slider(
-            "Privacy budget ε (per release)", EPS_OPTIONS,
-            value=query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS), key="fm_eps")
-        reading = cols[2].empty()  # after the data: a person column sets the rows per person
-        manifold = M.make_manifold(manifold_key)
-        loaded = load_data(manifold_key, manifold, source)
-        reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
-    settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
+    # The data and the budget on the left, the picture beside them (in view while they
+    # change). The page's first run in a session reads the settings without drawing them
+    # (ui.session.ValuesOnly) and ends at the picture; the next run draws the rest.
+    left, right = st.columns([2, 3], gap="large")
+    ui = ValuesOnly() if opening_run() else st
+    with left:
+        loaded = data_and_budget(ui)
     if loaded is None:
-        write_query(**settings)
+        open_whole()
+        right.info("The private means are drawn here once the data on the left can be used.",
+                   icon=":material/insights:")
         return
-    y, center, center_text, radius, meta = loaded
+    manifold_key, manifold, source, epsilon, settings, (y, center, center_text, radius,
+                                                         meta) = loaded
     settings["fm_r"] = round(radius, 4)
     if source == "synthetic":
         settings.update(fm_n=meta["n"], fm_seed=meta["seed"])
@@ -844,31 +904,13 @@ def main():
                     lambda: frechet_mean(manifold, project_to_ball(manifold, y, center, radius)),
                     lambda: nonprivate_mean(manifold, repr(manifold), meta["fingerprint"], y,
                                             center, radius))
-    cols = st.columns(5)
-    cols[0].metric("Sample size n", n)
-    cols[1].metric("Radius r", f"{radius:.3g}",
-                   help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
-    if info["delta"] is None:
-        cols[2].metric("Sensitivity Δ of the mean", "none",
-                       help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
-        cols[3].metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}")
-    else:
-        cols[2].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
-        cols[3].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
-    cols[4].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
-    if info["delta"] is None:
-        st.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
-                "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
-                "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
-                "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")
-    if source == "synthetic":
-        st.download_button("Download data", to_csv(manifold, y), file_name=f"frechet_mean_"
-                           f"{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
-                           mime="text/csv", key="fm_download_data", on_click="ignore")
+    with left:
+        data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsilon)
 
-    # The picture first (a fragment: its own widgets rerun only it, and write their URL keys).
-    preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
-                    is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
+    # The picture (a fragment: its own widgets rerun only it, and write their URL keys).
+    with right:
+        preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
+                        is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
 
     notes, assumptions = st.columns([1, 1])
     with notes:

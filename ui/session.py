@@ -805,6 +805,9 @@ CONTINUATION_KEY = "_opening_continuation"
 #: anew at their defaults (a number field's minimum) and the next click sent those: every
 #: setting of Geodesic regression came back at its minimum in 6 of 16 stressed sessions.
 RESTORE_KEY = "_opening_restore"
+#: Session state key: set by the continuation, turned into :data:`RESTORE_KEY` for the one run
+#: it asks for by :func:`begin_page_run` (every other run starts without it).
+RESTORE_NEXT_KEY = "_opening_restore_next"
 
 
 def progressive_open_enabled():
@@ -825,6 +828,7 @@ def begin_page_run(url_path, progressive=True):
                                          and not st.session_state.get(flag, False))
     st.session_state[flag] = True
     st.session_state[CONTINUATION_KEY] = False
+    st.session_state[RESTORE_KEY] = st.session_state.pop(RESTORE_NEXT_KEY, False)
 
 
 def after_first_chart():
@@ -853,12 +857,29 @@ def after_first_chart():
         # by the browser's timer.
         if st.session_state.get(CONTINUATION_KEY, False):
             st.session_state[CONTINUATION_KEY] = False
-            st.session_state[RESTORE_KEY] = True
+            st.session_state[RESTORE_NEXT_KEY] = True
             st.rerun()
 
     continue_page()
     st.session_state[CONTINUATION_KEY] = True
     st.stop()
+
+
+def starting_value(key, value, choices=None):
+    """Give widget ``key`` its starting value ``value`` through the session state, unless it
+    holds one (in ``choices``, when given); in the run a progressive opening asks for
+    (:data:`RESTORE_KEY`), send the value held again (:func:`resend_values`). Returns the value
+    held.
+
+    For pages whose opening run reads their settings without drawing them
+    (:class:`ValuesOnly`): the widget is then drawn without ``value=`` or ``index=``, and
+    first built by the browser in the next run, with the value it is sent."""
+    ss = st.session_state
+    if key not in ss or (choices is not None and ss[key] not in choices):
+        ss[key] = value
+    elif ss.get(RESTORE_KEY):
+        resend_values((key,))
+    return ss[key]
 
 
 def opening_run():
@@ -916,7 +937,7 @@ class ValuesOnly:
         """This stand-in, usable in a ``with`` block."""
         return self
 
-    expander = container
+    expander = empty = container
 
     def __enter__(self):
         return self

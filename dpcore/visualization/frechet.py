@@ -205,10 +205,11 @@ def tangent_clouds_figure(manifold, mean, clouds, *, data=None, title=None, subt
     fig.update_yaxes(range=[-half, half], title={"text": "tangent coordinate 2 (radians)"},
                      zeroline=True, zerolinecolor="#dddddd", scaleanchor="x", scaleratio=1,
                      constrain="domain")
+    # The legend below the square plot: beside it, it would shrink the plot.
     return _finish(fig, title or "Zoom: private means around the non-private mean",
-                           HEIGHT_3D, subtitle=subtitle or
-                           "Normal coordinates at the mean: distance from the origin = "
-                           "geodesic distance")
+                   HEIGHT_3D, subtitle=subtitle or
+                   "Normal coordinates at the mean: distance from the origin = geodesic distance",
+                   legend_below=True)
 
 
 def spd_mean_clouds_cone_figure(data, mean, clouds, *, title=None):
