@@ -255,7 +255,7 @@ def spd_mean_clouds_cone_figure(data, mean, clouds, *, title=None):
     return fig
 
 
-def spd_mean_ellipses_figure(mean, clouds, *, max_draws=12, title=None):
+def spd_mean_ellipses_figure(mean, clouds, *, max_draws=12, title=None, n_cols=2):
     """One panel per mechanism: the non-private mean and private means of SPD(2) as ellipses.
 
     Each matrix S is drawn as its one-standard-deviation ellipse {z : zᵀS⁻¹z = 1}
@@ -268,14 +268,18 @@ def spd_mean_ellipses_figure(mean, clouds, *, max_draws=12, title=None):
     max_draws : int
         Private ellipses drawn per panel (the first ones).
     title : str, optional
+    n_cols : int
+        Panels per row (two: four mechanisms in a 2 × 2 grid, readable in half a page).
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     labels = list(clouds)
-    fig = make_subplots(rows=1, cols=len(labels), subplot_titles=labels,
-                        horizontal_spacing=0.03)
+    cols = max(1, min(int(n_cols), len(labels)))
+    rows = -(-len(labels) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=labels, horizontal_spacing=0.08,
+                        vertical_spacing=0.16 if rows > 1 else 0.0)
     palette = dict(zip(MECHANISM_LABELS.values(), _mechanism_colors(list(MECHANISM_LABELS)),
                        strict=True))
     mats = [np.asarray(mean)] + [np.asarray(c)[:max_draws].reshape(-1, 2, 2)
@@ -284,26 +288,29 @@ def spd_mean_ellipses_figure(mean, clouds, *, max_draws=12, title=None):
                 for m in np.reshape(group, (-1, 2, 2)))
     half = 1.1 * reach
     for j, label in enumerate(labels, start=1):
+        row, col = (j - 1) // cols + 1, (j - 1) % cols + 1
         pts = np.asarray(clouds[label])[:max_draws].reshape(-1, 2, 2)
         color = palette.get(label, colors.ORANGE)
         outline = _polyline([ellipse_xy(S, n=90) for S in pts])
-        fig.add_trace(go.Scatter(
-            x=outline[:, 0], y=outline[:, 1], mode="lines", line={"color": color, "width": 1.5},
-            name=f"{label}: first {pts.shape[0]} private means", hoverinfo="skip",
-        ), row=1, col=j)
+        # The non-private mean under the private ones: where they are close to it (the
+        # Gaussian at small noise) they stay visible on top of it.
         e = ellipse_xy(mean, n=120)
         fig.add_trace(go.Scatter(
             x=e[:, 0], y=e[:, 1], mode="lines", line={"color": colors.NONPRIVATE, "width": 4},
             name="Non-private mean", showlegend=j == 1, legendgroup="np", hoverinfo="skip",
-        ), row=1, col=j)
+        ), row=row, col=col)
+        fig.add_trace(go.Scatter(
+            x=outline[:, 0], y=outline[:, 1], mode="lines", line={"color": color, "width": 1.5},
+            name=f"{label}: first {pts.shape[0]} private means", hoverinfo="skip",
+        ), row=row, col=col)
         axis_id = "" if j == 1 else str(j)
-        fig.update_xaxes(range=[-half, half], zeroline=False, showgrid=False, row=1, col=j,
+        fig.update_xaxes(range=[-half, half], zeroline=False, showgrid=False, row=row, col=col,
                          constrain="domain", title={"text": "z₁ (units of √S)"})
-        fig.update_yaxes(range=[-half, half], zeroline=False, showgrid=False, row=1, col=j,
+        fig.update_yaxes(range=[-half, half], zeroline=False, showgrid=False, row=row, col=col,
                          scaleanchor=f"x{axis_id}", scaleratio=1, constrain="domain",
-                         title={"text": "z₂" if j == 1 else None})
+                         title={"text": "z₂" if col == 1 else None})
     return _finish(
-        fig, title or "Private means of SPD(2) drawn as ellipses", 430,
+        fig, title or "Private means of SPD(2) drawn as ellipses", 170 + 290 * rows,
         subtitle="Each matrix S as its 1-sd ellipse {z : zᵀS⁻¹z = 1}", legend_below=True,
         margin_top=130,
     )
