@@ -220,6 +220,64 @@ def test_calibration_is_measured_again_after_its_lifetime(monkeypatch):
     assert calibrated_costs(SPHERE, "frechet") is COSTS
 
 
+@pytest.fixture
+def busy_then_quiet(monkeypatch):
+    """Calibrations of Sphere(2) timed first on a busy machine (every cost 50 times too
+    high), then on a quiet one; a clock for their age."""
+    clock = [1000.0]
+    monkeypatch.setattr(work, "_now", lambda: clock[0])
+    timings = []
+
+    def calibrate(manifold, kind):
+        timings.append(kind)
+        slow = 50.0 if timings.count(kind) == 1 else 1.0
+        return WorkCosts(per_step=slow * 1e-3, per_term=slow * 1e-6, per_sample=slow * 1e-5)
+
+    monkeypatch.setattr(work, "_calibrate", calibrate)
+    for kind in work.KINDS:
+        monkeypatch.delitem(work._CACHE, (repr(SPHERE), kind), raising=False)
+        monkeypatch.delitem(work._MEASURED, (repr(SPHERE), kind), raising=False)
+    return clock, timings
+
+
+def _mcmc_request(**kw):
+    return estimate_regression_work(SPHERE, 400, eps_p=1.0, eps_v=1.0, tau=0.3, n_vectors=10,
+                                    chain_length=3000, burn_in=2000, sampler="mcmc", **kw)
+
+
+def test_a_calibration_from_a_busy_moment_is_measured_again_before_refusing(busy_then_quiet):
+    clock, timings = busy_then_quiet
+    first = _mcmc_request()  # times the joint chain, on the busy machine
+    assert timings == ["joint"] and first.seconds > DEFAULT_WORK_BUDGET
+    assert _mcmc_request() is not None and timings == ["joint"]  # too recent to measure again
+    clock[0] += work.REMEASURE_AFTER
+    second = _mcmc_request()  # would refuse: measured again, the smaller costs kept
+    assert timings == ["joint", "joint"]
+    assert second.seconds == pytest.approx(first.seconds / 50)
+    assert second.seconds <= DEFAULT_WORK_BUDGET
+    assert calibrated_costs(SPHERE, "joint") == WorkCosts(1e-3, 1e-6, 1e-5)
+    clock[0] += work.REMEASURE_AFTER
+    _mcmc_request()  # within the budget now: nothing measured
+    assert timings == ["joint", "joint"]
+
+
+def test_a_request_above_the_budget_on_a_quiet_machine_is_still_refused(busy_then_quiet,
+                                                                         data):
+    clock, timings = busy_then_quiet
+    big = dict(n_vectors=400, chain_length=20_000, burn_in=10_000)
+    clock[0] += work.REMEASURE_AFTER
+    assert estimate_regression_work(SPHERE, 60, eps_p=1.0, eps_v=1.0, tau=0.3, sampler="mcmc",
+                                    **big).seconds > DEFAULT_WORK_BUDGET
+    clock[0] += work.REMEASURE_AFTER
+    with pytest.raises(WorkBudgetError, match="n_footpoints x n_vectors"):
+        private_geodesic_regression(SPHERE, data.x, data.y, eps_p=1.0, eps_v=1.0, tau=0.3,
+                                    covariate_range=(0.0, 1.0), rng=0, sampler="mcmc", **big)
+    # Measured again once each time it would refuse, never more; given costs are used as given.
+    assert timings.count("joint") == 2
+    with_costs = _mcmc_request(costs=WorkCosts(1.0, 1.0))
+    assert with_costs.seconds > DEFAULT_WORK_BUDGET and timings.count("joint") == 2
+
+
 def test_worst_case_stages_are_shown_but_never_refused():
     # Uniform-proposal exact samplers only have a bound over all data sets.
     bound = exact_part(COSTS, draws=10, proposals_per_draw=1e12, n=100, worst_case=True)
