@@ -38,16 +38,19 @@ from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
 from ui.progress import cancelled_notice, show_work
 from ui.session import (
+    ValuesOnly,
     draw_release,
     export_buttons,
     formula_notes,
     lazy_expander,
+    opening_run,
     planned_cost,
     query_value,
     release_button,
     release_error,
     rows_per_person,
     show_cost,
+    starting_value,
     write_query,
 )
 
@@ -241,28 +244,32 @@ def export_section(sigma, sensitivity, n, seed, radius):
         export_buttons(script, "gaussian_dp", "gd")
 
 
-def accuracy_box(sigma, sensitivity):
-    """Predicted error of the release below, from σ alone (exact radial law), and its inverse."""
+def accuracy_box(sigma, sensitivity, ui=st):
+    """Predicted error of the release below, from σ alone (exact radial law), and its inverse.
+    ``ui``: ``st`` or :class:`ui.session.ValuesOnly`."""
     pred = predicted(float(sigma))
-    with st.container(border=True):
-        st.markdown("**Accuracy before release** (the release at the bottom of the page)")
-        cols = st.columns([1, 1, 2])
+    with ui.container(border=True):
+        ui.markdown("**Accuracy before release** (the release at the bottom of the page)")
+        cols = [ui, ui]  # one under the other: their labels fit half a page
         cols[0].metric("Predicted median error", f"{pred['median_deg']:.3g}°",
                        help=f"{pred['median']:.4g} rad: half of the releases land closer to "
                             "the non-private mean.")
         cols[1].metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
                        help=f"{pred['q95']:.4g} rad.")
-        cols[2].caption(
+        ui.caption(
             f"Computed from σ = {sigma:.4g} alone, before anything is spent: the distance "
             "between a Riemannian Gaussian draw and its centre has the exact density "
             "∝ exp(−ρ²/(2σ²)) sin ρ on S², whatever the data. Error unit: the great-circle "
             "distance to the non-private mean, in degrees.")
-        c1, c2, c3 = st.columns([1, 1, 2])
-        target = c1.number_input("Target error (degrees)", 0.1, 179.0,
-                                 value=query_value("gd_target", 10.0, float), step=1.0,
+        starting_value("gd_target", float(np.clip(query_value("gd_target", 10.0, float),
+                                                  0.1, 179.0)))
+        starting_value("gd_target_q", "median", ("median", "q95"))
+        c1, c2 = ui.columns(2)
+        target = c1.number_input("Target error (degrees)", 0.1, 179.0, step=1.0,
                                  key="gd_target")
         which = c2.radio("for the", ["median", "q95"], horizontal=True, key="gd_target_q",
                          format_func={"median": "median", "q95": "95% radius"}.get)
+        c3 = ui.container()
         best = largest_sigma(float(target), which)
         if best is None:
             c3.warning("No σ ≥ 1e-4 reaches this target.")
@@ -276,69 +283,62 @@ def accuracy_box(sigma, sensitivity):
     return {"gd_target": target}
 
 
-def main():
-    st.title("Gaussian DP")
-    st.markdown(
-        "The **Riemannian Gaussian mechanism** adds noise with density ∝ exp(−d²/(2σ²)) around "
-        "the statistic. Its privacy is measured by **Gaussian differential privacy** (GDP) with "
-        "one parameter µ (paper 004). Set either the rate σ or a target µ, and see how µ "
-        "depends on σ on the circle and on the line, how the Gaussian compares with the Laplace "
-        "mechanism at equal µ, and what µ means for an attacker."
-    )
-    settings = {}
-    with st.container(border=True):
-        cols = st.columns([2, 2, 2])
-        modes = ["sigma", "mu"]
-        mode = cols[0].radio("Set", modes, index=modes.index(query_value("gd_mode", "sigma", str,
-                                                                         choices=modes)),
-                             format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
-                             horizontal=True, key="gd_mode")
-        sensitivity = cols[1].slider("Sensitivity Δ (arc length)", 0.05, 3.0, value=float(
-            np.clip(query_value("gd_delta", 1.0, float), 0.05, 3.0)), step=0.05,
-            key="gd_delta")
+def rate_and_mu(ui, settings):
+    """The rate σ (or a target µ) and the sensitivity Δ, with µ on S¹, R and S² and the
+    equivalent ε (``ui``: ``st`` or :class:`ui.session.ValuesOnly`). Adds the URL settings to
+    ``settings``; returns (σ, Δ, µ on S¹)."""
+    modes = ["sigma", "mu"]
+    with ui.container(border=True):
+        ui.subheader("Rate and sensitivity")
+        starting_value("gd_mode", query_value("gd_mode", "sigma", str, choices=modes), modes)
+        mode = ui.radio("Set", modes, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
+                        horizontal=True, key="gd_mode")
+        starting_value("gd_delta", float(np.clip(query_value("gd_delta", 1.0, float), 0.05, 3.0)))
+        sensitivity = ui.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05,
+                                key="gd_delta")
         if mode == "sigma":
-            sigma = cols[2].slider("Rate σ", 0.05, 4.0, value=float(np.clip(
-                query_value("gd_sigma", 1.0, float), 0.05, 4.0)), step=0.05, key="gd_sigma")
+            starting_value("gd_sigma",
+                           float(np.clip(query_value("gd_sigma", 1.0, float), 0.05, 4.0)))
+            sigma = ui.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
             mu_circle = circle_mu(float(sigma), float(sensitivity))
-            mu_target = mu_circle
             settings["gd_sigma"] = sigma
         else:
-            mu_target = cols[2].slider("Target µ", 0.1, 5.0, value=float(np.clip(
-                query_value("gd_mu", 1.0, float), 0.1, 5.0)), step=0.05, key="gd_mu")
-            with st.spinner("Calibrating σ on S¹ …"):
+            starting_value("gd_mu", float(np.clip(query_value("gd_mu", 1.0, float), 0.1, 5.0)))
+            mu_target = ui.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
+            with ui.spinner("Calibrating σ on S¹ …"):
                 sigma = circle_sigma(float(mu_target), float(sensitivity))
             mu_circle = circle_mu(float(sigma), float(sensitivity))
             settings["gd_mu"] = mu_target
-    settings.update(gd_mode=mode, gd_delta=sensitivity)
-    st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
+        settings.update(gd_mode=mode, gd_delta=sensitivity)
+        ui.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
-    cols = st.columns(5)
+    cols = ui.columns(2)
     cols[0].metric("Rate σ", f"{sigma:.4g}",
                    help="Calibrated on S¹ for the target µ" if mode == "mu" else None)
     cols[1].metric("µ on S¹ (exact)", f"{mu_circle:.4g}")
-    cols[2].metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}")
+    cols = ui.columns(2)
+    cols[0].metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}")
     if np.isfinite(mu_hat) and np.isfinite(mu_se):
-        cols[3].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
+        cols[1].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
                        help=f"Paper 004 Algorithm 2 with 20 repeats of 1000 samples: "
                             f"± {2 * mu_se:.2g} (2 standard errors).")
     else:
         # The two sample clouds do not overlap at all: the estimated privacy profile is 1 at
         # ε = 0 and µ is beyond what 20 x 1000 samples can resolve.
-        cols[3].metric("µ on S² (Monte Carlo)", "too large",
+        cols[1].metric("µ on S² (Monte Carlo)", "too large",
                        help="At this σ the Monte Carlo samples of the two neighbouring "
                             "releases never overlap, so Algorithm 2 cannot resolve µ (it is "
                             "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
-    cols[4].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
+    cols = ui.columns(2)
+    cols[0].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
                    help="The ε-DP budget whose GDP conversion equals µ on S¹.")
-    st.caption(L.equal_mu_reading(mu_circle))
-    settings.update(accuracy_box(float(sigma), float(sensitivity)))
+    ui.caption(L.equal_mu_reading(mu_circle))
+    return sigma, sensitivity, mu_circle
 
-    notes, assumptions = st.columns(2)
-    with notes:
-        formula_notes("gd_notes", teaching_notes)
-    with assumptions:
-        assumptions_box(sensitivity)
 
+def mu_sigma_section(sigma, sensitivity, mu_circle, settings):
+    """µ against σ on S¹ (exact and Monte Carlo) and on R; adds the Monte Carlo settings to
+    ``settings``."""
     st.subheader("µ against σ")
     # Built only while open (its widgets would otherwise delay the first plot); closed, the
     # settings are read from the URL, where the page keeps them.
@@ -356,7 +356,7 @@ def main():
         mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
                                        value=mc_repeats, key="gd_mc_r")
     settings.update(gd_mc_n=mc_samples, gd_mc_r=mc_repeats)
-    if sensitivity > math.pi:
+    if sensitivity > math.pi:  # the slider stops at 3: for a Δ passed in some other way
         st.error("Δ must be at most π on the circle.")
         return
     mc_work, mc_ok = L.table_work(len(MC_SIGMAS), int(mc_samples), int(mc_repeats))
@@ -374,6 +374,35 @@ def main():
         "Monte Carlo estimate (grey, ± 2 standard errors) follows the exact curve; paper 004 "
         "notes that it tends to overestimate µ at small σ."
     )
+
+
+
+def main():
+    st.title("Gaussian DP")
+    st.markdown(
+        "The **Riemannian Gaussian mechanism** adds noise with density ∝ exp(−d²/(2σ²)) around "
+        "the statistic. Its privacy is measured by **Gaussian differential privacy** (GDP) with "
+        "one parameter µ (paper 004). Set either the rate σ or a target µ, and see how µ "
+        "depends on σ on the circle and on the line, how the Gaussian compares with the Laplace "
+        "mechanism at equal µ, and what µ means for an attacker."
+    )
+    settings = {}
+    # The rate and its µ on the left, µ against σ beside them (in view while they change). The
+    # page's first run in a session reads the settings without drawing them
+    # (ui.session.ValuesOnly) and ends at the chart; the next run draws the rest.
+    left, right = st.columns([2, 3], gap="large")
+    ui = ValuesOnly() if opening_run() else st
+    with left:
+        sigma, sensitivity, mu_circle = rate_and_mu(ui, settings)
+        settings.update(accuracy_box(float(sigma), float(sensitivity), ui))
+    with right:
+        mu_sigma_section(float(sigma), float(sensitivity), mu_circle, settings)
+
+    notes, assumptions = st.columns(2)
+    with notes:
+        formula_notes("gd_notes", teaching_notes)
+    with assumptions:
+        assumptions_box(sensitivity)
 
     st.subheader("Gaussian vs Laplace at equal µ on S² (simulation)")
     box = lazy_expander("Simulation settings", "gd_sim_open")

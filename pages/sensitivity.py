@@ -179,11 +179,12 @@ def main():
         "private geodesic regression against sensitivities measured on adjacent data sets, and "
         "explains where the curvature terms in those bounds come from."
     )
+    manifold_key, settings = ratio_section()
+    # The formulas under the study: typeset (KaTeX) above it, they delayed its first chart.
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):
         st.markdown("**Teaching notes**")
         teaching_notes()
-    manifold_key, settings = ratio_section()
     with assumptions:
         assumptions_box(manifold_key)
     settings.update(curvature_section(manifold_key))

@@ -937,7 +937,7 @@ class ValuesOnly:
         """This stand-in, usable in a ``with`` block."""
         return self
 
-    expander = empty = container
+    expander = empty = spinner = container
 
     def __enter__(self):
         return self

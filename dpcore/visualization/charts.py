@@ -388,6 +388,7 @@ def curves_figure(
     x_range=None,
     y_range=None,
     height=HEIGHT_2D,
+    legend_below=False,
 ):
     """Generic line plot: µ against σ with error bars, trade-off curves, δ(ε) profiles.
 
@@ -406,6 +407,8 @@ def curves_figure(
     x_range, y_range : tuple of float, optional
         Axis ranges (in log10 units on a log axis, as plotly expects).
     height : int
+    legend_below : bool
+        The legend under the plot (the plot keeps the figure's width) instead of beside it.
 
     Returns
     -------
@@ -450,4 +453,4 @@ def curves_figure(
     if square:
         fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain")
         fig.update_xaxes(constrain="domain")
-    return _finish(fig, title, height, subtitle=subtitle)
+    return _finish(fig, title, height, subtitle=subtitle, legend_below=legend_below)

@@ -9,7 +9,7 @@ import numpy as np
 from dpcore.privacy import delta_mu, privacy_profile_circle, tradeoff_gdp
 
 from . import colors
-from ._base import legend_below
+from ._base import HEIGHT_2D, legend_below
 from .charts import band_figure, curves_figure, mean_and_se
 
 __all__ = [
@@ -52,6 +52,7 @@ def mu_sigma_figure(table, *, current=None):
         curves, styles=styles, x_title="rate σ (radians)", y_title="privacy parameter µ",
         title="Gaussian DP parameter µ against the rate σ", log_y=True,
         subtitle="The circle's µ falls below R's Δ/σ once σ is large: S¹ is compact",
+        height=HEIGHT_2D + 80, legend_below=True,
     )
     if current is not None:
         fig.data[-1].marker.size = 13

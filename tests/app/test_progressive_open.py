@@ -134,24 +134,29 @@ def chart_specs(at):
     return [c.proto.spec for c in at.get("plotly_chart")]
 
 
-#: Pages whose settings come before their figure in the script, with the heading of their
-#: settings and URL queries to open them with.
+#: Pages whose settings come before their figure in the script: the heading of their settings,
+#: a setting (widget kind, key) and URL queries to open them with.
+SETTINGS = {"geodesic_regression.py": ("1 · Manifold and data", ("select_slider", "gr_eps_p")),
+            "frechet_mean.py": ("Data and budget", ("select_slider", "fm_eps")),
+            "gaussian_dp.py": ("Rate and sensitivity", ("slider", "gd_delta"))}
 SETTINGS_FIRST = [
-    ("geodesic_regression.py", "1 · Manifold and data", {}),
-    ("geodesic_regression.py", "1 · Manifold and data",
-     {"gr_m": "spd", "gr_n": "35", "gr_ep": "2.0"}),
-    ("geodesic_regression.py", "1 · Manifold and data", {"gr_m": "kendall", "gr_src": "example"}),
-    ("frechet_mean.py", "Data and budget", {}),
-    ("frechet_mean.py", "Data and budget", {"fm_manifold": "spd", "fm_n": "80", "fm_eps": "2.0"}),
-    ("frechet_mean.py", "Data and budget", {"fm_source": "cities"}),
+    ("geodesic_regression.py", {}),
+    ("geodesic_regression.py", {"gr_m": "spd", "gr_n": "35", "gr_ep": "2.0"}),
+    ("geodesic_regression.py", {"gr_m": "kendall", "gr_src": "example"}),
+    ("frechet_mean.py", {}),
+    ("frechet_mean.py", {"fm_manifold": "spd", "fm_n": "80", "fm_eps": "2.0"}),
+    ("frechet_mean.py", {"fm_source": "cities"}),
+    ("gaussian_dp.py", {}),
+    ("gaussian_dp.py", {"gd_mode": "mu", "gd_mu": "2.0", "gd_delta": "0.5", "gd_target": "20"}),
 ]
 
 
-@pytest.mark.parametrize(("filename", "heading", "query"), SETTINGS_FIRST)
-def test_a_page_draws_its_figure_before_its_settings(filename, heading, query, monkeypatch):
+@pytest.mark.parametrize(("filename", "query"), SETTINGS_FIRST)
+def test_a_page_draws_its_figure_before_its_settings(filename, query, monkeypatch):
     """Its settings come before its figure in the script: the opening run reads them from the
     session without drawing them (``ui.session.ValuesOnly``) and draws the figure the whole
     page would draw, from the same values; the next run draws the whole page."""
+    heading, (kind, key) = SETTINGS[filename]
     monkeypatch.setenv(PROGRESSIVE_ENV, "0")
     reference = open_app_page(filename, timeout=TIMEOUT, **query)
     assert heading in headings(reference)
@@ -175,13 +180,13 @@ def test_a_page_draws_its_figure_before_its_settings(filename, heading, query, m
     assert widget_keys(at) == widget_keys(reference)
     assert chart_specs(at) == chart_specs(reference)
     assert ledger_drawn(at)
-    for key in ("gr_n", "gr_eps_p", "gr_manifold", "fm_n", "fm_eps", "fm_manifold"):
-        if key in reference.session_state:
-            assert at.session_state[key] == reference.session_state[key]
+    for name in ("gr_n", "gr_eps_p", "gr_manifold", "fm_n", "fm_eps", "fm_manifold", "gd_mode",
+                 "gd_delta", "gd_sigma", "gd_mu", "gd_target", "gd_target_q"):
+        if name in reference.session_state:
+            assert at.session_state[name] == reference.session_state[name]
     # The widgets the browser builds in this run come with the values held (set_value), not
     # at their defaults.
-    eps = at.select_slider(key="fm_eps" if filename == "frechet_mean.py" else "gr_eps_p")
-    assert eps.proto.set_value
+    assert getattr(at, kind)(key=key).proto.set_value
     at.run()  # no later run sends them again
     assert not (RESTORE_KEY in at.session_state and at.session_state[RESTORE_KEY])
     assert widget_keys(at) == widget_keys(reference)
