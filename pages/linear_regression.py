@@ -44,6 +44,7 @@ from ui.session import (
     finish_release,
     lazy_expander,
     mark_typed,
+    opening_run,
     planned_cost,
     query_value,
     record_release,
@@ -619,6 +620,21 @@ def export_section(source, settings, mapping, release_kwargs):
         export_buttons(script, "linear_regression", "lr")
 
 
+def lines_figure(where, x, y, responses, lines, covariate, epsilon=None):
+    """The data and the lines (least squares; the private ones at ``epsilon`` once released)
+    in the container ``where``, the data subsampled for drawing."""
+    shown = L.plot_subsample(x.size, PLOT_POINTS)
+    show_figure(where, V.linear_regression_figure(
+        x[shown], y[shown], responses, lines, x_name=covariate,
+        title=("Least-squares lines (press Release for the private ones)" if epsilon is None
+               else f"Least-squares and private lines at ε = {epsilon:g}")),
+        width="stretch", key="lr_figure")
+    if shown.size < x.size:
+        where.caption(f"The figure draws {shown.size:,} of the {x.size:,} rows (a fixed random "
+                      "subsample, so that the lines stay visible); the lines and the errors "
+                      "below use every row.")
+
+
 def main():
     st.title("Linear regression")
     set_page_rows(None)  # set again below while a person column is mapped
@@ -674,6 +690,15 @@ def main():
         write_query(**settings)
         return
 
+    a0, b0 = L.linear_fit(x, y)
+    lines = {"Non-private least squares": (a0, b0)}
+    # The figure right under the data, the budget, the bounds and the release under it. The
+    # page's first run in a session ends at the figure (the least-squares lines): what comes
+    # under it is drawn by the next run, without moving it.
+    figure_box = st.container()
+    if opening_run():
+        lines_figure(figure_box, x, y, responses, lines, covariate)  # ends the run
+
     with st.container(border=True):
         cols = st.columns([2, 2, 2, 2])
         epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, value=query_value(
@@ -712,8 +737,6 @@ def main():
         write_query(**settings)
         return
 
-    a0, b0 = L.linear_fit(x, y)
-    lines = {"Non-private least squares": (a0, b0)}
     key = json.dumps([fingerprint, covariate, responses, epsilon, share, mode, bool(use_dpl),
                       bounds["covariate_range"], bounds["tau"],
                       [list(b) for b in bounds["box"]]], default=str)
@@ -766,16 +789,8 @@ def main():
         if "diffprivlib_error" in current:
             st.info(current["diffprivlib_error"] + " Its comparison is skipped.")
 
-    shown = L.plot_subsample(x.size, PLOT_POINTS)
-    show_figure(st, V.linear_regression_figure(
-        x[shown], y[shown], responses, lines, x_name=covariate,
-        title=f"Least-squares and private lines at ε = {epsilon:g}" if current else
-        "Least-squares lines (press Release for the private ones)"),
-        width="stretch", key="lr_figure")
-    if shown.size < x.size:
-        st.caption(f"The figure draws {shown.size:,} of the {x.size:,} rows (a fixed random "
-                   "subsample, so that the lines stay visible); the lines and the errors below "
-                   "use every row.")
+    lines_figure(figure_box, x, y, responses, lines, covariate,
+                 epsilon=epsilon if current else None)
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
     table = L.mse_table(y, responses, preds)

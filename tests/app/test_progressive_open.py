@@ -28,6 +28,7 @@ BELOW_THE_CHART = {
     "frechet_mean.py": "Release one private mean",
     "gaussian_dp.py": "ε ↔ µ converter",
     "sensitivity.py": "Why curvature matters: Jacobi fields",
+    "linear_regression.py": "Private release",
 }
 WIDGETS = ("number_input", "slider", "select_slider", "selectbox", "radio", "checkbox",
            "text_input", "multiselect", "button")
