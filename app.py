@@ -7,7 +7,7 @@ and URLs come from :mod:`ui.registry`.
 import streamlit as st
 
 from ui.registry import PAGES
-from ui.session import begin_page_run, render_ledger, render_settings_io
+from ui.session import begin_page_run, end_page_run, render_ledger, render_settings_io
 
 st.set_page_config(page_title="Private statistics on manifolds", layout="wide")
 
@@ -27,3 +27,4 @@ navigation.run()
 # After the page, so a release made during this run is already listed.
 render_ledger()
 render_settings_io(_spec.name, _spec.url_path)
+end_page_run()

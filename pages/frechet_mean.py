@@ -592,19 +592,26 @@ def release_section(manifold, y, center, radius, epsilon, fingerprint, mean, gro
 def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synthetic,
                     fingerprint=""):
     st.subheader("How the mechanisms spread")
-    n_draws = st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"],
-                        value=int(np.clip(query_value("fm_draws", 50, int), 10,
-                                          CAPS["cloud_draws"])), step=10, key="fm_draws")
+    # The number of draws is set under the figure (drawn after it: one widget less before the
+    # page's first plot); its value is read here.
+    n_draws = starting_value("fm_draws", int(np.clip(query_value("fm_draws", 50, int), 10,
+                                                     CAPS["cloud_draws"])))
     write_query(fm_draws=n_draws)
-    st.caption("A simulation on the current data: seeded draws for illustration, not a release "
-               "and not recorded in the ledger. Publishing all of them would cost ε each.")
+
+    def draws_slider():
+        st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"], step=10,
+                  key="fm_draws")
+        st.caption("A simulation on the current data: seeded draws for illustration, not a "
+                   "release and not recorded in the ledger. Publishing all of them would cost ε "
+                   "each.")
     if y.shape[0] > LARGE_N and not st.toggle(
             f"Compute the preview on all {y.shape[0]:,} rows", value=False, key="fm_preview_large",
             help="Each KNG draw evaluates the gradient over every row: with large data the "
                  "preview takes several seconds per change of ε or of the number of draws."):
         st.info(f"With more than {LARGE_N:,} rows the preview is computed on request (switch "
-                "above), so that the page stays interactive. The release above does not need "
+                "above), so that the page stays interactive. The release below does not need "
                 "it.")
+        draws_slider()
         return
     base, size = M.spec(manifold_key).key, M.param_of(manifold_key)
     # SPD(k >= 3) samples its Gaussian by Markov chains: a smaller Monte Carlo check there.
@@ -682,6 +689,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
     elif tab_errors.open:
         with tab_errors:
             error_distribution()
+    draws_slider()
     table = pd.DataFrame({
         "mechanism": [labels[k] for k in res["draws"]],
         "noise scale σ": [res["sigma"][k] for k in res["draws"]],

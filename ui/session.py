@@ -831,6 +831,13 @@ def begin_page_run(url_path, progressive=True):
     st.session_state[RESTORE_KEY] = st.session_state.pop(RESTORE_NEXT_KEY, False)
 
 
+def end_page_run():
+    """After a run of the whole page (``app.py``, after the page and the sidebar): the restore
+    mark (:data:`RESTORE_KEY`) lasts that run only, not the fragment runs that follow it (a
+    value sent again in a fragment run could undo a change the user made meanwhile)."""
+    st.session_state[RESTORE_KEY] = False
+
+
 def after_first_chart():
     """On a page's opening run, end the run at its first chart and draw the rest next.
 

@@ -221,6 +221,6 @@ def test_the_run_asked_for_sends_the_settings_as_set_by_the_session(progressive)
     assert n.value == 35 and n.proto.set_value
     assert at.number_input(key="gr_seed").proto.set_value
     assert at.select_slider(key="gr_eps_p").proto.set_value
-    assert RESTORE_KEY not in at.session_state
+    assert not at.session_state[RESTORE_KEY]  # cleared at the end of the run (end_page_run)
     at.run()  # a later run: values as the browser holds them, nothing re-sent
     assert at.slider(key="gr_n").value == 35 and not at.slider(key="gr_n").proto.set_value
