@@ -250,12 +250,12 @@ def accuracy_box(sigma, sensitivity, ui=st):
     pred = predicted(float(sigma))
     with ui.container(border=True):
         ui.markdown("**Accuracy before release** (the release at the bottom of the page)")
-        cols = [ui, ui]  # one under the other: their labels fit half a page
-        cols[0].metric("Predicted median error", f"{pred['median_deg']:.3g}°",
-                       help=f"{pred['median']:.4g} rad: half of the releases land closer to "
-                            "the non-private mean.")
-        cols[1].metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
-                       help=f"{pred['q95']:.4g} rad.")
+        # One under the other: their labels fit half a page.
+        ui.metric("Predicted median error", f"{pred['median_deg']:.3g}°",
+                  help=f"{pred['median']:.4g} rad: half of the releases land closer to the "
+                       "non-private mean.")
+        ui.metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
+                  help=f"{pred['q95']:.4g} rad.")
         ui.caption(
             f"Computed from σ = {sigma:.4g} alone, before anything is spent: the distance "
             "between a Riemannian Gaussian draw and its centre has the exact density "

@@ -315,8 +315,8 @@ def _remeasured_before_refusing(estimator):
     A calibration timed while the machine was busy (the dashboard's warm-up, other sessions,
     other programs) overstates every estimate made from it for :data:`CALIBRATION_TTL`
     seconds; under a loaded test suite one came out 9 times too slow and refused a release of
-    a few seconds. Estimates within the budget, and estimates from given ``costs``, are
-    returned as they are."""
+    a few seconds. Estimates within the budget are returned as they are, and so are
+    estimates from given ``costs`` (they read no calibration)."""
     @functools.wraps(estimator)
     def estimate(*args, **kwargs):
         outer = _USED.get()
@@ -328,7 +328,7 @@ def _remeasured_before_refusing(estimator):
             _USED.reset(token)
         if outer is not None:
             outer.extend(used)
-        if est.seconds <= DEFAULT_WORK_BUDGET or kwargs.get("costs") is not None:
+        if est.seconds <= DEFAULT_WORK_BUDGET:
             return est
         changed = [_remeasure(key) for key in used]
         return estimator(*args, **kwargs) if any(changed) else est
