@@ -21,6 +21,8 @@ The classes are importable from here and, for convenience, from where they are u
   limit;
 * :class:`WorkBudgetError` (``ValueError``): a request's estimated run time is above the
   work budget of :mod:`dpcore.release.work`;
+* :class:`EnvelopeViolation` (``RuntimeError``): a rejection sampler met a point where its
+  proven envelope is below the target (a bug: the draw would not be exact, so it is refused);
 * :class:`DataValidationError` (``ValueError``): a data file has problems, each named by row
   and column.
 """
@@ -35,6 +37,7 @@ __all__ = [
     "ConvergenceWarning",
     "CutLocusError",
     "DataValidationError",
+    "EnvelopeViolation",
     "ExactSamplingUnavailable",
     "LimitExceededError",
     "PrivacyBudgetError",
@@ -128,6 +131,15 @@ class ApproximatePrivacyWarning(UserWarning):
 class ExactSamplingUnavailable(ValueError):
     """An exact sampler was asked for where none exists, or where its public worst-case cost
     exceeds the work limit; the message says which and what to do."""
+
+
+class EnvelopeViolation(RuntimeError):
+    """A rejection sampler found its envelope below the target at a proposal.
+
+    The envelope is an upper bound by proof (:mod:`dpcore.sampling.envelope`); a violation
+    means the proof's premises failed (e.g. a wrong Lipschitz constant), so the sampler's draws
+    would not follow the mechanism's law. It is raised, never only counted.
+    """
 
 
 class WorkBudgetError(ValueError):

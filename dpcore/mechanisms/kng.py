@@ -558,6 +558,14 @@ def _uniform_support(manifold, ball):
     return UniformBall(manifold, ball.center, ball.radius)
 
 
+#: How each exact sampler keeps a data set from emitting a float its neighbour cannot
+#: (DESIGN §12; audited in tests/audit/test_float_safety.py).
+LATTICE_NOTE = ("outputs are points of a public lattice (spacing in output_lattice); every "
+                "lattice point of the support has positive probability for every data set")
+UNIFORM_NOTE = ("proposals are drawn independently of the data and each is accepted with "
+                "positive probability for every data set (exact Bernoulli(exp(-x)))")
+
+
 def _exact_results(mechanisms, values, tried, support, size):
     n_per = 1 if size is None else int(np.prod(size_tuple(size)))
     out = []
@@ -566,7 +574,8 @@ def _exact_results(mechanisms, values, tried, support, size):
             values=vals[0] if size is None else vals, exact=True,
             sampler=f"exact rejection sampling from the {support.describe()}",
             diagnostics={"proposals": int(n_tried),
-                         "acceptance": float(n_per / max(int(n_tried), 1))},
+                         "acceptance": float(n_per / max(int(n_tried), 1)),
+                         "float_safety": UNIFORM_NOTE},
         ))
     return out
 
@@ -588,11 +597,6 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
     ``progress(fraction)``, if given, follows the accepted share of all draws
     (:mod:`dpcore._progress`; it may raise to cancel).
     """
-    from ..sampling.envelope import (
-        NormalChart,
-        RefinedEnvelope,
-        frechet_gradient_lipschitz,
-    )
     from ..sampling.rejection import sample_kng_exact
 
     mechanisms = _check_batch(mechanisms)
@@ -607,15 +611,11 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
         refined = refined_chart_available(m)
     if refined:
         rng = np.random.default_rng(rng)
-        chart = NormalChart(m, support.center)
-        lip = frechet_gradient_lipschitz(m, support.radius)
         out = []
         for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)),
                               strict=True):
-            env = RefinedEnvelope(chart, support.radius, gradient_norm, lip, mech.sigma,
-                                  n_terms=points.shape[0], draws=n_per)
-            vals, tried, violations = env.sample(n_per, rng, n_terms=points.shape[0],
-                                                 progress=part)
+            env = frechet_envelope(mech, points, support, draws=n_per)
+            vals, tried = env.sample(n_per, rng, n_terms=points.shape[0], progress=part)
             if size is not None:
                 vals = vals.reshape((*size_tuple(size), *m.point_shape))
             out.append(MechanismResult(
@@ -624,7 +624,8 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
                          f"ball of radius {support.radius:g}"),
                 diagnostics={"proposals": int(tried), "acceptance": float(n_per / tried),
                              "envelope_cells": int(env.centers.shape[0]),
-                             "envelope_violations": int(violations)},
+                             "output_lattice": env.lattice,
+                             "float_safety": LATTICE_NOTE},
             ))
         return out
     base = _uniform_support(m, support)
@@ -634,6 +635,49 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
     if size is not None:
         values = values.reshape((len(mechanisms), *size_tuple(size), *m.point_shape))
     return _exact_results(mechanisms, values, tried, base, size)
+
+
+def frechet_envelope(mechanism, points, support, *, draws=1):
+    """The refined envelope (and output lattice) of an exact Fréchet KNG draw on ``support``.
+
+    The one construction :func:`frechet_mean_exact` samples from, exposed so that the float
+    audit (``tests/audit/test_float_safety.py``) decides reachability on the mechanism's own
+    cells.
+    """
+    from ..sampling.envelope import NormalChart, RefinedEnvelope, frechet_gradient_lipschitz
+
+    m = mechanism.manifold
+    points = np.asarray(points, dtype=float)
+
+    def gradient_norm(z):
+        return m.norm(z, frechet_mean_gradient(m, z, points))
+
+    return RefinedEnvelope(NormalChart(m, support.center), support.radius, gradient_norm,
+                           frechet_gradient_lipschitz(m, support.radius), mechanism.sigma,
+                           n_terms=points.shape[0], draws=int(draws))
+
+
+def joint_envelope(mechanism, t, y, *, tau, support, max_norm, draws=1):
+    """The refined envelope (and output lattice) of an exact joint regression KNG draw.
+
+    The one construction :func:`regression_joint_exact` samples from (on R^1), exposed for the
+    float audit as :func:`frechet_envelope` is.
+    """
+    from ..sampling.envelope import ProductBallDomain, RefinedEnvelope, regression_joint_lipschitz
+
+    m = mechanism.manifold
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+
+    def gradient_norm(z):
+        p, v = z[:, 0], z[:, 1]
+        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
+        return np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2)
+
+    domain = ProductBallDomain(support.center, support.radius, max_norm)
+    return RefinedEnvelope(None, None, gradient_norm, regression_joint_lipschitz(t),
+                           mechanism.sigma, domain=domain, n_terms=t.shape[0],
+                           draws=int(draws))
 
 
 def refined_chart_available(manifold):
@@ -689,11 +733,6 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     list of MechanismResult
         One per mechanism, values ``(size, 2, *point_shape)``.
     """
-    from ..sampling.envelope import (
-        ProductBallDomain,
-        RefinedEnvelope,
-        regression_joint_lipschitz,
-    )
     from ..sampling.rejection import BundleBall, sample_kng_exact
 
     mechanisms = _check_batch(mechanisms)
@@ -710,15 +749,12 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
         refined = refined_joint_available(m) and support is not None
     if refined:
         rng = np.random.default_rng(rng)
-        domain = ProductBallDomain(support.center, support.radius, max_norm)
-        lip = regression_joint_lipschitz(t)
         out = []
         for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)),
                               strict=True):
-            env = RefinedEnvelope(None, None, gradient_norm, lip, mech.sigma, domain=domain,
-                                  n_terms=t.shape[0], draws=int(size))
-            vals, tried, violations = env.sample(int(size), rng, n_terms=t.shape[0],
-                                                 progress=part)
+            env = joint_envelope(mech, t, y, tau=tau, support=support, max_norm=max_norm,
+                                 draws=int(size))
+            vals, tried = env.sample(int(size), rng, n_terms=t.shape[0], progress=part)
             out.append(MechanismResult(
                 values=vals, exact=True,
                 sampler=("exact rejection sampling from a refined Lipschitz envelope on the "
@@ -726,7 +762,8 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
                          f"ball of radius {float(max_norm):g}"),
                 diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
                              "envelope_cells": int(env.centers.shape[0]),
-                             "envelope_violations": int(violations)},
+                             "output_lattice": env.lattice,
+                             "float_safety": LATTICE_NOTE},
             ))
         return out
     bundle = BundleBall(_uniform_support(m, support), max_norm)
@@ -736,7 +773,8 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     return _exact_results(mechanisms, values, tried, bundle, size)
 
 
-__all__ = ["SIGMA_RULES", "KNormGradient", "exact_support_available", "frechet_mean_exact",
+__all__ = ["SIGMA_RULES", "KNormGradient", "exact_support_available", "frechet_envelope",
+           "frechet_mean_exact", "joint_envelope",
            "refined_chart_available", "refined_joint_available",
            "regression_gradient_bounds", "regression_joint_exact", "sample_many",
            "regression_footpoints_many", "regression_joint_many", "regression_vectors_many"]

@@ -48,9 +48,13 @@ import math
 import numpy as np
 
 from .._progress import report
+from ..exceptions import EnvelopeViolation
+from .floatsafe import IntegerWeights, bernoulli_exp
 
 #: Largest number of cells an envelope may hold (the refinement stops there).
 MAX_CELLS = 60_000
+#: Halvings of the initial cube side down to the output lattice (spacing 2^-32 of a cube side).
+LATTICE_LEVELS = 32
 
 
 class NormalChart:
@@ -131,6 +135,8 @@ def frechet_gradient_lipschitz(manifold, radius):
 
 class BallDomain:
     """The ball ``|u| <= radius`` of a :class:`NormalChart` (the support of a Fréchet KNG)."""
+
+    coordinates_note = "normal coordinates at the public ball's centre (orthonormal basis)"
 
     def __init__(self, chart, radius):
         self.chart = chart
@@ -214,6 +220,8 @@ class ProductBallDomain:
         Shooting-vector bound V.
     """
 
+    coordinates_note = "(footpoint - public centre, shooting vector)"
+
     def __init__(self, center, radius, max_norm):
         self.center = np.asarray(center, dtype=float).reshape(-1)
         self.d = self.center.size
@@ -255,7 +263,46 @@ class ProductBallDomain:
 
 
 class RefinedEnvelope:
-    """Piecewise envelope of ``exp(-g/sigma)`` on ``B_radius(center)`` in normal coordinates.
+    r"""Piecewise envelope of ``exp(-g/sigma)`` on a public domain, and exact draws on its
+    public lattice.
+
+    **The released law is discrete.** Outputs are points of a public lattice: in the domain's
+    coordinates, :math:`u_K = -w + \gamma (K + \tfrac12)` for integer vectors :math:`K`, with
+    :math:`w` the domain's half-widths and :math:`\gamma = 2 s / 2^{L}` (``LATTICE_LEVELS``
+    halvings of the initial cube side :math:`2s`; both from public inputs only). The mechanism
+    is KNG with respect to the discrete base measure :math:`\sum_K J(u_K)\,\delta_{u_K}` over
+    the lattice points inside the domain: :math:`P_D(K) \propto e^{-g_D(u_K)/\sigma} J(u_K)`.
+    Its ε-DP proof is the continuous one word for word (the exponential mechanism holds for any
+    data-independent base measure: the score moves by at most Δ and σ = 2Δ/ε bounds both the
+    density ratio and the ratio of normalizing constants by :math:`e^{\epsilon/2}`). Every
+    output is the fixed float function ``domain.to_point(u_K)`` of an integer vector, and every
+    lattice point inside the domain has positive probability for every data set (below), so a
+    data set can emit no float its neighbour cannot (DESIGN §12, the float audit in
+    ``tests/audit/test_float_safety.py``). The lattice spacing is stated in :attr:`lattice`;
+    at :math:`2^{-32}` of the domain's width it is far below any scale the target resolves.
+
+    **Cells are dyadic.** A cell at level :math:`\ell` is a cube of :math:`2^{L-\ell}` lattice
+    points per axis with an integer corner; refinement splits it into :math:`2^d` children that
+    partition its lattice points exactly. A cube is dropped only if, padded by γ, it misses the
+    domain, so every lattice point the (float) ``inside`` test accepts lies in exactly one kept
+    cell.
+
+    **The bound** (module docstring): for a lattice point :math:`u_K` in a cell of half-side
+    :math:`s_\ell` with anchor :math:`a` (the cube centre projected onto the domain),
+    :math:`|u_K - a| \le (s_\ell + \gamma)\sqrt d` (γ pads the float rounding of
+    :math:`u_K`, a few ulps), hence :math:`g(u_K) \ge g(a) - L h` with
+    :math:`h = \mathrm{Lip}(\exp)(s_\ell + \gamma)\sqrt d` and
+    :math:`f J \le e^{\min(0, -(g(a) - Lh)/\sigma)} \max J`.
+
+    **Sampling** (exact for the discrete law): draw a cell with probability proportional to an
+    integer weight :math:`W_i \ge 1` (:class:`~dpcore.sampling.floatsafe.IntegerWeights`), a
+    lattice point of it uniformly (exact integer draws per axis), and accept with probability
+    :math:`f J(u_K) / \mathrm{bound}_i \cdot (2^{52} m_i / M) / W_i \le 1`
+    (:func:`~dpcore.sampling.floatsafe.bernoulli_exp`: positive for every finite target).
+    The proposal times the acceptance is :math:`f J(u_K)\,\gamma^d 2^{52} / (M \sum_j W_j)`,
+    the same constant for every point whatever the rounding of the masses :math:`m_i`. A
+    proposal whose acceptance exceeds 1 by more than ``1e-9`` (a failed premise, e.g. a wrong
+    Lipschitz constant) raises :class:`~dpcore.exceptions.EnvelopeViolation`.
 
     Parameters
     ----------
@@ -264,7 +311,7 @@ class RefinedEnvelope:
     gradient_norm : callable
         Maps points ``(m, *point_shape)`` to ``g >= 0`` ``(m,)``.
     lipschitz : float
-        A proven Lipschitz constant of ``g`` on the ball.
+        A proven Lipschitz constant of ``g`` on the domain.
     sigma : float
     max_cells : int
     n_terms : int
@@ -291,45 +338,79 @@ class RefinedEnvelope:
         self.chunk = int(max(16, 2_000_000 // max(int(n_terms), 1)))
         d = self.domain.dim
         # Start with a grid of at most ~4^d (and <= max_cells / 4) cubes covering the domain's
-        # bounding box (cubes of one side: the longest half-width sets it).
+        # bounding box (cubes of one side: the longest half-width sets it). All public.
         per_dim = max(1, min(4, int((self.max_cells / 4) ** (1.0 / d))))
-        widths = self.domain.half_width
+        widths = np.asarray(self.domain.half_width, dtype=float)
         s = float(widths.max()) / per_dim
-        axes = [(-w + s * (2 * np.arange(max(1, int(np.ceil(w / s - 1e-9)))) + 1))
-                for w in widths]
-        centers = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d)
-        self._set_cells(centers, np.full(centers.shape[0], s))
+        counts = [max(1, int(np.ceil(w / s - 1e-9))) for w in widths]
+        self.origin = -widths
+        self.levels = LATTICE_LEVELS
+        self.spacing = 2.0 * s / 2.0**LATTICE_LEVELS
+        self.root_half = s
+        axes = [np.arange(c, dtype=np.int64) << LATTICE_LEVELS for c in counts]
+        corners = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d)
+        self._set_cells(corners, np.zeros(corners.shape[0], dtype=np.int64))
         self._refine()
 
+    @property
+    def lattice(self):
+        """The public output lattice: spacing, origin and coordinates (for the record)."""
+        return {"lattice_spacing": float(self.spacing),
+                "lattice_origin": self.origin.tolist(), "lattice_levels": int(self.levels),
+                "lattice_coordinates": self.domain.coordinates_note}
+
+    # ------------------------------------------------------------------ lattice
+    def coordinates(self, index):
+        """Lattice points ``u_K = origin + spacing (K + 1/2)`` for integer ``K`` ``(m, d)``."""
+        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
+
+    def point(self, index):
+        """The released float points of lattice indices ``(m, d)``: a fixed public function."""
+        return self.domain.to_point(self.coordinates(index))
+
+    def _geometry(self, corners, level):
+        side = np.left_shift(np.int64(1), (self.levels - level).astype(np.int64))
+        centers = self.origin + self.spacing * (corners + side[:, None] / 2.0)
+        half = self.spacing * side / 2.0
+        return centers, half
+
     # ------------------------------------------------------------------ construction
-    def _set_cells(self, centers, half):
+    def _set_cells(self, corners, level):
         d = self.domain.dim
-        keep = ~self.domain.misses(centers, half)
-        centers, half = centers[keep], half[keep]
-        # Anchors: the cube centres projected onto the (convex) domain; every point of the
-        # cube inside the domain is within |u - c| <= s sqrt(d) of the anchor.
+        centers, half = self._geometry(corners, level)
+        # Conservative: pad by one lattice spacing so that no cube holding a lattice point
+        # the float `inside` test accepts is dropped.
+        keep = ~self.domain.misses(centers, half + self.spacing)
+        corners, level, centers, half = corners[keep], level[keep], centers[keep], half[keep]
+        # Anchors: the cube centres projected onto the (convex) domain; every lattice point of
+        # the cube is within (s + gamma) sqrt(d) of the anchor (gamma pads its rounding).
         anchors = self.domain.project(centers)
-        h = self.exp_lip * half * math.sqrt(d)
+        h = self.exp_lip * (half + self.spacing) * math.sqrt(d)
         g = np.concatenate([
             np.asarray(self.g(self.domain.to_point(anchors[i:i + self.chunk])), dtype=float)
             for i in range(0, anchors.shape[0], self.chunk)]) if anchors.shape[0] else (
             np.zeros(0))
         self.evaluations += anchors.shape[0]
-        log_j_max, log_j_low = self.domain.log_jacobian_bounds(centers, half)
+        log_j_max, log_j_low = self.domain.log_jacobian_bounds(centers, half + self.spacing)
+        self.corners, self.level = corners, level
         self.centers, self.half, self.h = centers, half, h
         self.log_bound = np.minimum(0.0, -(g - self.lipschitz * h) / self.sigma) + log_j_max
         # A lower bound of the target on the cell, used only to decide where to refine.
         self.log_low = -(g + self.lipschitz * h) / self.sigma + log_j_low
         self.log_volume = d * np.log(2 * half)
 
+    _FIELDS = ("corners", "level", "centers", "half", "h", "log_bound", "log_low", "log_volume")
+
     def _refine(self):
         d = self.domain.dim
         children = 2**d
+        offsets = np.stack(np.meshgrid(*([[0, 1]] * d), indexing="ij"), -1).reshape(-1, d)
         while True:
             mass = np.exp(self.log_bound + self.log_volume - self.log_bound.max())
             low = np.exp(np.minimum(self.log_low, self.log_bound) + self.log_volume
                          - self.log_bound.max())
             excess = mass - low
+            excess[self.level >= self.levels] = 0.0  # lattice cells cannot be split
             total, total_excess = mass.sum(), excess.sum()
             room = (self.max_cells - self.centers.shape[0]) // (children - 1)
             # Stop once the envelope is provably within a factor 4 of the target in total
@@ -337,7 +418,7 @@ class RefinedEnvelope:
             # Also stop when more cells would cost more gradient evaluations than the proposals
             # they save: expected proposals are at most draws x total / lower mass.
             low_total = max(total - total_excess, 1e-300)
-            if (total - total_excess >= 0.25 * total or room < 1
+            if (total - total_excess >= 0.25 * total or room < 1 or total_excess <= 0
                     or 4.0 * self.draws * total < self.centers.shape[0] * low_total):
                 break
             order = np.argsort(excess)[::-1]
@@ -346,59 +427,106 @@ class RefinedEnvelope:
             k = int(min(room, max(1, np.searchsorted(cum, 0.5 * total_excess) + 1)))
             split = order[:k]
             rest = np.setdiff1d(np.arange(self.centers.shape[0]), split)
-            offsets = np.stack(np.meshgrid(*([[-1.0, 1.0]] * d), indexing="ij"),
-                               -1).reshape(-1, d)
-            hs = self.half[split] / 2
-            new_c = (self.centers[split][:, None, :] + hs[:, None, None] * offsets[None]
-                     ).reshape(-1, d)
-            new_h = np.repeat(hs, children)
-            old = (self.centers[rest], self.half[rest], self.h[rest], self.log_bound[rest],
-                   self.log_low[rest], self.log_volume[rest])
-            self._set_cells(new_c, new_h)
-            self.centers = np.concatenate([old[0], self.centers])
-            self.half = np.concatenate([old[1], self.half])
-            self.h = np.concatenate([old[2], self.h])
-            self.log_bound = np.concatenate([old[3], self.log_bound])
-            self.log_low = np.concatenate([old[4], self.log_low])
-            self.log_volume = np.concatenate([old[5], self.log_volume])
+            old = {f: getattr(self, f)[rest] for f in self._FIELDS}
+            child_level = self.level[split] + 1
+            step = np.left_shift(np.int64(1), (self.levels - child_level).astype(np.int64))
+            new_corners = (self.corners[split][:, None, :]
+                           + offsets[None] * step[:, None, None]).reshape(-1, d)
+            self._set_cells(new_corners, np.repeat(child_level, children))
+            for f in self._FIELDS:
+                setattr(self, f, np.concatenate([old[f], getattr(self, f)]))
 
     def acceptance_lower_bound(self):
         """Proven lower bound on the acceptance rate (lower over upper envelope mass)."""
         low = np.exp(np.minimum(self.log_low, self.log_bound) + self.log_volume)
         return float(low.sum() / np.exp(self.log_bound + self.log_volume).sum())
 
+    # ------------------------------------------------------------------ reachability
+    def cell_of(self, index):
+        """The kept cell holding each lattice index ``(m, d)`` (-1 where none does)."""
+        index = np.asarray(index, dtype=np.int64)
+        out = np.full(index.shape[0], -1, dtype=np.int64)
+        for lev in np.unique(self.level):
+            mine = np.flatnonzero(self.level == lev)
+            shift = int(self.levels - lev)
+            table = {tuple(c): i for c, i in zip((self.corners[mine] >> shift).tolist(), mine,
+                                                   strict=True)}
+            keys = (index >> shift).tolist()
+            for j, key in enumerate(keys):
+                hit = table.get(tuple(key))
+                if hit is not None:
+                    out[j] = hit
+        return out
+
+    def log_acceptance(self, index, cells, weights):
+        """Log acceptance probability of lattice indices proposed from ``cells``."""
+        u = self.coordinates(index)
+        z = self.domain.to_point(u)
+        g = np.asarray(self.g(z), dtype=float)
+        log_t = -g / self.sigma + self.domain.log_jacobian(u)
+        return log_t - self.log_bound[cells] + weights.log_ratio(cells)
+
+    def reachable(self, index):
+        """Whether this envelope's sampler emits each lattice index with positive probability.
+
+        Decided exactly from the sampler's own structure: the index lies in a kept cell (whose
+        integer weight is >= 1, and whose lattice points are drawn uniformly), its point is
+        inside the domain, and its log acceptance is finite (:func:`~dpcore.sampling.
+        floatsafe.bernoulli_exp` accepts every finite one with positive probability).
+        """
+        index = np.asarray(index, dtype=np.int64)
+        cells = self.cell_of(index)
+        ok = (cells >= 0) & self.domain.inside(self.coordinates(index))
+        if np.any(ok):
+            weights = IntegerWeights(self.log_bound + self.log_volume)
+            ok[ok] = np.isfinite(self.log_acceptance(index[ok], cells[ok], weights))
+        return ok
+
     # ------------------------------------------------------------------ sampling
-    def sample(self, size, rng, *, n_terms=1, progress=None):
-        """``size`` exact draws; returns ``(points, proposals, envelope_violations)``.
+    def sample_indices(self, size, rng, *, n_terms=1, progress=None):
+        """``size`` exact draws as lattice indices; returns ``(indices, proposals)``.
 
         ``progress(fraction)``, if given, is called after every batch of proposals with the
         accepted share of the ``size`` draws (:mod:`dpcore._progress`; it may raise to cancel).
+
+        Raises
+        ------
+        EnvelopeViolation
+            If a proposal's acceptance exceeds 1 by more than ``1e-9``.
         """
         d = self.domain.dim
-        logm = self.log_bound + self.log_volume
-        prob = np.exp(logm - logm.max())
-        prob /= prob.sum()
-        out, have, tried, violations = [], 0, 0, 0
+        weights = IntegerWeights(self.log_bound + self.log_volume)
+        side = np.left_shift(np.int64(1), (self.levels - self.level).astype(np.int64))
+        out, have, tried = [], 0, 0
         batch = int(max(64, min(200_000, 2_000_000 // max(int(n_terms), 1), 4 * size)))
         while have < size:
-            idx = rng.choice(prob.size, size=batch, p=prob)
-            u = self.centers[idx] + self.half[idx, None] * rng.uniform(-1, 1, (batch, d))
-            inside = self.domain.inside(u)
-            log_acc = np.full(batch, -np.inf)
+            cells = weights.draw(batch, rng)
+            index = self.corners[cells] + rng.integers(0, side[cells][:, None], size=(batch, d),
+                                                       dtype=np.int64)
+            inside = self.domain.inside(self.coordinates(index))
+            x = np.full(batch, np.inf)
             if np.any(inside):
-                z = self.domain.to_point(u[inside])
-                g = np.asarray(self.g(z), dtype=float)
-                log_t = -g / self.sigma + self.domain.log_jacobian(u[inside])
-                log_acc[inside] = log_t - self.log_bound[idx[inside]]
-                violations += int(np.sum(log_acc[inside] > 1e-9))
-            ok = np.log(rng.random(batch)) < log_acc
+                log_acc = self.log_acceptance(index[inside], cells[inside], weights)
+                worst = float(np.max(log_acc))
+                if worst > 1e-9:
+                    raise EnvelopeViolation(
+                        f"The refined envelope is below the target by a factor e^{worst:.3g} "
+                        "at a proposal: its Lipschitz bound does not hold here, so the draws "
+                        "would not be exact. Nothing was released.")
+                x[inside] = -np.minimum(log_acc, 0.0)
+            ok = bernoulli_exp(x, rng)
             hits = np.flatnonzero(ok)[: size - have]
             tried += batch if hits.size < size - have else int(hits[-1]) + 1
             if hits.size:
-                out.append(self.domain.to_point(u[hits]))
+                out.append(index[hits])
                 have += hits.size
             report(progress, have / size)
-        return np.concatenate(out)[:size], tried, violations
+        return np.concatenate(out)[:size], tried
+
+    def sample(self, size, rng, *, n_terms=1, progress=None):
+        """``size`` exact draws; returns ``(points, proposals)`` (points on the lattice)."""
+        index, tried = self.sample_indices(size, rng, n_terms=n_terms, progress=progress)
+        return self.point(index), tried
 
 
 def predict_refined_cost(chart, radius, lipschitz, sigma, draws=1):
@@ -441,6 +569,6 @@ def refined_worst_case(dim, radius, exp_lip, lipschitz, sigma, max_cells=MAX_CEL
     return float(per_dim**dim), 4.0 * math.exp(min(2.0 * lipschitz * h / sigma, 700.0))
 
 
-__all__ = ["MAX_CELLS", "BallDomain", "NormalChart", "ProductBallDomain", "RefinedEnvelope",
-           "frechet_gradient_lipschitz", "regression_joint_lipschitz",
+__all__ = ["LATTICE_LEVELS", "MAX_CELLS", "BallDomain", "NormalChart", "ProductBallDomain",
+           "RefinedEnvelope", "frechet_gradient_lipschitz", "regression_joint_lipschitz",
            "predict_refined_cost", "refined_worst_case"]

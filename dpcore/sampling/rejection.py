@@ -40,6 +40,7 @@ import math
 import numpy as np
 
 from .._progress import report
+from .floatsafe import bernoulli_exp
 
 #: Proposals evaluated per batch are capped so that ``batch x n`` stays near this many terms
 #: (the gradient of one proposal costs O(n)); keeps the temporaries in memory and cache.
@@ -188,8 +189,10 @@ def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1
         g = np.asarray(gradient_norm(z), dtype=float)
         if g.shape != (m,) or np.any(np.isnan(g)) or np.any(g < 0):
             raise RuntimeError("gradient_norm must return m values >= 0 (or +inf), no NaN.")
-        u = rng.random((n_groups, m))
-        ok = u < np.exp(-g[None, :] / sigmas[:, None])
+        # Bernoulli(exp(-g / sigma)) with positive probability for every finite g: whether a
+        # proposal (a float drawn independently of the data) can be accepted never depends on
+        # the data (dpcore.sampling.floatsafe; DESIGN §12, floating point).
+        ok = bernoulli_exp(g[None, :] / sigmas[:, None], rng)
         open_groups = have < size
         for k in np.flatnonzero(open_groups):
             idx = np.flatnonzero(ok[k])

@@ -111,7 +111,7 @@ def test_refined_draws_match_quadrature_on_the_sphere():
     ys = data(m, NORTH, 40, r, 6)
     kng = KNormGradient(manifold=m, epsilon=1.0, sensitivity=0.004)  # concentrated target
     res = frechet_mean_exact([kng], ys, size=3000, rng=7, support=Ball.make(m, NORTH, r))[0]
-    assert res.diagnostics["envelope_violations"] == 0 and res.diagnostics["acceptance"] > 0.2
+    assert res.diagnostics["acceptance"] > 0.2  # a violation would have raised
     # CDF of the distance to the data's Fréchet mean by quadrature on a polar grid about it.
     from dpcore.learning import frechet_mean
 
@@ -256,7 +256,7 @@ def test_refined_joint_draws_match_quadrature_on_the_line():
                                  support=Ball.make(Euclidean(1), center, radius),
                                  max_norm=max_norm)[0]
     assert res.exact and "refined" in res.sampler
-    assert res.diagnostics["envelope_violations"] == 0 and res.diagnostics["acceptance"] > 0.05
+    assert res.diagnostics["acceptance"] > 0.05  # a violation would have raised
     hp, hv = 0.9 * 2 / 1200, 1.8 * 2 / 2400
     p = center[0] - radius + hp * (np.arange(1200) + 0.5)
     v = -max_norm + hv * (np.arange(2400) + 0.5)
