@@ -65,7 +65,8 @@ DIAGNOSTIC_KEYS = {"sampler", "exact", "n_chains", "n_samples", "n_burn_in", "th
                    "step_size", "acceptance_rate_mean", "acceptance_rate_min",
                    "acceptance_rate_max", "ess", "rhat", "mu_accounting",
                    "fraction_left_manifold", "projected", "ambient_dimension",
-                   "diagnostics_grouping", "proposals", "acceptance"}
+                   "diagnostics_grouping", "proposals", "acceptance", "float_safety",
+                   "lattice_spacing"}
 
 
 # =========================================================================== helpers

@@ -560,8 +560,9 @@ def _uniform_support(manifold, ball):
 
 #: How each exact sampler keeps a data set from emitting a float its neighbour cannot
 #: (DESIGN §12; audited in tests/audit/test_float_safety.py).
-LATTICE_NOTE = ("outputs are points of a public lattice (spacing in output_lattice); every "
-                "lattice point of the support has positive probability for every data set")
+LATTICE_NOTE = ("each output is the public lattice cell (lattice_spacing, in the sampler's "
+                "normal coordinates) of an exact draw; which cells can be emitted does not "
+                "depend on the data")
 UNIFORM_NOTE = ("proposals are drawn independently of the data and each is accepted with "
                 "positive probability for every data set (exact Bernoulli(exp(-x)))")
 
@@ -624,7 +625,7 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
                          f"ball of radius {support.radius:g}"),
                 diagnostics={"proposals": int(tried), "acceptance": float(n_per / tried),
                              "envelope_cells": int(env.centers.shape[0]),
-                             "output_lattice": env.lattice,
+                             "lattice_spacing": env.lattice["lattice_spacing"],
                              "float_safety": LATTICE_NOTE},
             ))
         return out
@@ -762,7 +763,7 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
                          f"ball of radius {float(max_norm):g}"),
                 diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
                              "envelope_cells": int(env.centers.shape[0]),
-                             "output_lattice": env.lattice,
+                             "lattice_spacing": env.lattice["lattice_spacing"],
                              "float_safety": LATTICE_NOTE},
             ))
         return out

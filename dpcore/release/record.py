@@ -88,8 +88,7 @@ def _jsonable(value):
 PUBLIC_DIAGNOSTICS = frozenset({
     "exact", "sampler", "n_chains", "n_samples", "n_burn_in", "thin", "diagnostics_grouping",
     "mu_accounting", "projected", "ambient_dimension", "fraction_left_manifold",
-    "output_lattice", "lattice_spacing", "lattice_origin", "lattice_levels",
-    "lattice_coordinates", "float_safety",
+    "lattice_spacing", "float_safety",
 })
 WITHHELD_NOTE = (
     "Chain diagnostics (acceptance, tuned step size, ESS, R-hat) are computed from the private "

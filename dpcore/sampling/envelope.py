@@ -55,6 +55,8 @@ from .floatsafe import IntegerWeights, bernoulli_exp
 MAX_CELLS = 60_000
 #: Halvings of the initial cube side down to the output lattice (spacing 2^-32 of a cube side).
 LATTICE_LEVELS = 32
+#: Targets the envelope bounds: exp(-g / sigma) and exp(-g^2 / (2 sigma^2)).
+PROFILES = ("laplace", "gaussian")
 
 
 class NormalChart:
@@ -263,46 +265,51 @@ class ProductBallDomain:
 
 
 class RefinedEnvelope:
-    r"""Piecewise envelope of ``exp(-g/sigma)`` on a public domain, and exact draws on its
-    public lattice.
+    r"""Piecewise envelope of a target ``exp(phi(g))`` on a public domain, and exact draws
+    released on a public lattice.
 
-    **The released law is discrete.** Outputs are points of a public lattice: in the domain's
-    coordinates, :math:`u_K = -w + \gamma (K + \tfrac12)` for integer vectors :math:`K`, with
-    :math:`w` the domain's half-widths and :math:`\gamma = 2 s / 2^{L}` (``LATTICE_LEVELS``
-    halvings of the initial cube side :math:`2s`; both from public inputs only). The mechanism
-    is KNG with respect to the discrete base measure :math:`\sum_K J(u_K)\,\delta_{u_K}` over
-    the lattice points inside the domain: :math:`P_D(K) \propto e^{-g_D(u_K)/\sigma} J(u_K)`.
-    Its ε-DP proof is the continuous one word for word (the exponential mechanism holds for any
-    data-independent base measure: the score moves by at most Δ and σ = 2Δ/ε bounds both the
-    density ratio and the ratio of normalizing constants by :math:`e^{\epsilon/2}`). Every
-    output is the fixed float function ``domain.to_point(u_K)`` of an integer vector, and every
-    lattice point inside the domain has positive probability for every data set (below), so a
-    data set can emit no float its neighbour cannot (DESIGN §12, the float audit in
-    ``tests/audit/test_float_safety.py``). The lattice spacing is stated in :attr:`lattice`;
-    at :math:`2^{-32}` of the domain's width it is far below any scale the target resolves.
+    The target is :math:`f = e^{\varphi(g)}` with :math:`g \ge 0` Lipschitz on the domain and
+    :math:`\varphi` non-increasing: ``profile="laplace"`` gives :math:`\varphi(g) = -g/\sigma`
+    (KNG with g the gradient norm; the Riemannian Laplace law with g the distance to its
+    centre), ``"gaussian"`` gives :math:`-g^2/(2\sigma^2)` (the Riemannian Gaussian law).
+
+    **The released value is the lattice cell of an exact draw.** The public lattice, in the
+    domain's coordinates, is :math:`u_K = -w + \gamma (K + \tfrac12)` for integer vectors
+    :math:`K`, with :math:`w` the domain's half-widths and :math:`\gamma = 2 s / 2^{L}`
+    (``LATTICE_LEVELS`` halvings of the initial cube side :math:`2s`; all public). The
+    mechanism releases ``domain.to_point(u_K)`` for the lattice cell
+    :math:`[u_K - \gamma/2, u_K + \gamma/2)^d` holding a draw from the continuous law. That is
+    post-processing of the continuous mechanism, so it keeps its ε (or µ) exactly. Every output
+    is a fixed float function of an integer vector, and a lattice cell has positive probability
+    for one data set exactly when it has for every data set (below), so a data set can emit no
+    float its neighbour cannot (DESIGN §12; the float audit in
+    ``tests/audit/test_float_safety.py``). At :math:`2^{-32}` of the domain's width the spacing
+    is far below any scale the law resolves; :attr:`lattice` states it for the record.
 
     **Cells are dyadic.** A cell at level :math:`\ell` is a cube of :math:`2^{L-\ell}` lattice
-    points per axis with an integer corner; refinement splits it into :math:`2^d` children that
-    partition its lattice points exactly. A cube is dropped only if, padded by γ, it misses the
-    domain, so every lattice point the (float) ``inside`` test accepts lies in exactly one kept
-    cell.
+    cells per axis with an integer corner; refinement splits it into :math:`2^d` children that
+    partition its lattice cells exactly. A cube is dropped only if, padded by γ, it misses the
+    domain, so every lattice cell meeting the domain (as the float ``inside`` test sees it)
+    lies in exactly one kept cell.
 
-    **The bound** (module docstring): for a lattice point :math:`u_K` in a cell of half-side
-    :math:`s_\ell` with anchor :math:`a` (the cube centre projected onto the domain),
-    :math:`|u_K - a| \le (s_\ell + \gamma)\sqrt d` (γ pads the float rounding of
-    :math:`u_K`, a few ulps), hence :math:`g(u_K) \ge g(a) - L h` with
-    :math:`h = \mathrm{Lip}(\exp)(s_\ell + \gamma)\sqrt d` and
-    :math:`f J \le e^{\min(0, -(g(a) - Lh)/\sigma)} \max J`.
+    **The bound** (module docstring): every point :math:`u` of a lattice cell of a cube of
+    half-side :math:`s_\ell` lies within :math:`(s_\ell + \gamma)\sqrt d` of the anchor
+    :math:`a` (the cube centre projected onto the domain; γ also pads float rounding), hence
+    :math:`g(u) \ge g(a) - L h` with :math:`h = \mathrm{Lip}(\exp)(s_\ell + \gamma)\sqrt d`
+    and :math:`f J \le e^{\min(0, \varphi(\max(0, g(a) - Lh)))} \max J`.
 
-    **Sampling** (exact for the discrete law): draw a cell with probability proportional to an
-    integer weight :math:`W_i \ge 1` (:class:`~dpcore.sampling.floatsafe.IntegerWeights`), a
-    lattice point of it uniformly (exact integer draws per axis), and accept with probability
-    :math:`f J(u_K) / \mathrm{bound}_i \cdot (2^{52} m_i / M) / W_i \le 1`
-    (:func:`~dpcore.sampling.floatsafe.bernoulli_exp`: positive for every finite target).
-    The proposal times the acceptance is :math:`f J(u_K)\,\gamma^d 2^{52} / (M \sum_j W_j)`,
-    the same constant for every point whatever the rounding of the masses :math:`m_i`. A
-    proposal whose acceptance exceeds 1 by more than ``1e-9`` (a failed premise, e.g. a wrong
-    Lipschitz constant) raises :class:`~dpcore.exceptions.EnvelopeViolation`.
+    **Sampling** (exact): draw a cube with probability proportional to an integer weight
+    :math:`W_i \ge 1` (:class:`~dpcore.sampling.floatsafe.IntegerWeights`), a lattice cell of
+    it uniformly (exact integer draws per axis), a point :math:`u` uniformly in that lattice
+    cell, and accept with probability :math:`f J(u) / \mathrm{bound}_i \cdot (2^{52} m_i / M)
+    / W_i \le 1` (:func:`~dpcore.sampling.floatsafe.bernoulli_exp`: positive for every finite
+    target). The proposal density times the acceptance is :math:`f J(u) \cdot` a constant,
+    whatever the rounding of the masses :math:`m_i`, so the accepted :math:`u` follows the
+    target and its lattice cell is released. Which lattice cells can be emitted depends only
+    on public things: the floats :math:`u` a cell can propose and the ``inside`` test; the
+    data only change probabilities, never make them zero. A proposal whose acceptance exceeds 1
+    by more than ``1e-9`` (a failed premise, e.g. a wrong Lipschitz constant) raises
+    :class:`~dpcore.exceptions.EnvelopeViolation`.
 
     Parameters
     ----------
@@ -322,10 +329,15 @@ class RefinedEnvelope:
     domain : BallDomain or ProductBallDomain, optional
         The support in coordinates; default the ball ``radius`` of ``chart`` (``chart`` and
         ``radius`` are unused when a domain is given).
+    profile : {"laplace", "gaussian"}
+        The target :math:`e^{-g/\sigma}` or :math:`e^{-g^2/(2\sigma^2)}`.
     """
 
     def __init__(self, chart, radius, gradient_norm, lipschitz, sigma, *, max_cells=MAX_CELLS,
-                 n_terms=1, draws=1, domain=None):
+                 n_terms=1, draws=1, domain=None, profile="laplace"):
+        if profile not in PROFILES:
+            raise ValueError(f"`profile` must be one of {PROFILES}, got {profile!r}.")
+        self.profile = profile
         self.domain = BallDomain(chart, radius) if domain is None else domain
         self.g = gradient_norm
         self.lipschitz = float(lipschitz)
@@ -351,6 +363,12 @@ class RefinedEnvelope:
         corners = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d)
         self._set_cells(corners, np.zeros(corners.shape[0], dtype=np.int64))
         self._refine()
+
+    def log_profile(self, g):
+        """:math:`\varphi(g)`, the log target as a function of ``g >= 0`` (non-increasing)."""
+        if self.profile == "laplace":
+            return -g / self.sigma
+        return -0.5 * (g / self.sigma) ** 2
 
     @property
     def lattice(self):
@@ -394,9 +412,10 @@ class RefinedEnvelope:
         log_j_max, log_j_low = self.domain.log_jacobian_bounds(centers, half + self.spacing)
         self.corners, self.level = corners, level
         self.centers, self.half, self.h = centers, half, h
-        self.log_bound = np.minimum(0.0, -(g - self.lipschitz * h) / self.sigma) + log_j_max
+        self.log_bound = (np.minimum(0.0, self.log_profile(np.maximum(0.0, g - self.lipschitz
+                                                                       * h))) + log_j_max)
         # A lower bound of the target on the cell, used only to decide where to refine.
-        self.log_low = -(g + self.lipschitz * h) / self.sigma + log_j_low
+        self.log_low = self.log_profile(g + self.lipschitz * h) + log_j_low
         self.log_volume = d * np.log(2 * half)
 
     _FIELDS = ("corners", "level", "centers", "half", "h", "log_bound", "log_low", "log_volume")
@@ -458,28 +477,32 @@ class RefinedEnvelope:
                     out[j] = hit
         return out
 
-    def log_acceptance(self, index, cells, weights):
-        """Log acceptance probability of lattice indices proposed from ``cells``."""
-        u = self.coordinates(index)
+    def log_acceptance(self, u, cells, weights):
+        """Log acceptance probability of coordinates ``u`` ``(m, d)`` proposed from ``cells``."""
         z = self.domain.to_point(u)
         g = np.asarray(self.g(z), dtype=float)
-        log_t = -g / self.sigma + self.domain.log_jacobian(u)
+        log_t = self.log_profile(g) + self.domain.log_jacobian(u)
         return log_t - self.log_bound[cells] + weights.log_ratio(cells)
 
     def reachable(self, index):
         """Whether this envelope's sampler emits each lattice index with positive probability.
 
-        Decided exactly from the sampler's own structure: the index lies in a kept cell (whose
-        integer weight is >= 1, and whose lattice points are drawn uniformly), its point is
-        inside the domain, and its log acceptance is finite (:func:`~dpcore.sampling.
-        floatsafe.bernoulli_exp` accepts every finite one with positive probability).
+        Decided from the sampler's own structure, with the lattice point :math:`u_K` as the
+        witness: it is a float the sampler proposes in cell ``K`` (the in-cell offset
+        ``spacing * (U - 1/2)`` is exactly 0 at ``U = 1/2``), so ``K`` is emitted with positive
+        probability if it lies in a kept cube (integer weight >= 1, lattice cells drawn
+        uniformly), :math:`u_K` is inside the domain and its log acceptance is finite
+        (:func:`~dpcore.sampling.floatsafe.bernoulli_exp` accepts every finite one with
+        positive probability). False does not prove the converse (another float of the cell
+        might be inside), but the audit only needs the positive direction.
         """
         index = np.asarray(index, dtype=np.int64)
         cells = self.cell_of(index)
-        ok = (cells >= 0) & self.domain.inside(self.coordinates(index))
+        u = self.coordinates(index)
+        ok = (cells >= 0) & self.domain.inside(u)
         if np.any(ok):
             weights = IntegerWeights(self.log_bound + self.log_volume)
-            ok[ok] = np.isfinite(self.log_acceptance(index[ok], cells[ok], weights))
+            ok[ok] = np.isfinite(self.log_acceptance(u[ok], cells[ok], weights))
         return ok
 
     # ------------------------------------------------------------------ sampling
@@ -503,10 +526,12 @@ class RefinedEnvelope:
             cells = weights.draw(batch, rng)
             index = self.corners[cells] + rng.integers(0, side[cells][:, None], size=(batch, d),
                                                        dtype=np.int64)
-            inside = self.domain.inside(self.coordinates(index))
+            # A uniform point of the lattice cell (U = 1/2 gives the lattice point itself).
+            u = self.coordinates(index) + self.spacing * (rng.random((batch, d)) - 0.5)
+            inside = self.domain.inside(u)
             x = np.full(batch, np.inf)
             if np.any(inside):
-                log_acc = self.log_acceptance(index[inside], cells[inside], weights)
+                log_acc = self.log_acceptance(u[inside], cells[inside], weights)
                 worst = float(np.max(log_acc))
                 if worst > 1e-9:
                     raise EnvelopeViolation(
@@ -524,7 +549,7 @@ class RefinedEnvelope:
         return np.concatenate(out)[:size], tried
 
     def sample(self, size, rng, *, n_terms=1, progress=None):
-        """``size`` exact draws; returns ``(points, proposals)`` (points on the lattice)."""
+        """``size`` exact draws; returns ``(points, proposals)`` (the draws' lattice points)."""
         index, tried = self.sample_indices(size, rng, n_terms=n_terms, progress=progress)
         return self.point(index), tried
 
@@ -569,6 +594,7 @@ def refined_worst_case(dim, radius, exp_lip, lipschitz, sigma, max_cells=MAX_CEL
     return float(per_dim**dim), 4.0 * math.exp(min(2.0 * lipschitz * h / sigma, 700.0))
 
 
-__all__ = ["LATTICE_LEVELS", "MAX_CELLS", "BallDomain", "NormalChart", "ProductBallDomain",
-           "RefinedEnvelope", "frechet_gradient_lipschitz", "regression_joint_lipschitz",
+__all__ = ["LATTICE_LEVELS", "MAX_CELLS", "PROFILES", "BallDomain", "NormalChart",
+           "ProductBallDomain", "RefinedEnvelope", "frechet_gradient_lipschitz",
+           "regression_joint_lipschitz",
            "predict_refined_cost", "refined_worst_case"]
