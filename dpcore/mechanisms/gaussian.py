@@ -90,10 +90,15 @@ class RiemannianGaussian:
     def release(self, statistic, size=None, rng=None, *, support=None):
         """Draw private versions of ``statistic``."""
         from ..sampling import exact_sampler_available, sample_gaussian
+        from .laplace import RADIAL_NOTE, lattice_release
 
         statistic = check_point(self.manifold, statistic, "statistic")
         if support is not None:
             support = Ball.make(self.manifold, *support).as_tuple()
+        found = lattice_release(self.manifold, statistic, self.sigma, "gaussian", size, rng,
+                                support=support)
+        if found is not None:
+            return found
         values = sample_gaussian(
             self.manifold, statistic, self.sigma, size=size, rng=rng, support=support
         )
@@ -101,4 +106,5 @@ class RiemannianGaussian:
         return MechanismResult(
             values=np.asarray(values), exact=exact,
             sampler="exact radial" if exact else "radial part by MCMC",
+            diagnostics={"float_safety": RADIAL_NOTE},
         )

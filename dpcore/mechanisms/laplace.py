@@ -51,19 +51,42 @@ class RiemannianLaplace:
     support : tuple (center, radius), optional
         Restrict the output to the public ball ``B_radius(center)``. Required on spaces where
         :math:`\exp(-d/\sigma)` is not integrable (SPD or hyperbolic with large σ).
+    public_ball : tuple (center, radius), optional
+        A public ball known to hold every statistic released (e.g. the Fréchet mean of data in
+        it). On a non-compact homogeneous space without ``support`` it lets the release be
+        float-safe: the law is truncated far outside this ball
+        (:mod:`dpcore.sampling.lattice`), and σ is set to
+        :math:`\Delta/(\epsilon (1 - s))` with :math:`s` = ``TRUNCATION_SHARE`` so that the
+        truncation's slack keeps the total at ε exactly.
+
+    Notes
+    -----
+    Draws are released on a public lattice where :func:`~dpcore.sampling.lattice.
+    lattice_available` (float-safe: the possible outputs do not depend on the data, DESIGN
+    §12); elsewhere the radial sampler's floats depend on the statistic, and the result's
+    ``float_safety`` diagnostic says so.
     """
 
     name = "laplace"
 
-    def __init__(self, *, manifold, epsilon, sensitivity, support=None):
+    def __init__(self, *, manifold, epsilon, sensitivity, support=None, public_ball=None):
+        from ..sampling.lattice import TRUNCATION_SHARE, lattice_available
+
         self.manifold = check_manifold(manifold)
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_sensitivity(sensitivity)
         self.support = None if support is None else Ball.make(manifold, *support)
+        self.public_ball = None if public_ball is None else Ball.make(manifold, *public_ball)
         restricted = self.support is not None
         factor = 1.0 if (manifold.is_homogeneous and not restricted) else 2.0
         self.sigma = factor * self.sensitivity / self.epsilon
         self.sigma_rule = "Delta/epsilon" if factor == 1.0 else "2 Delta/epsilon"
+        self.truncated = (not restricted and not manifold.is_compact
+                          and self.public_ball is not None and lattice_available(
+                              manifold, "laplace", public_ball=self.public_ball))
+        if self.truncated:
+            self.sigma = self.sensitivity / (self.epsilon * (1.0 - TRUNCATION_SHARE))
+            self.sigma_rule = "Delta/(epsilon (1 - 1e-9)): truncation slack inside epsilon"
         if not restricted and not _laplace_integrable(manifold, self.sigma):
             raise ValueError(
                 f"The Laplace density with sigma={self.sigma:.4g} has infinite mass on "
@@ -86,12 +109,61 @@ class RiemannianLaplace:
 
         statistic = check_point(self.manifold, statistic, "statistic")
         support = None if self.support is None else self.support.as_tuple()
+        public = None if self.public_ball is None else self.public_ball.as_tuple()
+        found = lattice_release(self.manifold, statistic, self.sigma, "laplace", size, rng,
+                                support=support, public_ball=public,
+                                truncate=self.truncated, epsilon=self.epsilon)
+        if found is not None:
+            return found
         values = sample_laplace(
             self.manifold, statistic, self.sigma, size=size, rng=rng, support=support
         )
         exact = bool(exact_sampler_available(self.manifold, "laplace"))
         sampler = "exact radial" if exact else "radial part by MCMC"
-        return MechanismResult(values=values, exact=exact, sampler=sampler)
+        return MechanismResult(values=values, exact=exact, sampler=sampler,
+                               diagnostics={"float_safety": RADIAL_NOTE})
+
+
+#: What a radial release cannot claim (DESIGN §12, floating point).
+RADIAL_NOTE = ("not float-safe: the radial sampler's output floats are computed from the "
+               "statistic, so the set of possible outputs depends on the data")
+
+
+def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None,
+                    public_ball=None, truncate=False, epsilon=None):
+    """Float-safe exact draws on a public lattice (:mod:`dpcore.sampling.lattice`) as a
+    :class:`MechanismResult`, or None where that sampler does not apply (public inputs only).
+    """
+    from ..sampling.lattice import (
+        lattice_available,
+        lattice_distance_draws,
+        truncation_radius,
+    )
+
+    if not lattice_available(manifold, kind, support=support,
+                             public_ball=public_ball if truncate else None):
+        return None
+    if support is None and not manifold.is_compact and not truncate:
+        return None
+    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
+    rng = np.random.default_rng(rng)
+    extra = {}
+    truncation = None
+    if truncate and support is None and not manifold.is_compact:
+        truncation, slack = truncation_radius(manifold, sigma, epsilon)
+        extra = {"truncation_slack": float(slack)}
+    points, lattice = lattice_distance_draws(manifold, statistic, sigma, kind, n_per, rng,
+                                             support=support, public_ball=public_ball,
+                                             truncation=truncation)
+    values = points[0] if size is None else points.reshape(
+        (*size_tuple(size), *manifold.point_shape))
+    from .kng import LATTICE_NOTE
+
+    return MechanismResult(
+        values=values, exact=True,
+        sampler="exact rejection from a refined envelope, released on a public lattice",
+        diagnostics={"float_safety": LATTICE_NOTE,
+                     "lattice_spacing": lattice["lattice_spacing"], **extra})
 
 
 # ---------------------------------------------------------------------- ambient embedding

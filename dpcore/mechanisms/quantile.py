@@ -27,7 +27,9 @@ Exact sampling. With :math:`z_{(1)} \le \dots \le z_{(n)}` the sorted clipped da
 :math:`(z_{(i+1)} - z_{(i)}) \exp(-\varepsilon |i - q n| / 2)` (computed in log space; gaps of
 length zero, from ties or clipped points, have probability zero) and, given the gap, :math:`t` is
 uniform in it. The sampler draws the gap by inverting the cumulative weights and then the
-uniform: an exact draw from :math:`f_D` up to floating-point rounding.
+uniform. The released value is the midpoint of the draw's cell of a public lattice of
+:math:`[a, b]` (:func:`lattice_cell_draws`): post-processing, so the same ε, and the set of
+possible outputs does not depend on the data (float safety, DESIGN §12).
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ __all__ = [
 ]
 
 #: How the draws are made (recorded in results and releases).
-SAMPLER = "exact: gap drawn by its weight, then uniform inside it"
+SAMPLER = ("exact: gap drawn by its weight, then its cell of a public lattice of the interval "
+           "(2^32 cells) by overlap")
 
 
 def _check_data(data, name="data"):
@@ -145,22 +148,60 @@ def sample_exponential_quantiles(data, quantiles, epsilon, bounds, size=None, rn
     shape = size_tuple(size)
     count = int(np.prod(shape, dtype=np.int64))
     edges = quantile_edges(data, bounds)
-    lengths = np.diff(edges)
     log_w = quantile_log_weights(edges, q, eps)
-    weights = np.exp(log_w - np.max(log_w, axis=1, keepdims=True))
-    cum = np.cumsum(weights, axis=1)
-    u = rng.random((count, q.size))
-    gap = np.empty((count, q.size), dtype=np.intp)
+    a, b = float(edges[0]), float(edges[-1])
+    draws = np.empty((count, q.size))
     for j in range(q.size):
-        # First gap whose cumulative weight exceeds u·total: gaps of weight zero are never hit
-        # (their cumulative weight equals the previous one); rounding at the top goes to the
-        # last gap of positive weight.
-        last = int(np.flatnonzero(weights[j] > 0)[-1])
-        hit = np.searchsorted(cum[j], u[:, j] * cum[j, -1], side="right")
-        gap[:, j] = np.minimum(hit, last)
-    inside = rng.random((count, q.size))
-    draws = edges[gap] + inside * lengths[gap]
+        draws[:, j] = lattice_cell_draws(edges, log_w[j], a, b, count, rng)
     return draws.reshape(shape + (q.size,))
+
+
+#: Cells of the public output lattice of [a, b] (float safety, DESIGN §12).
+LATTICE_CELLS = 2**32
+
+
+def lattice_cell_draws(edges, log_w, a, b, count, rng):
+    r"""Exact draws of the piecewise-uniform law (gap ``i`` of mass :math:`e^{w_i}`), each
+    released as the midpoint of its cell of the public lattice of ``[a, b]``.
+
+    Cells are :math:`[c_K, c_{K+1})` with :math:`c_K = \mathrm{fl}(a + K (b - a)/N)`,
+    :math:`N` = :data:`LATTICE_CELLS`. A gap is drawn with exact integer weights
+    (:class:`~dpcore.sampling.floatsafe.IntegerWeights`; every gap of positive length has
+    positive probability), then a cell uniformly among those it meets, accepted with
+    probability (overlap length) / (cell width) (exact Bernoulli, positive for every positive
+    overlap). Given the gap, the accepted cell has probability proportional to its overlap with
+    the gap: the cell of an exact draw of the continuous law, i.e. post-processing, so the
+    mechanism's ε is unchanged. The released float is a fixed function of the integer ``K``, and
+    every cell meets some gap of positive length for every data set (the gaps partition
+    ``[a, b]``), so the set of possible outputs does not depend on the data.
+    """
+    from ..sampling.floatsafe import IntegerWeights, bernoulli_exp
+
+    n_cells = LATTICE_CELLS
+    width = (b - a) / n_cells
+    lengths = np.diff(edges)
+    positive = np.flatnonzero(lengths > 0)
+    weights = IntegerWeights(log_w[positive])
+
+    def boundary(k):
+        return np.where(k >= n_cells, b, a + k.astype(float) * width)
+
+    first = np.clip(np.floor((edges[:-1] - a) / width).astype(np.int64) - 1, 0, n_cells - 1)
+    last = np.clip(np.floor((edges[1:] - a) / width).astype(np.int64) + 1, 0, n_cells - 1)
+    out, have = [], 0
+    while have < count:
+        m = max(16, 2 * (count - have))
+        gap = positive[weights.draw(m, rng)]
+        k = first[gap] + rng.integers(0, last[gap] - first[gap] + 1, dtype=np.int64)
+        lo, hi = boundary(k), boundary(k + 1)
+        overlap = np.minimum(hi, edges[gap + 1]) - np.maximum(lo, edges[gap])
+        share = np.where(overlap > 0, overlap / np.maximum(hi - lo, 1e-300), 0.0)
+        x = np.where(share > 0, -np.log(np.minimum(share, 1.0)), np.inf)
+        ok = bernoulli_exp(x, rng)
+        out.append(k[ok][: count - have])
+        have += out[-1].size
+    k = np.concatenate(out)[:count]
+    return np.minimum(a + (k.astype(float) + 0.5) * width, b)
 
 
 class ExponentialQuantile:

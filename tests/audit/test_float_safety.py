@@ -252,3 +252,37 @@ def test_regression_joint_exact_outputs_are_lattice_points():
     u = np.concatenate([res.values[:, 0] - 0.5, res.values[:, 1]], axis=1)
     index = np.round((u - env.origin) / env.spacing - 0.5).astype(np.int64)
     np.testing.assert_array_equal(env.point(index).view(np.int64), res.values.view(np.int64))
+
+
+# --------------------------------------------------------------------- exponential quantiles
+def test_quantile_draws_are_lattice_cells_every_neighbour_reaches():
+    """Private quantiles (exponential mechanism): each output is the midpoint of a cell of the
+    public lattice of [a, b], and the neighbour's gaps (of positive length) meet that cell, so
+    the neighbour emits the same float with positive probability."""
+    from dpcore.mechanisms.quantile import (
+        LATTICE_CELLS,
+        quantile_edges,
+        sample_exponential_quantiles,
+    )
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(50.0, 10.0, size=500)
+    x2 = x.copy()
+    x2[0] = 1e9  # clipped to the upper bound
+    bounds = (0.0, 100.0)
+    a, b = bounds
+    width = (b - a) / LATTICE_CELLS
+    for src, dst in ((x, x2), (x2, x)):
+        t = sample_exponential_quantiles(src, [0.05, 0.5, 0.95], 0.5, bounds, size=4000,
+                                         rng=12).ravel()
+        k = np.round((t - a) / width - 0.5).astype(np.int64)
+        np.testing.assert_array_equal(np.minimum(a + (k + 0.5) * width, b), t)
+        edges = quantile_edges(dst, bounds)
+        lo = a + k.astype(float) * width
+        hi = np.where(k + 1 >= LATTICE_CELLS, b, a + (k + 1).astype(float) * width)
+        gaps = np.flatnonzero(np.diff(edges) > 0)
+        # some positive-length gap of the neighbour overlaps each emitted cell
+        j = np.searchsorted(edges[gaps + 1], lo, side="right")
+        j = np.minimum(j, gaps.size - 1)
+        overlap = (np.minimum(hi, edges[gaps[j] + 1]) - np.maximum(lo, edges[gaps[j]]))
+        assert np.all(overlap > 0)
