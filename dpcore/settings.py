@@ -75,7 +75,9 @@ class Limits:
     max_exact_work : int
         Largest public worst-case expected work (gradient terms: draws x n x exp(g_max/sigma))
         of an exact KNG release chosen by ``sampler="auto"`` (beyond it, MCMC is used and the
-        release is labelled approximately private).
+        release is labelled approximately private). A forced ``sampler="exact"`` release whose
+        public work bound is above it is refused before any sampling
+        (:mod:`dpcore.release.planning`).
 
     Raises
     ------

@@ -353,7 +353,13 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
     plan = None
     if dataset is not None:
         plan = G.sampler_plan(settings, len(dataset.x))
-        if plan["guarantee"] == "private":
+        if plan.get("refusal"):
+            # 'exact only' above the public bound on its work: the library refuses it before
+            # sampling, so the button is disabled and the reason shown.
+            st.error(f"{plan['refusal']}\n\nOn this page: lower ε, n or the number of draws, "
+                     "or choose another sampler.", icon=":material/block:")
+            mcmc_ok = False
+        elif plan["guarantee"] == "private":
             st.success(
                 "This release will be drawn by **exact** rejection sampling and labelled "
                 f"**private** (ε-DP, δ = 0). Worst case over all data sets: "
@@ -367,7 +373,8 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
             st.warning(
                 f"This release will use **MCMC** ({why}) and be labelled **approximately private "
                 "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
-                "number of draws, or choose 'exact only' (it may take long).",
+                "number of draws ('exact only' is refused above the same public limit on the "
+                "work).",
                 icon=":material/warning:")
             futile = G.futile_release_note(source, settings, len(dataset.x))
             if futile:  # issue 14: the preset's number instead of a meaningless release

@@ -22,7 +22,6 @@ import importlib.util
 import json
 import time
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 import streamlit as st
@@ -30,6 +29,7 @@ import streamlit as st
 from dpcore import visualization as V
 from dpcore.data import DataValidationError
 from dpcore.manifolds import Euclidean
+from dpcore.privacy import PrivacyEvent
 from dpcore.release import private_geodesic_regression
 from ui.caps import CAPS
 from ui.figures import show_figure
@@ -47,6 +47,7 @@ from ui.session import (
     opening_run,
     planned_cost,
     query_value,
+    record_event,
     record_release,
     release_button,
     release_error,
@@ -600,9 +601,9 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         intercept = np.asarray(model.intercept_, dtype=float).reshape(d)
         out["diffprivlib"] = (intercept, coef)
         guarantee, label = L.diffprivlib_label(bounds, mode)
-        record_release(PAGE, SimpleNamespace(
-            mechanism="diffprivlib LinearRegression", epsilon=eps_p + eps_v, delta=0.0,
-            mu=None, label=label, guarantee=guarantee), note="diffprivlib baseline")
+        record_event(PAGE, PrivacyEvent(epsilon=eps_p + eps_v, delta=0.0, mu=None,
+                                        guarantee=guarantee, label=label),
+                     mechanism="diffprivlib LinearRegression", note="diffprivlib baseline")
     return out
 
 

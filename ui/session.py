@@ -9,23 +9,32 @@ With :mod:`ui.progress` (progress bars), the only ``ui`` modules that import Str
   the sidebar shows the list and one total composed by
   :class:`dpcore.privacy.PrivacyAccountant` (pure DP adds ε, Gaussian DP composes as
   sqrt(sum µ²), both combine into one ε at δ; non-private releases are counted apart, never
-  added).
+  added; with an approximately private release the total states no δ). The ledger's logic
+  (entries built from privacy events, group privacy, totals, the JSON file and its reader)
+  is :mod:`dpcore.privacy.ledger`; this module keeps the session state and the widgets.
 * **Shareable scenarios**: widget defaults are read from the URL query string and the current
   settings are written back, so copying the URL shares the scenario (never uploaded data).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
-from types import SimpleNamespace
 
-import numpy as np
 import streamlit as st
 
 from dpcore.exceptions import PrivacyBudgetError
-from dpcore.privacy import PrivacyAccountant, PrivacyEvent
+from dpcore.privacy import PrivacyEvent
+from dpcore.privacy import ledger as _ledger
+from dpcore.privacy.accountant import UNCERTIFIED_DELTA
+from dpcore.privacy.ledger import (  # noqa: F401  (the names pages and tests import from here)
+    ENTRY_FIELDS,
+    delta_text,
+    entry_rows,
+    group,
+    ledger_totals,
+)
+from dpcore.privacy.ledger import load_json as _load_json
 
 from .caps import CAPS
 
@@ -42,10 +51,6 @@ ROWS_KEY = "rows_per_person"
 #: note and locks its field there); the other pages keep the sidebar's value (``ROWS_KEY``),
 #: which a page never overwrites.
 PAGE_ROWS_KEY = "rows_per_person_page"
-#: Fields of a ledger entry, as downloaded and loaded back. ``rows``: the rows one person
-#: contributed when the release was made; the entry counts at it (group privacy) for good.
-ENTRY_FIELDS = ("page", "mechanism", "epsilon", "delta", "mu", "rows", "label", "guarantee",
-                "note", "time")
 #: Session state key of the note shown once after a ledger file was loaded.
 LOAD_NOTE_KEY = "ledger_load_note"
 #: Session state keys of the sidebar's "Load a ledger" and "Settings file" sections (open or
@@ -63,20 +68,20 @@ def ledger():
 def record_release(page, release, note="", rows=None):
     """Add a :class:`dpcore.release.Release` to the session's ledger and return the entry.
 
-    The entry keeps ``rows`` (default: :func:`rows_per_person` now), the rows one person
-    contributed to this release: it counts at them whatever the rows per person later."""
-    entry = {
-        "page": page,
-        "mechanism": release.mechanism,
-        "epsilon": release.epsilon,
-        "delta": release.delta,
-        "mu": release.mu,
-        "rows": max(1, int(rows_per_person() if rows is None else rows)),
-        "label": release.label,
-        "guarantee": release.guarantee,  # from the proof, never parsed from the label
-        "note": note,
-        "time": _dt.datetime.now().strftime("%H:%M:%S"),
-    }
+    The entry is built from the release's privacy event
+    (:meth:`dpcore.privacy.PrivacyEvent.of`, :func:`dpcore.privacy.ledger.release_entry`) and
+    keeps ``rows`` (default: :func:`rows_per_person` now), the rows one person contributed to
+    this release: it counts at them whatever the rows per person later."""
+    return record_event(page, PrivacyEvent.of(release), mechanism=release.mechanism,
+                        note=note, rows=rows)
+
+
+def record_event(page, event, *, mechanism, note="", rows=None):
+    """Add a release made outside dpcore (e.g. a baseline library's), given by its
+    :class:`dpcore.privacy.PrivacyEvent`, to the session's ledger and return the entry
+    (as :func:`record_release`)."""
+    entry = _ledger.ledger_entry(page, event, mechanism=mechanism, note=note,
+                                 rows=rows_per_person() if rows is None else rows)
     ledger().append(entry)
     return entry
 
@@ -115,31 +120,6 @@ def page_rows():
     return own if own is not None and own["page"] == _page_hash() else None
 
 
-def group(epsilon=None, delta=None, mu=None, rows=1):
-    """A release's guarantee for a group of ``rows`` rows (one person): pure ε-DP gives
-    ``rows * ε``; (ε, δ) gives ``(rows ε, rows e^{(rows - 1) ε} δ)``; µ-GDP gives ``rows µ``
-    (group privacy: a path of ``rows`` single-row replacements). δ None stays None."""
-    k = int(rows)
-    if k == 1:
-        return epsilon, delta, mu
-    eps = None if epsilon is None else k * float(epsilon)
-    if delta is not None and delta > 0 and epsilon is not None:
-        delta = k * float(np.exp(min((k - 1) * float(epsilon), 700.0))) * float(delta)
-    return eps, delta, None if mu is None else k * float(mu)
-
-
-def entry_rows(entry):
-    """The rows per person a ledger entry was recorded at (1 for an entry without them)."""
-    return max(1, int(entry.get("rows") or 1))
-
-
-def _event(e):
-    # Group privacy per entry: each release at the rows per person it was made with.
-    eps, delta, mu = group(e["epsilon"], e["delta"], e["mu"], entry_rows(e))
-    return SimpleNamespace(epsilon=eps, delta=delta, mu=mu, guarantee=e.get("guarantee"),
-                           label=e["label"])
-
-
 def budget_cap():
     """The session's cap on the total ε (None: no cap)."""
     cap = st.session_state.get(CAP_KEY)
@@ -150,10 +130,8 @@ def accountant(entries=None):
     """A :class:`dpcore.privacy.PrivacyAccountant` holding this session's releases (as they
     were recorded: a cap set later removes nothing), with the session's cap. Each entry counts
     per person at the rows it was recorded at (:func:`entry_rows`)."""
-    acc = PrivacyAccountant(epsilon_cap=budget_cap())
-    acc.events = [PrivacyEvent.of(_event(e))
-                  for e in (ledger() if entries is None else entries)]
-    return acc
+    return _ledger.ledger_accountant(ledger() if entries is None else entries,
+                                     epsilon_cap=budget_cap())
 
 
 def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private", label=None):
@@ -172,9 +150,9 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private", label
     """
     acc = accountant()
     rows = rows_per_person()
-    epsilon, delta, mu = group(epsilon, delta, mu, rows)
-    planned = SimpleNamespace(epsilon=epsilon, delta=delta, mu=mu, guarantee=guarantee,
-                              label=guarantee)
+    planned = _ledger.grouped_event(epsilon=epsilon, delta=delta, mu=mu, guarantee=guarantee,
+                                    rows=rows)
+    epsilon, mu = planned.epsilon, planned.mu
     try:
         event = acc.check(planned)
     except PrivacyBudgetError as exc:
@@ -186,10 +164,12 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private", label
         said = f"will be labelled **{label}**" if label else f"is not private ({guarantee})"
         return {"text": f"This release {said}: it is listed in the ledger apart (not "
                         "private) and adds nothing to the total.", "error": None}
-    events = acc.events + [event]
-    pure_only = all(e.mu is None and not e.delta for e in events if e.composes)
-    after = acc.epsilon_of(events, 0.0 if pure_only else acc.delta)
-    at = "" if pure_only else f" at δ = {acc.delta:g}"
+    acc.events = acc.events + [event]
+    tot = acc.totals()
+    after = tot["epsilon"]
+    # A total with an approximately private release states no δ (DESIGN §12).
+    at = ("" if tot["nominal_delta"] == 0 else f" at δ = {acc.delta:g}") if \
+        tot["delta_certified"] else _uncertified(tot)
     cap = budget_cap()
     who = " per person" if rows > 1 or any(entry_rows(e) > 1 for e in ledger()) else ""
     text = (f"**Cost of this release: {cost}.** The session's total{who} becomes "
@@ -197,6 +177,14 @@ def planned_cost(*, epsilon=None, mu=None, delta=0.0, guarantee="private", label
             + (f", of the cap {cap:g}." if cap else " (no cap set; see the sidebar).")
             + (f" Label: **{label}**." if label else ""))
     return {"text": text, "error": None}
+
+
+def _uncertified(totals):
+    """What a total with an approximately private release says instead of its δ: its ε was
+    computed at ``nominal_delta`` (stated when above 0) and no δ is certified."""
+    at = (f" (computed at δ = {totals['nominal_delta']:g})" if totals["nominal_delta"] > 0
+          else "")
+    return f"{at}, {UNCERTIFIED_DELTA}"
 
 
 def _per_person_note(rows):
@@ -219,58 +207,19 @@ def show_cost(cost, note=""):
         st.markdown(cost["text"] + note)
 
 
-def _load_json(data, what):
-    try:
-        return json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"The file is not a {what} (not JSON: {exc}).") from exc
-
-
 def ledger_json(entries=None):
     """The ledger as JSON text (for download): its entries (each with its rows per person)
-    and the cap."""
-    return json.dumps({"dpcore_ledger": 1, "cap": budget_cap(),
-                       "entries": [{**{k: e.get(k) for k in ENTRY_FIELDS},
-                                    "rows": entry_rows(e)}
-                                   for e in (ledger() if entries is None else entries)]},
-                      indent=2)
-
-
-def _check_rows(value, k):
-    """An entry's ``rows``: a whole number from 1 to the sidebar's cap (ValueError naming the
-    entry)."""
-    top = CAPS["rows_per_person"]
-    whole = (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
-    if isinstance(value, bool) or not whole or not 1 <= value <= top:
-        raise ValueError(f"Ledger entry {k}: `rows` (rows one person contributes) must be a "
-                         f"whole number from 1 to {top:,}, not {value!r}.")
-    return int(value)
-
-
-def _missing_rows_note(missing, obj):
-    """What loading does with entries saved before ledgers recorded their rows per person."""
-    which = (f"entry {missing[0]}" if len(missing) == 1
-             else f"{len(missing)} entries ({', '.join(map(str, missing[:10]))}"
-                  f"{', …' if len(missing) > 10 else ''})")
-    old = obj.get("rows_per_person")  # the sidebar's value when such a file was saved
-    then = (f" The file was saved with the sidebar at {old} rows per person: if these releases "
-            f"were made for people with {old} rows each, their guarantee per person is {old} "
-            "times weaker than counted here." if isinstance(old, int)
-            and not isinstance(old, bool) and old > 1 else "")
-    return (f"This ledger was saved before each entry recorded its rows per person: {which} "
-            f"count{'s' if len(missing) == 1 else ''} at 1 row per person.{then}")
+    and the session's cap (:func:`dpcore.privacy.ledger.ledger_json`)."""
+    return _ledger.ledger_json(ledger() if entries is None else entries, cap=budget_cap())
 
 
 def read_ledger(data):
-    """Entries of a downloaded ledger (bytes or text) and notes on how it was read.
-
-    Entries without ``rows`` (files saved before entries recorded it) count at 1 row per
-    person, which a note says.
+    """Entries of a downloaded ledger (bytes or text) and notes on how it was read
+    (:func:`dpcore.privacy.ledger.read_ledger`, with the sidebar's cap on the rows per person).
 
     Returns
     -------
     entries : list of dict
-        Only the documented fields (:data:`ENTRY_FIELDS`).
     notes : list of str
 
     Raises
@@ -278,29 +227,7 @@ def read_ledger(data):
     ValueError
         With a clear message (naming the entry and field) on anything else.
     """
-    obj = _load_json(data, "ledger")
-    if not isinstance(obj, dict) or obj.get("dpcore_ledger") != 1:
-        raise ValueError("The file is not a ledger downloaded from this dashboard.")
-    out, missing = [], []
-    for k, e in enumerate(obj.get("entries", []), start=1):
-        if not isinstance(e, dict):
-            raise ValueError(f"Ledger entry {k} is not an object.")
-        entry = {f: e.get(f) for f in ENTRY_FIELDS}
-        for f in ("epsilon", "delta", "mu"):
-            v = entry[f]
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not v >= 0):
-                raise ValueError(f"Ledger entry {k}: `{f}` must be a number >= 0 or empty.")
-        if entry["guarantee"] not in ("private", "approximately private", "not covered",
-                                      "not private"):
-            raise ValueError(f"Ledger entry {k}: unknown guarantee {entry['guarantee']!r}.")
-        if "rows" in e:
-            entry["rows"] = _check_rows(e["rows"], k)
-        else:
-            entry["rows"] = 1
-            missing.append(k)
-        out.append(entry)
-    return out, [_missing_rows_note(missing, obj)] if missing else []
+    return _ledger.read_ledger(data, max_rows=CAPS["rows_per_person"])
 
 
 def parse_ledger(data):
@@ -308,15 +235,19 @@ def parse_ledger(data):
     return read_ledger(data)[0]
 
 
-def ledger_totals(entries):
-    """Totals over entries, composed by :class:`dpcore.privacy.PrivacyAccountant`: one ε at the
-    accountant's δ (δ = 0 when every release is pure ε-DP from an exact sampler), the µ of the
-    Gaussian-DP releases, and counts of approximate and non-private releases (never added).
-    Each entry counts per person at the rows it was recorded at (group privacy)."""
-    acc = PrivacyAccountant()
-    for e in entries:
-        acc.spend(_event(e))
-    return acc.totals()
+def ledger_total_text(entries):
+    """The sidebar's total line for ``entries`` (markdown): ε and the total's δ, or, when an
+    entry is only approximately private, "δ not certified (includes an approximately private
+    release)" (never δ = 0 there); with the µ of the Gaussian-DP releases."""
+    tot = ledger_totals(entries)
+    who = " per person" if any(entry_rows(e) > 1 for e in entries) else ""
+    if tot["delta_certified"]:
+        text = f"**Total{who}:** ε = {tot['epsilon']:.3g}, {delta_text(tot)}"
+    else:
+        text = f"**Total{who}:** ε = {tot['epsilon']:.3g}{_uncertified(tot)}"
+    if tot["mu"] is not None:
+        text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"
+    return text
 
 
 def render_ledger():
@@ -380,19 +311,15 @@ def render_ledger():
                        "as kε, (kε, k e^((k−1)ε) δ) or kµ in the total, whatever the rows per "
                        "person set now.")
         tot = ledger_totals(entries)
-        who = " per person" if grouped else ""
-        text = f"**Total{who}:** ε = {tot['epsilon']:.3g}, δ = {tot['delta']:.2g}"
-        if tot["mu"] is not None:
-            text += f"; of which Gaussian DP µ = {tot['mu']:.3g}"
-        st.markdown(text)
+        st.markdown(ledger_total_text(entries))
         if tot["not_private"]:
             st.warning(f"{tot['not_private']} release(s) not private (paper mode, bounds "
                        "from the data or the sequential scheme), listed apart: not in the "
                        "total.")
         if tot["approximate"]:
             st.warning(f"{tot['approximate']} release(s) only approximately private (MCMC or "
-                       "Monte Carlo calibration): their δ is not certified, so the total δ "
-                       "is a lower bound.")
+                       "Monte Carlo calibration): their δ is not certified, so the total "
+                       "states no δ.")
         st.download_button("Download ledger", ledger_json(entries), file_name="ledger.json",
                            mime="application/json", key="ledger_download", on_click="ignore")
         if st.button("Clear ledger", key="ledger_clear"):

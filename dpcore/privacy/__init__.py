@@ -5,7 +5,9 @@
 - :mod:`dpcore.privacy.profiles`: the GDP analysis of the Riemannian Gaussian mechanism
   (exact µ on S¹, Monte Carlo µ, σ calibration; paper 004);
 - :mod:`dpcore.privacy.accountant`: a session's releases composed into one guarantee, with a
-  budget cap that raises :class:`~dpcore.exceptions.PrivacyBudgetError`.
+  budget cap that raises :class:`~dpcore.exceptions.PrivacyBudgetError`;
+- :mod:`dpcore.privacy.ledger`: a session's releases recorded as ledger entries (group privacy
+  per entry), their totals and their JSON file.
 """
 
 from .accountant import PrivacyAccountant, PrivacyEvent, epsilon_of_gdp

@@ -13,10 +13,12 @@ Composition, for a target δ > 0, takes the better of two valid routes:
 - all-GDP: every ε-DP release is also µ-GDP with :math:`\\mu = -2\\Phi^{-1}(1/(1+e^\\epsilon))`
   (:func:`~dpcore.privacy.gdp.eps_to_mu`), so everything composes exactly as one µ.
 
-With no Gaussian-DP release and only exact samplers, δ = 0 and the total is Σ ε. MCMC releases
-(δ not certified) are added with their ε and flagged: the total then holds only as far as their
-chains mixed. ``dp_accounting``'s PLD accountant is the test oracle: the total here is never
-below its (tight) ε at the same δ.
+With no Gaussian-DP release and only exact samplers, δ = 0 and the total is Σ ε. A total is only
+as strong as its weakest entry (DESIGN §12): approximately private releases (MCMC, δ not
+certified; or a µ calibrated by Monte Carlo) are added with their ε, and the total then states
+no δ at all (``delta`` None, ``delta_certified`` False, :data:`UNCERTIFIED_DELTA`): it holds only
+as far as their chains mixed or their calibration is right. ``dp_accounting``'s PLD accountant
+is the test oracle: the total here is never below its (tight) ε at the same δ.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ from .gdp import compose_gdp, delta_mu, eps_to_mu
 
 #: Guarantees that compose; the others are listed apart.
 COMPOSING = ("private", "approximately private")
+#: Every guarantee a release may state (as :data:`dpcore.release.record.GUARANTEES`).
+GUARANTEES = (*COMPOSING, "not covered", "not private")
+#: Why a total with an approximately private release states no δ.
+UNCERTIFIED_REASON = "includes an approximately private release"
+#: What a total states instead of a δ when it includes an approximately private release.
+UNCERTIFIED_DELTA = f"δ not certified ({UNCERTIFIED_REASON})"
 
 
 def epsilon_of_gdp(mu, delta):
@@ -55,7 +63,25 @@ def epsilon_of_gdp(mu, delta):
 
 @dataclass(frozen=True)
 class PrivacyEvent:
-    """One release as the accountant sees it (no private values, only its guarantee)."""
+    """One release as the accountant sees it (no private values, only its guarantee).
+
+    Parameters
+    ----------
+    epsilon, delta, mu : float or None
+        The release's ε, δ (None: not certified) and µ (Gaussian DP), per unit protected.
+    guarantee : str
+        What the release may claim, one of :data:`GUARANTEES` (from its proof, never parsed
+        from its label).
+    label : str
+        The release's label, as shown.
+    source, note : str
+        Where the release was made and a free note.
+
+    Raises
+    ------
+    ValueError
+        If ``guarantee`` is not one of :data:`GUARANTEES`.
+    """
 
     epsilon: float | None
     delta: float | None
@@ -65,10 +91,28 @@ class PrivacyEvent:
     source: str = ""
     note: str = ""
 
+    def __post_init__(self):
+        if self.guarantee not in GUARANTEES:
+            raise ValueError(f"`guarantee` must be one of {', '.join(map(repr, GUARANTEES))}, "
+                             f"got {self.guarantee!r}.")
+
     @classmethod
     def of(cls, release, *, source="", note=""):
-        guarantee = getattr(release, "guarantee", None) or (
-            "not private" if str(release.label).startswith("NOT PRIVATE") else "private")
+        """The event of ``release``: a :class:`dpcore.release.Release`, or any object with
+        ``epsilon``, ``delta``, ``mu`` (optional), ``guarantee`` and ``label``.
+
+        The guarantee is the release's own (:attr:`dpcore.release.Release.guarantee`, from its
+        proof); a release without one is refused, never read from its label.
+
+        Raises
+        ------
+        ValueError
+            If ``release.guarantee`` is missing or not one of :data:`GUARANTEES`.
+        """
+        guarantee = getattr(release, "guarantee", None)
+        if guarantee not in GUARANTEES:
+            raise ValueError(f"`release.guarantee` must be one of "
+                             f"{', '.join(map(repr, GUARANTEES))}, got {guarantee!r}.")
         return cls(
             epsilon=None if release.epsilon is None else float(release.epsilon),
             delta=None if release.delta is None else float(release.delta),
@@ -133,16 +177,39 @@ class PrivacyAccountant:
         return self.epsilon_of(self.events, self.delta if delta is None else float(delta))
 
     def totals(self):
-        """Summary: total ε at δ (0-δ total when there is no Gaussian DP), total µ of the
-        Gaussian-DP releases, and counts of approximate and non-private releases."""
+        """Summary of the session's releases.
+
+        A total is only as strong as its weakest entry (DESIGN §12): with an approximately
+        private release (MCMC, δ not certified; or a µ calibrated by Monte Carlo) the total
+        states no δ.
+
+        Returns
+        -------
+        dict
+            ``epsilon``: total ε at ``nominal_delta``; ``delta``: the total's δ (0 when every
+            counted release is pure ε-DP, else the accountant's δ), or None when the total
+            includes an approximately private release; ``delta_certified``: whether ``delta``
+            is stated (False exactly when ``delta`` is None); ``delta_note``: why it is not
+            (:data:`UNCERTIFIED_REASON`), else None; ``nominal_delta``: the δ at which
+            ``epsilon`` was computed (what the total's δ would be if every approximately
+            private release held as stated); ``mu``: total µ of the Gaussian-DP releases;
+            ``epsilon_pure``: Σ ε of the ε-DP releases; ``approximate``, ``not_private`` and
+            ``releases``: counts (approximately private, listed apart, all).
+        """
         counted, eps, mus, deltas = self._parts(self.events)
         pure_only = not mus and not any(d for d in deltas)
+        nominal = 0.0 if pure_only else self.delta
+        approximate = sum(1 for e in counted if e.guarantee == "approximately private")
+        certified = approximate == 0
         return {
-            "epsilon": self.epsilon_at(0.0 if pure_only else None),
-            "delta": 0.0 if pure_only else self.delta,
+            "epsilon": self.epsilon_at(nominal),
+            "delta": nominal if certified else None,
+            "delta_certified": certified,
+            "delta_note": None if certified else UNCERTIFIED_REASON,
+            "nominal_delta": nominal,
             "mu": compose_gdp(mus) if mus else None,
             "epsilon_pure": float(np.sum(eps)) if eps else 0.0,
-            "approximate": sum(1 for e in counted if e.guarantee == "approximately private"),
+            "approximate": approximate,
             "not_private": sum(1 for e in self.events if not e.composes),
             "releases": len(self.events),
         }
@@ -186,4 +253,5 @@ class PrivacyAccountant:
         return acc
 
 
-__all__ = ["COMPOSING", "PrivacyAccountant", "PrivacyEvent", "epsilon_of_gdp"]
+__all__ = ["COMPOSING", "GUARANTEES", "UNCERTIFIED_DELTA", "UNCERTIFIED_REASON",
+           "PrivacyAccountant", "PrivacyEvent", "epsilon_of_gdp"]

@@ -1,10 +1,22 @@
-"""Exact or MCMC, decided before sampling from public inputs only (DESIGN §12), and the
-public predictions of an exact release's work.
+"""Exact or MCMC, decided before sampling from public inputs only (DESIGN §12), the public
+predictions of an exact release's work, and the public bound a forced exact release must fit.
+
+``sampler="auto"`` goes exact where the uniform proposals' worst case or the refined envelope's
+public prediction is within the ``max_exact_work`` limit (:mod:`dpcore.settings`), else MCMC.
+``sampler="exact"`` never falls back to MCMC; it is refused before any sampling, with
+:class:`~dpcore.exceptions.ExactSamplingUnavailable`, when the public worst-case bound of the
+exact sampler that would run (:func:`joint_exact_bound`, :func:`frechet_exact_bound`) is above
+that limit, unless the refined envelope's public prediction (the one ``"auto"`` reads) is within
+it: a forced exact release runs wherever ``"auto"`` would draw exactly, and nowhere beyond the
+limit otherwise. Every quantity here is computed from public inputs (n, ε, τ, the bounds, the
+number of draws, the manifold), never from the data.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,6 +28,7 @@ from ..exceptions import (
 from ..learning.regression import regression_gradient
 from ..mechanisms.kng import (
     exact_support_available,
+    refined_chart_available,
     refined_joint_available,
     regression_gradient_bounds,
 )
@@ -27,8 +40,202 @@ from ..settings import get_limits
 from ._common import _check_mode
 
 
+class ExactBound(NamedTuple):
+    """A public bound on the work of an exact sampler, whatever the data.
+
+    Attributes
+    ----------
+    terms : float
+        Worst-case expected gradient terms (data terms evaluated, envelope cells included).
+    detail : str
+        How it is made up, for a message.
+    """
+
+    terms: float
+    detail: str
+
+
+def uniform_exact_bound(g_max, sigma, n, draws, batches=1):
+    """The public worst case of exact rejection from uniform proposals:
+    ``batches x draws x n x exp(g_max / sigma)`` gradient terms (:func:`exact_work`).
+
+    Parameters
+    ----------
+    g_max : float
+        Public bound on the gradient norm over the support, for every data set.
+    sigma : float
+        The KNG scale (the smallest, with several budgets).
+    n, draws : int
+        Observations and draws.
+    batches : int
+        Budgets sampled together.
+
+    Returns
+    -------
+    ExactBound
+    """
+    per = worst_case_proposals(g_max, sigma)
+    terms = float(batches) * exact_work(g_max, sigma, n, draws)
+    lead = f"{int(batches)} budget(s) x " if int(batches) > 1 else ""
+    return ExactBound(terms, f"uniform proposals, {lead}{int(draws)} draw(s) x n = {int(n)} x "
+                             f"exp(g_max/sigma) = {per:.3g} proposals per draw")
+
+
+def refined_exact_bound(dim, radius, exp_lip, lipschitz, sigma, n, draws, batches=1):
+    """The public worst case of exact rejection from a refined Lipschitz envelope on a domain
+    of ``dim`` coordinates within ``radius`` of its centre in each
+    (:func:`~dpcore.sampling.envelope.refined_worst_case`): ``batches x (cells + draws x
+    proposals per draw) x n`` gradient terms.
+
+    Parameters
+    ----------
+    dim : int
+        Coordinates of the envelope's domain.
+    radius : float
+        Half-width of the domain's bounding cube.
+    exp_lip : float
+        Lipschitz constant of the chart's exponential map on the domain.
+    lipschitz : float
+        Lipschitz constant of the gradient norm, for every data set.
+    sigma : float
+        The KNG scale.
+    n, draws, batches : int
+        Observations, draws and budgets sampled together.
+
+    Returns
+    -------
+    ExactBound
+    """
+    from ..sampling.envelope import refined_worst_case
+
+    cells, per = refined_worst_case(int(dim), float(radius), float(exp_lip), float(lipschitz),
+                                    float(sigma))
+    terms = float(batches) * (cells + float(draws) * per) * float(n)
+    lead = f"{int(batches)} budget(s) x " if int(batches) > 1 else ""
+    return ExactBound(terms, f"refined envelope, {lead}({cells:,.0f} cells + {int(draws)} "
+                             f"draw(s) x {per:.3g} proposals per draw) x n = {int(n)}")
+
+
+def joint_exact_bound(manifold, *, tau, max_speed, sigma, n, draws, support_radius=None,
+                      batches=1):
+    """Public worst-case work of an exact joint regression release
+    (:func:`~dpcore.mechanisms.kng.regression_joint_exact`), from public inputs only.
+
+    Where the refined envelope runs (:func:`~dpcore.mechanisms.kng.refined_joint_available`
+    and a footpoint ball of radius ``support_radius``): its worst case on the product of the
+    footpoint ball and the speed ball, with the Lipschitz constant 2 that bounds
+    :func:`~dpcore.sampling.envelope.regression_joint_lipschitz` for every covariate in
+    [0, 1]. Elsewhere: the uniform proposals' worst case, ``g_max`` from
+    :func:`~dpcore.mechanisms.kng.regression_gradient_bounds`.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    tau, max_speed : float
+        The residual clip and the shooting-vector bound.
+    sigma : float
+        The smallest KNG scale of the release.
+    n, draws : int
+        Observations and (footpoint, vector) pairs drawn.
+    support_radius : float, optional
+        Radius of the public footpoint ball (None: the whole compact space).
+    batches : int
+        Budget pairs sampled together.
+
+    Returns
+    -------
+    ExactBound
+    """
+    if refined_joint_available(manifold) and support_radius is not None:
+        from ..sampling.envelope import regression_joint_lipschitz
+
+        lipschitz = regression_joint_lipschitz(np.ones(1))  # its largest value, t_i in [0, 1]
+        return refined_exact_bound(2 * manifold.dim, max(float(support_radius),
+                                                         float(max_speed)),
+                                   1.0, lipschitz, sigma, n, draws, batches)
+    g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, max_speed)))
+    return uniform_exact_bound(g_max, sigma, n, draws, batches)
+
+
+def frechet_exact_bound(manifold, *, center, radius, sigma, n, draws):
+    """Public worst-case work of an exact Fréchet-mean KNG release
+    (:func:`~dpcore.mechanisms.kng.frechet_mean_exact` on the public ball ``B_radius(center)``),
+    from public inputs only: the refined envelope's worst case where a normal chart exists,
+    else the uniform proposals' (the gradient norm is at most ``2 radius`` on the ball).
+
+    Parameters
+    ----------
+    manifold : Manifold
+    center : array
+        Centre of the public ball.
+    radius : float
+        Its radius.
+    sigma : float
+        The KNG scale.
+    n, draws : int
+        Observations and draws.
+
+    Returns
+    -------
+    ExactBound
+    """
+    if refined_chart_available(manifold):
+        from ..sampling.envelope import NormalChart, frechet_gradient_lipschitz
+
+        exp_lip = NormalChart(manifold, np.asarray(center, dtype=float)).exp_lipschitz(
+            float(radius))
+        return refined_exact_bound(manifold.dim, radius, exp_lip,
+                                   frechet_gradient_lipschitz(manifold, float(radius)), sigma,
+                                   n, draws)
+    return uniform_exact_bound(2.0 * float(radius), sigma, n, draws)
+
+
+def within_limit(work, limit=None):
+    """Whether ``work`` (gradient terms, or None) is a finite number within ``limit``
+    (default: ``get_limits().max_exact_work``)."""
+    limit = get_limits().max_exact_work if limit is None else int(limit)
+    return work is not None and math.isfinite(float(work)) and float(work) <= limit
+
+
+def exact_bound_refusal(bound, what, *, predicted_work=None, limit=None):
+    """The message a forced exact release (``sampler="exact"``) is refused with, else None.
+
+    It is refused when its public work bound is above the ``max_exact_work`` limit and the
+    refined envelope's public prediction (``predicted_work``, where that sampler runs) is not
+    within it either.
+
+    Parameters
+    ----------
+    bound : ExactBound
+    what : str
+        The mechanism, for the message.
+    predicted_work : float, optional
+        The public prediction of the refined envelope's work
+        (:func:`predicted_joint_kng_work`, :func:`predicted_frechet_kng_work`).
+    limit : int, optional
+        Default: ``get_limits().max_exact_work``.
+
+    Returns
+    -------
+    str or None
+    """
+    limit = get_limits().max_exact_work if limit is None else int(limit)
+    if within_limit(bound.terms, limit) or within_limit(predicted_work, limit):
+        return None
+    predicted = ("" if predicted_work is None else
+                 f"; the envelope's public prediction, {predicted_work:.3g} gradient terms, "
+                 "is above the limit too")
+    return (f"Exact sampling of the {what} (sampler='exact') could need up to "
+            f"{bound.terms:.3g} gradient terms (public bound over all data sets: "
+            f"{bound.detail}{predicted}), above the limit max_exact_work = {limit:,}; it was "
+            "refused before any sampling. Lower n x epsilon or the number of draws; or pass "
+            "sampler='mcmc' for an approximately private release; or raise the limit "
+            "(dpcore.settings: the environment variable DPCORE_MAX_EXACT_WORK).")
+
+
 def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, what,
-                  stacklevel, support_ok=True, predicted_work=None, refined=False, warn=True):
+                  stacklevel, support_ok=True, predicted_work=None, refined=False, warn=True,
+                  exact_bound=None):
     """Exact or MCMC, decided before sampling from public inputs only (DESIGN §12).
 
     The uniform-proposal sampler's worst-case expected cost over all data sets is ``draws * n
@@ -36,6 +243,13 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
     worst_case_proposals`); the refined-envelope sampler's cost is predicted from a public
     model target (``predicted_work``, :func:`~dpcore.sampling.envelope.predict_refined_cost`).
     ``"auto"`` goes exact when either is within the ``max_exact_work`` limit.
+
+    ``"exact"`` is refused (with ``warn``: :class:`~dpcore.exceptions.ExactSamplingUnavailable`
+    before any sampling) where no exact sampler exists, or where ``exact_bound``, the public
+    worst-case work of the exact sampler that would run (:class:`ExactBound`; default the
+    uniform proposals' :func:`uniform_exact_bound`), is above the limit and
+    ``predicted_work`` is not within it (:func:`exact_bound_refusal`). Without ``warn`` it
+    returns whether an exact sampler exists (a plan reports the refusal itself).
     """
     if sampler == "mcmc":
         return False
@@ -50,6 +264,12 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
                 "sampling needs strict mode and uniform proposals on the support: Sphere, "
                 "KendallShape, SPD(2), Euclidean, Hyperbolic). Pass sampler='mcmc' for an "
                 "approximately private release.")
+        if warn:
+            bound = (uniform_exact_bound(g_max, sigma, n, draws) if exact_bound is None
+                     else exact_bound)
+            refusal = exact_bound_refusal(bound, what, predicted_work=predicted_work)
+            if refusal is not None:
+                raise ExactSamplingUnavailable(refusal)
         return True
     if mode == "paper" or not possible:
         return False
@@ -64,13 +284,15 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
         f"case over data sets: {draws} draw(s) x n = {n} x exp(g_max/sigma) = "
         f"{worst_case_proposals(g_max, sigma):.3g} proposals per draw), above the limit "
         f"max_exact_work = {limit:,}. Using MCMC: the release is only approximately private. "
-        "Pass sampler='exact' to insist, or lower n x epsilon / the number of draws.",
+        "Lower n x epsilon / the number of draws, or raise the limit (environment variable "
+        "DPCORE_MAX_EXACT_WORK) to draw exactly.",
         ApproximatePrivacyWarning, stacklevel=stacklevel)
     return False
 
 
 def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_speed=None,
-                            draws=1, mode="strict", scheme=None, sampler="auto"):
+                            draws=1, mode="strict", scheme=None, sampler="auto",
+                            footpoint_radius=None):
     """What :func:`private_geodesic_regression` will run, from public inputs only.
 
     Lets a page say *before* sampling whether the release will be exact (labelled private) or
@@ -81,7 +303,7 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     manifold : Manifold
     n : int
         Number of observations (public: the release states it).
-    eps_p, eps_v, tau, tau_m, max_speed, mode, scheme, sampler
+    eps_p, eps_v, tau, tau_m, max_speed, mode, scheme, sampler, footpoint_radius
         As for :func:`private_geodesic_regression`.
     draws : int
         ``n_footpoints * n_vectors``.
@@ -92,6 +314,10 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         ``scheme``, ``exact`` (bool: the sampler that will run), ``exact_possible`` (an exact
         sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
         terms), ``limit`` (``max_exact_work``) and ``guarantee`` (what the label will say).
+        With ``sampler="exact"`` also ``exact_bound`` (the public worst-case gradient terms of
+        the exact sampler that would run, :func:`joint_exact_bound`) and ``refusal`` (the
+        :class:`~dpcore.exceptions.ExactSamplingUnavailable` message the release would raise
+        before sampling because that bound is above the limit, else None).
     """
     m = check_manifold(manifold)
     mode = _check_mode(mode)
@@ -111,11 +337,21 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     out["worst_case_proposals"] = worst_case_proposals(g_max, sigma)
     out["work"] = exact_work(g_max, sigma, n, draws)
     refined = refined_joint_available(m) and tau_m is not None
-    predicted = (predicted_joint_kng_work(m, float(tau_m) + tau, max_speed, tau, sigma, int(n),
-                                          draws)
-                 if refined and sampler == "auto" else None)
+    support = (float(footpoint_radius) if footpoint_radius is not None
+               else float(tau_m) + tau if tau_m is not None else None)
+    bound = (joint_exact_bound(m, tau=tau, max_speed=max_speed, sigma=sigma, n=int(n),
+                               draws=draws, support_radius=support)
+             if sampler == "exact" and out["exact_possible"] else None)
+    # The prediction "auto" reads; a forced exact release reads it only beyond its bound.
+    predicted = (predicted_joint_kng_work(m, support, max_speed, tau, sigma, int(n), draws)
+                 if refined and (sampler == "auto" or bound is not None
+                                 and not within_limit(bound.terms)) else None)
     if predicted is not None:
         out["predicted_work"] = predicted
+    if bound is not None:
+        out["exact_bound"] = bound.terms
+        out["refusal"] = exact_bound_refusal(bound, "joint (footpoint, shooting vector) KNG",
+                                             predicted_work=predicted)
     # The release's own decision rule (_choose_exact), without its warning or error.
     out["exact"] = out["exact_possible"] and _choose_exact(
         m, sampler, mode, clip=tau, speed_cap=max_speed, g_max=g_max, sigma=sigma, n=int(n),

@@ -40,7 +40,13 @@ from ._common import (
     _warn_paper_mode,
     project_to_ball,
 )
-from .planning import _choose_exact, exact_work, predicted_joint_kng_work
+from .planning import (
+    _choose_exact,
+    exact_work,
+    joint_exact_bound,
+    predicted_joint_kng_work,
+    within_limit,
+)
 from .record import (
     DATA_BOUNDS_CAVEAT,
     MCMC_CAVEAT,
@@ -410,17 +416,28 @@ def _geodesic_regression_releases(
         smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
         refined = (refined_joint_available(m) and foot_support is not None
                    and clip is not None and speed_cap is not None)
+        # A forced exact release is refused in _choose_exact, before any sampling, when the
+        # public worst-case work of the sampler that would run is above the limit and the
+        # refined envelope's public prediction (the one "auto" reads) is not within it (public
+        # inputs only: n, the budgets, tau, the supports, the draws, the manifold).
+        forced_bound = (joint_exact_bound(
+            m, tau=tau, max_speed=speed_cap, sigma=smallest_sigma, n=int(y.shape[0]),
+            draws=n_footpoints * n_vectors,
+            support_radius=None if foot_support is None else foot_support[1],
+            batches=len(budgets))
+            if sampler == "exact" and clip is not None and speed_cap is not None else None)
         predicted = (len(budgets) * predicted_joint_kng_work(
             m, foot_support[1], speed_cap, tau, smallest_sigma, int(y.shape[0]),
-            n_footpoints * n_vectors) if refined and mode == "strict" and sampler == "auto"
-            else None)
+            n_footpoints * n_vectors) if refined and mode == "strict" and (
+                sampler == "auto" or forced_bound is not None
+                and not within_limit(forced_bound.terms)) else None)
         use_exact = _choose_exact(
             m, sampler, mode, clip=clip, speed_cap=speed_cap,
             g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
                    if clip is not None and speed_cap is not None else None),
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
             what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
-            predicted_work=predicted, refined=refined)
+            predicted_work=predicted, refined=refined, exact_bound=forced_bound)
         n_draws = n_footpoints * n_vectors
         exact_terms = None
         if use_exact:

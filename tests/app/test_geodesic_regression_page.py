@@ -620,3 +620,21 @@ def test_upload_column_mapping_and_person_column():
     assert not at.exception and not at.error
     assert any("counts 4 rows per person" in c.value for c in at.sidebar.caption) or any(
         "counts 4 rows per person" in m.value for m in at.sidebar.markdown)
+
+
+def test_exact_only_above_the_public_work_bound_is_refused_before_release():
+    """'exact only' where the exact sampler's public worst-case work is above the library's
+    limit: the page shows the library's refusal (the same message the release would raise,
+    made before any sampling from public inputs only) and disables the Release button."""
+    at = open_page()
+    gr_open_sampler(at)
+    at.radio(key="gr_sampler").set_value("exact").run()
+    at.select_slider(key="gr_eps_p").set_value(10.0)
+    at.select_slider(key="gr_eps_v").set_value(10.0).run()
+    assert not at.exception, at.exception
+    refusals = [e.value for e in at.error if "(sampler='exact') could need up to" in e.value]
+    assert len(refusals) == 1, [e.value for e in at.error]
+    assert "above the limit max_exact_work" in refusals[0]
+    assert "On this page: lower ε, n or the number of draws" in refusals[0]
+    assert at.button(key="gr_release_button").disabled
+    assert at.session_state[LEDGER] == []

@@ -158,3 +158,22 @@ def test_a_bad_rows_value_is_refused_naming_entry_and_field(rows):
     assert len(errors) == 1 and errors[0].startswith(
         "Ledger entry 2: `rows` (rows one person contributes) must be a whole number"), errors
     assert [e["epsilon"] for e in at.session_state[LEDGER]] == [1.0]  # kept as it was
+
+
+def test_a_total_with_an_mcmc_release_states_no_delta():
+    """DESIGN §12: a ledger holding an approximately private (MCMC) release states no δ for its
+    total, in the sidebar and in the cost line of the next release, never δ = 0."""
+    entries = _old_entries()
+    for e in entries:
+        e["rows"] = 1
+    entries[1].update(mechanism="kng_joint", delta=None, guarantee="approximately private",
+                      label="approximately private (MCMC; δ not certified)")
+    at = load(open_page(), json.dumps({"dpcore_ledger": 1, "entries": entries}).encode())
+    uncertified = "δ not certified (includes an approximately private release)"
+    assert total(at) == [f"**Total:** ε = 2, {uncertified}"]
+    assert any("release(s) only approximately private" in w.value
+               and "the total states no δ" in w.value for w in at.sidebar.warning)
+    at.select_slider(key="fm_eps").set_value(1.0).run()
+    assert any(f"The session's total becomes ε = 3, {uncertified}" in c for c in costs(at)), \
+        costs(at)
+    assert not any("δ = 0" in t for t in total(at) + costs(at))

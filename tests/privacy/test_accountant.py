@@ -105,3 +105,42 @@ def test_never_below_the_tight_pld_epsilon(laplace, gaussian, delta):
     assert ours >= tight - 1e-3
     assert ours <= 1.35 * tight + 1e-9
     assert np.isfinite(ours)
+
+
+# --------------------------------------------------------------------------- δ of a total
+def test_a_total_with_an_mcmc_release_states_no_delta():
+    """DESIGN §12: a total is only as strong as its weakest entry. Exact releases and one MCMC
+    release (δ not certified): the total has no δ (None, flagged), never δ = 0."""
+    acc = PrivacyAccountant()
+    acc.spend(release(1.0))
+    acc.spend(release(2.0, delta=None, guarantee="approximately private",
+                      label="approximately private (MCMC; δ not certified)"))
+    t = acc.totals()
+    assert t["epsilon"] == pytest.approx(3.0)
+    assert t["delta"] is None
+    assert t["delta_certified"] is False
+    assert t["delta_note"] == "includes an approximately private release"
+    assert t["nominal_delta"] == 0.0
+
+
+def test_a_total_with_a_monte_carlo_gaussian_release_states_no_delta():
+    acc = PrivacyAccountant(delta=1e-5)
+    acc.spend(release(mu=0.5, delta=None, guarantee="approximately private"))
+    t = acc.totals()
+    assert t["delta"] is None and not t["delta_certified"] and t["nominal_delta"] == 1e-5
+    assert float(delta_mu(t["epsilon"], 0.5)) == pytest.approx(1e-5, rel=1e-6)
+
+
+@pytest.mark.parametrize("events", [[(1.0, 0.0)], [(1.0, 0.0), (0.5, 0.0)], []])
+def test_a_total_of_exact_releases_certifies_delta_zero(events):
+    acc = PrivacyAccountant()
+    for eps, delta in events:
+        acc.spend(release(eps, delta=delta))
+    t = acc.totals()
+    assert t["delta"] == 0.0 and t["delta_certified"] is True and t["delta_note"] is None
+
+
+def test_an_event_needs_a_known_guarantee():
+    with pytest.raises(ValueError, match="`release.guarantee` must be one of"):
+        PrivacyAccountant().spend(SimpleNamespace(epsilon=1.0, delta=0.0, mu=None,
+                                                  label="NOT PRIVATE (paper mode)"))

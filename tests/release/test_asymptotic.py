@@ -92,11 +92,16 @@ def test_euclidean_law_is_the_exact_k_norm_mechanism():
 
 @pytest.mark.statistical
 @pytest.mark.slow
-def test_prediction_matches_the_exact_sampler_on_the_sphere():
+def test_prediction_matches_the_exact_sampler_on_the_sphere(monkeypatch):
     """S², n = 50, a public footpoint region of 0.2 rad, n·ε = 150 (exact rejection sampling
-    within reach). Of 200 exact draws, the number with an MSE below the predicted median is
-    Binomial(200, 1/2) if the prediction is right: |X - 100| <= 35 (false failure < 1e-6).
-    Measured: exact median ratio 1.73 (400 draws), predicted 1.75."""
+    within reach for this data set). Of 200 exact draws, the number with an MSE below the
+    predicted median is Binomial(200, 1/2) if the prediction is right: |X - 100| <= 35 (false
+    failure < 1e-6). Measured: exact median ratio 1.73 (400 draws), predicted 1.75.
+
+    The uniform proposals' public worst case over all data sets is about 2e20 gradient terms
+    here, above the default ``max_exact_work``: a forced exact release is refused unless the
+    limit is raised, as this test does (this data set needs far less)."""
+    monkeypatch.setenv("DPCORE_MAX_EXACT_WORK", str(10**21))
     m = Sphere(2)
     north = np.array([0.0, 0.0, 1.0])
     d = make_regression_data(m, 50, noise=0.003, rng=1, footpoint_region=(north, 0.1))

@@ -264,7 +264,9 @@ def sampler_plan(settings, n):
         tau=settings.tau if settings.mode == "strict" else None,
         tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
         max_speed=settings.max_speed if settings.mode == "strict" else None,
-        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler)
+        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler,
+        footpoint_radius=(float(settings.footpoint_radius)
+                          if settings.mode == "strict" and settings.footpoint_radius else None))
 
 
 def work_estimate(settings, n):
