@@ -66,7 +66,7 @@ DIAGNOSTIC_KEYS = {"sampler", "exact", "n_chains", "n_samples", "n_burn_in", "th
                    "acceptance_rate_max", "ess", "rhat", "mu_accounting",
                    "fraction_left_manifold", "projected", "ambient_dimension",
                    "diagnostics_grouping", "proposals", "acceptance", "float_safety",
-                   "lattice_spacing"}
+                   "lattice_spacing", "truncation_slack"}
 
 
 # =========================================================================== helpers
@@ -311,7 +311,7 @@ LIB_FILES = sorted((ROOT / "dpcore").rglob("*.py"))
 #: Functions that make (or record) a release: never behind a Streamlit cache.
 RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_geodesic_regression_budgets",
                      "private_frechet_mean", "private_range", "estimate_bounds", "run_release",
-                     "record_release"}
+                     "record_release", "record_event"}
 #: Cached functions that do reach a release function, and why that is safe. Each must take a
 #: seed (so its output is a deterministic function of its arguments, the same for everyone).
 ALLOWED_CACHED_RELEASES = {
@@ -398,9 +398,21 @@ def cached_functions():
     return found, trees
 
 
+#: Method calls ``receiver.method(...)`` the scan does not follow by the method's bare name,
+#: with what they are. A release request's ``run`` makes a release
+#: (:mod:`dpcore.release.requests`), so every other ``x.run(...)`` is followed into it.
+NOT_FOLLOWED = {
+    ("compiled", "run"): "the compiled Metropolis-Hastings chain of dpcore/sampling/mcmc.py, "
+                         "not a release request's run",
+    ("self", "predict"): "an estimator's own predict (GeodesicRegression.mse, scikit-learn's "
+                         "API), not a release request's accuracy prediction, which no request "
+                         "calls on itself",
+}
+
+
 def reachable_calls(func, trees):
     """Names of every function the body of ``func`` may call, transitively (by bare name over
-    dpcore, ui and pages; an over-approximation)."""
+    dpcore, ui and pages; an over-approximation, but for :data:`NOT_FOLLOWED`)."""
     index = {}
     for tree in trees.values():
         for node in ast.walk(tree):
@@ -412,6 +424,10 @@ def reachable_calls(func, trees):
             if isinstance(node, ast.Call):
                 f = node.func
                 name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                receiver = (f.value.id if isinstance(f, ast.Attribute)
+                            and isinstance(f.value, ast.Name) else None)
+                if (receiver, name) in NOT_FOLLOWED:
+                    continue
                 if name and name not in names:
                     names.add(name)
                     stack.extend(index.get(name, []))
@@ -423,6 +439,16 @@ def test_the_cache_scan_finds_the_known_caches():
     names = {(f, n) for f, n, _, _ in found}
     assert ("geodesic_regression.py", "cached_fit") in names  # the scan works
     assert ("budget_split.py", "cached_chunk") in names
+
+
+def test_the_scan_follows_a_release_request_but_not_the_compiled_chain():
+    trees = _trees()
+    request_run = ast.parse("def cached(seed):\n    return request.run(y, rng=seed)\n").body[0]
+    assert "private_geodesic_regression" in reachable_calls(request_run, trees)
+    chain = ast.parse("def cached(seed):\n    return compiled.run(x)\n").body[0]
+    assert not reachable_calls(chain, trees) & RELEASE_FUNCTIONS
+    accuracy = ast.parse("def cached(seed):\n    return request.predict(rng=seed)\n").body[0]
+    assert "private_geodesic_regression" in reachable_calls(accuracy, trees)
 
 
 def test_no_cache_wraps_a_release():

@@ -49,6 +49,12 @@ from .record import (
     Release,
 )
 from .regression import private_geodesic_regression, private_geodesic_regression_budgets
+from .requests import (
+    FrechetMeanRequest,
+    GaussianReleaseRequest,
+    GeodesicRegressionRequest,
+    PrivateRangeRequest,
+)
 from .work import (
     DEFAULT_WORK_BUDGET,
     WorkEstimate,
@@ -62,12 +68,16 @@ __all__ = [
     "DEFAULT_RANGE_QUANTILES",
     "DEFAULT_WORK_BUDGET",
     "FRECHET_MECHANISMS",
+    "FrechetMeanRequest",
     "GUARANTEES",
+    "GaussianReleaseRequest",
+    "GeodesicRegressionRequest",
     "LABELS",
     "MCMC_CAVEAT",
     "MODES",
     "PAPER_CAVEAT",
     "PAPER_PUBLIC_BOUNDS_LABEL",
+    "PrivateRangeRequest",
     "SAMPLERS",
     "SCHEMES",
     "SEEDED_CAVEAT",
