@@ -16,6 +16,7 @@ from dpcore.exceptions import (
 )
 from dpcore.manifolds import SPD, Euclidean, Sphere
 from dpcore.release import (
+    APPROXIMATE_LABELS,
     plan_regression_sampler,
     private_frechet_mean,
     private_geodesic_regression,
@@ -120,13 +121,22 @@ class TestFrechetMean:
         assert rel.guarantee == "approximately private"
         assert "Monte Carlo" in rel.label and any("not a proof" in c for c in rel.caveats)
 
-    @pytest.mark.parametrize("manifold", [Euclidean(2), Sphere(1)])
-    def test_gaussian_with_proven_mu_is_private(self, manifold):
-        y = make_mean_data(manifold, 12, radius=0.4, rng=3)
-        center = np.zeros(2) if isinstance(manifold, Euclidean) else np.array([1.0, 0.0])
-        rel = private_frechet_mean(manifold, y, mu=1.0, mechanism="gaussian", radius=0.4,
-                                   center=center)
+    def test_gaussian_with_proven_mu_is_private(self):
+        """On S¹ µ is exact (paper 004 Algorithm 1) and the draw is float-safe (lattice)."""
+        y = make_mean_data(Sphere(1), 12, radius=0.4, rng=3)
+        rel = private_frechet_mean(Sphere(1), y, mu=1.0, mechanism="gaussian", radius=0.4,
+                                   center=np.array([1.0, 0.0]))
         assert rel.private and rel.label == "private"
+
+    def test_gaussian_on_the_plane_is_not_float_safe(self):
+        """µ = Δ/σ is exact on R², but the radial sampler's floats depend on the data (DESIGN
+        §12): never "private", no δ, and the caveat says why."""
+        y = make_mean_data(Euclidean(2), 12, radius=0.4, rng=3)
+        rel = private_frechet_mean(Euclidean(2), y, mu=1.0, mechanism="gaussian", radius=0.4,
+                                   center=np.zeros(2))
+        assert not rel.private and rel.guarantee == "approximately private"
+        assert rel.label == APPROXIMATE_LABELS["float"] and rel.delta is None
+        assert any("Not float-safe" in c for c in rel.caveats)
 
     def test_spd3_laplace_eigen_radii_by_mcmc_are_approximate(self):
         y = make_mean_data(SPD(3), 10, radius=0.5, rng=4)

@@ -87,16 +87,17 @@ class RiemannianGaussian:
             "sigma": self.sigma,
         }
 
-    def release(self, statistic, size=None, rng=None, *, support=None):
-        """Draw private versions of ``statistic``."""
+    def release(self, statistic, size=None, rng=None, *, support=None, float_safe=True):
+        """Draw private versions of ``statistic``; ``float_safe=False`` uses the radial
+        sampler even where the lattice sampler applies (studies only)."""
         from ..sampling import exact_sampler_available, sample_gaussian
         from .laplace import RADIAL_NOTE, lattice_release
 
         statistic = check_point(self.manifold, statistic, "statistic")
         if support is not None:
             support = Ball.make(self.manifold, *support).as_tuple()
-        found = lattice_release(self.manifold, statistic, self.sigma, "gaussian", size, rng,
-                                support=support)
+        found = None if not float_safe else lattice_release(
+            self.manifold, statistic, self.sigma, "gaussian", size, rng, support=support)
         if found is not None:
             return found
         values = sample_gaussian(

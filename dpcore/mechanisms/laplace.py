@@ -70,7 +70,12 @@ class RiemannianLaplace:
     name = "laplace"
 
     def __init__(self, *, manifold, epsilon, sensitivity, support=None, public_ball=None):
-        from ..sampling.lattice import TRUNCATION_SHARE, lattice_available
+        from ..sampling.lattice import (
+            TRUNCATION_SHARE,
+            chart_is_sound,
+            lattice_available,
+            truncation_radius,
+        )
 
         self.manifold = check_manifold(manifold)
         self.epsilon = check_epsilon(epsilon)
@@ -85,7 +90,14 @@ class RiemannianLaplace:
                           and self.public_ball is not None and lattice_available(
                               manifold, "laplace", public_ball=self.public_ball))
         if self.truncated:
-            self.sigma = self.sensitivity / (self.epsilon * (1.0 - TRUNCATION_SHARE))
+            sigma = self.sensitivity / (self.epsilon * (1.0 - TRUNCATION_SHARE))
+            s, _ = truncation_radius(manifold, sigma, self.epsilon)
+            # Far out the chart may be numerically degenerate (public check): then the radial
+            # sampler runs, labelled not float-safe, at sigma = Delta/epsilon.
+            self.truncated = chart_is_sound(manifold, self.public_ball.center,
+                                            self.public_ball.radius + s)
+        if self.truncated:
+            self.sigma = sigma
             self.sigma_rule = "Delta/(epsilon (1 - 1e-9)): truncation slack inside epsilon"
         if not restricted and not _laplace_integrable(manifold, self.sigma):
             raise ValueError(
@@ -103,16 +115,17 @@ class RiemannianLaplace:
             "sigma_rule": self.sigma_rule,
         }
 
-    def release(self, statistic, size=None, rng=None):
-        """Draw private versions of ``statistic`` (one point)."""
+    def release(self, statistic, size=None, rng=None, *, float_safe=True):
+        """Draw private versions of ``statistic`` (one point); ``float_safe=False`` uses the
+        radial sampler even where the lattice sampler applies (studies only)."""
         from ..sampling import exact_sampler_available, sample_laplace
 
         statistic = check_point(self.manifold, statistic, "statistic")
         support = None if self.support is None else self.support.as_tuple()
         public = None if self.public_ball is None else self.public_ball.as_tuple()
-        found = lattice_release(self.manifold, statistic, self.sigma, "laplace", size, rng,
-                                support=support, public_ball=public,
-                                truncate=self.truncated, epsilon=self.epsilon)
+        found = None if not float_safe else lattice_release(
+            self.manifold, statistic, self.sigma, "laplace", size, rng, support=support,
+            public_ball=public, truncate=self.truncated, epsilon=self.epsilon)
         if found is not None:
             return found
         values = sample_laplace(
@@ -135,6 +148,7 @@ def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None
     :class:`MechanismResult`, or None where that sampler does not apply (public inputs only).
     """
     from ..sampling.lattice import (
+        chart_is_sound,
         lattice_available,
         lattice_distance_draws,
         truncation_radius,
@@ -146,12 +160,16 @@ def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None
     if support is None and not manifold.is_compact and not truncate:
         return None
     n_per = 1 if size is None else int(np.prod(size_tuple(size)))
-    rng = np.random.default_rng(rng)
     extra = {}
     truncation = None
     if truncate and support is None and not manifold.is_compact:
         truncation, slack = truncation_radius(manifold, sigma, epsilon)
         extra = {"truncation_slack": float(slack)}
+    if not chart_is_sound(manifold, *(support if support is not None else (
+            (manifold.origin, manifold.diameter) if manifold.is_compact
+            else (public_ball[0], float(public_ball[1]) + truncation)))):
+        return None
+    rng = np.random.default_rng(rng)
     points, lattice = lattice_distance_draws(manifold, statistic, sigma, kind, n_per, rng,
                                              support=support, public_ball=public_ball,
                                              truncation=truncation)
@@ -221,7 +239,10 @@ class AmbientLaplace:
 
     name = "ambient_laplace"
 
-    def __init__(self, *, manifold, epsilon, sensitivity, project=True):
+    def __init__(self, *, manifold, epsilon, sensitivity, project=True, public_ball=None):
+        from ..manifolds import Euclidean
+        from ..sampling.lattice import TRUNCATION_SHARE, lattice_available
+
         self.manifold = check_manifold(manifold)
         self.dim = ambient_dimension(manifold)
         self.epsilon = check_epsilon(epsilon)
@@ -230,6 +251,16 @@ class AmbientLaplace:
         if not isinstance(project, bool):
             raise TypeError(f"`project` must be a bool, got {type(project).__name__}.")
         self.project = project
+        # A public ambient ball (centre, radius) holding the statistic: the noise is then drawn
+        # on a public lattice of R^D, truncated far outside it (float-safe; the truncation's
+        # slack is kept inside epsilon by the factor 1 - TRUNCATION_SHARE).
+        self.ambient_space = Euclidean(self.dim)
+        self.public_ball = None
+        if public_ball is not None and lattice_available(self.ambient_space, "laplace",
+                                                         public_ball=public_ball):
+            self.public_ball = (np.asarray(public_ball[0], dtype=float),
+                                float(public_ball[1]))
+            self.sigma = self.sensitivity / (self.epsilon * (1.0 - TRUNCATION_SHARE))
 
     def guarantee(self):
         return {
@@ -240,8 +271,9 @@ class AmbientLaplace:
             "sigma_rule": "Delta_ambient/epsilon",
         }
 
-    def release(self, statistic, size=None, rng=None):
-        """Noisy ambient copies of ``statistic`` (a point of the ambient space)."""
+    def release(self, statistic, size=None, rng=None, *, float_safe=True):
+        """Noisy ambient copies of ``statistic`` (a point of the ambient space);
+        ``float_safe=False`` uses the radial draw (studies only)."""
         rng = np.random.default_rng(rng)
         shape = size_tuple(size)
         statistic = np.asarray(statistic, dtype=float)
@@ -250,17 +282,26 @@ class AmbientLaplace:
                 f"`statistic` must have shape {self.manifold.point_shape}, got {statistic.shape}."
             )
         coords = embed(self.manifold, statistic)
-        direction = rng.standard_normal(shape + (self.dim,))
-        direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
-        radius = rng.gamma(self.dim, 1.0, size=shape)
-        noisy = unembed(self.manifold, coords + self.sigma * radius[..., None] * direction)
+        found = None if self.public_ball is None or not float_safe else lattice_release(
+            self.ambient_space, coords, self.sigma, "laplace", size, rng,
+            public_ball=self.public_ball, truncate=True, epsilon=self.epsilon)
+        if found is not None:
+            noisy = unembed(self.manifold, found.values)
+            sampler, safety = found.sampler, dict(found.diagnostics)
+        else:
+            direction = rng.standard_normal(shape + (self.dim,))
+            direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+            radius = rng.gamma(self.dim, 1.0, size=shape)
+            noisy = unembed(self.manifold, coords + self.sigma * radius[..., None] * direction)
+            sampler = "exact Gamma(D, 1) radius x uniform direction"
+            safety = {"float_safety": RADIAL_NOTE}
         left = ~on_manifold(self.manifold, noisy)
         values = project_to_manifold(self.manifold, noisy) if self.project else noisy
         return MechanismResult(
             values=values,
             exact=True,
-            sampler="exact Gamma(D, 1) radius x uniform direction",
-            diagnostics={
+            sampler=sampler,
+            diagnostics={**safety,
                 "left_manifold": left,
                 "ambient_values": noisy,
                 "fraction_left_manifold": float(np.mean(left)),

@@ -39,12 +39,32 @@ from ._common import (
     _resolve_rng,
     project_to_ball,
 )
-from .planning import _choose_exact, exact_work, predicted_frechet_kng_work
-from .record import FRECHET_MECHANISMS, MCMC_CAVEAT, PAPER_CAVEAT, SAMPLERS, SEEDED_CAVEAT, Release
+from .planning import (
+    _choose_exact,
+    exact_work,
+    frechet_exact_bound,
+    predicted_frechet_kng_work,
+    within_limit,
+)
+from .record import (
+    FLOAT_CAVEAT,
+    FRECHET_MECHANISMS,
+    MCMC_CAVEAT,
+    PAPER_CAVEAT,
+    SAMPLERS,
+    SEEDED_CAVEAT,
+    Release,
+)
 from .work import check_work, frechet_kng_work, resolve_budget
 
 
 # ---------------------------------------------------------------------- Fréchet mean
+def _float_safety(result):
+    """The public float-safety facts of a mechanism result (DESIGN §12)."""
+    keep = ("float_safety", "lattice_spacing", "truncation_slack")
+    return {k: result.diagnostics[k] for k in keep if k in result.diagnostics}
+
+
 def private_frechet_mean(
     manifold,
     y,
@@ -64,6 +84,7 @@ def private_frechet_mean(
     sigma=None,
     max_work=None,
     progress=None,
+    float_safe=True,
 ):
     r"""Private Fréchet mean of points in a ball :math:`B_r(m_0)`.
 
@@ -107,6 +128,11 @@ def private_frechet_mean(
         chains step; the other mechanisms, which draw in closed form or by one-dimensional
         radial samplers, report at the end. It ends at 1.0; an exception it raises (a user
         interface's cancel) propagates, and nothing is released.
+    float_safe : bool
+        Laplace, Gaussian and ambient Laplace: draw on a public lattice where that sampler
+        applies (:mod:`dpcore.sampling.lattice`; default). ``False`` uses the faster radial
+        samplers, whose output floats depend on the data: the law is the same, the release is
+        labelled approximately private (for Monte Carlo studies, never for publication).
 
     Returns
     -------
@@ -199,11 +225,13 @@ def private_frechet_mean(
             caveats.append("Support restricted to the public ball (on the whole space the "
                            "density is not integrable, or its tail too heavy to sample in "
                            "float64, at this epsilon); sigma = 2 Delta/epsilon.")
+        # The mean of data in the public ball lies in it: a public ball for a float-safe
+        # (lattice) release on non-compact spaces (dpcore.sampling.lattice).
         mech = RiemannianLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_m,
-                                 support=support)
-        res = mech.release(mean, size=n_draws, rng=gen)
+                                 support=support, public_ball=ball.as_tuple())
+        res = mech.release(mean, size=n_draws, rng=gen, float_safe=float_safe)
         sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
-        diagnostics = {"exact": res.exact, "sampler": res.sampler}
+        diagnostics = {"exact": res.exact, "sampler": res.sampler, **_float_safety(res)}
         values["mean"] = res.values
         total_eps = n_draws * epsilon
         if not res.exact:
@@ -217,13 +245,21 @@ def private_frechet_mean(
                              chain_length=chain_length, burn_in=burn_in)
         # Points and proposals lie in B_r(m0): |mean log_z y_i| <= max d(z, y_i) <= 2r.
         refined = refined_chart_available(m)
+        # A forced exact release is refused in _choose_exact, before any sampling, when the
+        # public worst-case work of its sampler is above the limit and the refined envelope's
+        # public prediction (the one "auto" reads) is not within it (public inputs only).
+        forced_bound = (frechet_exact_bound(m, center=center, radius=radius, sigma=mech.sigma,
+                                            n=n, draws=n_draws)
+                        if sampler == "exact" else None)
         predicted = (predicted_frechet_kng_work(m, center, radius, mech.sigma, n, n_draws)
-                     if refined and mode == "strict" and sampler == "auto" else None)
+                     if refined and mode == "strict" and (
+                         sampler == "auto" or forced_bound is not None
+                         and not within_limit(forced_bound.terms)) else None)
         use_exact = _choose_exact(
             m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
             sigma=mech.sigma, n=n, draws=n_draws, what="Fréchet-mean KNG",
             stacklevel=3, support_ok=mode == "strict" or sampler == "exact",
-            predicted_work=predicted, refined=refined)
+            predicted_work=predicted, refined=refined, exact_bound=forced_bound)
         check_work(frechet_kng_work(
             m, n, draws=n_draws, chain_length=chain_length, burn_in=burn_in,
             exact_terms=None if not use_exact else (
@@ -264,14 +300,14 @@ def private_frechet_mean(
                 caveats.append(f"mu = {mech.mu:.4g} + 3 x {mech.mu_standard_error:.2g} "
                                "(Monte Carlo estimate at the given sigma plus 3 standard "
                                "errors).")
-        res = mech.release(mean, size=n_draws, rng=gen)
+        res = mech.release(mean, size=n_draws, rng=gen, float_safe=float_safe)
         sensitivity["mean"], sigma["mean"] = delta_m, mech.sigma
         from ..privacy import compose_gdp, exact_gdp_accounting
 
         mu_out = float(compose_gdp([mu] * n_draws))
         delta = None
         diagnostics = {"exact": res.exact, "sampler": res.sampler,
-                       "mu_accounting": mech.accounting}
+                       "mu_accounting": mech.accounting, **_float_safety(res)}
         if exact_gdp_accounting(m) is None:
             coverage = "monte_carlo"
             caveats.append(
@@ -289,12 +325,18 @@ def private_frechet_mean(
                                                     "Euclidean ball holding the geodesic ball")
         delta_e = 2.0 * r_e / n
         extrinsic = unembed(m, embed(m, y).mean(axis=0))
-        mech = AmbientLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_e, project=project)
-        noisy = mech.release(extrinsic, size=n_draws, rng=gen)
+        mech = AmbientLaplace(manifold=m, epsilon=epsilon, sensitivity=delta_e, project=project,
+                              public_ball=(embed(m, center), r_e))
+        noisy = mech.release(extrinsic, size=n_draws, rng=gen, float_safe=float_safe)
         sensitivity["ambient_mean"], sigma["ambient"] = delta_e, mech.sigma
         diagnostics = {"exact": True, "sampler": noisy.sampler, **{
             k: v for k, v in noisy.diagnostics.items()
             if k not in ("left_manifold", "ambient_values")}}
+        sigma_rule_note = ("sigma = Delta_E / (epsilon (1 - 1e-9)): the truncation slack of the "
+                           "float-safe draw stays inside epsilon"
+                           if "truncation_slack" in noisy.diagnostics else None)
+        if sigma_rule_note:
+            caveats.append(sigma_rule_note)
         values["mean"] = noisy.values
         values["ambient"] = noisy.diagnostics["ambient_values"]
         values["left_manifold"] = noisy.diagnostics["left_manifold"]
@@ -303,6 +345,11 @@ def private_frechet_mean(
         total_eps = n_draws * epsilon
 
     report(progress, 1.0)
+    if coverage in ("proven", "monte_carlo") and str(
+            diagnostics.get("float_safety", "")).startswith("not float-safe"):
+        # DESIGN §12: an exact law whose floats depend on the data is not private at delta = 0.
+        coverage, delta = ("float" if coverage == "proven" else coverage), None
+        caveats.append(FLOAT_CAVEAT)
     if n_draws > 1:
         caveats.append(f"{n_draws} independent draws: the budget is the total over all of them.")
     if seeded:

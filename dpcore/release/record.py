@@ -37,7 +37,15 @@ PAPER_PUBLIC_BOUNDS_LABEL = "NOT PRIVATE (paper mode: sigma = Delta/epsilon)"
 APPROXIMATE_LABELS = {
     "mcmc": "approximately private (MCMC; δ not certified)",
     "monte_carlo": "approximately private (µ calibrated by Monte Carlo; not proven)",
+    "float": "approximately private (exact law, but its floats depend on the data)",
 }
+#: Caveat of an exact release whose sampler is not float-safe (DESIGN §12, floating point).
+FLOAT_CAVEAT = (
+    "Not float-safe: the sampler computes its output floats from the data's statistic, so a "
+    "data set can emit floats its neighbour cannot (Mironov, CCS 2012). The law is the "
+    "mechanism's, but pure DP with delta = 0 is not proven for the floats released; no delta "
+    "is certified."
+)
 SAMPLERS = ("auto", "exact", "mcmc")
 MCMC_CAVEAT = (
     "MCMC sampler: the draws only approximate the mechanism's distribution; pure epsilon-DP "
@@ -88,7 +96,7 @@ def _jsonable(value):
 PUBLIC_DIAGNOSTICS = frozenset({
     "exact", "sampler", "n_chains", "n_samples", "n_burn_in", "thin", "diagnostics_grouping",
     "mu_accounting", "projected", "ambient_dimension", "fraction_left_manifold",
-    "lattice_spacing", "float_safety",
+    "lattice_spacing", "float_safety", "truncation_slack",
 })
 WITHHELD_NOTE = (
     "Chain diagnostics (acceptance, tuned step size, ESS, R-hat) are computed from the private "
@@ -140,10 +148,11 @@ class Release:
     caveats : list of str
     details : dict
         Scenario facts (sample size, scheme, draws).
-    coverage : {"proven", "mcmc", "monte_carlo", "sequential"}
+    coverage : {"proven", "mcmc", "monte_carlo", "sequential", "float"}
         Which proof covers the draw: ``"proven"`` (exact sampler, proven sensitivity),
         ``"mcmc"`` (MCMC sampler: δ not certified), ``"monte_carlo"`` (Gaussian µ calibrated by
-        Monte Carlo), ``"sequential"`` (footpoint stage outside the sensitivity proof). With
+        Monte Carlo), ``"sequential"`` (footpoint stage outside the sensitivity proof),
+        ``"float"`` (exact law, but a sampler whose output floats depend on the data). With
         ``mode`` and the sources of the bounds it gives :attr:`guarantee` and :attr:`label`.
     """
 
@@ -185,7 +194,7 @@ class Release:
             return "not private"
         if self.coverage == "sequential":
             return "not covered"
-        if self.coverage in ("mcmc", "monte_carlo"):
+        if self.coverage in ("mcmc", "monte_carlo", "float"):
             return "approximately private"
         return "private"
 

@@ -331,13 +331,19 @@ class RefinedEnvelope:
         ``radius`` are unused when a domain is given).
     profile : {"laplace", "gaussian"}
         The target :math:`e^{-g/\sigma}` or :math:`e^{-g^2/(2\sigma^2)}`.
+    g_floor : callable, optional
+        ``g_floor(centers, half)``: a proven lower bound of ``g`` on each cube (e.g. the
+        triangle inequality :math:`d(\eta, z) \ge |u| - d(m_0, \eta)` for a distance
+        target), combined with the Lipschitz bound by ``max``. It lets far cubes, whose
+        Lipschitz bound is loose, carry a negligible mass without refinement.
     """
 
     def __init__(self, chart, radius, gradient_norm, lipschitz, sigma, *, max_cells=MAX_CELLS,
-                 n_terms=1, draws=1, domain=None, profile="laplace"):
+                 n_terms=1, draws=1, domain=None, profile="laplace", g_floor=None):
         if profile not in PROFILES:
             raise ValueError(f"`profile` must be one of {PROFILES}, got {profile!r}.")
         self.profile = profile
+        self.g_floor = g_floor
         self.domain = BallDomain(chart, radius) if domain is None else domain
         self.g = gradient_norm
         self.lipschitz = float(lipschitz)
@@ -412,8 +418,11 @@ class RefinedEnvelope:
         log_j_max, log_j_low = self.domain.log_jacobian_bounds(centers, half + self.spacing)
         self.corners, self.level = corners, level
         self.centers, self.half, self.h = centers, half, h
-        self.log_bound = (np.minimum(0.0, self.log_profile(np.maximum(0.0, g - self.lipschitz
-                                                                       * h))) + log_j_max)
+        g_low = np.maximum(0.0, g - self.lipschitz * h)
+        if self.g_floor is not None and centers.shape[0]:
+            g_low = np.maximum(g_low, np.asarray(self.g_floor(centers, half + self.spacing),
+                                                 dtype=float))
+        self.log_bound = np.minimum(0.0, self.log_profile(g_low)) + log_j_max
         # A lower bound of the target on the cell, used only to decide where to refine.
         self.log_low = self.log_profile(g + self.lipschitz * h) + log_j_low
         self.log_volume = d * np.log(2 * half)

@@ -61,6 +61,24 @@ def lattice_available(manifold, kind, *, support=None, public_ball=None):
             and manifold.curvature_bounds[1] <= 0)
 
 
+def chart_is_sound(manifold, center, radius, *, directions=64, rtol=1e-6):
+    """Whether normal coordinates at ``center`` are numerically sound out to ``radius``.
+
+    Far out on a non-compact space the chart's points are numerically degenerate (SPD
+    matrices whose eigenvalue ratio exceeds 1/eps), and distances there come out wrong or NaN.
+    Checks ``d(center, exp_center(u)) == |u|`` to ``rtol`` at ``|u| = radius`` in a fixed set of
+    directions: public inputs only, the same answer for every data set.
+    """
+    if not math.isfinite(float(radius)):
+        return False
+    chart = NormalChart(manifold, np.asarray(center, dtype=float))
+    u = np.random.default_rng(20_261_128).standard_normal((directions, chart.dim))
+    u *= float(radius) / np.linalg.norm(u, axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        d = np.asarray(manifold.dist(chart.center, chart.to_point(u)), dtype=float)
+    return bool(np.all(np.isfinite(d)) and np.all(np.abs(d - radius) <= rtol * radius))
+
+
 def _log_ball_volume(d, radius):
     return (d / 2) * math.log(math.pi) - special.gammaln(d / 2 + 1) + d * math.log(radius)
 
@@ -155,13 +173,22 @@ def distance_envelope(manifold, center, sigma, kind, draws=1, *, support=None,
     else:
         c0, radius = public_ball[0], float(public_ball[1]) + float(truncation)
     eta = np.asarray(center, dtype=float)
+    c0 = np.asarray(c0, dtype=float)
+    offset = float(m.dist(c0, eta))
 
     def distance(z):
         return np.asarray(m.dist(eta, z), dtype=float)
 
-    return RefinedEnvelope(NormalChart(m, np.asarray(c0, dtype=float)), float(radius),
-                           distance, 1.0, sigma, profile=kind, draws=int(draws))
+    def floor(centers, half):
+        # Triangle inequality: d(eta, z) >= d(m0, z) - d(m0, eta), and d(m0, z) = |u| in the
+        # chart ball (inside the injectivity radius); |u| >= the cube's distance to 0.
+        near = np.linalg.norm(np.maximum(np.abs(centers) - half[:, None], 0.0), axis=-1)
+        return near - offset
+
+    return RefinedEnvelope(NormalChart(m, c0), float(radius), distance, 1.0, sigma,
+                           profile=kind, draws=int(draws), g_floor=floor)
 
 
-__all__ = ["MAX_LATTICE_DIM", "TRUNCATION_SHARE", "distance_envelope", "lattice_available",
+__all__ = ["MAX_LATTICE_DIM", "TRUNCATION_SHARE", "chart_is_sound", "distance_envelope",
+           "lattice_available",
            "lattice_distance_draws", "truncation_radius", "truncation_slack"]

@@ -83,6 +83,7 @@ from . import _ambient_oracle as A
 from . import _manifold_oracle as M
 from . import _oracle as O
 from ._draws import PER_CALL
+from ._released import released_sigma
 
 #: False-failure chance of one black-box certification (Bonferroni over its events and ε).
 ALPHA_EACH = 1e-8
@@ -97,6 +98,18 @@ GDP_EPS = (0.0, 0.5, 1.0)
 N_CELLS = 2**17
 
 
+def _expected_guarantee(rel):
+    """"private" for a float-safe exact release; a Gaussian on a non-compact space is drawn by
+    the radial sampler, whose floats depend on the data (DESIGN §12): "approximately private",
+    with its caveat and no delta. Laplace releases here must be float-safe."""
+    safety = str(rel.diagnostics.get("float_safety", ""))
+    if safety.startswith("not float-safe"):
+        assert rel.mechanism == "gaussian" and rel.coverage == "float"
+        assert rel.delta is None and any("Not float-safe" in c for c in rel.caveats)
+        return "approximately private"
+    return "private"
+
+
 def library_draws(manifold, y, *, total, seed, **kwargs):
     """``total`` strict private means of ``y``, pooled over seeded calls of at most
     ``PER_CALL`` draws; every call must state the same per-draw guarantee and σ.
@@ -108,7 +121,7 @@ def library_draws(manifold, y, *, total, seed, **kwargs):
     for k in range(int(np.ceil(total / PER_CALL))):
         count = min(PER_CALL, total - k * PER_CALL)
         rel = private_frechet_mean(manifold, y, rng=seed + k, n_draws=count, **kwargs)
-        assert rel.mode == "strict" and rel.guarantee == "private"
+        assert rel.mode == "strict" and rel.guarantee == _expected_guarantee(rel)
         if kwargs["mechanism"] == "ambient_laplace":
             assert rel.epsilon == pytest.approx(count * kwargs["epsilon"])
             assert rel.delta == 0.0 and rel.diagnostics["exact"]
@@ -277,8 +290,7 @@ def test_ambient_laplace_exact_loss(name, n):
     assert rel.guarantee == "private" and rel.delta == 0.0
     assert rel.assumptions["ambient_radius"]["value"] == pytest.approx(spec.r_e, rel=1e-12)
     assert rel.sensitivity["ambient_mean"] == pytest.approx(delta, rel=1e-12)
-    sigma = rel.sigma["ambient"]
-    assert sigma == pytest.approx(delta / EPS, rel=1e-12)
+    sigma = released_sigma(rel, delta / EPS, "ambient")
     a_d, a_e = spec.embed(d_set).mean(axis=0), spec.embed(e_set).mean(axis=0)
     shift = float(M.norm_last(a_d - a_e))
     # normalizers by quadrature about each mean (equal: translation invariance)
@@ -324,7 +336,7 @@ def test_ambient_laplace_blackbox(name):
     for which, raw, a, seed in (("D", d_raw, a_d, SEED), ("D'", e_raw, a_e, SEED + 10_000)):
         means, ambient, left, rel = library_draws(spec.manifold, spec.to_library(raw), seed=seed,
                                                   **kw)
-        assert rel.sigma["ambient"] == pytest.approx(sigma, rel=1e-12)
+        released_sigma(rel, sigma, "ambient")  # the same law up to a 1e-9 relative scale
         spec.check_postprocessing(means, ambient, left)
         z = spec.from_library(ambient)
         r = M.norm_last(z - a)
@@ -385,7 +397,9 @@ def test_gaussian_euclidean_exact_mu(d, n, mu):
     delta = 2 * RADIUS / n
     rel = private_frechet_mean(Euclidean(d), d_set, mu=mu, mechanism="gaussian", radius=RADIUS,
                                center=CENTERS[d], rng=SEED)
-    assert rel.guarantee == "private" and rel.details["mu_per_draw"] == mu
+    # mu is exact for the continuous law; the radial sampler's floats are not float-safe.
+    assert rel.guarantee == _expected_guarantee(rel) == "approximately private"
+    assert rel.details["mu_per_draw"] == mu
     assert rel.sensitivity["mean"] == pytest.approx(delta, rel=1e-12)
     sigma = rel.sigma["mean"]
     assert sigma == pytest.approx(delta / mu, rel=1e-12)
@@ -443,7 +457,7 @@ def test_gaussian_euclidean_blackbox():
     stat = {}
     for which, raw, m, seed in (("D", d_raw, m_d, SEED), ("D'", e_raw, m_e, SEED + 10_000)):
         z, _, _, rel = library_draws(Euclidean(2), raw, seed=seed, **kw)
-        assert rel.sigma["mean"] == pytest.approx(sigma, rel=1e-12)
+        sigma = released_sigma(rel, sigma)
         w = (z - m) / sigma
         pvalues = (ks(np.sum(w**2, axis=1), stats.chi2(2).cdf),
                    ks(np.mod(np.arctan2(w[:, 1], w[:, 0]), 2 * np.pi),

@@ -73,7 +73,7 @@ def _frechet_replicate(manifold, n, radius, center, eps_list, mechanisms, sigmas
                 rel = _quiet_release(
                     private_frechet_mean, manifold, y, epsilon=float(eps), mechanism=mech,
                     radius=radius, center=center, mode=mode, rng=np.random.default_rng(s),
-                    chain_length=chain_length, burn_in=burn_in)
+                    chain_length=chain_length, burn_in=burn_in, float_safe=False)
                 point = np.asarray(rel.values["mean"])[0]
                 sigma = float(next(iter(rel.sigma.values())))
                 raw = point
