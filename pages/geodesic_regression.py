@@ -94,24 +94,74 @@ def accuracy_section(settings, n):
         st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
 
 
-def upload_mapping(raw, ui=st):
-    """The column mapping of an uploaded file: the covariate column (identifiers are never
-    offered; ``x`` first when present) and an optional person column. The manifold's response
-    columns are found by name; every other column is ignored and listed."""
+#: Session-state keys: the file the covariate choice belongs to, and (file digest, landmarks
+#: its header names) of the last upload seen on Kendall shapes.
+MAP_FILE, HEADER_K = "gr_map_file", "gr_header_k"
+
+
+def upload_mapping(raw, digest, kind, param, ui=st):
+    """The column mapping of an uploaded file: ``(covariate, person, missing)``.
+
+    The manifold's response columns are the reader's (:func:`dpcore.data.response_columns`:
+    y1..y3, latitude and longitude, landmarks, matrix entries) and are never offered as the
+    covariate or the person column; identifiers are never offered as the covariate. Each new
+    file starts from its own default covariate (``x`` first when present, never a column
+    named like a response). ``missing`` says which column to add when the file has no
+    covariate (then ``covariate`` is None); every other column is ignored and listed.
+    """
     try:
-        profiles, names = D.upload_columns(raw)
+        profiles, _ = D.upload_columns(raw)
     except DataValidationError:
-        return "x", None  # the reader below reports the file's problem with its row and column
+        return "x", None, ""  # the reader below reports the file's problem by row and column
+    roles = D.upload_roles(profiles, kind, param)
+    if not roles.covariates:
+        return None, None, roles.missing
+    ss = st.session_state
+    if ss.get(MAP_FILE) != digest or ss.get("gr_map_x") not in roles.covariates:
+        ss["gr_map_x"], ss[MAP_FILE] = roles.covariate, digest
     c1, c2 = ui.columns(2)
-    covariate = c1.selectbox("Covariate column", names or ["x"], key="gr_map_x",
+    covariate = c1.selectbox("Covariate column", roles.covariates, key="gr_map_x",
+                             placeholder="Choose the covariate",
                              help="The column the geodesic is a function of (age, time, …). "
-                                  "Columns that look like row identifiers are not offered.")
-    others = [p.name for p in profiles if p.name != covariate]
-    person = c2.selectbox("Person column (optional)", ["(none)", *others], key="gr_map_person",
+                                  "The responses' columns and columns that look like row "
+                                  "identifiers are not offered.")
+    persons = ["(none)", *(c for c in roles.persons if c != covariate)]
+    if ss.get("gr_map_person") not in persons:
+        ss["gr_map_person"] = "(none)"
+    person = c2.selectbox("Person column (optional)", persons, key="gr_map_person",
                           help="Rows with the same value belong to one person: the page then "
                                "counts the largest group as the rows one person contributes "
                                "(group privacy) for its costs and the ledger.")
-    return covariate, None if person == "(none)" else person
+    if covariate is None:
+        return None, None, roles.missing
+    return covariate, None if person == "(none)" else person, ""
+
+
+def landmarks_from_header(kind):
+    """Kendall shapes and an uploaded file: the number of landmarks its header names
+    (:func:`ui.logic.regression_data.header_landmarks`), or None. Set into the *Landmarks k*
+    field once per file, before the field is drawn (the file is in the session state already):
+    afterwards k is the user's to change."""
+    ss = st.session_state
+    uploaded = ss.get("gr_upload")
+    if kind != "kendall" or ss.get("gr_source") != "upload" or uploaded is None:
+        return None
+    raw = uploaded.getvalue()
+    digest = hashlib.sha256(raw).hexdigest()
+    seen = ss.get(HEADER_K)
+    if seen is not None and seen[0] == digest:
+        return seen[1]
+    try:
+        profiles, _ = D.upload_columns(raw)
+    except DataValidationError:
+        k = None  # the reader reports the file's problem
+    else:
+        k = D.header_landmarks([p.name for p in profiles])
+    lo, hi, _ = D.PARAM_RANGE["kendall"]
+    if k is not None and lo <= k <= hi:
+        ss["gr_param_kendall"] = k
+    ss[HEADER_K] = (digest, k)
+    return k
 
 
 def useful_budget_section(settings, dataset, fit, signature):
@@ -177,6 +227,13 @@ def footpoint_region_inputs(kind, source, limit=None, ui=st):
         ui.caption("Footpoint region centre: the template shape (the manifold's default "
                    "point).")
     return (radius or None), center
+
+
+def source_changed():
+    """Choosing the data *Preset: rat skulls* applies the preset (the one place it is
+    offered)."""
+    if st.session_state.get("gr_source") == "rats":
+        apply_rat_preset()
 
 
 def apply_rat_preset():
@@ -360,11 +417,7 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
                      "or choose another sampler.", icon=":material/block:")
             mcmc_ok = False
         elif plan["guarantee"] == "private":
-            st.success(
-                "This release will be drawn by **exact** rejection sampling and labelled "
-                f"**private** (ε-DP, δ = 0). Worst case over all data sets: "
-                f"{plan['worst_case_proposals']:.3g} proposals per draw.",
-                icon=":material/verified:")
+            st.success(G.exact_plan_text(plan), icon=":material/verified:")
         elif plan["guarantee"] == "approximately private":
             why = ("you chose MCMC" if settings.sampler == "mcmc" else
                    "no exact sampler exists for this space" if not plan["exact_possible"] else
@@ -475,6 +528,7 @@ def main():
                             format_func=D.MANIFOLD_LABELS.get, on_change=manifold_changed)
             st.session_state["gr_prev_kind"] = kind
             param = None
+            header_k = landmarks_from_header(kind)
             if kind in D.PARAM_RANGE:
                 lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
                 default_p = G.default_param(kind, default_p)
@@ -483,12 +537,10 @@ def main():
                 param = int(ui.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
             init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
             source = ui.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
-                              horizontal=True)
-            ui.button("Preset: rat skulls", key="gr_preset_rats", on_click=apply_rat_preset,
-                      icon=":material/pets:",
-                      help="Real data in one click: Kendall regression of rat skull shape on age "
-                           "(Bookstein 1991), with public bounds from the study design and 8 rows "
-                           "per rat.")
+                              horizontal=True, on_change=source_changed,
+                              help="*Preset: rat skulls* is real data in one click: Kendall "
+                                   "regression of rat skull shape on age (Bookstein 1991), with "
+                                   "public bounds from the study design and 8 rows per rat.")
 
             dataset, upload_digest, data_error = None, None, None
             covariate, file_digest = "x", None
@@ -516,8 +568,8 @@ def main():
                 preset = G.RAT_PRESET
                 if (kind, param) != (preset["kind"], preset["param"]):
                     data_error = ("The rat skulls are planar shapes with 8 landmarks: choose "
-                                  "*Kendall planar shapes* with k = 8 (the *Preset: rat skulls* "
-                                  "button does it).")
+                                  "*Kendall planar shapes* with k = 8 (choosing the data *Preset: "
+                                  "rat skulls* sets it, with the preset's bounds and budget).")
                 else:
                     dataset = G.rat_skulls_dataset()
                     if rows_per_person() != preset["rows_per_person"]:
@@ -542,14 +594,23 @@ def main():
                                               key="gr_renormalize")
                 if uploaded is not None:
                     raw = uploaded.getvalue()
-                    covariate, person = upload_mapping(raw, ui)
                     file_digest = hashlib.sha256(raw).hexdigest()
+                    if header_k is not None and header_k == param:
+                        ui.info(D.landmarks_read_text(header_k), icon=":material/scatter_plot:")
+                    elif D.landmarks_left_out(header_k, param):
+                        ui.warning(D.landmarks_left_out(header_k, param),
+                                   icon=":material/scatter_plot:")
+                    covariate, person, missing = upload_mapping(raw, file_digest, kind, param,
+                                                                ui)
                     upload_digest = (file_digest + ("/unit" if renormalize else "")
                                      + f"/{covariate}/{person}")
                     try:
-                        dataset = D.parse_upload(raw, kind, param, renormalize=renormalize,
-                                                 covariate=covariate, person=person)
-                        if person is not None:
+                        if missing:  # no covariate to choose: the file needs one
+                            data_error = missing
+                        else:
+                            dataset = D.parse_upload(raw, kind, param, renormalize=renormalize,
+                                                     covariate=covariate, person=person)
+                        if person is not None and dataset is not None:
                             k = dataset.rows_per_person
                             set_page_rows(k, f"This page counts {k} rows per person: the largest "
                                              f"group of its person column '{person}'.")

@@ -9,7 +9,8 @@
   dashboard, read with the same reader; :func:`read_manifold_csv` also says which layout a file
   had (:class:`ManifoldData`: SPD upper triangle or full, raw landmarks or preshapes, latitude
   and longitude), can drop rows with empty cells, with a count, and reads columns named as in
-  the user's file through a column mapping (``columns=``, and a ``group=`` column).
+  the user's file through a column mapping (``columns=``, and a ``group=`` column);
+  :func:`response_columns` names the columns it would read as the points of a file.
 * :func:`load_latlon_csv`, :func:`latlon_to_sphere`, :func:`sphere_to_latlon` -- places given
   by latitude and longitude in degrees as points of S².
 
@@ -25,6 +26,7 @@ from .csvio import (
     load_csv,
     neutralize_cell,
     read_manifold_csv,
+    response_columns,
     to_csv,
 )
 from .geographic import (
@@ -67,6 +69,7 @@ __all__ = [
     "make_regression_data",
     "neutralize_cell",
     "read_table",
+    "response_columns",
     "scan_table",
     "to_csv",
 ]

@@ -73,6 +73,7 @@ __all__ = [
     "load_csv",
     "read_manifold_csv",
     "neutralize_cell",
+    "response_columns",
     "to_csv",
 ]
 
@@ -187,6 +188,42 @@ def _layout(m, task, raw, keys, covariate="x", mapped=None) -> _Layout:
     return _Layout(kind, (*lead, *own), len(lead))
 
 
+def response_columns(manifold, header) -> tuple[str, ...]:
+    """The columns of a file that :func:`read_manifold_csv` reads as its points (without a
+    column mapping), as spelled in the header, in the order read.
+
+    The layout is the one the reader finds from the header (latitude and longitude on S²,
+    the full SPD matrix, else the manifold's own columns); only the columns present are
+    listed. A page that lets the user choose the covariate offers the other numeric columns:
+    a covariate among these columns is reported by the reader.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    header : sequence of str
+        The file's column names (e.g. :attr:`dpcore.data.TextTable.columns`).
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from dpcore.manifolds import Sphere
+    >>> response_columns(Sphere(2), ["city", "Latitude", "Longitude", "population"])
+    ('Latitude', 'Longitude')
+    """
+    m = check_manifold(manifold)
+    raw = [str(h).replace("\ufeff", "").strip() for h in header]
+    keys = [h.lower() for h in raw]
+    spelled = {}
+    for name, key in zip(raw, keys, strict=True):
+        if key:
+            spelled.setdefault(key, name)
+    layout = _layout(m, "mean", raw, keys)
+    return tuple(spelled[c.lower()] for c in layout.values if c.lower() in spelled)
+
+
 def _slot_layouts(m) -> dict:
     """The layouts a column mapping may name for ``m``: kind -> the reader's column names, in
     the order read (:func:`read_manifold_csv`, ``columns``)."""
@@ -227,10 +264,13 @@ def _check_columns(m, columns, task) -> tuple:
 
 
 def _check_roles(layout, group):
-    """Raise if one file column would be read in two roles (covariate, a value column, the
-    group column)."""
+    """Raise a :class:`DataValidationError` (row 1, the column) if one file column would be
+    read in two roles (covariate, a value column, the group column). Without a column mapping
+    the value columns are the file's (its latitude, say), so the conflict is one of the file
+    and the roles asked for, reported like any problem of the file."""
     roles = [("the covariate" if i < layout.n_lead else
-              f"column {layout.slots[i - layout.n_lead]}" if layout.slots else f"column {c}", c)
+              f"column {layout.slots[i - layout.n_lead]}" if layout.slots
+              else "a response column", c)
              for i, c in enumerate(layout.columns)]
     if group is not None:
         roles.append(("the group column", group))
@@ -238,8 +278,9 @@ def _check_roles(layout, group):
     for role, name in roles:
         other = seen.setdefault(name.lower(), role)
         if other != role:
-            raise ValueError(f"the file's column {name!r} is chosen for both {other} and "
-                             f"{role}; each column has one role.")
+            raise DataValidationError(f"the file's column {name!r} is chosen for both {other} "
+                                      f"and {role}; each column has one role.", row=1,
+                                      column=name)
 
 
 def _alternatives(m) -> str:
@@ -613,10 +654,11 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
         longitudes out of range; every problem with its row and column. Matrices that are not
         positive definite are reported at a non-positive diagonal entry or at an off-diagonal
         entry larger than the geometric mean of its two diagonal entries, when one explains
-        it. A mapped or group column missing from the header is named with its role (row 1).
+        it. A mapped or group column missing from the header is named with its role (row 1),
+        as is one file column chosen for two roles (the covariate, a value column -- e.g. the
+        file's latitude, see :func:`response_columns` -- or the group column).
     TypeError, ValueError
-        For invalid arguments: ``columns`` whose keys are not the columns of one layout, one
-        file column chosen for two roles (covariate, a value column, the group column).
+        For invalid arguments: ``columns`` whose keys are not the columns of one layout.
 
     Examples
     --------

@@ -21,11 +21,16 @@ characters mark binary data and are rejected, as are Excel workbooks (with a hin
 
 *Delimiters and numbers.* The delimiter is the one of ``,``, ``;``, tab and ``|`` that occurs
 most often in the header line (comma on ties). In ``;``-, tab- and ``|``-separated files a
-decimal comma (``0,5``) is accepted (so ``1,000`` there reads as 1.0); in comma-separated
-files it is not (``"0,5"`` quoted is reported with a hint, unquoted it splits the row, which
-is reported with the same hint). Thousands separators (``1.000,5``, ``1 000``, ``1,000.5``)
-are rejected with a hint; Python's ``1_000`` is accepted. NaN, infinity and magnitudes above
-:data:`HUGE_VALUE` are rejected.
+decimal comma (``0,5``) is accepted (so ``1,000`` there reads as 1.0). In comma-separated
+files a cell holding a comma was quoted (``"0,5"``, as spreadsheets in decimal-comma locales
+export numbers); such a column is read with decimal commas when none of its numbers has a
+decimal point and at least one of its commas cannot be a thousands separator (its digit group
+is not 3 digits long, or the number starts with 0: ``"48,85"``, ``"0,500"``). A column whose
+only commas could be thousands separators (``"1,000"``: one thousand, or 1.0?) or that mixes
+them with decimal points is reported with a hint, never guessed; an unquoted decimal comma
+splits the row, which is reported with the same hint. Thousands separators (``1.000,5``,
+``1 000``, ``1,000.5``) are rejected with a hint; Python's ``1_000`` is accepted. NaN,
+infinity and magnitudes above :data:`HUGE_VALUE` are rejected.
 
 *Cells.* Header names are matched case-insensitively after stripping spaces, so column order
 is free; a name may appear only once. Cells may be quoted and padded with spaces. Blank lines
@@ -73,6 +78,9 @@ __all__ = [
 #: Cells with a larger magnitude are rejected (almost always a unit or typing mistake).
 HUGE_VALUE = 1e12
 _DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+(?:[eE][+-]?\d+)?\s*")
+#: A comma that may as well be a thousands separator: 1 to 3 digits (not starting with 0),
+#: the comma, exactly 3 digits, nothing else (``1,000``; ``-12,500``).
+_THOUSANDS_OR_DECIMAL = re.compile(r"\s*[+-]?[1-9]\d{0,2},\d{3}\s*")
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 _NAN_OR_INF = re.compile(r"\s*[+-]?(?:nan|inf|infinity)\s*", re.IGNORECASE)
 #: Values of ``read_table``'s ``blank`` option: report empty cells, or drop their rows.
@@ -144,15 +152,42 @@ def _parse_float(cell: str, decimal_comma: bool) -> float:
         raise
 
 
+def _comma_decimals(column) -> bool:
+    """Whether a column of a comma-separated file writes decimal commas: some of its cells
+    hold a decimal-comma number (quoted, since the comma would otherwise split the cell), at
+    least one of which cannot be a thousands separator, and none of its numbers has a decimal
+    point."""
+    unambiguous = False
+    for cell in column:
+        if "," not in cell:
+            if "." in cell and _looks_numeric(cell):
+                return False  # decimal points: the commas are not decimal commas
+            continue
+        if _DECIMAL_COMMA.fullmatch(cell) and not _THOUSANDS_OR_DECIMAL.fullmatch(cell):
+            unambiguous = True
+    return unambiguous
+
+
+def _decimal_commas(cells, n_columns, delimiter) -> list[bool]:
+    """Per column of ``cells`` (rows of text): whether a decimal comma is read there."""
+    if delimiter != ",":
+        return [True] * n_columns
+    if not cells:
+        return [False] * n_columns
+    return [_comma_decimals(col) for col in zip(*cells, strict=True)]
+
+
 def _not_a_number(cell: str, delimiter: str) -> str:
     """Message for a cell that does not parse, with a hint for separators."""
     if not cell.strip():
         return "the cell is empty; every cell needs a number."
     msg = f"value '{_short(cell)}' is not a number"
     if delimiter == "," and _DECIMAL_COMMA.fullmatch(cell):
-        return (f"{msg}: in a comma-separated file numbers need a decimal point (0.5, not 0,5) "
-                "and no thousands separator (1000, not 1,000). Files separated by ';' or tabs "
-                "may use decimal commas.")
+        return (f"{msg}: in a comma-separated file a comma in a (quoted) number is read as a "
+                "decimal comma only when its whole column writes decimal commas, no decimal "
+                "points, and one of them at least cannot be a thousands separator (1,000 may "
+                "be one thousand). Write numbers with a decimal point (0.5, not 0,5) and no "
+                "thousands separator (1000, not 1,000), or separate the file by ';' or tabs.")
     if _THOUSANDS.fullmatch(cell.strip()):
         return f"{msg}: write numbers without a thousands separator (1000.5, not 1,000.5)."
     return f"{msg}."
@@ -170,18 +205,18 @@ def _to_numbers(cells, rows, columns, delimiter, problems, padded):
     without a second message.
     """
     n, c = len(cells), len(columns)
-    decimal_comma = delimiter != ","
     try:
         values = np.array(cells, dtype=float).reshape(n, c)
         bad = np.zeros((n, c), dtype=bool)
     except ValueError:
         values = np.full((n, c), np.nan)
         bad = np.zeros((n, c), dtype=bool)
+        decimal_comma = _decimal_commas(cells, c, delimiter)
         shown = 0
         for i, rec in enumerate(cells):
             for j, cell in enumerate(rec):
                 try:
-                    values[i, j] = _parse_float(cell, decimal_comma)
+                    values[i, j] = _parse_float(cell, decimal_comma[j])
                 except ValueError:
                     bad[i, j] = True
                     if (i, j) in padded:
@@ -398,17 +433,17 @@ class TextTable:
     @cached_property
     def numeric_columns(self) -> tuple[str, ...]:
         """Columns at least half of whose non-empty cells are finite numbers (decimal commas
-        counted as the delimiter allows), in file order. Their other cells are problems that
-        :meth:`to_numbers` reports."""
+        counted as the delimiter allows, see :mod:`dpcore.data.tables`), in file order. Their
+        other cells are problems that :meth:`to_numbers` reports."""
         if not self.cells:
             return ()
-        decimal_comma = self.delimiter != ","
         numeric = []
         for name, col in zip(self.columns, zip(*self.cells, strict=True), strict=True):
             try:  # fast path: every cell a number
                 good = int(np.isfinite(np.array(col, dtype=float)).sum())
                 filled = len(col)
             except ValueError:
+                decimal_comma = self.delimiter != "," or _comma_decimals(col)
                 filled_cells = [c for c in col if c.strip()]
                 filled = len(filled_cells)
                 good = sum(_is_number(c, decimal_comma) for c in filled_cells)

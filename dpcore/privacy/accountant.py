@@ -228,9 +228,12 @@ class PrivacyAccountant:
             after = self.epsilon_of(self.events + [event], self.delta)
             if after > self.epsilon_cap * (1 + 1e-12):
                 before = self.epsilon_at()
+                # Pure ε-DP releases only: the total is pure, at no δ.
+                _, _, mus, deltas = self._parts(self.events + [event])
+                at = f" (at δ = {self.delta:g})" if mus or any(deltas) else ""
                 raise PrivacyBudgetError(
-                    f"This release would bring the session's total to ε = {after:.4g} "
-                    f"(at δ = {self.delta:g}), above the cap ε = {self.epsilon_cap:g}; "
+                    f"This release would bring the session's total to ε = {after:.4g}"
+                    f"{at}, above the cap ε = {self.epsilon_cap:g}; "
                     f"{max(self.epsilon_cap - before, 0.0):.4g} of the budget is left. Lower "
                     "the release's budget or its number of draws, or raise the cap.")
         return event

@@ -30,3 +30,17 @@ def _navigation_mode(monkeypatch):
     monkeypatch.setattr(app_test, "PagesManager", _NavigationPagesManager)
     yield
     PagesManager.uses_pages_directory = None
+
+
+@pytest.fixture(autouse=True)
+def _error_details_for_tests():
+    """The app's config shows a browser no error details (``client.showErrorDetails = "none"``,
+    tests/app/test_polish.py); AppTest reads that config, so an exception in a test would say
+    only "This app has encountered an error". Tests see the message (and the assertions that
+    print ``at.exception`` say what went wrong)."""
+    from streamlit import config
+
+    before = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    yield
+    config.set_option("client.showErrorDetails", before)

@@ -212,7 +212,7 @@ def test_offered_for_uploads_in_strict_mode_only():
     assert BUTTON not in [b.key for b in at.button]  # synthetic data: design ranges
     at.radio(key="gr_source").set_value("example").run()
     assert BUTTON not in [b.key for b in at.button]
-    at.button(key="gr_preset_rats").click().run()
+    at.radio(key="gr_source").set_value("rats").run()
     assert not at.exception and at.radio(key="gr_source").value == "rats"
     assert BUTTON not in [b.key for b in at.button]
     at = open_upload()

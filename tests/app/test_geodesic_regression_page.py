@@ -66,12 +66,15 @@ def test_default_run_shows_data_and_fit_without_releasing():
 
 
 def test_release_records_ledger_and_shows_metrics():
-    at = release(open_page())
+    at = open_page()
+    at.number_input(key="gr_nf").set_value(3)
+    at.number_input(key="gr_nv").set_value(3)
+    at = release(at)
     ledger = at.session_state[LEDGER]
     assert len(ledger) == 1
     entry = ledger[0]
     assert entry["page"] == "Geodesic regression"
-    # Default: joint scheme, eps_p = 1, eps_v = 2, 3 x 3 = 9 (footpoint, vector) pairs
+    # Joint scheme (the default), eps_p = 1, eps_v = 2, 3 x 3 = 9 (footpoint, vector) pairs
     # -> 9 * (1 + 2); n = 20 keeps the exact sampler within reach: labelled private.
     assert entry["epsilon"] == pytest.approx(27.0)
     assert entry["label"] == "private" and entry["guarantee"] == "private"
@@ -92,6 +95,8 @@ def test_release_records_ledger_and_shows_metrics():
 
 def test_joint_scheme_release():
     at = quick_sampler(open_page())
+    at.number_input(key="gr_nf").set_value(3)
+    at.number_input(key="gr_nv").set_value(3)
     at.radio(key="gr_scheme").set_value("joint").run()
     assert any("independent (footpoint, vector) pairs" in c.value for c in at.caption)
     release(at)
@@ -331,10 +336,12 @@ def test_mcmc_is_an_explicit_choice():
 
 
 def test_cost_is_stated_and_a_session_cap_refuses_overspend():
-    """Above the Release button the page states what the ledger will record (default: 3 x 3
-    joint draws at ε = 1 + 2 cost ε = 27). A session cap below that refuses the release before
-    anything is drawn, with the accountant's explanation; raising the cap allows it."""
+    """Above the Release button the page states what the ledger will record (3 x 3 joint draws
+    at ε = 1 + 2 cost ε = 27). A session cap below that refuses the release before anything is
+    drawn, with the accountant's explanation; raising the cap allows it."""
     at = open_page()
+    at.number_input(key="gr_nf").set_value(3)
+    at.number_input(key="gr_nv").set_value(3).run()
     assert any("Cost of this release: ε = 27" in md.value for md in at.markdown)
     at.sidebar.number_input(key="ledger_cap").set_value(20.0).run()
     assert any("above the cap" in e.value for e in at.error)
@@ -457,7 +464,9 @@ def test_default_strict_release_states_whether_it_is_useful(kind):
 
 def test_rat_skulls_preset_in_one_click():
     at = open_page()
-    at.button(key="gr_preset_rats").click().run()
+    # One place offers the preset: the data source (choosing it sets the scenario).
+    assert "gr_preset_rats" not in [b.key for b in at.button]
+    at.radio(key="gr_source").set_value("rats").run()
     assert not at.exception and not at.error
     assert at.radio(key="gr_manifold").value == "kendall"
     assert at.number_input(key="gr_param_kendall").value == 8
@@ -638,3 +647,35 @@ def test_exact_only_above_the_public_work_bound_is_refused_before_release():
     assert "On this page: lower ε, n or the number of draws" in refusals[0]
     assert at.button(key="gr_release_button").disabled
     assert at.session_state[LEDGER] == []
+
+
+# --------------------------------------------------------------- issue "The first hour"
+def test_the_default_release_is_one_geodesic_at_the_cost_the_page_teaches():
+    """The page teaches "one geodesic costs ε_p + ε_v"; its default release is that one
+    geodesic (ε = 3), and more draws are a choice whose cost is shown before releasing."""
+    at = open_page()
+    assert at.number_input(key="gr_nf").value == 1 and at.number_input(key="gr_nv").value == 1
+    assert any("Cost of this release: ε = 3." in md.value for md in at.markdown), [
+        md.value for md in at.markdown if "Cost" in md.value]
+    at.number_input(key="gr_nv").set_value(3).run()
+    assert any("Cost of this release: ε = 9." in md.value for md in at.markdown)
+    assert any("publishing all costs **9**" in c.value for c in at.caption)
+
+
+def test_the_euclidean_plan_states_the_refined_envelopes_figure():
+    """R¹ releases by the refined envelope: the plan above the button does not quote the
+    uniform proposals' worst case (1.39e+65 proposals per draw) next to "under a second"."""
+    at = open_page()
+    at.radio(key="gr_manifold").set_value("euclidean").run()
+    assert not at.exception
+    (plan,) = [s.value for s in at.success if "exact" in s.value]
+    assert "e+65" not in plan and "refined envelope" in plan
+    assert any("Estimated time: under a second" in c.value for c in at.caption)
+
+
+def test_a_cap_message_on_pure_releases_names_no_delta():
+    """Every release of the session is pure ε-DP: the refusal states the total without a δ."""
+    at = open_page()
+    at.sidebar.number_input(key="ledger_cap").set_value(2.0).run()
+    (refusal,) = [e.value for e in at.error if "above the cap" in e.value]
+    assert "δ" not in refusal and "ε = 3" in refusal

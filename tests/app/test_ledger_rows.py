@@ -114,7 +114,7 @@ def test_the_cap_counts_each_entry_at_its_rows():
     at.select_slider(key="fm_eps").set_value(2.0).run()
     refusals = [e.value for e in at.main.error if "above the cap" in e.value]
     assert len(refusals) == 1, [e.value for e in at.error]
-    assert "total to ε = 10 " in refusals[0]
+    assert "total to ε = 10, above the cap" in refusals[0]  # pure ε-DP: no δ to state
     assert "this release counts at 1 row(s) per person" in refusals[0]
     assert "Past releases count at the rows per person each was recorded at (8 rows" \
         in refusals[0]

@@ -55,3 +55,30 @@ def test_magic_is_off_and_no_page_relies_on_it():
                 if not docstring:
                     bare.append(f"{path.relative_to(ROOT)}:{stmt.lineno}")
     assert bare == []
+
+
+def test_no_traceback_or_server_path_reaches_the_browser():
+    """An uncaught error shows Streamlit's generic message only: no exception type, message,
+    traceback or server path in the browser (client.showErrorDetails = "none"; its default,
+    "full", and the legacy false, "stacktrace", both send the traceback). Full details stay in
+    the server's log."""
+    from streamlit import config
+    from streamlit.elements import exception as st_exception
+    from streamlit.proto.Exception_pb2 import Exception as ExceptionProto
+
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    value = cfg["client"]["showErrorDetails"]
+    assert value == "none"
+    before = config.get_option("client.showErrorDetails")
+    try:
+        config.set_option("client.showErrorDetails", value)
+        try:
+            raise ValueError(f"the file's column 'lat' is chosen twice ({ROOT / 'app.py'})")
+        except ValueError as exc:
+            proto = ExceptionProto()
+            st_exception.marshall(proto, exc, apply_show_error_details=True)
+    finally:
+        config.set_option("client.showErrorDetails", before)
+    sent = " ".join([proto.type, proto.message, *proto.stack_trace])
+    assert not proto.stack_trace and not proto.type
+    assert str(ROOT) not in sent and "'lat'" not in sent

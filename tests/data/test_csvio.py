@@ -335,8 +335,12 @@ def test_semicolon_and_tab_delimiters_with_decimal_comma(sep):
     np.testing.assert_array_equal(x, [0.5, 1.5])
 
 
-def test_comma_file_does_not_accept_decimal_comma():
-    err = load_error('x,y1,y2,y3\n"0,5",1,0,0\n1,0,1,0\n')
+def test_comma_file_reads_quoted_decimal_commas_only_where_unambiguous():
+    x, _ = load_csv(b'x,y1,y2,y3\n"0,5",1,0,0\n1,0,1,0\n', S2)
+    np.testing.assert_array_equal(x, [0.5, 1.0])
+    err = load_error('x,y1,y2,y3\n"1,000",1,0,0\n1,0,1,0\n')  # one thousand, or 1.0?
+    assert_locates(err, 2, "x")
+    err = load_error('x,y1,y2,y3\n"0,5",1,0,0\n1.5,0,1,0\n')  # decimal points as well
     assert_locates(err, 2, "x")
 
 

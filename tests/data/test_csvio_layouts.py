@@ -337,3 +337,32 @@ def test_covariate_column_and_ignored_columns_by_choice():
         read_manifold_csv(text, Sphere(2), "regression", covariate="height", others="ignore")
     with pytest.raises(ValueError, match="others"):
         read_manifold_csv(text, Sphere(2), "regression", others="drop")
+
+
+# ------------------------------------------------ issue "The first hour": roles of columns
+def test_response_columns_are_the_ones_the_reader_reads():
+    """What read_manifold_csv takes as the points of a file (no column mapping), as spelled in
+    its header: a page offers every other numeric column as the covariate."""
+    from dpcore.data import response_columns
+
+    assert response_columns(S2, ["city", "Latitude", "Longitude", "pop"]) == (
+        "Latitude", "Longitude")
+    assert response_columns(S2, ["X", "Y1", "y2", "y3", "lat", "lng"]) == ("Y1", "y2", "y3")
+    assert response_columns(S2, ["x", "y1"]) == ("y1",)  # the ones present
+    assert response_columns(SPD(2), ["s11", "s12", "s21", "s22", "t"]) == (
+        "s11", "s12", "s21", "s22")
+    assert response_columns(SPD(2), ["s11", "s12", "s22"]) == ("s11", "s12", "s22")
+    assert response_columns(KendallShape(3), ["age", *[f"l{c}{i}" for i in range(1, 5)
+                                                       for c in "xy"]]) == (
+        "lx1", "ly1", "lx2", "ly2", "lx3", "ly3")
+
+
+def test_a_response_column_given_as_the_covariate_is_a_data_error_naming_it():
+    """The reader's response columns depend on the file's header: a covariate that is one of
+    them is reported like any problem of the file (a DataValidationError, still a ValueError),
+    naming the column, never a bare argument error."""
+    err = read_error("city,lat,lng\nParis,48.85,2.35\nRome,41.9,12.5\n", S2, "regression",
+                     covariate="lat")
+    assert_locates(err, 1, "lat")
+    assert "'lat' is chosen for both the covariate and a response column" in str(err)
+    assert isinstance(err, ValueError)

@@ -79,12 +79,33 @@ def test_semicolon_delimiter_with_decimal_points():
 
 
 def test_decimal_comma_in_a_comma_file_is_reported_with_a_hint():
-    err = read_error('x,y\n"0,5",1\n1,2\n')
+    # A quoted "1,000" could be one thousand or 1.0: a column with nothing else to tell is
+    # reported (never guessed).
+    err = read_error('x,y\n"1,000",1\n1,2\n')
     assert_locates(err, 2, "x")
-    assert "decimal point" in str(err)
+    assert "decimal point" in str(err) and "thousands separator" in str(err)
     err = read_error("x,y\n0,5,1\n1,2\n")  # unquoted: the row splits
     assert_locates(err, 2, None)
     assert "decimal comma" in str(err)
+
+
+def test_quoted_decimal_commas_in_a_comma_file_are_read():
+    """A comma-separated export in a decimal-comma locale quotes its numbers ("0,5"): a column
+    whose commas can only be decimal commas (a digit group that is not 3 digits long, so no
+    thousands separator) is read as such, as the ';'-separated file would be. Its 3-digit
+    cells then read the same way (as "1,000" does in a ';' file)."""
+    t = read_table(b'"x","lat","lng"\n"0,5","48,85","2,35"\n"1,5","52,52","-13,405"\n'
+                   b'"2","1,000","3"\n')
+    assert t.delimiter == ","
+    np.testing.assert_array_equal(t.values, [[0.5, 48.85, 2.35], [1.5, 52.52, -13.405],
+                                             [2.0, 1.0, 3.0]])
+    assert scan_table(b'x,y\n"0,5",1\n"1,25",2\n').numeric_columns == ("x", "y")
+
+
+def test_a_comma_column_mixing_decimal_points_and_commas_is_reported():
+    err = read_error('x,y\n"0,5",1\n1.5,2\n')
+    assert_locates(err, 2, "x")
+    assert "decimal point" in str(err)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "1e13", "abc", "1.000,5"])

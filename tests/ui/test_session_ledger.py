@@ -111,3 +111,24 @@ def test_bad_rows_are_refused_naming_entry_and_field(rows):
 def test_whole_float_rows_are_read_as_integers():
     data = json.dumps({"dpcore_ledger": 1, "entries": [dict(_entries()[0], rows=8.0)]})
     assert session.parse_ledger(data)[0]["rows"] == 8
+
+
+def test_the_cap_refusal_names_a_delta_only_when_one_applies():
+    """Pure ε-DP releases compose to a pure total: the accountant's refusal then states no δ;
+    with a Gaussian (µ-GDP) release the total is an ε at the accountant's δ, and says so."""
+    from types import SimpleNamespace
+
+    from dpcore.exceptions import PrivacyBudgetError
+    from dpcore.privacy.accountant import PrivacyAccountant
+
+    def rel(epsilon=None, mu=None, delta=0.0):
+        return SimpleNamespace(epsilon=epsilon, delta=delta, mu=mu, label="private",
+                               guarantee="private", mechanism="m", details={})
+
+    acc = PrivacyAccountant(epsilon_cap=2.0)
+    with pytest.raises(PrivacyBudgetError) as info:
+        acc.check(rel(epsilon=3.0))
+    assert "δ" not in str(info.value) and "ε = 3" in str(info.value)
+    acc = PrivacyAccountant(epsilon_cap=2.0)
+    with pytest.raises(PrivacyBudgetError, match="at δ = 1e-06"):
+        acc.check(rel(mu=5.0, delta=None))

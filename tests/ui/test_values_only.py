@@ -44,10 +44,19 @@ def test_the_same_script_drawn_gives_the_same_values():
 
 
 def test_a_widget_without_a_key_is_refused():
+    from streamlit import config
+
     def script():
         from ui.session import ValuesOnly
 
         ValuesOnly().number_input("x", 0, 10)
 
-    at = AppTest.from_function(script).run()
+    # The app's config redacts error messages in the browser (client.showErrorDetails =
+    # "none", which AppTest reads too); this test reads the message.
+    before = config.get_option("client.showErrorDetails")
+    config.set_option("client.showErrorDetails", "full")
+    try:
+        at = AppTest.from_function(script).run()
+    finally:
+        config.set_option("client.showErrorDetails", before)
     assert at.exception and "needs the widget's key" in at.exception[0].message

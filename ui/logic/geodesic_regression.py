@@ -56,6 +56,7 @@ __all__ = [
     "default_tau_m",
     "DEFAULT_DRAWS",
     "DEFAULT_EPS",
+    "exact_plan_text",
     "DEMO_DEFAULTS",
     "demo_settings",
     "FOOTPOINT_REGION_KINDS",
@@ -116,7 +117,7 @@ ERROR_UNITS = {"sphere": "rad", "spd": "(affine-invariant distance)",
                "kendall": "rad (shape distance)", "euclidean": "(data units)"}
 
 
-#: Default MCMC settings: the default scenario (S², n = 50, 3 x 3 draws) takes about a second.
+#: Default MCMC settings: a scenario of S², n = 50, 3 x 3 draws takes about a second.
 DEFAULT_CHAIN = 300
 
 
@@ -140,8 +141,8 @@ class ReleaseSettings:
     covariate_range: tuple | None = None
     tau_m: float | None = None
     center: tuple | None = None
-    n_footpoints: int = 3
-    n_vectors: int = 3
+    n_footpoints: int = 1
+    n_vectors: int = 1
     chain_length: int = DEFAULT_CHAIN
     burn_in: int = DEFAULT_BURN_IN
     seed: int | None = None
@@ -258,7 +259,43 @@ def run_release(settings, dataset, progress=None):
 
 def sampler_plan(settings, n):
     """What the release button will run (exact or MCMC) and the label it will get, from public
-    inputs only (:func:`dpcore.release.plan_regression_sampler`)."""
+    inputs only (:func:`dpcore.release.plan_regression_sampler`), with ``refined``: whether an
+    exact draw would come from the refined envelope (R¹ with its public ball,
+    :func:`dpcore.mechanisms.kng.refined_joint_available`), whose cost the uniform proposals'
+    worst case does not describe."""
+    from dpcore.mechanisms.kng import refined_joint_available
+
+    plan = _plan_regression(settings, n)
+    plan["refined"] = bool(settings.mode == "strict" and settings.scheme == "joint"
+                           and settings.tau_m is not None
+                           and refined_joint_available(settings.manifold))
+    return plan
+
+
+def exact_plan_text(plan):
+    """The sentence above the Release button when the release will be exact and private
+    (Markdown): the sampler and the cost figure that applies to it. Uniform proposals: their
+    worst case over all data sets, per draw. The refined envelope (R¹): its predicted work
+    (from a public model data set of this n, what 'auto' decides on) or, without a
+    prediction, its own worst case -- never the uniform proposals' worst case, which can be
+    1e65 proposals per draw where the envelope takes under a second."""
+    head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
+            "**private** (ε-DP, δ = 0). ")
+    if not plan.get("refined"):
+        return (head.format(how="") + "Worst case over all data sets: "
+                f"{plan['worst_case_proposals']:.3g} proposals per draw.")
+    text = head.format(how=" from a refined envelope")
+    if plan.get("predicted_work") is not None:
+        return text + (f"Predicted work: about {plan['predicted_work']:,.0f} gradient terms (the "
+                       "envelope of a public model data set of this n; your data's may differ "
+                       "somewhat).")
+    if plan.get("exact_bound") is not None:
+        return text + (f"Worst case over all data sets for this sampler: "
+                       f"{plan['exact_bound']:.3g} gradient terms.")
+    return text.rstrip()
+
+
+def _plan_regression(settings, n):
     return plan_regression_sampler(
         settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
         tau=settings.tau if settings.mode == "strict" else None,
@@ -481,7 +518,9 @@ def default_param(kind, fallback):
 
 #: The page's default budget (ε_p, ε_v) of one geodesic and its draws (footpoints, vectors).
 DEFAULT_EPS = (1.0, 2.0)
-DEFAULT_DRAWS = (3, 3)
+#: One geodesic: a first release costs ε_p + ε_v, what the page teaches; more draws (their
+#: spread, at their cost, stated before releasing) are the user's choice.
+DEFAULT_DRAWS = (1, 1)
 
 
 def demo_settings(kind, *, seed=None, sampler="auto"):
@@ -523,10 +562,10 @@ def usefulness(metrics, n, eps_per_geodesic):
     """Whether a release is useful: its typical draw's MSE within :data:`USEFUL_RATIO` of the
     non-private one.
 
-    A published release is one draw; the page draws several to show their spread. "Useful"
-    means the median draw is within :data:`USEFUL_RATIO` times the non-private MSE, i.e. at
-    least half of the single releases would be (the mean over draws is dominated by the rare
-    far draw and is shown beside it).
+    A published release is one draw (the page's default); more draws show their spread, at
+    their cost. "Useful" means the median draw is within :data:`USEFUL_RATIO` times the
+    non-private MSE, i.e. at least half of the single releases would be (the mean over draws
+    is dominated by the rare far draw and is shown beside it).
 
     Returns
     -------
@@ -543,17 +582,21 @@ def usefulness(metrics, n, eps_per_geodesic):
     n_eps = int(n) * float(eps_per_geodesic)
     share = f"{within} of {draws.size} draw{'s' if draws.size != 1 else ''}"
     out = {"ratio": ratio, "within": within, "draws": int(draws.size)}
+    one = draws.size == 1
+    draw = "the private draw's" if one else "the median private draw's"
     if ratio is not None and ratio <= USEFUL_RATIO:
+        spread = "" if one else f", and {share} are within {USEFUL_RATIO:g}×"
         return {**out, "useful": True,
-                "text": f"Useful: the median private draw's MSE is {ratio:.3g}× the "
-                        f"non-private one, and {share} are within {USEFUL_RATIO:g}× "
+                "text": f"Useful: {draw} MSE is {ratio:.3g}× the non-private one{spread} "
                         f"(n·ε = {n_eps:.3g} per geodesic)."}
     what = ("cannot be compared" if ratio is None
+            else f"is {ratio:.3g}× the non-private one" if one
             else f"is {ratio:.3g}× the non-private one ({share} within {USEFUL_RATIO:g}×)")
     return {**out, "useful": False,
-            "text": f"**Not useful at n·ε = {n_eps:.3g}**: the median private draw's MSE "
-                    f"{what}; useful means the median draw within {USEFUL_RATIO:g}×. The "
-                    "private geodesics drawn say little about the data."}
+            "text": f"**Not useful at n·ε = {n_eps:.3g}**: {draw} MSE {what}; useful means "
+                    f"the median draw within {USEFUL_RATIO:g}×. The private "
+                    f"{'geodesic' if one else 'geodesics'} drawn say"
+                    f"{'s' if one else ''} little about the data."}
 
 
 #: Budget multipliers tried by :func:`useful_budget_search`, in order.

@@ -15,6 +15,7 @@ from dpcore.data import (
     DataValidationError,
     make_regression_data,
     read_manifold_csv,
+    response_columns,
     to_csv,
 )
 from dpcore.data.synthetic import GENERIC_NOISE
@@ -23,7 +24,12 @@ from ui.caps import upload_max_bytes, upload_max_rows
 from ui.manifolds import make_manifold
 
 __all__ = [
+    "header_landmarks",
+    "landmarks_left_out",
+    "landmarks_read_text",
     "PersonRows",
+    "UploadRoles",
+    "upload_roles",
     "apply_mapping",
     "candidate_columns",
     "ColumnMapping",
@@ -210,6 +216,106 @@ def upload_columns(data, *, max_bytes=None):
     names = candidate_columns(profiles)
     names.sort(key=lambda c: c.strip().lower() != "x")
     return profiles, names
+
+
+#: Header names of the response columns of any manifold of these pages (coordinates ``y1``…,
+#: landmarks ``lx1``/``ly1``…, matrix entries ``s11``/``s1_10``…, latitude and longitude):
+#: never a default covariate, whatever the manifold chosen.
+_RESPONSE_NAMES = re.compile(r"(?:y\d+|l[xy]\d+|s\d+(?:_\d+)?|lat|latitude|lon|lng|long|"
+                             r"longitude)", re.IGNORECASE)
+_LANDMARK = re.compile(r"l([xy])(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class UploadRoles:
+    """The roles an uploaded file's columns may take on the Geodesic regression page.
+
+    Attributes
+    ----------
+    responses : tuple of str
+        The columns the reader takes as the responses (:func:`dpcore.data.response_columns`).
+    covariates : list of str
+        The columns offered as the covariate: numeric, not identifier-like, not responses;
+        ``x`` first when present.
+    covariate : str or None
+        The default covariate: ``x``, else the first offered column whose name is not that of
+        a response on some manifold (``y2``, ``lx5``, ``lat``); None when there is none.
+    persons : list of str
+        The columns that may be the person column (every column but the responses).
+    missing : str
+        Why there is no default covariate ('' when there is one): which column to add.
+    """
+
+    responses: tuple
+    covariates: list
+    covariate: str | None
+    persons: list
+    missing: str = ""
+
+
+def upload_roles(profiles, kind, param):
+    """Default roles of an uploaded file's columns for a manifold: responses by the reader's
+    rules, never the covariate by default (:class:`UploadRoles`)."""
+    names = [p.name for p in profiles]
+    responses = response_columns(make_manifold(kind, param), names)
+    taken = {r.lower() for r in responses}
+    covariates = [c for c in candidate_columns(profiles) if c.lower() not in taken]
+    covariates.sort(key=lambda c: c.strip().lower() != "x")
+    default = next((c for c in covariates if c.strip().lower() == "x"
+                    or not _RESPONSE_NAMES.fullmatch(c.strip())), None)
+    persons = [c for c in names if c.lower() not in taken]
+    missing = "" if default is not None else _no_covariate_text(profiles, responses, covariates)
+    return UploadRoles(tuple(responses), covariates, default, persons, missing)
+
+
+def _no_covariate_text(profiles, responses, covariates):
+    """Why a file has no default covariate, and which column to add (Markdown)."""
+    read = (f"its columns {', '.join(responses)} are the responses" if len(responses) > 1 else
+            f"its column {responses[0]} is a response" if responses else
+            "it has no response column")
+    others = [p for p in profiles if p.name not in responses and p.name not in covariates]
+    ignored = ""
+    if others:
+        listed = ", ".join(f"'{p.name}'" for p in others)
+        ignored = (f"; {listed} {'is' if len(others) == 1 else 'are'} ignored (text, empty or "
+                   "an identifier)")
+    text = (f"The file has no covariate column: {read}{ignored}. Add a numeric column holding "
+            "the covariate the responses change with (time, age, dose, …), e.g. named 'x', "
+            "and upload the file again.")
+    if covariates:
+        many = len(covariates) > 1
+        text += (f" Or choose {', '.join(covariates)} under *Covariate column*: named like "
+                 f"{'responses, they are' if many else 'a response, it is'} never the "
+                 "default.")
+    return text
+
+
+def header_landmarks(names):
+    """The number of landmarks a header names: the largest index ``i`` with both ``lx{i}`` and
+    ``ly{i}`` (any case), or None without any such pair."""
+    seen = {"x": set(), "y": set()}
+    for name in names:
+        match = _LANDMARK.fullmatch(str(name).strip())
+        if match:
+            seen[match.group(1).lower()].add(int(match.group(2)))
+    pairs = seen["x"] & seen["y"]
+    return max(pairs) if pairs else None
+
+
+def landmarks_read_text(k):
+    """What the page says when it set the number of landmarks from a file's header."""
+    return (f"The header names **{k} landmarks** (lx1..ly{k}): *Landmarks k* is set to {k}. "
+            "Change it to read fewer.")
+
+
+def landmarks_left_out(found, k):
+    """A warning when a header names ``found`` landmarks (:func:`header_landmarks`), more than
+    the ``k`` read (else '')."""
+    if found is None or found <= int(k):
+        return ""
+    return (f"The header names {found} landmarks (lx1..ly{found}) but *Landmarks k* is {k}: "
+            f"the columns lx{int(k) + 1}..ly{found} are not read. Set k to {found} to read "
+            "them all.")
 
 
 def _largest_group(data, person, rows, max_bytes):

@@ -132,3 +132,60 @@ def test_upload_mapping_reads_a_named_covariate_and_counts_rows_per_person():
     assert "covariate 'age'" in data.description and "Columns not used: id, rat." in \
         data.description
     assert D.parse_upload(text, "sphere", None, covariate="age").rows_per_person == 1
+
+
+# ------------------------------------------------ issue "The first hour": default roles
+def test_a_response_column_is_never_the_default_covariate():
+    """Latitude/longitude, y1..y3, landmarks and matrix entries are responses: never offered as
+    the default covariate (the file's 'x' first, else its first other numeric column)."""
+    cities = b"city,lat,lng,population\nParis,48.85,2.35,2148000\nRome,41.9,12.5,2873000\n"
+    profiles, _ = D.upload_columns(cities)
+    roles = D.upload_roles(profiles, "sphere", None)
+    assert roles.responses == ("lat", "lng")
+    assert roles.covariates == ["population"] and roles.covariate == "population"
+    assert roles.persons == ["city", "population"]
+    rows = b"y1,y2,y3,age\n0,0,1,3\n0,1,0,4\n"
+    roles = D.upload_roles(D.upload_columns(rows)[0], "sphere", None)
+    assert roles.covariate == "age" and roles.covariates == ["age"]
+    # Euclidean R^1 reads y1; y2 may be chosen but is not a default.
+    roles = D.upload_roles(D.upload_columns(b"y1,y2\n0,1.5\n1,2.5\n0.5,0.7\n")[0], "euclidean", 1)
+    assert roles.covariates == ["y2"] and roles.covariate is None
+    assert "no covariate column" in roles.missing
+
+
+def test_a_file_of_places_without_a_covariate_says_which_column_to_add():
+    profiles, _ = D.upload_columns(b"city;lat;lng\nParis;48,85;2,35\nRome;41,9;12,5\n")
+    roles = D.upload_roles(profiles, "sphere", None)
+    assert roles.covariates == [] and roles.covariate is None
+    text = roles.missing
+    assert "no covariate column" in text and "lat, lng" in text and "'x'" in text
+    assert "'city'" in text  # the text column, said to be ignored
+
+
+def test_landmarks_counted_from_the_header():
+    names = ["age", *[f"l{c}{i}" for i in range(1, 9) for c in "xy"]]
+    assert D.header_landmarks(names) == 8
+    assert D.header_landmarks(["x", "LX1", "LY1", "lx2", "ly2", "lx3", "ly3", "lx4"]) == 3
+    assert D.header_landmarks(["x", "y1", "y2"]) is None
+    assert "lx5..ly8" in D.landmarks_left_out(8, 4)
+    assert D.landmarks_left_out(8, 8) == D.landmarks_left_out(None, 4) == ""
+
+
+def test_quoted_decimal_commas_upload_as_the_mean_page_reads_them():
+    """A comma-separated file whose quoted numbers use decimal commas: the Fréchet mean page's
+    reader and this page's read the same values (dpcore.data.tables, one rule for both)."""
+    from dpcore.manifolds import Sphere
+    from ui.logic import frechet_mean as L
+
+    raw = (b'"x","lat","lng"\n"0,5","48,85","2,35"\n"1,5","52,52","13,405"\n'
+           b'"2,5","40,4168","-3,7038"\n')
+    profiles, _ = D.upload_columns(raw)
+    assert [p.kind for p in profiles] == ["number"] * 3
+    roles = D.upload_roles(profiles, "sphere", None)
+    assert roles.covariate == "x" and roles.responses == ("lat", "lng")
+    data = D.parse_upload(raw, "sphere", None, covariate="x")
+    np.testing.assert_allclose(data.x, [0.5, 1.5, 2.5])
+    upload = L.scan_upload(raw, max_bytes=10**6)
+    mapping = L.PointMapping("latlon", L.default_point_columns(Sphere(2), "latlon",
+                                                               upload.profiles))
+    np.testing.assert_allclose(L.read_mapped(upload, Sphere(2), mapping).y, data.y)
