@@ -59,7 +59,8 @@ REGRESSION_ASSUMPTIONS = {"covariate_range", "tau", "tau_m", "center", "footpoin
 FRECHET_DETAILS = {"n", "n_draws", "epsilon_per_draw", "mu_per_draw", "manifold"}
 FRECHET_ASSUMPTIONS = {"center", "radius", "ambient_radius"}
 ASSUMPTION_FIELDS = {"value", "source", "note"}
-PUBLIC_SOURCES = {"public", "public default", "derived"}
+#: "private (stage 1)": a two-stage release's centre, a released value of its first stage.
+PUBLIC_SOURCES = {"public", "public default", "derived", "private (stage 1)"}
 #: Sampler diagnostics: settings of the sampler and summaries of its chains (no draws).
 DIAGNOSTIC_KEYS = {"sampler", "exact", "n_chains", "n_samples", "n_burn_in", "thin",
                    "step_size", "acceptance_rate_mean", "acceptance_rate_min",
@@ -311,7 +312,8 @@ LIB_FILES = sorted((ROOT / "dpcore").rglob("*.py"))
 #: Functions that make (or record) a release: never behind a Streamlit cache.
 RELEASE_FUNCTIONS = {"private_geodesic_regression", "private_geodesic_regression_budgets",
                      "private_frechet_mean", "private_range", "estimate_bounds", "run_release",
-                     "record_release", "record_event"}
+                     "record_release", "record_event",
+                     "private_geodesic_regression_two_stage"}
 #: Cached functions that do reach a release function, and why that is safe. Each must take a
 #: seed (so its output is a deterministic function of its arguments, the same for everyone).
 ALLOWED_CACHED_RELEASES = {

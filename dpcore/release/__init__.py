@@ -55,6 +55,7 @@ from .requests import (
     GeodesicRegressionRequest,
     PrivateRangeRequest,
 )
+from .two_stage import private_geodesic_regression_two_stage
 from .work import (
     DEFAULT_WORK_BUDGET,
     WorkEstimate,
@@ -95,6 +96,7 @@ __all__ = [
     "private_frechet_mean",
     "private_geodesic_regression",
     "private_geodesic_regression_budgets",
+    "private_geodesic_regression_two_stage",
     "private_range",
     "project_to_ball",
 ]
