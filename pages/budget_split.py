@@ -352,12 +352,16 @@ def main():
                 best_total = st.slider("Total ε for the best split", lo_t, hi_t,
                                        key="bs_best_total", step=0.01)
             fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
-                                                replicates=shown.replicates)
+                                                replicates=shown.replicates,
+                                                excluded=B.unmixed_cells(df))
             show_figure(col_h, fig, width="stretch")
             with col_t:
                 if best is None:
-                    st.warning("No grid cell fits within this total.")
+                    st.warning("No grid cell whose chains mixed fits within this total.")
                 else:
+                    if best["excluded"]:
+                        st.caption(f"{best['excluded']} affordable cell(s) passed over: their "
+                                   "chains have not mixed (listed below).")
                     st.metric("Best split within the total", f"ε_p = {best['eps_p']:.3g}",
                               delta=f"ε_v = {best['eps_v']:.3g}", delta_color="off",
                               delta_arrow="off")

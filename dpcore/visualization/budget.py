@@ -105,11 +105,13 @@ def equal_split_figure(df, *, title=None, subtitle=None,
     ))
 
 
-def budget_heatmap_figure(df, total, *, n, replicates):
+def budget_heatmap_figure(df, total, *, n, replicates, excluded=()):
     """Heatmap of the log mean MSE over the (ε_p, ε_v) grid with the best split for ``total``.
 
     The best split is the cell of lowest log mean MSE among those with
-    ``ε_p + ε_v <= total`` (the affordable ones).
+    ``ε_p + ε_v <= total`` (the affordable ones) that are not ``excluded`` (cells whose
+    chains have not mixed: their errors are not the mechanism's, so they are never called
+    best).
 
     Parameters
     ----------
@@ -118,11 +120,14 @@ def budget_heatmap_figure(df, total, *, n, replicates):
     total : float
     n, replicates : int
         For the title and subtitle.
+    excluded : iterable of (float, float)
+        ``(eps_p, eps_v)`` cells that may not be the best split.
 
     Returns
     -------
     (figure, best) : tuple
-        ``best`` is a dict with ``eps_p``, ``eps_v``, ``log_mse`` (None if no cell fits).
+        ``best`` is a dict with ``eps_p``, ``eps_v``, ``log_mse`` and ``excluded`` (how many
+        affordable cells were passed over), or None if no allowed cell fits.
     """
     s = log_mse_summary(df, ["eps_p", "eps_v"])
     ep = np.unique(s["eps_p"].to_numpy())
@@ -131,12 +136,19 @@ def budget_heatmap_figure(df, total, *, n, replicates):
     for row in s.itertuples():
         z[np.searchsorted(ep, row.eps_p), np.searchsorted(ev, row.eps_v)] = row.mean
     feasible = (ep[:, None] + ev[None, :]) <= total * (1 + 1e-9)
+    barred = np.zeros(z.shape, dtype=bool)
+    for e_p, e_v in excluded:
+        i, j = np.flatnonzero(np.isclose(ep, e_p)), np.flatnonzero(np.isclose(ev, e_v))
+        if i.size and j.size:
+            barred[i[0], j[0]] = True
+    allowed = feasible & np.isfinite(z) & ~barred
     best, info = None, None
-    if np.any(feasible & np.isfinite(z)):
-        masked = np.where(feasible & np.isfinite(z), z, np.inf)
+    if np.any(allowed):
+        masked = np.where(allowed, z, np.inf)
         best = np.unravel_index(int(np.argmin(masked)), z.shape)
         info = {"eps_p": float(ep[best[0]]), "eps_v": float(ev[best[1]]),
-                "log_mse": float(z[best])}
+                "log_mse": float(z[best]),
+                "excluded": int(np.sum(feasible & np.isfinite(z) & barred))}
     fig = heatmap_figure(
         z, ev, ep, best=best, mark=None, total=total, log_axes=True,
         title=f"Log mean MSE over the budget grid (n = {n})",

@@ -451,6 +451,15 @@ def mixing_flags(df):
     return out
 
 
+def unmixed_cells(df, view="grid"):
+    """The ``(eps_p, eps_v)`` cells of ``view`` whose chains have not mixed (as
+    :func:`mixing_flags`): never shown as the best split."""
+    if "rhat" not in df:
+        return set()
+    part = df[(df["view"] == view) & ((df["rhat"] > RHAT_MAX) | (df["ess"] < ESS_MIN))]
+    return {(float(a), float(b)) for a, b in zip(part["eps_p"], part["eps_v"], strict=True)}
+
+
 def sweep_csv(df):
     """CSV text of the simulation rows (synthetic data only; no user data involved)."""
     buf = io.StringIO()

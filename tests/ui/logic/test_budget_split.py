@@ -103,3 +103,24 @@ def test_sweep_work_counts_every_view_and_weights_the_cells(monkeypatch):
     monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
     est2, ok2, _ = B.sweep_work(config)
     assert not ok2 and "above the work budget" in B.work_refusal(est2)
+
+
+def test_the_best_split_is_never_a_cell_whose_chains_did_not_mix():
+    """A flagged (unmixed) cell is passed over even when its error is the lowest; when every
+    affordable cell is flagged there is no best split."""
+    rows = []
+    for ep, ev, mse, rhat in ((1.0, 1.0, 0.01, 9.8), (1.0, 2.0, 0.5, 1.0), (2.0, 1.0, 0.2, 1.0),
+                              (2.0, 2.0, 0.1, 1.0)):
+        rows.append({"view": "grid", "n": 10, "eps_p": ep, "eps_v": ev, "epsilon": ep + ev,
+                     "replicate": 0, "mse": mse, "log_mse": float(np.log(mse)),
+                     "nonprivate_mse": 0.001, "rhat": rhat, "ess": 100.0})
+    df = pd.DataFrame(rows)
+    assert B.unmixed_cells(df) == {(1.0, 1.0)}
+    _, plain = V.budget_heatmap_figure(df, 4.0, n=10, replicates=1)
+    assert (plain["eps_p"], plain["eps_v"]) == (1.0, 1.0)  # lowest error, but unmixed
+    _, best = V.budget_heatmap_figure(df, 4.0, n=10, replicates=1,
+                                      excluded=B.unmixed_cells(df))
+    assert (best["eps_p"], best["eps_v"]) == (2.0, 2.0) and best["excluded"] == 1
+    _, none = V.budget_heatmap_figure(df, 2.0, n=10, replicates=1,
+                                      excluded=B.unmixed_cells(df))
+    assert none is None
