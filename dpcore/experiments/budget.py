@@ -32,6 +32,7 @@ from ..data import make_regression_data
 from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..release import MODES, private_geodesic_regression_budgets
+from ..release.work import MAX_BATCH_CHAINS, budget_pair_batches
 from ..settings import check_limit
 from ._parallel import parallel_map
 from .metrics import release_mse
@@ -151,15 +152,10 @@ def _seed_sequence(rng, name="rng"):
 
 
 # ---------------------------------------------------------------------------- cells
-#: At most this many vector chains (budget pairs x footpoints x vectors) share one batched
-#: sampler run; larger groups of budget pairs are split into chunks of this size.
-_MAX_BATCH_CHAINS = 2000
-
-
-def _chunks(n_pairs, chains_per_pair):
-    """Index ranges splitting ``n_pairs`` budget pairs into batches (see above)."""
-    per = max(1, _MAX_BATCH_CHAINS // max(chains_per_pair, 1))
-    return [range(a, min(a + per, n_pairs)) for a in range(0, n_pairs, per)]
+# Batches of budget pairs: defined beside the work estimate that prices them
+# (dpcore.release.work), so that the release package never imports the experiments.
+_MAX_BATCH_CHAINS = MAX_BATCH_CHAINS
+_chunks = budget_pair_batches
 
 
 def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain_length,

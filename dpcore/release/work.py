@@ -524,6 +524,19 @@ def estimate_frechet_release_work(manifold, n, *, mechanism, epsilon=None, radiu
                                     what="closed-form draws about the mean"))
 
 
+#: At most this many vector chains (budget pairs x footpoints x vectors) share one batched
+#: sampler run of :func:`~dpcore.experiments.budget_sweep`; larger groups of budget pairs are
+#: split into batches of this size.
+MAX_BATCH_CHAINS = 2000
+
+
+def budget_pair_batches(n_pairs, chains_per_pair):
+    """Index ranges splitting ``n_pairs`` budget pairs into the batches a budget sweep samples
+    in one run each (at most :data:`MAX_BATCH_CHAINS` chains per batch)."""
+    per = max(1, MAX_BATCH_CHAINS // max(chains_per_pair, 1))
+    return [range(a, min(a + per, n_pairs)) for a in range(0, n_pairs, per)]
+
+
 @_remeasured_before_refusing
 def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
                                n_footpoints=10, n_vectors=10, chain_length=1000, burn_in=500,
@@ -543,8 +556,6 @@ def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
     WorkEstimate
         One stage per sample size and sampler stage, summed over replicates and chunks.
     """
-    from ..experiments.budget import _chunks
-
     m = manifold
     draws = int(n_footpoints) * int(n_vectors)
     chains_per_pair = int(n_footpoints) + draws  # footpoint chains, then vector chains
@@ -557,7 +568,7 @@ def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
     parts = []
     for n in sample_sizes:
         ops = sec = 0.0
-        for chunk in _chunks(int(n_pairs), draws):
+        for chunk in budget_pair_batches(int(n_pairs), draws):
             if linear_exact:
                 part = exact_part(costs, draws=len(chunk) * draws, proposals_per_draw=1, n=n)
             else:

@@ -1,0 +1,241 @@
+"""Limits on the code's shape that must not drift (issue 29 point 6).
+
+Targets: no source file over 600 lines; no function over 150 lines in ``pages/`` and ``ui/``;
+at most 12 switches on concrete manifold classes outside ``dpcore/manifolds``; no import cycle
+between dpcore modules. Where today's code is over a target, the excess is listed below with
+its current size as a cap: a listed file or function may shrink (and must then be removed from
+the list, or its cap lowered) but never grow, and nothing new may cross a target. Each checker
+is shown to report a planted violation, so the limits can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIRS = ("dpcore", "ui", "pages")
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 150
+MAX_SWITCHES = 12
+CONCRETE = {"Sphere", "SPD", "KendallShape", "Euclidean", "Hyperbolic"}
+
+#: Files over MAX_FILE_LINES today, with the size they may not exceed (to be split).
+OVERSIZE_FILES = {
+    "ui/logic/geodesic_regression.py": 1146,
+    "ui/logic/frechet_mean.py": 1045,
+    "pages/geodesic_regression.py": 977,
+    "dpcore/data/csvio.py": 948,
+    "pages/frechet_mean.py": 947,
+    "ui/session.py": 907,
+    "pages/linear_regression.py": 845,
+    "dpcore/manifolds/base.py": 826,
+    "dpcore/mechanisms/kng.py": 781,
+    "dpcore/release/work.py": 757,
+    "dpcore/data/tables.py": 674,
+    "dpcore/release/regression.py": 660,
+    "dpcore/manifolds/spd.py": 640,
+    "dpcore/privacy/profiles.py": 624,
+    "dpcore/release/accuracy.py": 615,
+    "ui/logic/regression_data.py": 609,
+    "dpcore/sampling/envelope.py": 609,
+    "ui/logic/export.py": 607,
+}
+#: Functions in pages/ and ui/ over MAX_FUNCTION_LINES today, with their caps.
+OVERSIZE_FUNCTIONS = {
+    "pages/geodesic_regression.py:main": 454,
+    "pages/budget_split.py:main": 305,
+    "pages/linear_regression.py:main": 204,
+    "ui/_preview.py:build_figures": 151,
+}
+#: Concrete-manifold switches outside dpcore/manifolds today (target MAX_SWITCHES).
+SWITCH_CAP = 28
+#: Import cycles today (sets of modules), to be broken: the work estimate times a real sweep
+#: release to calibrate itself, and the release checks its work.
+KNOWN_CYCLES = [{"dpcore.release.regression", "dpcore.release.work"}]
+
+
+def source_files(root=ROOT):
+    files = [p for d in SOURCE_DIRS for p in (root / d).rglob("*.py")]
+    return sorted(files + [root / "app.py"])
+
+
+def rel(path, root=ROOT):
+    return path.relative_to(root).as_posix()
+
+
+# ---------------------------------------------------------------------- checkers
+def long_files(files, root=ROOT):
+    """``{path: lines}`` of files over MAX_FILE_LINES."""
+    out = {}
+    for p in files:
+        n = len(p.read_text(encoding="utf-8").splitlines())
+        if n > MAX_FILE_LINES:
+            out[rel(p, root)] = n
+    return out
+
+
+def long_functions(files, root=ROOT):
+    """``{"path:name": lines}`` of functions over MAX_FUNCTION_LINES in pages/, ui/, app.py."""
+    out = {}
+    for p in files:
+        r = rel(p, root)
+        if not (r.startswith(("pages/", "ui/")) or r == "app.py"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    out[f"{r}:{node.name}"] = max(n, out.get(f"{r}:{node.name}", 0))
+    return out
+
+
+def concrete_switches(files, root=ROOT):
+    """``isinstance(x, <concrete manifold>)`` calls outside dpcore/manifolds, as "path:line"."""
+    out = []
+    for p in files:
+        r = rel(p, root)
+        if r.startswith("dpcore/manifolds/"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance"
+                    and len(node.args) == 2):
+                arg = node.args[1]
+                elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
+                names = {e.id if isinstance(e, ast.Name) else getattr(e, "attr", None)
+                         for e in elts}
+                if names & CONCRETE:
+                    out.append(f"{r}:{node.lineno}")
+    return out
+
+
+def _module_name(path, root):
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def import_graph(root=ROOT, package="dpcore"):
+    """Module -> the package's modules it imports (anywhere in its body, lazy imports too)."""
+    paths = {_module_name(p, root): p for p in (root / package).rglob("*.py")}
+    graph = {}
+    for mod, path in paths.items():
+        is_pkg = path.name == "__init__.py"
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = base[:len(base) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                # ``from pkg import mod`` imports the module; ``from pkg import name`` the
+                # package (or module) that defines ``name``.
+                targets = [f"{target}.{a.name}" if f"{target}.{a.name}" in paths else target
+                           for a in node.names]
+            for t in targets:
+                while t and t not in paths and "." in t:
+                    t = t.rsplit(".", 1)[0]
+                if t in paths and t != mod:
+                    deps.add(t)
+        graph[mod] = deps
+    return graph
+
+
+def cycles(graph):
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+# ---------------------------------------------------------------------- the limits
+def test_no_file_grows_past_its_cap_and_no_new_file_crosses_600_lines():
+    found = long_files(source_files())
+    new = sorted(set(found) - set(OVERSIZE_FILES))
+    assert not new, f"files over {MAX_FILE_LINES} lines: {new}"
+    grown = {f: (n, OVERSIZE_FILES[f]) for f, n in found.items() if n > OVERSIZE_FILES[f]}
+    assert not grown, f"over their cap (lines, cap): {grown}"
+    stale = sorted(set(OVERSIZE_FILES) - set(found))
+    assert not stale, f"now within {MAX_FILE_LINES} lines: remove them from the list: {stale}"
+
+
+def test_no_page_or_ui_function_grows_past_its_cap():
+    found = long_functions(source_files())
+    new = sorted(set(found) - set(OVERSIZE_FUNCTIONS))
+    assert not new, f"functions over {MAX_FUNCTION_LINES} lines: {new}"
+    grown = {f: (n, OVERSIZE_FUNCTIONS[f]) for f, n in found.items()
+             if n > OVERSIZE_FUNCTIONS[f]}
+    assert not grown, f"over their cap (lines, cap): {grown}"
+
+
+def test_concrete_manifold_switches_do_not_grow():
+    found = concrete_switches(source_files())
+    assert len(found) <= SWITCH_CAP, (len(found), found)
+    assert SWITCH_CAP >= MAX_SWITCHES  # the cap only comes down, to the target
+
+
+def test_no_new_import_cycle():
+    found = cycles(import_graph())
+    unknown = [sorted(c) for c in found if c not in KNOWN_CYCLES]
+    assert not unknown, f"import cycles: {unknown}"
+    stale = [sorted(c) for c in KNOWN_CYCLES if c not in found]
+    assert not stale, f"broken since: remove them from KNOWN_CYCLES: {stale}"
+
+
+# ---------------------------------------------------------------------- the checkers can fail
+@pytest.fixture
+def planted(tmp_path):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "dpcore" / "sub").mkdir(parents=True)
+    (tmp_path / "app.py").write_text("x = 1\n")
+    body = "\n".join(f"    y{i} = {i}" for i in range(MAX_FUNCTION_LINES + 5))
+    (tmp_path / "pages" / "big.py").write_text(
+        "def main():\n" + body + "\n" + "\n" * MAX_FILE_LINES)
+    (tmp_path / "dpcore" / "__init__.py").write_text("")
+    (tmp_path / "dpcore" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "dpcore" / "sub" / "a.py").write_text(
+        "from . import b\nif isinstance(b, Sphere):\n    pass\n")
+    (tmp_path / "dpcore" / "sub" / "b.py").write_text(
+        "def f():\n    from .a import g\n    return g\n")
+    return tmp_path
+
+
+def test_the_checkers_report_planted_violations(planted):
+    files = source_files(planted)
+    assert set(long_files(files, planted)) == {"pages/big.py"}
+    assert set(long_functions(files, planted)) == {"pages/big.py:main"}
+    assert concrete_switches(files, planted) == ["dpcore/sub/a.py:2"]
+    assert cycles(import_graph(planted)) == [{"dpcore.sub.a", "dpcore.sub.b"}]
