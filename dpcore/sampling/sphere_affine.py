@@ -30,7 +30,7 @@ import numpy as np
 from .affine import AffineForm, box_variables
 from .interval_ad import cos_sqrt_parts, sinc_sqrt_parts
 from .intervals import Interval
-from .sphere_enclosure import CUT_MARGIN, _residual_factor
+from .sphere_enclosure import CUT_MARGIN, _residual_factor, response_coordinates
 from .sphere_mean_value import _check, factor_slope, k_sqrt_parts, r_sqrt_parts
 
 __all__ = ["AffineEnclosure", "enclose_gradient_affine", "lower_bound_along"]
@@ -146,9 +146,7 @@ def enclose_gradient_affine(chart, lo, hi, t, y, tau, *, chunk=CHUNK):
     AffineEnclosure
     """
     lo, hi, t, y, tau = _check(chart, lo, hi, t, y, tau)
-    bound = min(tau, float(np.nextafter(_PI, np.inf)))
-    yi = Interval.point(y)
-    ycoords = tuple((yi * chart.frame[k]).sum(axis=-1)[None, :] for k in range(3))
+    bound, ycoords = response_coordinates(chart, y, tau)
     m = lo.shape[0]
     value, error = np.empty((m, 6)), np.empty((m, 6))
     linear = np.empty((m, 6, 4))

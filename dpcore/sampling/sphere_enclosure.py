@@ -353,6 +353,13 @@ def _chunk_enclosure(u1, u2, w1, w2, t, ycoords, tau, bound):
     for k in range(3):
         e = _clamp(f * (ycoords[k] - c * yhat[k]), bound)
         eps.append(where(cut, crude, e))
+    gp, gv = assemble_gradient(p, v, eps, cc, st, ss, rr, rho2, t, yhat)
+    return gp, gv, np.any(cut, axis=-1)
+
+
+def assemble_gradient(p, v, eps, cc, st, ss, rr, rho2, t, yhat):
+    """Enclosures of ``(grad_p, grad_v)`` (three ambient components each) from the terms'
+    residuals ``eps`` and Jacobi factors, averaged over the terms (last axis)."""
     pe = _dot3(p, eps)
     ve = _dot3(v, eps)
     # (d_p Exp)^T eps = C eps - <p, eps> yhat, averaged term by term.
@@ -365,7 +372,15 @@ def _chunk_enclosure(u1, u2, w1, w2, t, ycoords, tau, bound):
     m_pst = (pe * st).mean(axis=-1)
     m_coef = (rr * (cc * (ve * t) - rho2 * ss * pe) * (t * t)).mean(axis=-1)
     gv = [-((st * eps[k]).mean(axis=-1) - m_pst * pb[k] + m_coef * vb[k]) for k in range(3)]
-    return gp, gv, np.any(cut, axis=-1)
+    return gp, gv
+
+
+def response_coordinates(chart, y, tau):
+    """``(bound, ycoords)``: the crude residual bound ``min(tau, pi)`` and the responses'
+    coordinates along the chart's frame, as point intervals of shape ``(1, n)``."""
+    bound = min(tau, float(np.nextafter(_PI, np.inf)))
+    yi = Interval.point(y)
+    return bound, tuple((yi * chart.frame[k]).sum(axis=-1)[None, :] for k in range(3))
 
 
 def enclose_gradient(chart, lo, hi, t, y, tau, *, chunk=CHUNK):
@@ -408,9 +423,7 @@ def enclose_gradient(chart, lo, hi, t, y, tau, *, chunk=CHUNK):
     tau = float(tau)
     if not tau > 0:
         raise ValueError("`tau` must be positive.")
-    bound = min(tau, float(np.nextafter(_PI, np.inf)))
-    yi = Interval.point(y)
-    ycoords = tuple((yi * chart.frame[k]).sum(axis=-1)[None, :] for k in range(3))
+    bound, ycoords = response_coordinates(chart, y, tau)
     m = lo.shape[0]
     step = max(1, int(chunk) // max(t.size, 1))
     gp_lo, gp_hi = np.empty((m, 3)), np.empty((m, 3))

@@ -64,7 +64,13 @@ from .interval_ad import (
     variables,
 )
 from .intervals import Interval, sinc, sinc_at, where
-from .sphere_enclosure import CUT_MARGIN, _residual_factor, r_function
+from .sphere_enclosure import (
+    CUT_MARGIN,
+    _residual_factor,
+    assemble_gradient,
+    r_function,
+    response_coordinates,
+)
 
 __all__ = ["MeanValueEnclosure", "b_function", "enclose_gradient_mv", "factor_slope",
            "k_sqrt_parts", "r_sqrt_parts"]
@@ -207,13 +213,7 @@ def _assemble(p, v, eps, cc, st, ss, rr, rho2, t, yhat):
 
 def _assemble_values(p, v, eps, cc, st, ss, rr, rho2, t, yhat):
     """The same formulas on plain intervals (the cut terms' values)."""
-    pe = _dot3(p, eps)
-    ve = _dot3(v, eps)
-    gp = [-(cc * eps[k] - pe * yhat[k]).mean(axis=-1) for k in range(3)]
-    pb, vb = [x[:, 0] for x in p], [x[:, 0] for x in v]
-    m_pst = (pe * st).mean(axis=-1)
-    m_coef = (rr * (cc * (ve * t) - rho2 * ss * pe) * (t * t)).mean(axis=-1)
-    gv = [-((st * eps[k]).mean(axis=-1) - m_pst * pb[k] + m_coef * vb[k]) for k in range(3)]
+    gp, gv = assemble_gradient(p, v, eps, cc, st, ss, rr, rho2, t, yhat)
     return gp + gv
 
 
@@ -309,9 +309,7 @@ def enclose_gradient_mv(chart, lo, hi, t, y, tau, *, chunk=CHUNK):
     MeanValueEnclosure
     """
     lo, hi, t, y, tau = _check(chart, lo, hi, t, y, tau)
-    bound = min(tau, float(np.nextafter(_PI, np.inf)))
-    yi = Interval.point(y)
-    ycoords = tuple((yi * chart.frame[k]).sum(axis=-1)[None, :] for k in range(3))
+    bound, ycoords = response_coordinates(chart, y, tau)
     m = lo.shape[0]
     center = np.clip(0.5 * lo + 0.5 * hi, lo, hi)
     out = {name: (np.empty(shape), np.empty(shape)) for name, shape in (
