@@ -27,6 +27,7 @@ from .base import (
     check_sensitivity,
     size_tuple,
 )
+from .envelopes import LATTICE_NOTE, UNIFORM_NOTE, frechet_envelope, joint_envelope
 
 SIGMA_RULES = ("rigorous", "paper")
 
@@ -558,15 +559,6 @@ def _uniform_support(manifold, ball):
     return UniformBall(manifold, ball.center, ball.radius)
 
 
-#: How each exact sampler keeps a data set from emitting a float its neighbour cannot
-#: (DESIGN §12; audited in tests/audit/test_float_safety.py).
-LATTICE_NOTE = ("each output is the public lattice cell (lattice_spacing, in the sampler's "
-                "normal coordinates) of an exact draw; which cells can be emitted does not "
-                "depend on the data")
-UNIFORM_NOTE = ("proposals are drawn independently of the data and each is accepted with "
-                "positive probability for every data set (exact Bernoulli(exp(-x)))")
-
-
 def _exact_results(mechanisms, values, tried, support, size):
     n_per = 1 if size is None else int(np.prod(size_tuple(size)))
     out = []
@@ -636,49 +628,6 @@ def frechet_mean_exact(mechanisms, points, size=1, rng=None, *, support, refined
     if size is not None:
         values = values.reshape((len(mechanisms), *size_tuple(size), *m.point_shape))
     return _exact_results(mechanisms, values, tried, base, size)
-
-
-def frechet_envelope(mechanism, points, support, *, draws=1):
-    """The refined envelope (and output lattice) of an exact Fréchet KNG draw on ``support``.
-
-    The one construction :func:`frechet_mean_exact` samples from, exposed so that the float
-    audit (``tests/audit/test_float_safety.py``) decides reachability on the mechanism's own
-    cells.
-    """
-    from ..sampling.envelope import NormalChart, RefinedEnvelope, frechet_gradient_lipschitz
-
-    m = mechanism.manifold
-    points = np.asarray(points, dtype=float)
-
-    def gradient_norm(z):
-        return m.norm(z, frechet_mean_gradient(m, z, points))
-
-    return RefinedEnvelope(NormalChart(m, support.center), support.radius, gradient_norm,
-                           frechet_gradient_lipschitz(m, support.radius), mechanism.sigma,
-                           n_terms=points.shape[0], draws=int(draws))
-
-
-def joint_envelope(mechanism, t, y, *, tau, support, max_norm, draws=1):
-    """The refined envelope (and output lattice) of an exact joint regression KNG draw.
-
-    The one construction :func:`regression_joint_exact` samples from (on R^1), exposed for the
-    float audit as :func:`frechet_envelope` is.
-    """
-    from ..sampling.envelope import ProductBallDomain, RefinedEnvelope, regression_joint_lipschitz
-
-    m = mechanism.manifold
-    t = np.asarray(t, dtype=float)
-    y = np.asarray(y, dtype=float)
-
-    def gradient_norm(z):
-        p, v = z[:, 0], z[:, 1]
-        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
-        return np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2)
-
-    domain = ProductBallDomain(support.center, support.radius, max_norm)
-    return RefinedEnvelope(None, None, gradient_norm, regression_joint_lipschitz(t),
-                           mechanism.sigma, domain=domain, n_terms=t.shape[0],
-                           draws=int(draws))
 
 
 def refined_chart_available(manifold):

@@ -175,7 +175,7 @@ def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None
                                              truncation=truncation)
     values = points[0] if size is None else points.reshape(
         (*size_tuple(size), *manifold.point_shape))
-    from .kng import LATTICE_NOTE
+    from .envelopes import LATTICE_NOTE
 
     return MechanismResult(
         values=values, exact=True,
