@@ -36,16 +36,17 @@ def _frechet_rows():
     from dpcore.data.synthetic import default_center
     from dpcore.manifolds import SPD, Sphere
     from dpcore.release import private_frechet_mean
-    from ui.logic import frechet_mean as L
+    from dpcore.release.requests import FrechetMeanRequest
 
     rows = []
     for name, m, n, r in (("Fréchet mean: default (S², n = 50, KNG)", Sphere(2), 50, np.pi / 8),
                           ("Fréchet mean: SPD(3), n = 1000, KNG by MCMC", SPD(3), 1000, 1.0)):
         y = make_mean_data(m, n, radius=r, rng=0)
         c = default_center(m)
-        est = L.work_estimate(m, n, 1.0, r, c, "kng")[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            est = FrechetMeanRequest(m, n, epsilon=1.0, mechanism="kng", radius=r,
+                                     center=c).work()
             sec = _timed(lambda: private_frechet_mean(m, y, epsilon=1.0, mechanism="kng",
                                                       radius=r, center=c, rng=0))
         rows.append((name, est.seconds, sec))

@@ -476,7 +476,7 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
             except Exception as exc:  # show the reason on the next run, keep the page alive
                 error = str(exc)
             else:  # a range filled by an estimate under DP: the release says so
-                PB.annotate_release(release, estimated)
+                release = PB.annotate_release(release, estimated)
         if error is None:
             record_release(PAGE, release)
             st.session_state[LAST] = {"release": release, "notes": notes, "signature": signature}

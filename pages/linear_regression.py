@@ -576,8 +576,8 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         warnings.simplefilter("always")
         rel = private_geodesic_regression(Euclidean(d), x, y,
                                           **L.release_settings(eps_p, eps_v, bounds, mode))
-    PB.annotate_release(rel, bounds.get("estimated") or {})
-    PB.annotate_release(rel, L.data_start_notes(bounds.get("bound_sources") or {}))
+    rel = PB.annotate_release(rel, bounds.get("estimated") or {})
+    rel = PB.annotate_release(rel, L.data_start_notes(bounds.get("bound_sources") or {}))
     out["release"] = rel
     out["dpcore"] = (np.asarray(rel.values["intercept"]).reshape(d),
                      np.asarray(rel.values["coef"]).reshape(d))

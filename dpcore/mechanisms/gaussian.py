@@ -6,6 +6,7 @@ import numpy as np
 
 from .._validation import check_manifold, check_positive
 from .base import Ball, MechanismResult, check_point, check_sensitivity
+from .protocol import Guarantee
 
 #: Calibrated sigma per (mu, sensitivity, manifold); calibrate_sigma is deterministic (fixed
 #: Monte Carlo seed) and costs seconds on curved spaces, so repeated requests reuse it.
@@ -79,13 +80,11 @@ class RiemannianGaussian:
                 self.accounting = "Monte Carlo (paper 004 Algorithm 2)"
 
     def guarantee(self):
-        return {
-            "mu": self.mu,
-            "mu_standard_error": self.mu_standard_error,
-            "mu_accounting": self.accounting,
-            "sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-        }
+        """One draw is µ-GDP (paper 004); ``accounting`` says how µ was obtained."""
+        return Guarantee(epsilon=None, delta=None, mu=self.mu, sensitivity=self.sensitivity,
+                         sigma=self.sigma, sigma_rule=f"sigma {self.accounting}",
+                         mu_standard_error=self.mu_standard_error,
+                         accounting=self.accounting)
 
     def release(self, statistic, size=None, rng=None, *, support=None, float_safe=True):
         """Draw private versions of ``statistic``; ``float_safe=False`` uses the radial

@@ -28,6 +28,7 @@ from .base import (
     size_tuple,
 )
 from .envelopes import LATTICE_NOTE, UNIFORM_NOTE, frechet_envelope, joint_envelope
+from .protocol import Guarantee
 
 SIGMA_RULES = ("rigorous", "paper")
 
@@ -68,18 +69,15 @@ class KNormGradient:
         self.burn_in = check_int(burn_in, "burn_in", minimum=0)
 
     def guarantee(self, *, exact=False):
-        """The privacy statement of one draw."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": 0.0 if exact else 1.0 / self.chain_length,
-            "delta_note": None if exact else (
+        """The privacy statement of one draw: δ = 0 for an exact draw, δ of order 1/chain
+        length for an MCMC draw (paper 002 app. A.1, assuming the chain has mixed)."""
+        return Guarantee(
+            epsilon=self.epsilon, delta=0.0 if exact else 1.0 / self.chain_length, mu=None,
+            sensitivity=self.sensitivity, sigma=self.sigma,
+            sigma_rule="2 Delta/epsilon" if self.sigma_rule == "rigorous" else "Delta/epsilon",
+            note=None if exact else (
                 "MCMC sampler: pure epsilon-DP holds only approximately, delta of order "
-                "1/chain length (paper 002 app. A.1), assuming the chain has mixed."
-            ),
-            "sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-            "sigma_rule": "2 Delta/epsilon" if self.sigma_rule == "rigorous" else "Delta/epsilon",
-        }
+                "1/chain length (paper 002 app. A.1), assuming the chain has mixed."))
 
     # ------------------------------------------------------------------ generic sampler
     def sample(self, gradient_norm, init, size=1, rng=None, *, domain=None, support=None,

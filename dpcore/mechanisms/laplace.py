@@ -14,6 +14,7 @@ from .base import (
     check_sensitivity,
     size_tuple,
 )
+from .protocol import Guarantee
 
 
 def _laplace_integrable(manifold, sigma):
@@ -107,13 +108,10 @@ class RiemannianLaplace:
             )
 
     def guarantee(self):
-        return {
-            "epsilon": self.epsilon,
-            "delta": 0.0,
-            "sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-            "sigma_rule": self.sigma_rule,
-        }
+        """One draw is ε-DP with δ = 0 (paper 001 Thm 1; exact or lattice sampler)."""
+        return Guarantee(epsilon=self.epsilon, delta=0.0, mu=None,
+                         sensitivity=self.sensitivity, sigma=self.sigma,
+                         sigma_rule=self.sigma_rule)
 
     def release(self, statistic, size=None, rng=None, *, float_safe=True):
         """Draw private versions of ``statistic`` (one point); ``float_safe=False`` uses the
@@ -142,33 +140,54 @@ RADIAL_NOTE = ("not float-safe: the radial sampler's output floats are computed 
                "statistic, so the set of possible outputs depends on the data")
 
 
-def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None,
-                    public_ball=None, truncate=False, epsilon=None):
-    """Float-safe exact draws on a public lattice (:mod:`dpcore.sampling.lattice`) as a
-    :class:`MechanismResult`, or None where that sampler does not apply (public inputs only).
+#: The sampler of a draw released on a public lattice, in the release's words.
+LATTICE_SAMPLER = "exact rejection from a refined envelope, released on a public lattice"
+
+
+def lattice_plan(manifold, kind, *, sigma=None, epsilon=None, support=None, public_ball=None,
+                 truncate=False):
+    """Whether :func:`lattice_release` draws on its public lattice (float-safe, DESIGN §12),
+    decided from public inputs only, before any draw.
+
+    Returns
+    -------
+    dict or None
+        None where the radial sampler runs instead; else ``truncation`` (the radius added to
+        the public ball when a non-compact law is truncated, or None) and ``slack`` (the
+        truncation's ε slack, or None).
     """
-    from ..sampling.lattice import (
-        chart_is_sound,
-        lattice_available,
-        lattice_distance_draws,
-        truncation_radius,
-    )
+    from ..sampling.lattice import chart_is_sound, lattice_available, truncation_radius
 
     if not lattice_available(manifold, kind, support=support,
                              public_ball=public_ball if truncate else None):
         return None
     if support is None and not manifold.is_compact and not truncate:
         return None
-    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
-    extra = {}
-    truncation = None
+    truncation = slack = None
     if truncate and support is None and not manifold.is_compact:
         truncation, slack = truncation_radius(manifold, sigma, epsilon)
-        extra = {"truncation_slack": float(slack)}
+        slack = float(slack)
     if not chart_is_sound(manifold, *(support if support is not None else (
             (manifold.origin, manifold.diameter) if manifold.is_compact
             else (public_ball[0], float(public_ball[1]) + truncation)))):
         return None
+    return {"truncation": truncation, "slack": slack}
+
+
+def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None,
+                    public_ball=None, truncate=False, epsilon=None):
+    """Float-safe exact draws on a public lattice (:mod:`dpcore.sampling.lattice`) as a
+    :class:`MechanismResult`, or None where that sampler does not apply (public inputs only).
+    """
+    from ..sampling.lattice import lattice_distance_draws
+
+    plan = lattice_plan(manifold, kind, sigma=sigma, epsilon=epsilon, support=support,
+                        public_ball=public_ball, truncate=truncate)
+    if plan is None:
+        return None
+    n_per = 1 if size is None else int(np.prod(size_tuple(size)))
+    truncation = plan["truncation"]
+    extra = {} if plan["slack"] is None else {"truncation_slack": plan["slack"]}
     rng = np.random.default_rng(rng)
     points, lattice = lattice_distance_draws(manifold, statistic, sigma, kind, n_per, rng,
                                              support=support, public_ball=public_ball,
@@ -179,8 +198,7 @@ def lattice_release(manifold, statistic, sigma, kind, size, rng, *, support=None
 
     return MechanismResult(
         values=values, exact=True,
-        sampler="exact rejection from a refined envelope, released on a public lattice",
-        diagnostics={"float_safety": LATTICE_NOTE,
+        sampler=LATTICE_SAMPLER, diagnostics={"float_safety": LATTICE_NOTE,
                      "lattice_spacing": lattice["lattice_spacing"], **extra})
 
 
@@ -263,13 +281,11 @@ class AmbientLaplace:
             self.sigma = self.sensitivity / (self.epsilon * (1.0 - TRUNCATION_SHARE))
 
     def guarantee(self):
-        return {
-            "epsilon": self.epsilon,
-            "delta": 0.0,
-            "sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-            "sigma_rule": "Delta_ambient/epsilon",
-        }
+        """One draw is ε-DP with δ = 0 (the Euclidean K-norm mechanism in the ambient space)."""
+        rule = ("Delta_ambient/(epsilon (1 - 1e-9))" if self.public_ball is not None
+                else "Delta_ambient/epsilon")
+        return Guarantee(epsilon=self.epsilon, delta=0.0, mu=None,
+                         sensitivity=self.sensitivity, sigma=self.sigma, sigma_rule=rule)
 
     def release(self, statistic, size=None, rng=None, *, float_safe=True):
         """Noisy ambient copies of ``statistic`` (a point of the ambient space);

@@ -38,6 +38,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_interval, check_positive, check_quantile_levels
 from .base import MechanismResult, size_tuple
+from .protocol import Guarantee
 
 __all__ = [
     "ExponentialQuantile",
@@ -234,13 +235,11 @@ class ExponentialQuantile:
         self.sigma = 2.0 * self.sensitivity / self.epsilon_each
 
     def guarantee(self):
-        return {
-            "epsilon": self.epsilon,
-            "delta": 0.0,
-            "sensitivity": self.sensitivity,
-            "sigma": self.sigma,
-            "sigma_rule": "2 Delta/epsilon_each (exponential mechanism, rank sensitivity 1)",
-        }
+        """One draw of all the levels is ε-DP with δ = 0 (exact sampler)."""
+        return Guarantee(
+            epsilon=self.epsilon, delta=0.0, mu=None, sensitivity=self.sensitivity,
+            sigma=self.sigma,
+            sigma_rule="2 Delta/epsilon_each (exponential mechanism, rank sensitivity 1)")
 
     def release(self, data, size=None, rng=None):
         """Draw the private quantiles of ``data`` (one value per row).

@@ -56,6 +56,7 @@ from ..mechanisms import Ball
 from ..mechanisms.kng import _uniform_support
 from ..sampling.rejection import BundleBall
 from .frechet import private_frechet_mean
+from .frechet_mechanisms import FRECHET_RELEASES, frechet_mechanism
 from .regression import private_geodesic_regression
 
 #: Proposals per prediction (uniform on the support).
@@ -178,14 +179,12 @@ RADIAL_GRID = 20_001
 
 def _frechet_record(m, n, epsilon, radius, center, mechanism, rng):
     y = np.broadcast_to(center, (n, *m.point_shape)).copy()
-    # Only the record is read (σ, the support): KNG's draw is a 2-step chain, not the exact
-    # sampler's envelope, which would cost more than the prediction itself.
-    cheap = ({"sampler": "mcmc", "chain_length": 2, "burn_in": 0} if mechanism == "kng"
-             else {})
+    # Only the record is read (σ, the support): each mechanism says how to make it cheaply.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # seeded: a record only, never published
         return private_frechet_mean(m, y, epsilon=epsilon, mechanism=mechanism, radius=radius,
-                                    center=center, rng=rng, **cheap)
+                                    center=center, rng=rng,
+                                    **frechet_mechanism(mechanism).record_settings)
 
 
 def predict_frechet_error(manifold, n, *, epsilon, radius, center=None, mechanism="laplace",
@@ -220,13 +219,14 @@ def predict_frechet_error(manifold, n, *, epsilon, radius, center=None, mechanis
     n = check_int(n, "n", minimum=2)
     epsilon = check_positive(epsilon, "epsilon")
     radius = check_positive(radius, "radius")
-    if mechanism not in ("laplace", "kng"):
-        raise ValueError(f"`mechanism` must be 'laplace' or 'kng', got {mechanism!r}.")
+    predicted = [name for name, kind in FRECHET_RELEASES.items() if kind.error_prediction]
+    if mechanism not in predicted:
+        raise ValueError(f"`mechanism` must be one of {predicted}, got {mechanism!r}.")
+    kind = FRECHET_RELEASES[mechanism]
     center = m.origin if center is None else np.asarray(center, dtype=float)
     rec = _frechet_record(m, n, epsilon, radius, center, mechanism, rng)
     sigma = float(rec.sigma["mean"])
-    restricted = mechanism == "kng" or any("restricted to the public ball" in c
-                                           for c in rec.caveats)
+    restricted = kind.ball_support or any("restricted to the public" in c for c in rec.caveats)
     if restricted:
         top = radius
     elif m.is_compact:
@@ -252,8 +252,8 @@ def predict_frechet_error(manifold, n, *, epsilon, radius, center=None, mechanis
     exact = not restricted
     if exact:
         model = "the exact law of the Laplace noise's radius (the same for every data set)"
-    elif mechanism == "kng":
-        model = f"{n} points at the public centre (KNG)"
+    elif kind.ball_support:
+        model = f"{n} points at the public centre ({kind.name.upper()})"
     else:
         model = f"{n} points at the public centre (support restricted to the public ball)"
     return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -72,7 +73,7 @@ PAPER_CAVEAT = (
 
 # ---------------------------------------------------------------------- the record
 def _jsonable(value):
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
@@ -108,7 +109,7 @@ WITHHELD_NOTE = (
 def _public_diagnostics(diagnostics):
     out, withheld = {}, False
     for key, value in diagnostics.items():
-        if isinstance(value, dict):
+        if isinstance(value, Mapping):
             sub, w = _public_diagnostics(value)
             out[key], withheld = sub, withheld or w
         elif key in PUBLIC_DIAGNOSTICS:
@@ -118,7 +119,42 @@ def _public_diagnostics(diagnostics):
     return out, withheld
 
 
-@dataclass
+class FrozenDict(dict):
+    """A ``dict`` that refuses changes (a :class:`Release`'s fields): reading, iterating,
+    ``json.dumps`` and pickling (``st.cache_data``) work as for a ``dict``; every mutating
+    method raises :class:`TypeError`. Use ``dict(d)`` for a changeable copy."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("A Release is immutable: copy it with dict(...) or "
+                        "dataclasses.replace(release, ...) instead of changing it.")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return (FrozenDict, (dict(self),))
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'FrozenDict'")
+
+
+def freeze(value):
+    """``value`` with every dict made a :class:`FrozenDict`, every list a tuple and every
+    array a read-only copy (recursively); other values unchanged."""
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, np.ndarray):
+        frozen = np.array(value, copy=True)
+        frozen.setflags(write=False)
+        return frozen
+    return value
+
+
+@dataclass(frozen=True)
 class Release:
     """A private release and everything needed to state its guarantee.
 
@@ -145,7 +181,7 @@ class Release:
     seeded : bool
         Whether a seed or generator was supplied (reproducible, not for publication).
     version : str
-    caveats : list of str
+    caveats : tuple of str
     details : dict
         Scenario facts (sample size, scheme, draws).
     coverage : {"proven", "mcmc", "monte_carlo", "sequential", "float"}
@@ -168,9 +204,15 @@ class Release:
     mode: str
     seeded: bool
     version: str = __version__
-    caveats: list = field(default_factory=list)
+    caveats: tuple = ()
     details: dict = field(default_factory=dict)
     coverage: str = "proven"
+
+    def __post_init__(self):
+        # Immutable (issue 29): the record a ledger holds can never change after the release.
+        for name in ("values", "sensitivity", "sigma", "assumptions", "diagnostics", "details",
+                     "caveats"):
+            object.__setattr__(self, name, freeze(getattr(self, name)))
 
     @property
     def bounds_public(self):

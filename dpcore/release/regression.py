@@ -9,7 +9,6 @@ import numpy as np
 
 from .._progress import report, stages
 from .._validation import check_bound_sources, check_int, check_manifold, check_positive
-from ..data.synthetic import default_center
 from ..exceptions import (
     ExactSamplingUnavailable,
     PrivacyLeakWarning,
@@ -519,9 +518,9 @@ def _geodesic_regression_releases(
         releases.append(_regression_release(
             m, fp, vectors, eps_p=eps_p, eps_v=eps_v, mechanism="kng_sequential",
             epsilon=n_footpoints * eps_p + n_draws_v * eps_v,
-            delta=n_footpoints * guarantee_p["delta"] + n_draws_v * guarantee_v["delta"],
+            delta=n_footpoints * guarantee_p.delta + n_draws_v * guarantee_v.delta,
             exact=bool(foot.exact and vec.exact),
-            delta_note=guarantee_p["delta_note"] or guarantee_v["delta_note"],
+            delta_note=guarantee_p.note or guarantee_v.note,
             sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
             sigma={"footpoint": kp.sigma, "shooting_vector": kv.sigma},
             diagnostics={
@@ -529,7 +528,7 @@ def _geodesic_regression_releases(
                 "shooting_vector": {**vec.diagnostics, "exact": vec.exact,
                                     "sampler": vec.sampler},
             },
-            caveats=list(caveats), sigma_rule=guarantee_p["sigma_rule"],
+            caveats=list(caveats), sigma_rule=guarantee_p.sigma_rule,
             draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)",
             coverage="sequential", **common,
         ))
@@ -543,6 +542,7 @@ def _data_note(source):
 
 def _default_center(m):
     """The default centre of the public ball: the manifold's origin, or None if it has none."""
+    from ..data.synthetic import default_center  # lazy: dpcore.data loads the CSV readers
     try:
         return default_center(m)
     except TypeError:
@@ -587,13 +587,13 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
         g = k.guarantee(exact=res.exact)
         releases.append(_regression_release(
             m, values[:, 0], values[:, 1][:, None], eps_p=eps_p, eps_v=eps_v,
-            mechanism="kng_joint", epsilon=n_draws * (eps_p + eps_v), delta=n_draws * g["delta"],
-            exact=res.exact, delta_note=g["delta_note"],
+            mechanism="kng_joint", epsilon=n_draws * (eps_p + eps_v), delta=n_draws * g.delta,
+            exact=res.exact, delta_note=g.note,
             sensitivity={"joint": delta_j, "footpoint": delta_p, "shooting_vector": delta_v},
             sigma={"joint": k.sigma},
             diagnostics={"joint": {**res.diagnostics, "exact": res.exact,
                                    "sampler": res.sampler}},
-            caveats=list(caveats), sigma_rule=g["sigma_rule"],
+            caveats=list(caveats), sigma_rule=g.sigma_rule,
             draws=f"{n_draws} (footpoint, vector) pair(s)",
             coverage="proven" if res.exact else "mcmc", **common,
         ))

@@ -50,12 +50,16 @@ from ..mechanisms.base import check_point
 from ..sensitivity import frechet_radius_limit
 from ._common import _check_responses
 from .frechet import private_frechet_mean
+from .frechet_mechanisms import (
+    FRECHET_RELEASES,
+    estimate_frechet_release_work,
+    frechet_mechanism,
+)
 from .planning import plan_regression_sampler
 from .record import SAMPLERS, SEEDED_CAVEAT, Release
 from .regression import private_geodesic_regression
 from .work import (
     check_work,
-    estimate_frechet_release_work,
     estimate_regression_work,
     estimate_work,
     resolve_budget,
@@ -333,13 +337,14 @@ def two_stage_footpoint_radius(manifold, n, *, eps_center, center_ball, tau, max
 
 def _center_ball(m, center_ball, mechanism):
     """The public stage-1 ball ``(center, radius)``, checked (module docstring)."""
-    if mechanism == "ambient_laplace":
+    if frechet_mechanism(mechanism).needs_embedding:
         try:
             m.ambient_dim  # noqa: B018 - raises where there is no embedding
         except (NotImplementedError, AttributeError, TypeError) as exc:
+            others = [k for k, v in FRECHET_RELEASES.items() if not v.needs_embedding]
             raise ValueError(
-                f"`center_mechanism`='ambient_laplace' needs an ambient embedding, which "
-                f"{m!r} does not have; use 'laplace' or 'kng' with a public `center_ball`."
+                f"`center_mechanism`={mechanism!r} needs an ambient embedding, which "
+                f"{m!r} does not have; use one of {others} with a public `center_ball`."
             ) from exc
     if center_ball is None:
         if not m.is_compact:
@@ -354,7 +359,7 @@ def _center_ball(m, center_ball, mechanism):
                             f"{center_ball!r}.")
         center = check_point(m, center_ball[0], "center_ball[0]")
         radius = check_positive(center_ball[1], "center_ball[1]")
-    if mechanism != "ambient_laplace":
+    if frechet_mechanism(mechanism).radius_limited:
         limit = frechet_radius_limit(m.curvature_bounds[1], m.injectivity_radius)
         if not radius < limit:
             whole = " (None means the whole space)" if center_ball is None else ""

@@ -480,50 +480,6 @@ def estimate_monte_carlo_work(manifold, n_samples, repeats, costs=None):
     return estimate_work(monte_carlo_part(costs, n_samples=n_samples, repeats=repeats))
 
 
-#: Monte Carlo runs of a Gaussian release: :func:`~dpcore.privacy.calibrate_sigma` (secant
-#: search, three or four runs of 1000 samples x 100 repeats) for a target µ, or one run of
-#: 2000 x 50 (:class:`~dpcore.mechanisms.RiemannianGaussian`'s defaults) at a given σ.
-_GAUSSIAN_CALIBRATION = (4, 1000, 100)
-_GAUSSIAN_AT_SIGMA = (1, 2000, 50)
-
-
-@_remeasured_before_refusing
-def estimate_frechet_release_work(manifold, n, *, mechanism, epsilon=None, radius, center,
-                                  sigma=None, n_draws=1, chain_length=2000, burn_in=1000,
-                                  mode="strict", sampler="auto", costs=None):
-    """Estimated work of :func:`~dpcore.release.private_frechet_mean` for any mechanism.
-
-    KNG as :func:`estimate_frechet_work`; the Gaussian mechanism's Monte Carlo accounting
-    where µ has no closed form (calibrating σ for the µ of ``epsilon``, or estimating µ at a
-    given ``sigma``); the Laplace and ambient mechanisms draw in closed form or by
-    one-dimensional radial samplers: ``n_draws`` draws about the mean, O(n) each.
-
-    Returns
-    -------
-    WorkEstimate
-    """
-    m = manifold
-    if mechanism == "kng":
-        return estimate_frechet_work(m, n, epsilon=epsilon, radius=radius, center=center,
-                                     n_draws=n_draws, chain_length=chain_length,
-                                     burn_in=burn_in, mode=mode, sampler=sampler, costs=costs)
-    if mechanism == "gaussian":
-        from ..privacy import exact_gdp_accounting
-
-        if exact_gdp_accounting(m) is None:
-            runs, n_samples, repeats = (_GAUSSIAN_AT_SIGMA if sigma is not None
-                                        else _GAUSSIAN_CALIBRATION)
-            mc_costs = calibrated_costs(m, "monte_carlo") if costs is None else costs
-            what = ("Monte Carlo estimate of mu at sigma" if sigma is not None else
-                    f"Monte Carlo calibration of sigma ({runs} runs)")
-            return estimate_work(monte_carlo_part(mc_costs, n_samples=runs * n_samples,
-                                                  repeats=repeats, what=what,
-                                                  reduce="nothing on this page (fixed sizes)"))
-    draw_costs = calibrated_costs(m, "frechet") if costs is None else costs
-    return estimate_work(exact_part(draw_costs, draws=n_draws, proposals_per_draw=1, n=n,
-                                    what="closed-form draws about the mean"))
-
-
 #: At most this many vector chains (budget pairs x footpoints x vectors) share one batched
 #: sampler run of :func:`~dpcore.experiments.budget_sweep`; larger groups of budget pairs are
 #: split into batches of this size.
@@ -750,7 +706,7 @@ def _fmt_seconds(seconds):
 
 __all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WorkCosts", "WorkEstimate", "WorkPart",
            "calibrated_costs", "check_work", "estimate_budget_sweep_work",
-           "estimate_frechet_release_work", "estimate_frechet_work", "estimate_monte_carlo_work",
+           "estimate_frechet_work", "estimate_monte_carlo_work",
            "estimate_regression_work",
            "estimate_work", "exact_part", "frechet_kng_work", "mcmc_part", "monte_carlo_part",
            "refusal_message",

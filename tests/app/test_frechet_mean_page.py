@@ -207,9 +207,56 @@ def test_predicted_error_before_release_and_smallest_epsilon():
     at.number_input(key="fm_target").set_value(0.01).run()
     assert not at.exception
     assert any("smallest ε" in md.value for md in at.markdown)
+    # The Gaussian's request predicts too (σ calibrated as its release will), but searches no
+    # ε; the ambient mechanism has no closed-form law.
     at.radio(key="fm_mech").set_value("gaussian").run()
+    assert not at.exception, at.exception
+    assert any("Before you release" in i.value for i in at.info)
+    assert any("calibrated by Monte Carlo at each ε" in md.value for md in at.markdown)
+    at.radio(key="fm_mech").set_value("ambient_laplace").run()
     assert any("No prediction before release" in i.value for i in at.info)
     assert len(at.session_state["privacy_ledger"]) == 0
+
+
+def test_the_prediction_cost_work_release_ledger_and_export_read_one_request(monkeypatch):
+    """issue 29 point 4: the page builds one FrechetMeanRequest from its widgets, and every
+    statement before the release, the release, its ledger entry and the exported script read
+    it."""
+    from dpcore.data.synthetic import default_center
+    from dpcore.release import FrechetMeanRequest
+    from ui.logic import export as X
+
+    exported = []
+    script = X.frechet_script
+
+    def recording(manifold, **kwargs):
+        exported.append(kwargs)
+        return script(manifold, **kwargs)
+
+    monkeypatch.setattr(X, "frechet_script", recording)
+    at = light(open_page(fm_mech="kng", fm_eps="2.0"))
+    m = Sphere(2)
+    radius = at.slider(key="fm_radius_sphere").value
+    request = FrechetMeanRequest(m, 50, epsilon=2.0, mechanism="kng", radius=radius,
+                                 center=default_center(m))
+    assert set(at.session_state["fm_release_facts"]) == {request}
+    pred = request.predict()
+    assert any(f"**{pred['median']:.3g}**" in i.value for i in at.info)
+    event = request.event()
+    costs = [md.value for md in at.markdown if md.value.startswith("**Cost of this release")]
+    assert costs == [f"**Cost of this release: ε = {event.epsilon:.3g}.** "
+                     + costs[0].split(".** ", 1)[1]]
+    line = next(c.value for c in at.caption if c.value.startswith("Estimated work:"))
+    assert line == request.work().describe().splitlines()[0]
+    settings = request.to_script_dict()["settings"]
+    assert {k: exported[-1][k] for k in ("radius", "center", "epsilon", "mechanism")} == {
+        k: settings[k] for k in ("radius", "center", "epsilon", "mechanism")}
+    assert exported[-1]["release_seed"] is None and exported[-1]["n"] == 50
+    click_release(at, "fm_release")
+    (entry,) = ledger(at)
+    assert (entry["epsilon"], entry["delta"], entry["guarantee"], entry["label"]) == (
+        event.epsilon, event.delta, event.guarantee, event.label)
+    assert at.session_state["fm_last_release"]["key"][1] == request
 
 
 def test_scenario_exports_as_script_and_notebook():
@@ -421,7 +468,8 @@ def _estimate(n, mech):
     from ui.logic import frechet_mean as L
 
     m = Sphere(2)
-    return L.work_estimate(m, n, 1.0, M.spec("sphere").radius, default_center(m), mech)[0]
+    return L.release_request(m, n, 1.0, mech, M.spec("sphere").radius,
+                             default_center(m)).work()
 
 
 def test_estimated_work_is_shown_before_the_release():
@@ -462,14 +510,14 @@ def test_a_request_above_the_work_budget_is_refused_with_the_library_reason(monk
 def test_a_failed_release_is_reported_and_nothing_is_recorded(monkeypatch):
     """The error of a release that fails survives the rerun that enables the button again
     (finish_release / release_error), and nothing enters the ledger."""
-    import dpcore.release
+    from dpcore.release import FrechetMeanRequest
 
     def failing(*args, **kwargs):
         raise RuntimeError("sampler exploded")
 
     at = light(open_page())
-    # Only the page's release (its script imports the function on every run) fails.
-    monkeypatch.setattr(dpcore.release, "private_frechet_mean", failing)
+    # Only the page's release (the request's run; the previews call the function) fails.
+    monkeypatch.setattr(FrechetMeanRequest, "run", failing)
     click_release(at, "fm_release")
     assert ledger(at) == []
     assert any("The release failed: sampler exploded" in e.value for e in at.error)

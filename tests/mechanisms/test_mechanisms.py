@@ -76,8 +76,8 @@ class MechanismContract:
 
     def test_guarantee_is_json(self, manifold):
         g = type(self).factory(manifold).guarantee()
-        json.dumps(g)
-        assert g["sensitivity"] > 0 and g["sigma"] > 0
+        json.dumps(g.as_dict())
+        assert g.sensitivity > 0 and g.sigma > 0
 
 
 class TestRiemannianLaplace(MechanismContract):
@@ -135,7 +135,7 @@ class TestRiemannianGaussian(MechanismContract):
     def test_mu_exact_in_flat_space(self):
         mech = RiemannianGaussian(manifold=Euclidean(3), sensitivity=0.5, sigma=2.0)
         assert mech.mu == pytest.approx(0.25)
-        assert mech.guarantee()["mu_standard_error"] == 0.0
+        assert mech.guarantee().mu_standard_error == 0.0
 
     def test_calibration_round_trip(self):
         mech = RiemannianGaussian(manifold=Sphere(1), sensitivity=1.0, mu=1.0)
@@ -187,8 +187,8 @@ class TestKNormGradient:
         rig = KNormGradient(manifold=Sphere(2), epsilon=0.5, sensitivity=0.1)
         pap = KNormGradient(manifold=Sphere(2), epsilon=0.5, sensitivity=0.1, sigma_rule="paper")
         assert rig.sigma == pytest.approx(2 * pap.sigma) and pap.sigma == pytest.approx(0.2)
-        assert rig.guarantee(exact=False)["delta"] == pytest.approx(1 / rig.chain_length)
-        assert rig.guarantee(exact=True)["delta"] == 0.0
+        assert rig.guarantee(exact=False).delta == pytest.approx(1 / rig.chain_length)
+        assert rig.guarantee(exact=True).delta == 0.0
         with pytest.raises(ValueError):
             KNormGradient(manifold=Sphere(2), epsilon=0.5, sensitivity=0.1, sigma_rule="loose")
         with pytest.raises(TypeError):

@@ -156,8 +156,8 @@ def test_mechanism_splits_epsilon_over_levels():
     mech = ExponentialQuantile(epsilon=2.0, quantiles=(0.1, 0.5, 0.9), bounds=(0, 1))
     assert mech.epsilon_each == pytest.approx(2.0 / 3)
     g = mech.guarantee()
-    assert g["epsilon"] == 2.0 and g["delta"] == 0.0 and g["sensitivity"] == 1.0
-    assert g["sigma"] == pytest.approx(2.0 / (2.0 / 3))
+    assert g.epsilon == 2.0 and g.delta == 0.0 and g.sensitivity == 1.0 and g.pure
+    assert g.sigma == pytest.approx(2.0 / (2.0 / 3))
     res = mech.release(np.array([0.2, 0.4]), size=3, rng=0)
     assert res.exact and res.values.shape == (3, 3)
     np.testing.assert_array_equal(

@@ -13,7 +13,7 @@ from dpcore.data import make_mean_data
 from dpcore.exceptions import ExactSamplingUnavailable
 from dpcore.manifolds import Euclidean, Sphere
 from dpcore.release import (
-    frechet,
+    frechet_mechanisms,
     plan_regression_sampler,
     private_frechet_mean,
     private_geodesic_regression,
@@ -48,7 +48,7 @@ def no_sampling(monkeypatch):
         raise AssertionError("a sampler ran before the refusal")
 
     for module, names in ((regression, ("regression_joint_exact", "regression_joint_many")),
-                          (frechet, ("frechet_mean_exact",))):
+                          (frechet_mechanisms, ("frechet_mean_exact",))):
         for name in names:
             monkeypatch.setattr(module, name, reached)
 

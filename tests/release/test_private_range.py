@@ -100,7 +100,7 @@ def test_several_columns_and_draws():
     np.testing.assert_array_equal(rel.values["range"][..., 1], rel.values["quantiles"].max(-1))
     # one pair for every column
     same = private_range(x, epsilon=0.6, bounds=(-20, 20), rng=1)
-    assert same.assumptions["bounds"]["value"] == [(-20.0, 20.0)] * 3
+    assert same.assumptions["bounds"]["value"] == ((-20.0, 20.0),) * 3
 
 
 @pytest.mark.statistical

@@ -37,12 +37,9 @@ from dpcore.release.accuracy import (
     predict_linear_regression_error,
     predict_regression_error,
 )
+from dpcore.release.frechet_mechanisms import estimate_frechet_release_work
 from dpcore.release.requests import group_privacy, manifold_from_repr, request_from_script_dict
-from dpcore.release.work import (
-    WorkCosts,
-    estimate_frechet_release_work,
-    estimate_regression_work,
-)
+from dpcore.release.work import WorkCosts, estimate_regression_work
 
 S2, S1, LINE = Sphere(2), Sphere(1), Euclidean(1)
 NORTH = np.array([0.0, 0.0, 1.0])

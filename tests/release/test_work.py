@@ -311,7 +311,7 @@ def test_monte_carlo_estimate_is_linear_in_samples_and_repeats():
 # ---------------------------------------------------------------------- every mechanism, sweeps
 def test_frechet_release_estimate_covers_every_mechanism(known_costs):
     from dpcore.manifolds import Euclidean
-    from dpcore.release.work import estimate_frechet_release_work
+    from dpcore.release.frechet_mechanisms import estimate_frechet_release_work
 
     kw = {"epsilon": 1.0, "radius": 0.5, "center": NORTH}
     kng = estimate_frechet_release_work(SPHERE, 500, mechanism="kng", sampler="mcmc", **kw)

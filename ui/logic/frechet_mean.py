@@ -1,31 +1,21 @@
-"""Page logic of the Fréchet-mean page: summaries, preview clouds, simulations and the column
-mapping of uploaded files (which columns hold the point, in which layout, and an optional
-person column for group privacy).
+"""Page logic of the Fréchet mean page: the public quantities of the data ball, the one
+release as a request (:class:`dpcore.release.FrechetMeanRequest`) and what the page says
+about it before and after, the presets, the public centre and the ball preview.
 
-Every random function takes a ``seed``; simulations are seeded so that they are reproducible
-and may be cached.
+The studies (preview draws, simulations) are :mod:`ui.logic.frechet_simulation`; the column
+mapping of uploads is :mod:`ui.logic.frechet_upload`, whose names are re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import warnings
-from dataclasses import dataclass, replace
 
 import numpy as np
 
 from dpcore.data.synthetic import default_center
-from dpcore.exceptions import WorkBudgetError
 from dpcore.learning import frechet_mean
-from dpcore.mechanisms import (
-    embed,
-)
-from dpcore.privacy import (
-    eps_to_mu,
-    gdp_mu_monte_carlo,
-)
-from dpcore.release import private_frechet_mean, project_to_ball
+from dpcore.release import FrechetMeanRequest, project_to_ball
 from dpcore.release import work as W
 from dpcore.sampling.exact import exact_sampler_available
 from dpcore.sensitivity import (
@@ -34,19 +24,29 @@ from dpcore.sensitivity import (
     frechet_radius_limit,
 )
 from dpcore.visualization.frechet import MECHANISM_LABELS
-from ui.caps import CAPS, upload_max_rows
-from ui.manifolds import make_manifold
+from ui.caps import upload_max_rows
 
-from .regression_data import PersonRows
+from .frechet_upload import (
+    MeanUpload,
+    PointLayout,
+    PointMapping,
+    UploadTable,
+    default_layout,
+    default_point_columns,
+    incomplete_mapping_text,
+    mapped_columns,
+    mapping_legend,
+    person_hint,
+    person_rows_text,
+    point_layouts,
+    read_mapped,
+    recognised_text,
+    scan_upload,
+    slot_options,
+)
 
 __all__ = [
-    "simulated_mechanisms",
-    "simulation_study_kwargs",
     "FRECHET_MANIFOLDS",
-    "frechet_mechanism_draws",
-    "frechet_sensitivity_simulation",
-    "frechet_simulation_one_n",
-    "frechet_summary",
     "MECHANISM_LABELS",
     "CITIES_ATTRIBUTION",
     "CITIES_BOUNDS_NOTE",
@@ -58,15 +58,19 @@ __all__ = [
     "ball_preview_text",
     "cities_bytes",
     "emg_points",
-    "parse_spd_center_text",
-    "radius_help",
-    "release_distances",
-    "spd_center_text",
+    "frechet_summary",
     "parse_center_text",
-    "planned_release",
-    "work_estimate",
-    "work_refusal",
+    "parse_spd_center_text",
+    "predicted_error_text",
+    "radius_help",
     "read_upload",
+    "release_distances",
+    "release_facts",
+    "release_request",
+    "simulated_mechanisms",
+    "smallest_epsilon_text",
+    "spd_center_text",
+    # the column mapping of uploads (ui.logic.frechet_upload)
     "MeanUpload",
     "PointLayout",
     "PointMapping",
@@ -74,18 +78,15 @@ __all__ = [
     "default_layout",
     "default_point_columns",
     "incomplete_mapping_text",
+    "mapped_columns",
     "mapping_legend",
     "person_hint",
     "person_rows_text",
     "point_layouts",
-    "mapped_columns",
     "read_mapped",
     "recognised_text",
     "scan_upload",
     "slot_options",
-    "predicted_error",
-    "predicted_error_text",
-    "smallest_epsilon_text",
 ]
 
 #: Manifolds of the Fréchet-mean page: token of :mod:`ui.manifolds` -> range of the public
@@ -145,169 +146,6 @@ def frechet_summary(manifold, n, radius, center=None):
     }
 
 
-def _ambient_error(manifold, mean, points):
-    """Euclidean (Frobenius) distance in the ambient space between ``mean`` and ``points``."""
-    diff = embed(manifold, points) - embed(manifold, mean)
-    return np.linalg.norm(diff, axis=-1)
-
-
-def frechet_mechanism_draws(manifold_key, y, radius, epsilon, n_draws, *, center=None, seed=0,
-                            chain_length=300, burn_in=200, mc_samples=1000, mc_repeats=20,
-                            mechanisms=None):
-    r"""Many seeded private means of one data set per mechanism (a preview, not a release).
-
-    Every mechanism goes through :func:`dpcore.release.private_frechet_mean` exactly as a
-    release would (strict mode, ``n_draws`` draws, seeded); the Gaussian runs at the µ
-    equivalent to ε, :math:`\mu = -2\Phi^{-1}(1/(1+e^\varepsilon))`, with σ calibrated as a
-    release calibrates it. Its µ on the manifold at that σ is estimated once more by Monte
-    Carlo (paper 004 Algorithm 2, another seed) and returned, so the page can show the margin.
-
-    Parameters
-    ----------
-    manifold_key : str
-        Token of :data:`FRECHET_MANIFOLDS` (any key or token of :mod:`ui.manifolds` works).
-    y : array-like, shape (n, *point_shape)
-        The data.
-    radius : float
-        Public radius r of the ball about ``center`` holding the data.
-    epsilon : float
-        Privacy budget ε of one draw.
-    n_draws : int
-        Draws per mechanism (capped by ``CAPS["cloud_draws"]``).
-    center : array-like, optional
-        Public centre of the ball (default :func:`dpcore.data.synthetic.default_center`).
-    seed : int
-    chain_length, burn_in : int
-        Metropolis–Hastings settings of the KNG draws.
-    mc_samples, mc_repeats : int
-        Monte Carlo sizes of the µ check of the Gaussian rate.
-    mechanisms : sequence of str, optional
-        Default :func:`available_mechanisms` at ``radius`` (only the ambient one at r >= r*).
-
-    Returns
-    -------
-    dict
-        ``mean`` (non-private mean of the projected data), ``draws`` (mechanism -> array
-        ``(n_draws, *point_shape)``), ``ambient`` (unprojected ambient draws),
-        ``left_manifold`` (bool array), ``sigma`` (mechanism -> rate), ``errors`` (mechanism ->
-        geodesic distances to the mean), ``ambient_errors`` (mechanism -> Euclidean distances in
-        the embedding), ``kng_diagnostics``, ``guarantee`` (mechanism -> label, per-draw ε, δ
-        and µ of its release), ``mu`` (target), ``mu_check`` ((estimate, standard
-        error)), ``delta``, ``delta_gradient``, ``n_outside`` (points projected onto the ball),
-        ``skipped`` (mechanism -> message, for draws the library's work budget refused).
-    """
-    m = make_manifold(manifold_key)
-    n_draws = int(min(max(int(n_draws), 1), CAPS["cloud_draws"]))
-    y = np.asarray(y, dtype=float)
-    center = default_center(m) if center is None else np.asarray(center, dtype=float)
-    n = y.shape[0]
-    n_outside = int(np.sum(m.dist(y, center) > radius))
-    yp = project_to_ball(m, y, center, radius)
-    mean = frechet_mean(m, yp)
-    info = frechet_summary(m, n, radius, center)
-    rng = np.random.default_rng(seed)
-    draws, sigma, errors, amb_errors, guarantee = {}, {}, {}, {}, {}
-    ambient = left = None
-    kng_diag, skipped = {}, {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if mechanisms is None:
-            mechanisms = available_mechanisms(m, radius)
-        for mech in mechanisms:
-            try:
-                rel = private_frechet_mean(
-                    m, y, epsilon=epsilon, mechanism=mech, radius=radius, center=center,
-                    rng=rng, n_draws=n_draws, chain_length=chain_length, burn_in=burn_in,
-                )
-            except WorkBudgetError as exc:  # refused before running: say so, show the rest
-                skipped[mech] = str(exc)
-                continue
-            draws[mech] = np.asarray(rel.values["mean"])
-            sigma[mech] = float(next(iter(rel.sigma.values())))
-            per_delta = None if rel.delta is None else rel.delta / n_draws
-            # per draw: n_draws draws compose to n·ε, n·δ and, for GDP, µ√n
-            per_mu = None if rel.mu is None else rel.mu / math.sqrt(n_draws)
-            guarantee[mech] = {"label": rel.label, "epsilon": epsilon, "delta": per_delta,
-                               "mu": per_mu}
-            if mech == "ambient_laplace":
-                ambient = np.asarray(rel.values["ambient"])
-                left = np.asarray(rel.values["left_manifold"], dtype=bool)
-            if mech == "kng":
-                kng_diag = dict(rel.diagnostics)
-    mu = float(eps_to_mu(epsilon))
-    mu_hat = mu_se = float("nan")
-    if "gaussian" in sigma:
-        mu_hat, mu_se = gdp_mu_monte_carlo(m, sigma["gaussian"], info["delta"],
-                                           n_samples=mc_samples, n_eps=500,
-                                           repeats=mc_repeats, rng=seed)
-    order = [k for k in MECHANISM_LABELS if k in draws]
-    draws = {k: draws[k] for k in order}
-    for k, pts in draws.items():
-        errors[k] = np.asarray(m.dist(mean, pts), dtype=float)
-        target = ambient if k == "ambient_laplace" else pts
-        amb_errors[k] = _ambient_error(m, mean, target)
-    return {
-        "mean": mean,
-        "draws": draws,
-        "ambient": ambient,
-        "left_manifold": left,
-        "sigma": sigma,
-        "errors": errors,
-        "ambient_errors": amb_errors,
-        "kng_diagnostics": kng_diag,
-        "guarantee": guarantee,
-        "mu": mu,
-        "mu_check": (float(mu_hat), float(mu_se)),
-        "delta": info["delta"],
-        "delta_gradient": info["delta_gradient"],
-        "n_outside": n_outside,
-        "skipped": skipped,
-    }
-
-
-def frechet_simulation_one_n(manifold_key, radius, epsilon, n, replicates, *, include_kng=True,
-                             chain_length=300, burn_in=200, seed=0):
-    r"""Errors of the four mechanisms over fresh synthetic data sets of size ``n``.
-
-    The study is the library's (:func:`dpcore.experiments.frechet_mean_study`, the report's
-    paper 001 figure), seed for seed: each replicate draws a data set in the public ball
-    (:func:`dpcore.data.make_mean_data`), computes its Fréchet mean :math:`\bar x` and
-    releases it once per mechanism at budget ε through :func:`dpcore.release.private_frechet_mean`
-    in strict mode (KNG by the exact sampler where the library chooses it); the Riemannian
-    Gaussian runs at µ = µ(ε) with σ calibrated as a Gaussian release calibrates it. The
-    sample size's seed is ``SeedSequence([seed, n])``, so each n can be cached on its own.
-
-    Parameters
-    ----------
-    manifold_key : str
-    radius : float
-    epsilon : float
-    n : int
-        Clipped to ``2 .. CAPS["sim_max_n"]``.
-    replicates : int
-        Clipped to ``2 .. CAPS["sim_replicates"]``.
-    include_kng : bool
-    chain_length, burn_in : int
-        Metropolis–Hastings settings, used only where KNG is not sampled exactly.
-    seed : int
-
-    Returns
-    -------
-    pandas.DataFrame
-        The study's rows: ``n``, ``epsilon``, ``mu``, ``replicate``, ``mechanism``,
-        ``geodesic_error`` (:math:`d(\bar x, \tilde x)`, ambient draws projected back),
-        ``euclidean_error`` (distance in the embedding, ambient draws unprojected, as in paper
-        001 Fig. 1), ``left_manifold``, ``sigma``, ``sensitivity``.
-    """
-    # Imported here: the studies (pandas, the experiment runners) are not needed for the
-    # page's first figure, which comes before the simulation.
-    from dpcore.experiments.studies import frechet_mean_study
-
-    return frechet_mean_study(**simulation_study_kwargs(
-        manifold_key, radius, epsilon, n, replicates, include_kng=include_kng,
-        chain_length=chain_length, burn_in=burn_in, seed=seed))
-
-
 def simulated_mechanisms(manifold, include_kng=True):
     """The mechanisms the page runs on ``manifold``, in display order.
 
@@ -320,153 +158,83 @@ def simulated_mechanisms(manifold, include_kng=True):
                  and (k != "gaussian" or exact_sampler_available(manifold, "gaussian")))
 
 
-def simulation_study_kwargs(manifold_key, radius, epsilon, n, replicates, *, include_kng=True,
-                            chain_length=300, burn_in=200, seed=0):
-    """Arguments of :func:`dpcore.experiments.frechet_mean_study` for one sample size of the
-    page's simulation (sizes capped by :data:`CAPS`)."""
-    n = int(min(max(int(n), 2), CAPS["sim_max_n"]))
-    return {
-        "manifold": make_manifold(manifold_key), "sample_sizes": [n], "epsilon": float(epsilon),
-        "radius": float(radius),
-        "replicates": int(min(max(int(replicates), 2), CAPS["sim_replicates"])),
-        "mechanisms": simulated_mechanisms(make_manifold(manifold_key), include_kng),
-        "mode": "strict", "chain_length": int(chain_length), "burn_in": int(burn_in),
-        "rng": np.random.SeedSequence([int(seed), n]),
-    }
+# ------------------------------------------------------------------ the release, as a request
+def release_request(manifold, n, epsilon, mechanism, radius, center):
+    """The page's one release, built once from its widgets: a
+    :class:`dpcore.release.FrechetMeanRequest` in strict mode, one draw, drawn from OS entropy
+    (no seed), the library's defaults otherwise. The cost line, the work estimate, the
+    prediction, the release, its ledger entry and the exported script all read it.
 
-
-def frechet_sensitivity_simulation(manifold_key, radius, n_values, pairs, *, seed=0):
-    r"""Empirical sensitivity of the Fréchet mean next to the bound (paper 001, Fig. 1).
-
-    The study is the library's (:func:`dpcore.experiments.frechet_sensitivity_study`, drawn in
-    the reproduction report), seed for seed: for each n, ``pairs`` times, ``n + 1`` points in
-    the ball, D drops the first and D' the last, and :math:`\rho(\bar x_D, \bar x_{D'})` is
-    compared with the bound of paper 001 Thm 2. This function caps the sizes and names the
-    replicate column ``pair``.
-
-    Parameters
-    ----------
-    manifold_key : str
-    radius : float
-    n_values : sequence of int
-    pairs : int
-        Capped by ``CAPS["sens_pairs"]``.
-    seed : int
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``n``, ``pair``, ``empirical``, ``bound``, ``ratio`` (bound / empirical).
+    Raises
+    ------
+    ValueError
+        From the request's validation, with a message naming the input.
     """
-    from dpcore.experiments.studies import frechet_sensitivity_study
-
-    m = make_manifold(manifold_key)
-    pairs = int(min(max(int(pairs), 1), CAPS["sens_pairs"]))
-    sizes = sorted({int(v) for v in n_values})
-    df = frechet_sensitivity_study(m, sample_sizes=sizes, radius=radius, replicates=pairs,
-                                   rng=seed)
-    return df.rename(columns={"replicate": "pair"})
+    return FrechetMeanRequest(manifold, int(n), epsilon=float(epsilon), mechanism=mechanism,
+                              radius=float(radius), center=np.asarray(center, dtype=float))
 
 
-#: Mechanisms whose error the page predicts before release (closed-form radial law).
-PREDICTED_MECHANISMS = ("laplace", "kng")
-
-
-def predicted_error(manifold, n, epsilon, radius, center, mechanism, *, seed=0):
-    """:func:`dpcore.release.accuracy.predict_frechet_error`, or None where no prediction
-    exists (Gaussian and ambient mechanisms; SPD(k >= 3), which has no closed-form radial
-    law)."""
-    from dpcore.release.accuracy import predict_frechet_error
-
-    if mechanism not in PREDICTED_MECHANISMS:
-        return None
-    try:
-        return predict_frechet_error(manifold, int(n), epsilon=float(epsilon),
-                                     radius=float(radius), center=center, mechanism=mechanism,
-                                     rng=seed)
-    except NotImplementedError:
-        return None
-
-
-def predicted_error_text(pred, epsilon, mechanism):
-    """One sentence stating a prediction before release."""
-    if pred is None:
-        why = ("its σ is calibrated at release time" if mechanism == "gaussian" else
-               "no closed-form law of its error here")
-        return (f"No prediction before release for this mechanism ({why}); the simulation below "
-                "shows its error.")
-    return (f"**Before you release** (public inputs only): at ε = {epsilon:g} the private mean "
-            f"will lie at distance **{pred['median']:.3g}** (median) from the non-private mean, "
-            f"and within **{pred['q95']:.3g}** with 95% chance; σ = {pred['sigma']:.3g}. From "
-            f"{pred['model']}.")
-
-
-def smallest_epsilon_text(manifold, n, radius, center, mechanism, target, *, seed=0):
-    """The smallest ε whose predicted median error reaches ``target``, as a sentence."""
-    from dpcore.release.accuracy import smallest_frechet_epsilon
-
-    if mechanism not in PREDICTED_MECHANISMS:
-        return None
-    try:
-        eps = smallest_frechet_epsilon(manifold, int(n), float(target), radius=float(radius),
-                                       center=center, mechanism=mechanism, rng=seed)
-    except NotImplementedError:
-        return None
-    if eps is None:
-        return f"No ε up to 10⁴ brings the median error below {target:g} at n = {n}."
-    return (f"The smallest ε with a median error of at most {target:g} is **ε = {eps:g}** "
-            f"(n = {n}, r = {radius:.3g}).")
-
-
-def planned_release(manifold, epsilon, mechanism):
-    """What one release of ``mechanism`` at budget ``epsilon`` adds to the ledger
-    (keyword arguments of :func:`ui.session.planned_cost`): ε for the pure-DP mechanisms, the
-    equivalent µ for the Gaussian; approximately private where the draw or the calibration is
-    not exact (as the release's label will say)."""
-    if mechanism == "gaussian":
-        proven = manifold.dim == 1 or manifold.curvature_bounds == (0.0, 0.0)
-        return {"mu": float(eps_to_mu(epsilon)), "delta": None,
-                "guarantee": "private" if proven else "approximately private"}
-    exact = mechanism == "ambient_laplace" or exact_sampler_available(manifold, "laplace")
-    return {"epsilon": float(epsilon), "delta": 0.0 if exact else None,
-            "guarantee": "private" if exact else "approximately private"}
-
-
-def work_estimate(manifold, n, epsilon, radius, center, mechanism):
-    """The release's estimated work and time from public inputs only
-    (:func:`dpcore.release.work.estimate_frechet_release_work`, the release's own defaults),
-    and whether it is within the library's work budget (a KNG release refuses above it; the
-    page refuses every mechanism above it).
+def release_facts(request):
+    """What the page states about ``request`` before it runs, from public inputs only.
 
     Returns
     -------
-    (WorkEstimate, bool)
+    event : dpcore.privacy.PrivacyEvent
+        :meth:`~dpcore.release.FrechetMeanRequest.event` for one row per person (the page's
+        cost line applies its rows per person): ε or µ, δ, guarantee and label as the release
+        will state them.
+    work : dpcore.release.work.WorkEstimate
+        :meth:`~dpcore.release.FrechetMeanRequest.work`.
+    within : bool
+        Whether the work is within the library's budget (the page refuses every mechanism
+        above it, as a KNG release would).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the planner's MCMC notice: the page states it
-        est = W.estimate_frechet_release_work(manifold, int(n), mechanism=mechanism,
-                                              epsilon=float(epsilon), radius=float(radius),
-                                              center=np.asarray(center, dtype=float))
-    return est, est.seconds <= W.DEFAULT_WORK_BUDGET
+        event, work = request.event(), request.work()
+    return event, work, W.refusal_message(work, request.max_work) is None
 
 
-#: The library's message for a request above the work budget (None within it).
-work_refusal = W.refusal_message
+def predicted_error_text(pred, request):
+    """One sentence stating :meth:`~dpcore.release.FrechetMeanRequest.predict`'s prediction
+    (``pred``) before the release of ``request``."""
+    if pred is None:
+        return ("No prediction before release for this mechanism (no closed-form law of its "
+                "error here); the simulation below shows its error.")
+    return (f"**Before you release** (public inputs only): at ε = {request.epsilon:g} the "
+            f"private mean will lie at distance **{pred['median']:.3g}** (median) from the "
+            f"non-private mean, and within **{pred['q95']:.3g}** with 95% chance; σ = "
+            f"{pred['sigma']:.3g}. From {pred['model']}.")
+
+
+def smallest_epsilon_text(request, target, *, seed=0):
+    """The smallest ε whose predicted median error reaches ``target``, the other inputs of
+    ``request`` fixed (:meth:`~dpcore.release.FrechetMeanRequest.smallest_epsilon`), as a
+    sentence; where the request has no search, its reason."""
+    try:
+        eps = request.smallest_epsilon(float(target), rng=seed)
+    except NotImplementedError as exc:
+        return f"No search over ε before release here: {exc}."
+    if eps is None:
+        return (f"No ε up to 10⁴ brings the median error below {target:g} at "
+                f"n = {request.n}.")
+    return (f"The smallest ε with a median error of at most {target:g} is **ε = {eps:g}** "
+            f"(n = {request.n}, r = {request.radius:.3g}).")
 
 
 #: Provenance and licence of the world-cities preset (shown on the page).
 CITIES_ATTRIBUTION = (
     "The 50 largest cities of the World Cities Database, © simplemaps.com, licensed CC BY 4.0 "
-    "(https://simplemaps.com/data/world-cities), in the copy shipped with geomstats (MIT). "
-    "Latitude and longitude in degrees become points of S².")
+    "(https://simplemaps.com/data/world-cities), the copy of geomstats (MIT) shipped with "
+    "dpcore. Latitude and longitude in degrees become points of S².")
 
 
 def cities_bytes():
-    """The world-cities CSV shipped inside the installed geomstats package (read-only; found
-    without importing geomstats, which costs about a second)."""
-    from dpcore.data.shipped import geomstats_data_path
+    """The world-cities CSV shipped inside dpcore (``dpcore/data/presets``, from geomstats;
+    read-only)."""
+    from dpcore.data.shipped import preset_path
 
-    return geomstats_data_path("cities", "cities.csv").read_bytes()
+    return preset_path("world_cities.csv").read_bytes()
 
 
 #: The world-cities preset's public bounds: cities can be anywhere on Earth.
@@ -697,349 +465,3 @@ def parse_center_text(text):
         raise ValueError(f"The centre must be 3 finite numbers, not all zero, or a latitude "
                          f"and a longitude; got {text!r}.")
     return values / np.linalg.norm(values)
-
-
-# ------------------------------------------------------------------ uploads: column mapping
-#: Names of columns that may say who a row belongs to (a hint on the page; never a default).
-_PERSON_NAMES = re.compile(r"(?:[a-z0-9]+_)?(?:person|people|subject|subj|participant|patient|"
-                           r"individual|user|respondent|customer|household|animal|rat|mouse|"
-                           r"owner)s?(?:_?(?:id|no|nr|code|name))?")
-
-
-@dataclass(frozen=True)
-class PointLayout:
-    """One way a file may write a point: the columns the reader knows (``slots``, in the
-    reader's order) and how the page names them.
-
-    Attributes
-    ----------
-    key : str
-        A layout of :data:`dpcore.data.LAYOUTS` (``"landmarks"`` also covers preshapes).
-    label : str
-        The layout as the page offers it.
-    slots : tuple of str
-        Column names of :func:`dpcore.data.read_manifold_csv` for this layout.
-    slot_labels : tuple of str
-        What each slot holds, as shown above its column choice.
-    """
-
-    key: str
-    label: str
-    slots: tuple
-    slot_labels: tuple
-
-
-def point_layouts(manifold):
-    """The layouts an uploaded file may use for ``manifold``, in the order offered.
-
-    S²: coordinates ``y1, y2, y3`` or latitude and longitude in degrees; SPD(k): the upper
-    triangle or the full matrix, row by row; Kendall shapes: landmark coordinates (raw or
-    preshapes); any other manifold: its coordinates
-    (:meth:`~dpcore.manifolds.Manifold.csv_columns`).
-
-    Returns
-    -------
-    dict
-        Layout key -> :class:`PointLayout`.
-    """
-    from dpcore.manifolds import SPD, KendallShape, Sphere
-
-    own = tuple(manifold.csv_columns())
-    if isinstance(manifold, Sphere) and manifold.dim == 2:
-        return {"coordinates": PointLayout("coordinates", "Coordinates y1, y2, y3 (unit "
-                                           "vectors)", own, own),
-                "latlon": PointLayout("latlon", "Latitude and longitude in degrees",
-                                      ("lat", "lon"), ("latitude (°)", "longitude (°)"))}
-    if isinstance(manifold, SPD) and manifold.k >= 2:
-        k = manifold.k
-        sep = "_" if k >= 10 else ""
-        full = tuple(f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1))
-        return {"spd_upper": PointLayout("spd_upper", f"Upper triangle, row by row "
-                                         f"({len(own)} entries)", own, own),
-                "spd_full": PointLayout("spd_full", f"Full matrix, row by row ({k * k} "
-                                        "entries)", full, full)}
-    if isinstance(manifold, KendallShape):
-        return {"landmarks": PointLayout("landmarks", "Landmark coordinates lx1, ly1, … (raw "
-                                         "or preshapes)", own, own)}
-    return {"coordinates": PointLayout("coordinates", f"Coordinates {own[0]}…{own[-1]}", own,
-                                       own)}
-
-
-@dataclass(frozen=True)
-class PointMapping:
-    """The roles of an uploaded file's columns on the Fréchet mean page.
-
-    Attributes
-    ----------
-    layout : str
-        Key of :func:`point_layouts`.
-    columns : tuple of str
-        The file's column for each slot of the layout, in slot order.
-    person : str, optional
-        A column naming who each row belongs to (group privacy); every other column is
-        ignored.
-    """
-
-    layout: str
-    columns: tuple
-    person: str | None = None
-
-    @property
-    def used(self):
-        """The mapped columns: the point's, then the person column."""
-        return (*self.columns, *((self.person,) if self.person else ()))
-
-
-@dataclass(frozen=True, eq=False)
-class UploadTable:
-    """An uploaded file scanned once (:func:`scan_upload`): its cells as text, the column
-    profiles and the preview of its first rows, and its bytes for reading the mapped columns
-    (all in this session's memory only).
-
-    Attributes
-    ----------
-    table : dpcore.data.TextTable
-    profiles : list of ui.logic.regression_data.ColumnProfile
-    preview : pandas.DataFrame
-    raw : bytes
-        The file's contents.
-    max_bytes : int
-        The upload limit the file was scanned under.
-    """
-
-    table: object
-    profiles: list
-    preview: object
-    raw: bytes
-    max_bytes: int
-
-    @property
-    def n_rows(self):
-        return len(self.table.cells)
-
-    @property
-    def columns(self):
-        return tuple(self.table.columns)
-
-
-@dataclass(frozen=True, eq=False)
-class MeanUpload(PersonRows):
-    """Points read from an uploaded file through a :class:`PointMapping`.
-
-    Attributes
-    ----------
-    y : ndarray, shape (n, *point_shape)
-    rows : ndarray of int, shape (n,)
-        Spreadsheet row numbers (header = row 1) of the points.
-    layout : str
-        How the points were read (:data:`dpcore.data.LAYOUTS`: ``"landmarks"`` becomes
-        ``"preshapes"`` when every row already was one).
-    mapping : PointMapping
-    ignored : tuple of str
-        The file's other columns, not read.
-    dropped : int
-        Rows left out because a mapped cell was empty.
-    note : str
-        How the file was read, for the user.
-    groups : ndarray of str, optional
-        Each point's person, when a person column is mapped.
-    """
-
-    y: np.ndarray
-    rows: np.ndarray
-    layout: str
-    mapping: PointMapping
-    ignored: tuple
-    dropped: int
-    note: str
-    groups: np.ndarray | None = None
-
-    @property
-    def n(self):
-        return int(self.y.shape[0])
-
-
-
-def scan_upload(raw, *, max_bytes):
-    """Scan an uploaded file once: structure, cells as text, column profiles (identifiers
-    flagged) and a preview (:func:`dpcore.data.scan_table`,
-    :func:`ui.logic.regression_data.profile_columns`). In memory only.
-
-    Raises
-    ------
-    DataValidationError
-        For a file that is not a table (encoding, header, ragged rows, limits), by row and
-        column.
-    """
-    from dpcore.data import scan_table
-    from ui.logic.regression_data import preview_frame, profile_columns
-
-    raw = bytes(raw)
-    table = scan_table(raw, max_bytes=max_bytes, max_rows=upload_max_rows())
-    return UploadTable(table, profile_columns(table), preview_frame(table), raw, max_bytes)
-
-
-def _named(layout, names):
-    """The file's column named for each slot of ``layout`` (by name, any case), or None."""
-    if layout.key == "latlon":
-        from dpcore.data import latlon_columns
-
-        pair = latlon_columns(list(names))
-        return list(pair) if pair is not None else [None, None]
-    keys = {n.strip().lower(): n for n in names}
-    return [keys.get(s.lower()) for s in layout.slots]
-
-
-def default_layout(manifold, profiles):
-    """The layout the header names: the one with the most slots whose every column is named
-    (latitude and longitude by their usual names), else the first of :func:`point_layouts`."""
-    layouts = point_layouts(manifold)
-    names = [p.name for p in profiles]
-    named = [lay for lay in layouts.values() if all(_named(lay, names))]
-    return max(named, key=lambda lay: len(lay.slots)).key if named else next(iter(layouts))
-
-
-def slot_options(profiles, layout):
-    """Columns offered for the point's slots: the numeric ones and any column named as a slot
-    (so that its bad cells are reported rather than hidden), in file order."""
-    names = {n for n in _named(layout, [p.name for p in profiles]) if n}
-    return [p.name for p in profiles if p.kind == "number" or p.name in names]
-
-
-def default_point_columns(manifold, layout_key, profiles):
-    """The default column of each slot of a layout (None where the user must choose).
-
-    A slot takes the column named for it (``y1``; ``lat``/``latitude``; ``s12``) unless that
-    column looks like an identifier. Slots left over take the remaining numeric columns in file
-    order only when exactly as many remain as are needed (nothing to guess); identifiers are
-    never chosen.
-
-    Returns
-    -------
-    tuple
-    """
-    from ui.logic.regression_data import candidate_columns
-
-    layout = point_layouts(manifold)[layout_key]
-    candidates = candidate_columns(profiles)
-    chosen = [c if c in candidates else None for c in _named(layout, candidates)]
-    rest = [c for c in candidates if c not in chosen]
-    if chosen.count(None) == len(rest):
-        fill = iter(rest)
-        chosen = [c if c is not None else next(fill) for c in chosen]
-    return tuple(chosen)
-
-
-def person_hint(profiles, exclude=()):
-    """Columns whose name suggests a person (``person``, ``subject``, ``patient_id``, …), as a
-    hint to choose the person column; never chosen by default."""
-    return [p.name for p in profiles if p.name not in exclude
-            and _PERSON_NAMES.fullmatch(re.sub(r"[\s.\-]+", "_", p.name.strip().lower()))]
-
-
-def incomplete_mapping_text(manifold, layout_key, columns, profiles):
-    """Why a mapping with unchosen slots cannot be read yet: ``("error", text)`` when the file
-    has too few columns for the layout (a missing column), else ``("info", text)`` asking the
-    user to choose."""
-    layout = point_layouts(manifold)[layout_key]
-    missing = [lab for lab, c in zip(layout.slot_labels, columns, strict=True) if c is None]
-    options = slot_options(profiles, layout)
-    if len(options) < len(layout.slots):
-        found = ", ".join(f"'{c}'" for c in options) or "none"
-        others = [lay for lay in point_layouts(manifold).values()
-                  if lay.key != layout_key and len(lay.slots) <= len(options)]
-        hint = "".join(f" Choose *{lay.label}* if the file holds that." for lay in others)
-        return "error", (f"Header (row 1): a point written as *{layout.label}* needs "
-                         f"{len(layout.slots)} numeric columns ({', '.join(layout.slot_labels)})"
-                         f", but the file has {len(options)}: {found}.{hint}")
-    return "info", (f"Choose the column of {', '.join(missing)} above: no column is named so, "
-                    "and identifier-like columns are never chosen by default.")
-
-
-def mapping_legend(manifold, mapping):
-    """The mapped columns as a sentence (``y1 ← 'east'``), or '' when every column has the
-    reader's own name."""
-    layout = point_layouts(manifold)[mapping.layout]
-    pairs = list(zip(layout.slot_labels, layout.slots, mapping.columns, strict=True))
-    if all(c.strip().lower() == s.lower() for _, s, c in pairs):
-        return ""
-    return "Point columns: " + ", ".join(f"{lab} ← '{c}'" for lab, _, c in pairs) + "."
-
-
-def mapped_columns(manifold, mapping):
-    """The ``columns`` argument of :func:`dpcore.data.read_manifold_csv` for ``mapping``: the
-    reader's name of each slot -> the file's column."""
-    layout = point_layouts(manifold)[mapping.layout]
-    return dict(zip(layout.slots, mapping.columns, strict=True))
-
-
-def read_mapped(upload, manifold, mapping):
-    """Read the mapped columns of a scanned upload as points: the library's reader and checks
-    with the mapping, :func:`dpcore.data.read_manifold_csv` (``columns=``, ``group=``), in
-    memory.
-
-    Rows with an empty cell in a mapped column (a point column or the person column) are left
-    out and counted; every other cell of the point columns must be a finite number, and each
-    point must lie on ``manifold`` (latitudes and longitudes in range, matrices symmetric
-    positive definite, …). Unmapped columns are not read.
-
-    Parameters
-    ----------
-    upload : UploadTable
-    manifold : dpcore.manifolds.Manifold
-    mapping : PointMapping
-
-    Returns
-    -------
-    MeanUpload
-
-    Raises
-    ------
-    DataValidationError
-        Naming the row and the file's column of every problem; also for a column chosen
-        twice, a column not in the file, or no row left.
-    """
-    from dpcore.data import DataValidationError, read_manifold_csv
-
-    layout = point_layouts(manifold)[mapping.layout]
-    if len(mapping.columns) != len(layout.slots) or None in mapping.columns:
-        raise DataValidationError(f"a point written as {layout.label} needs one column for "
-                                  f"each of {', '.join(layout.slot_labels)}.", row=1)
-    used = [c.strip().lower() for c in mapping.used]
-    for j, name in enumerate(used):
-        if name in used[:j]:
-            roles = [lab for lab, c in zip((*layout.slot_labels, "person"), mapping.used,
-                                           strict=False) if c.strip().lower() == name]
-            raise DataValidationError(f"the column is chosen for {' and '.join(roles)}; each "
-                                      "column has one role.", row=1, column=mapping.used[j])
-    read = read_manifold_csv(upload.raw, manifold, "mean", blank="drop",
-                             max_bytes=upload.max_bytes, max_rows=upload_max_rows(),
-                             columns=mapped_columns(manifold, mapping), group=mapping.person)
-    # The page lists the ignored columns next to the mapping; the note says how it read.
-    return MeanUpload(y=read.y, rows=read.rows, layout=read.layout, mapping=mapping,
-                      ignored=read.ignored, dropped=read.dropped,
-                      note=replace(read, ignored=()).note, groups=read.groups)
-
-
-def person_rows_text(k, person, sizes):
-    """What a person column does to the guarantee, for the page (Markdown)."""
-    return (f"**Rows per person: {k}**, the largest group of column '{person}' "
-            f"({sizes.size:,} people; median {np.median(sizes):g} rows). The guarantee per "
-            f"person is {k} × ε (group privacy); the cost, the ledger entry and the sidebar "
-            "count per person on this page.")
-
-
-def recognised_text(manifold, layout_key, columns, profiles):
-    """How the header was recognised for ``layout_key`` (the default ``columns`` of its
-    slots), in one sentence for the page."""
-    layout = point_layouts(manifold)[layout_key]
-    named = _named(layout, [p.name for p in profiles])
-    found = ", ".join(f"'{c}'" for c in columns if c is not None)
-    if None not in columns and list(columns) == named:
-        return (f"Recognised from the header: {layout.label.lower()}, in the columns "
-                f"{found}.")
-    if None not in columns:
-        return (f"No column is named {', '.join(layout.slots)}: the numeric columns {found} "
-                "(all the file has besides identifiers) are taken in file order. Check them.")
-    return (f"The header does not name the columns of {', '.join(layout.slot_labels)}: choose "
-            "them below.")

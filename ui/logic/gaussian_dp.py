@@ -17,6 +17,7 @@ from dpcore.privacy import (
 )
 from dpcore.release import work as W
 from dpcore.release.accuracy import largest_gaussian_sigma, predict_gaussian_error
+from dpcore.release.frechet_mechanisms import estimate_frechet_release_work
 from dpcore.sampling import sample_gaussian, sample_laplace
 from dpcore.sensitivity import frechet_mean_sensitivity, frechet_radius_limit
 from ui.caps import CAPS
@@ -123,7 +124,7 @@ def release_work(n, sigma, radius):
     (WorkEstimate, bool)
     """
     m = Sphere(2)
-    est = W.estimate_frechet_release_work(m, int(n), mechanism="gaussian", sigma=float(sigma),
+    est = estimate_frechet_release_work(m, int(n), mechanism="gaussian", sigma=float(sigma),
                                           radius=float(radius), center=default_center(m))
     return est, est.seconds <= W.DEFAULT_WORK_BUDGET
 

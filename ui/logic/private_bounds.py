@@ -16,8 +16,10 @@ Streamlit-free: the page draws the widgets.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,11 +321,14 @@ def matches_estimate(value, estimated):
 
 
 def annotate_release(release, notes):
-    """Add ``notes`` (assumption name -> statement) to a release's assumptions, after any note
-    already there; the source is unchanged (the bound is a public input of this release)."""
+    """A copy of ``release`` with ``notes`` (assumption name -> statement) added to its
+    assumptions, after any note already there; the source is unchanged (the bound is a public
+    input of this release). A :class:`~dpcore.release.Release` is immutable."""
+    assumptions = {name: dict(entry) if isinstance(entry, Mapping) else entry
+                   for name, entry in release.assumptions.items()}
     for name, note in notes.items():
-        entry = release.assumptions.get(name)
+        entry = assumptions.get(name)
         if entry is None or not note:
             continue
         entry["note"] = f"{entry['note']}; {note}" if entry.get("note") else note
-    return release
+    return dataclasses.replace(release, assumptions=assumptions)

@@ -12,8 +12,8 @@ import numpy as np
 from ..._validation import check_choice, check_int, check_positive
 from ...manifolds.base import Manifold
 from ..frechet import private_frechet_mean
+from ..frechet_mechanisms import estimate_frechet_release_work, frechet_mechanism
 from ..record import FRECHET_MECHANISMS, MODES, SAMPLERS
-from ..work import estimate_frechet_release_work
 from ._base import (
     Request,
     check_rows,
@@ -24,6 +24,7 @@ from ._base import (
     point_tuple,
     record_outline,
 )
+from ._floats import LATTICE_SAMPLER, on_lattice, pure_coverage
 
 
 class _BallRequest(Request):
@@ -137,12 +138,20 @@ class FrechetMeanRequest(_BallRequest):
         check_choice(self.sampler, "sampler", SAMPLERS)
         self._set("max_work", optional_budget(self.max_work))
         self._check_ball()
-        if self.mechanism == "gaussian":
-            self.as_gaussian()  # its checks (a homogeneous manifold)
+        self._delegate()  # its own checks (the Gaussian's: a homogeneous manifold)
+
+    @property
+    def kind(self):
+        """The mechanism's class (:mod:`dpcore.release.frechet_mechanisms`)."""
+        return frechet_mechanism(self.mechanism)
+
+    def _delegate(self):
+        """The request that answers for this mechanism (the Gaussian's), or None."""
+        return self.kind.own_request(self)
 
     def as_gaussian(self):
         """The :class:`GaussianReleaseRequest` of ``mechanism="gaussian"`` at this ε."""
-        if self.mechanism != "gaussian":
+        if self.kind.pure:
             raise ValueError(f"`as_gaussian` is for mechanism='gaussian', not "
                              f"{self.mechanism!r}.")
         return GaussianReleaseRequest(self.manifold, self.n, epsilon=self.epsilon,
@@ -174,80 +183,31 @@ class FrechetMeanRequest(_BallRequest):
         -------
         dict
             ``mechanism``, ``exact`` (the sampler that will run), ``exact_possible``,
-            ``sampler`` (in words), ``guarantee``; for KNG also ``sigma``,
+            ``sampler`` (in words), ``guarantee``; for Laplace and ambient Laplace also
+            ``float_safe`` (draws on a public lattice; None in paper mode without the ball,
+            which the release takes from the data); for KNG ``sigma``,
             ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient terms),
             ``limit`` (``max_exact_work``) and, where the refined envelope is predicted,
             ``predicted_work`` (the same decision as the release's). The Gaussian's plan is
             :meth:`GaussianReleaseRequest.plan`.
         """
-        if self.mechanism == "gaussian":
-            return self.as_gaussian().plan()
-        m = self.manifold
-        if self.mechanism == "kng":
-            out = self._kng_plan()
-        elif self.mechanism == "laplace":
-            from ...sampling import exact_sampler_available
-
-            exact = bool(exact_sampler_available(m, "laplace"))
-            out = {"mechanism": "laplace", "exact": exact, "exact_possible": exact,
-                   "sampler": "exact radial" if exact else "radial part by MCMC"}
-        else:
-            out = {"mechanism": "ambient_laplace", "exact": True, "exact_possible": True,
-                   "sampler": "exact Gamma(D, 1) radius x uniform direction"}
-        out["guarantee"] = self.outline(exact=out["exact"]).guarantee
-        return out
-
-    def _kng_plan(self):
-        """The KNG decision of :func:`~dpcore.release.private_frechet_mean`, without data."""
-        from ...mechanisms import KNormGradient
-        from ...mechanisms.kng import exact_support_available, refined_chart_available
-        from ...sampling.rejection import worst_case_proposals
-        from ...sensitivity import frechet_gradient_sensitivity
-        from ...settings import get_limits
-        from ..planning import _choose_exact, exact_work, predicted_frechet_kng_work
-
-        m, n = self.manifold, self.n
-        refined = refined_chart_available(m)
-        support_ok = self.mode == "strict" or self.sampler == "exact"
-        out = {"mechanism": "kng", "exact": False,
-               "exact_possible": bool(support_ok and (exact_support_available(m) or refined)),
-               "sampler": None, "sigma": None, "worst_case_proposals": None, "work": None,
-               "limit": get_limits().max_exact_work}
-        if self.radius is None:  # paper mode, ball from the data: only sampler="exact" is
-            out["exact"] = out["exact_possible"] and self.sampler == "exact"  # exact there
-        else:
-            delta_g = frechet_gradient_sensitivity(n, self.radius, m.curvature_bounds[1],
-                                                   m.injectivity_radius)
-            sigma = KNormGradient(manifold=m, epsilon=self.epsilon, sensitivity=delta_g,
-                                  sigma_rule="rigorous" if self.mode == "strict" else "paper",
-                                  chain_length=self.chain_length, burn_in=self.burn_in).sigma
-            g_max = 2.0 * self.radius
-            predicted = (predicted_frechet_kng_work(m, self.center_array, self.radius, sigma,
-                                                    n, self.n_draws)
-                         if refined and self.mode == "strict" and self.sampler == "auto"
-                         else None)
-            out.update(sigma=sigma, worst_case_proposals=worst_case_proposals(g_max, sigma),
-                       work=exact_work(g_max, sigma, n, self.n_draws))
-            if predicted is not None:
-                out["predicted_work"] = predicted
-            out["exact"] = bool(_choose_exact(
-                m, self.sampler, self.mode, clip=True, speed_cap=True, g_max=g_max,
-                sigma=sigma, n=n, draws=self.n_draws, what="plan", stacklevel=2,
-                support_ok=support_ok, predicted_work=predicted, refined=refined,
-                warn=False))
-        out["sampler"] = "exact rejection sampling" if out["exact"] else "Metropolis-Hastings"
+        delegate = self._delegate()
+        if delegate is not None:
+            return delegate.plan()
+        out = self.kind.plan(self)
+        out["guarantee"] = self.outline(plan=out).guarantee
         return out
 
     def work(self, costs=None):
-        """The release's estimated work (:func:`~dpcore.release.work.
+        """The release's estimated work (:func:`~dpcore.release.frechet_mechanisms.
         estimate_frechet_release_work`; ``costs`` fixes the per-unit costs).
 
         Returns
         -------
         WorkEstimate
         """
-        if self.mechanism == "kng":
-            self._need_ball("The work estimate of KNG")
+        if self.kind.ball_support:
+            self._need_ball(f"The work estimate of {self.mechanism}")
         return estimate_frechet_release_work(
             self.manifold, self.n, mechanism=self.mechanism, epsilon=self.epsilon,
             radius=self.radius, center=self.center_array, n_draws=self.n_draws,
@@ -269,9 +229,10 @@ class FrechetMeanRequest(_BallRequest):
         """
         from ..accuracy import predict_frechet_error
 
-        if self.mechanism == "gaussian":
-            return self.as_gaussian().predict()
-        if self.mode == "paper" or self.mechanism == "ambient_laplace":
+        delegate = self._delegate()
+        if delegate is not None:
+            return delegate.predict()
+        if self.mode == "paper" or not self.kind.error_prediction:
             return None
         try:
             return predict_frechet_error(self.manifold, self.n, epsilon=self.epsilon,
@@ -280,18 +241,47 @@ class FrechetMeanRequest(_BallRequest):
         except NotImplementedError:
             return None
 
-    def outline(self, exact=None):
+    def smallest_epsilon(self, target, *, quantile="median", rng=0):
+        """The smallest per-draw ε whose predicted ``quantile`` error is at most ``target``,
+        this request's other inputs fixed (:func:`~dpcore.release.accuracy.
+        smallest_frechet_epsilon`, which searches :meth:`predict`'s law over ε).
+
+        Returns
+        -------
+        float or None
+            None when no ε up to 10⁴ reaches ``target``.
+
+        Raises
+        ------
+        NotImplementedError
+            With the reason, where there is no search: the Gaussian (its σ is calibrated by
+            Monte Carlo at each ε), and wherever :meth:`predict` has no law (the ambient
+            mechanism, paper mode, spaces without a closed-form radial law).
+        """
+        from ..accuracy import smallest_frechet_epsilon
+
+        if self.kind.no_search:
+            raise NotImplementedError(self.kind.no_search)
+        if self.mode == "paper" or not self.kind.error_prediction:
+            raise NotImplementedError("no closed-form law of this release's error")
+        return smallest_frechet_epsilon(self.manifold, self.n, target, radius=self.radius,
+                                        center=self.center_array, mechanism=self.mechanism,
+                                        quantile=quantile, rng=rng)
+
+    def outline(self, plan=None):
         """The :class:`~dpcore.release.Release` this request will make, without values
-        (``exact``: the plan's decision, computed if not given)."""
-        if self.mechanism == "gaussian":
-            return self.as_gaussian().outline()
-        if exact is None:
-            exact = self.plan()["exact"]
+        (``plan``: :meth:`plan`'s sampler decision, computed if not given)."""
+        delegate = self._delegate()
+        if delegate is not None:
+            return delegate.outline()
+        if plan is None:
+            plan = self.kind.plan(self)
+        coverage = pure_coverage(plan["exact"], plan.get("float_safe"))
         return record_outline(mechanism=self.mechanism,
                               epsilon=float(self.n_draws * self.epsilon),
-                              delta=0.0 if exact else None, mu=None,
-                              coverage="proven" if exact else "mcmc", mode=self.mode,
-                              seeded=self.seeded, from_data=self._from_data())
+                              delta=0.0 if coverage == "proven" else None, mu=None,
+                              coverage=coverage, mode=self.mode, seeded=self.seeded,
+                              from_data=self._from_data())
 
     def event(self, rows=1, *, source="", note=""):
         """The privacy event the release will cost, before it is made.
@@ -420,31 +410,40 @@ class GaussianReleaseRequest(_BallRequest):
         -------
         dict
             ``mechanism`` (``"gaussian"``), ``exact`` (exact radial sampler),
-            ``exact_possible``, ``sampler``, ``accounting`` (``"euclidean"`` or ``"circle"``
-            where µ has a closed form, else ``"monte_carlo"``) and ``guarantee``.
+            ``exact_possible``, ``sampler``, ``float_safe`` (draws on a public lattice),
+            ``accounting`` (``"euclidean"`` or ``"circle"`` where µ has a closed form, else
+            ``"monte_carlo"``) and ``guarantee``.
         """
         from ...privacy import exact_gdp_accounting
         from ...sampling import exact_sampler_available
 
-        exact = bool(exact_sampler_available(self.manifold, "gaussian"))
+        # The release draws about the data's mean with no support: on the lattice of a
+        # compact space only (dpcore.mechanisms.gaussian).
+        lattice = on_lattice(self.manifold, "gaussian")
+        exact = bool(lattice or exact_sampler_available(self.manifold, "gaussian"))
         accounting = exact_gdp_accounting(self.manifold) or "monte_carlo"
         outline = record_outline(mechanism="gaussian", epsilon=None, delta=None, mu=None,
-                                 coverage=self._coverage(exact, accounting), mode=self.mode,
-                                 seeded=self.seeded, from_data=self._from_data())
+                                 coverage=self._coverage(exact, accounting, lattice),
+                                 mode=self.mode, seeded=self.seeded,
+                                 from_data=self._from_data())
+        radial = "exact radial" if exact else "radial part by MCMC"
         return {"mechanism": "gaussian", "exact": exact, "exact_possible": exact,
-                "sampler": "exact radial" if exact else "radial part by MCMC",
+                "sampler": LATTICE_SAMPLER if lattice else radial, "float_safe": lattice,
                 "accounting": accounting, "guarantee": outline.guarantee}
 
     @staticmethod
-    def _coverage(exact, accounting):
-        # The release's order: MCMC draws win over a Monte Carlo µ.
+    def _coverage(exact, accounting, float_safe=True):
+        # The release's order: MCMC draws win over a Monte Carlo µ, which wins over floats
+        # that depend on the data.
         if not exact:
             return "mcmc"
-        return "monte_carlo" if accounting == "monte_carlo" else "proven"
+        if accounting == "monte_carlo":
+            return "monte_carlo"
+        return "proven" if float_safe else "float"
 
     def work(self, costs=None):
         """The release's estimated work: the Monte Carlo accounting of µ where it has no
-        closed form (:func:`~dpcore.release.work.estimate_frechet_release_work`).
+        closed form (:func:`~dpcore.release.frechet_mechanisms.estimate_frechet_release_work`).
 
         Returns
         -------
@@ -465,9 +464,12 @@ class GaussianReleaseRequest(_BallRequest):
         dict or None
             None in paper mode and on spaces without a closed-form radial law.
         """
+        from ...sampling import exact_sampler_available
         from ..accuracy import predict_gaussian_error
 
-        if self.mode == "paper":
+        # Without a closed-form radial law there is nothing to predict: say so before the
+        # Monte Carlo calibration of σ.
+        if self.mode == "paper" or not exact_sampler_available(self.manifold, "gaussian"):
             return None
         try:
             return predict_gaussian_error(self.manifold, self.rate())
@@ -475,11 +477,21 @@ class GaussianReleaseRequest(_BallRequest):
             return None
 
     def outline(self):
-        """The :class:`~dpcore.release.Release` this request will make, without values: µ
-        and coverage from :meth:`model_release`."""
-        rec = self.model_release()
-        return record_outline(mechanism="gaussian", epsilon=None, delta=rec.delta, mu=rec.mu,
-                              coverage=rec.coverage, mode=self.mode, seeded=self.seeded,
+        """The :class:`~dpcore.release.Release` this request will make, without values. At a
+        µ or an ε the release records that µ (composed over the draws) and its coverage is
+        :meth:`plan`'s; at a rate σ, µ is the Monte Carlo estimate of :meth:`model_release`."""
+        from ...privacy import compose_gdp, eps_to_mu
+
+        if self.sigma is not None:
+            rec = self.model_release()
+            mu, delta, coverage = rec.mu, rec.delta, rec.coverage
+        else:
+            plan = self.plan()
+            per_draw = self.mu if self.mu is not None else float(eps_to_mu(self.epsilon))
+            mu, delta = float(compose_gdp([per_draw] * self.n_draws)), None
+            coverage = self._coverage(plan["exact"], plan["accounting"], plan["float_safe"])
+        return record_outline(mechanism="gaussian", epsilon=None, delta=delta, mu=mu,
+                              coverage=coverage, mode=self.mode, seeded=self.seeded,
                               from_data=self._from_data())
 
     def event(self, rows=1, *, source="", note=""):

@@ -1,5 +1,6 @@
-"""Page logic of the Fréchet-mean page (ui.logic.frechet_mean): the preview, the simulation
-and the empirical sensitivity, which are the report's studies seed for seed."""
+"""Page logic of the Fréchet-mean page (ui.logic.frechet_mean, ui.logic.frechet_simulation):
+the preview, the simulation and the empirical sensitivity, which are the report's studies seed
+for seed; the one release as a request, and what the page says about it before it runs."""
 
 import numpy as np
 import pandas as pd
@@ -12,11 +13,12 @@ from dpcore.learning import frechet_mean
 from dpcore.manifolds import SPD, Sphere
 from dpcore.release import project_to_ball
 from ui.logic import frechet_mean as L
+from ui.logic import frechet_simulation as S
 from ui.manifolds import make_manifold
 
 
 def test_simulation_is_the_report_study_for_the_same_seed():
-    page = L.frechet_simulation_one_n("sphere", np.pi / 8, 1.0, 15, 4, seed=3)
+    page = S.frechet_simulation_one_n("sphere", np.pi / 8, 1.0, 15, 4, seed=3)
     study = frechet_mean_study(Sphere(2), sample_sizes=[15], epsilon=1.0, radius=np.pi / 8,
                                replicates=4, mode="strict", chain_length=300, burn_in=200,
                                rng=np.random.SeedSequence([3, 15]))
@@ -31,7 +33,7 @@ def test_spd3_leaves_out_the_gaussian_and_by_default_nothing_else():
 
 
 def test_empirical_sensitivity_is_the_report_study_for_the_same_seed():
-    page = L.frechet_sensitivity_simulation("spd", 1.5, [12, 6], 3, seed=4)
+    page = S.frechet_sensitivity_simulation("spd", 1.5, [12, 6], 3, seed=4)
     study = frechet_sensitivity_study(SPD(2), sample_sizes=[6, 12], radius=1.5, replicates=3,
                                       rng=4)
     pd.testing.assert_frame_equal(page, study.rename(columns={"replicate": "pair"}))
@@ -39,7 +41,7 @@ def test_empirical_sensitivity_is_the_report_study_for_the_same_seed():
 
 def test_mechanism_draws_have_the_right_shapes_and_scales():
     y = make_mean_data(Sphere(2), 30, radius=0.4, rng=0)
-    res = L.frechet_mechanism_draws("sphere", y, 0.4, 1.0, 12, seed=0, chain_length=50,
+    res = S.frechet_mechanism_draws("sphere", y, 0.4, 1.0, 12, seed=0, chain_length=50,
                                     burn_in=50, mc_samples=200, mc_repeats=5)
     assert list(res["draws"]) == list(V.MECHANISM_LABELS)
     for pts in res["draws"].values():
@@ -56,7 +58,7 @@ def test_mechanism_draws_have_the_right_shapes_and_scales():
 
 
 def test_simulation_rows_and_errors():
-    frame = L.frechet_simulation_one_n("spd", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
+    frame = S.frechet_simulation_one_n("spd", 1.5, 1.0, 20, 4, chain_length=30, burn_in=30)
     assert set(frame["mechanism"]) == set(V.MECHANISM_LABELS)
     assert len(frame) == 4 * 4
     assert (frame["geodesic_error"] >= 0).all() and (frame["euclidean_error"] >= 0).all()
@@ -67,10 +69,10 @@ def test_simulation_rows_and_errors():
 
 
 def test_empirical_sensitivity_stays_below_the_bound():
-    frame = L.frechet_sensitivity_simulation("sphere", np.pi / 8, [10, 40], 5)
+    frame = S.frechet_sensitivity_simulation("sphere", np.pi / 8, [10, 40], 5)
     assert len(frame) == 10
     assert (frame["ratio"] >= 1).all()
-    frame = L.frechet_sensitivity_simulation("spd", 1.5, [10], 5)
+    frame = S.frechet_sensitivity_simulation("spd", 1.5, [10], 5)
     assert (frame["ratio"] >= 1).all()
 
 
@@ -87,7 +89,7 @@ def test_spd_figures_have_titles_and_legends():
 
 
 def test_simulation_concatenation_is_plain_pandas():
-    frames = [L.frechet_simulation_one_n("sphere", 0.3, 2.0, n, 3, include_kng=False)
+    frames = [S.frechet_simulation_one_n("sphere", 0.3, 2.0, n, 3, include_kng=False)
               for n in (10, 20)]
     frame = pd.concat(frames, ignore_index=True)
     assert set(frame["n"]) == {10, 20}
@@ -160,7 +162,7 @@ def test_above_r_star_only_the_ambient_mechanism_has_a_sensitivity():
     assert L.FRECHET_MANIFOLDS["sphere"][1] >= 3.14
     # the slider's whole range is usable: the ambient release runs on a whole-sphere ball
     y = make_mean_data(s2, 30, radius=3.0, rng=1)
-    res = L.frechet_mechanism_draws("sphere", y, 3.14, 1.0, 10, seed=0)
+    res = S.frechet_mechanism_draws("sphere", y, 3.14, 1.0, 10, seed=0)
     assert list(res["draws"]) == ["ambient_laplace"]
     assert np.allclose(np.linalg.norm(res["draws"]["ambient_laplace"], axis=1), 1.0)
     # SPD: no r*, every mechanism at the largest radius; the ambient radius depends on m0
@@ -183,19 +185,63 @@ def test_emg_preset_bounds_hold_the_data():
 
 
 def test_work_estimate_of_each_mechanism_and_the_refusal(monkeypatch):
-    """The page's estimate is the library's for the mechanism chosen (KNG: its sampler's work;
-    Gaussian on S²: the Monte Carlo calibration of σ); above the budget the library's reason
-    is returned."""
+    """The page's estimate is the request's, the library's for the mechanism chosen (KNG: its
+    sampler's work; Gaussian on S²: the Monte Carlo calibration of σ); above the budget the
+    library's reason is returned."""
     from dpcore.data.synthetic import default_center
-    from dpcore.manifolds import Sphere
     from dpcore.release import work
 
     m = Sphere(2)
     c = default_center(m)
-    kng, ok = L.work_estimate(m, 200, 1.0, 0.3, c, "kng")
-    assert ok and kng == work.estimate_frechet_work(m, 200, epsilon=1.0, radius=0.3, center=c)
-    gauss, _ = L.work_estimate(m, 200, 1.0, 0.3, c, "gaussian")
-    assert gauss.mc_samples == 4 * 1000 * 100
-    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * gauss.seconds)
-    gauss, ok = L.work_estimate(m, 200, 1.0, 0.3, c, "gaussian")
-    assert not ok and "above the work budget" in L.work_refusal(gauss)
+    kng = L.release_request(m, 200, 1.0, "kng", 0.3, c)
+    _, est, ok = L.release_facts(kng)
+    assert ok and est == work.estimate_frechet_work(m, 200, epsilon=1.0, radius=0.3, center=c)
+    gauss = kng.replace(mechanism="gaussian")
+    _, est, _ = L.release_facts(gauss)
+    assert est.mc_samples == 4 * 1000 * 100
+    monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
+    _, est, ok = L.release_facts(gauss)
+    assert not ok and "above the work budget" in gauss.refusal()
+
+
+# --------------------------------------------------------------------------- the request
+def test_the_page_request_is_the_release_it_makes():
+    """One request from the widgets' values: strict mode, one draw, OS entropy; its event is
+    the release's, the ledger's entry."""
+    from dpcore.privacy import PrivacyEvent
+
+    m = Sphere(2)
+    y = make_mean_data(m, 30, radius=0.4, rng=0)
+    req = L.release_request(m, 30, 2.0, "laplace", 0.4, [0.0, 0.0, 1.0])
+    assert (req.mode, req.n_draws, req.seed, req.epsilon) == ("strict", 1, None, 2.0)
+    assert req == L.release_request(m, np.int64(30), 2, "laplace", np.float64(0.4),
+                                    np.array([0.0, 0.0, 1.0]))
+    event, _, _ = L.release_facts(req)
+    rel = req.run(y)
+    assert not rel.seeded and event == PrivacyEvent.of(rel)
+    with pytest.raises(ValueError, match="center"):
+        L.release_request(m, 30, 1.0, "laplace", 0.4, [0.0, 0.0, 2.0])
+
+
+def test_exact_draws_with_data_dependent_floats_cost_as_the_release_says():
+    """SPD(3): the ambient mechanism draws in R^6, off the public lattice; the cost line states
+    the release's label and no δ, where the page used to say private."""
+    req = L.release_request(SPD(3), 50, 1.0, "ambient_laplace", 1.0, np.eye(3))
+    event, _, _ = L.release_facts(req)
+    assert event.delta is None and event.guarantee == "approximately private"
+    assert "floats depend on the data" in event.label
+
+
+def test_prediction_texts_read_the_request():
+    m = Sphere(2)
+    req = L.release_request(m, 50, 1.0, "laplace", 0.4, [0.0, 0.0, 1.0])
+    pred = req.predict()
+    text = L.predicted_error_text(pred, req)
+    assert "Before you release" in text and f"{pred['median']:.3g}" in text
+    assert "No prediction before release" in L.predicted_error_text(None, req)
+    found = L.smallest_epsilon_text(req, pred["median"] / 2)
+    assert f"ε = {req.smallest_epsilon(pred['median'] / 2):g}" in found and "n = 50" in found
+    assert "No ε up to 10⁴" in L.smallest_epsilon_text(req, 1e-12)
+    gauss = L.smallest_epsilon_text(req.replace(mechanism="gaussian"), 0.01)
+    assert gauss == ("No search over ε before release here: the Gaussian's σ is calibrated by "
+                     "Monte Carlo at each ε.")

@@ -118,7 +118,7 @@ def test_release_with_an_estimated_range_states_it():
     kept = {"range": est.ranges["log_pop"], "epsilon": est.epsilon, "levels": est.levels}
     s = settings(kept["range"], n_footpoints=1, n_vectors=1, seed=3)
     release, _ = G.run_release(s, ds)
-    PB.annotate_release(release, G.covariate_estimate_note(s.covariate_range, kept))
+    release = PB.annotate_release(release, G.covariate_estimate_note(s.covariate_range, kept))
     cov = release.assumptions["covariate_range"]
     assert cov["source"] == "public" and tuple(cov["value"]) == kept["range"]
     assert cov["note"].endswith(PB.estimated_note(2.0, (0.02, 0.98)))

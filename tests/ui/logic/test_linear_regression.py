@@ -378,7 +378,7 @@ def test_a_release_with_held_bounds_is_labelled_and_annotated():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             rel = private_geodesic_regression(Euclidean(1), x, y,
                                               **L.release_settings(1.0, 1.0, bounds, "strict"))
-        PB.annotate_release(rel, L.data_start_notes(bounds["bound_sources"]))
+        rel = PB.annotate_release(rel, L.data_start_notes(bounds["bound_sources"]))
         assert (rel.guarantee, rel.label) == L.release_label(plan, bounds, "strict")
         data = {k for k, a in rel.assumptions.items() if a.get("source") == "data"}
         assert data == set(bounds["bound_sources"])

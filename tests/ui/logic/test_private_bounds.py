@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from dpcore.release import Release
 from ui.logic import private_bounds as PB
 
 
@@ -146,10 +146,14 @@ def test_ledger_and_release_statements():
     assert PB.matches_estimate((20.0, 80.0), (20.0, 80.0))
     assert not PB.matches_estimate((20.0, 81.0), (20.0, 80.0))  # retyped
     assert not PB.matches_estimate((20.0, 80.0), None)
-    rel = SimpleNamespace(assumptions={
+    original = Release(values={}, mechanism="kng_joint", epsilon=1.0, delta=0.0, mu=None,
+                       sensitivity={}, sigma={}, diagnostics={}, mode="strict", seeded=False,
+                       assumptions={
         "covariate_range": {"value": (20.0, 80.0), "source": "public"},
         "tau": {"value": 3.0, "source": "public", "note": "residuals clipped to this norm"}})
-    PB.annotate_release(rel, {"covariate_range": stated, "tau": "typed", "missing": "x"})
+    rel = PB.annotate_release(original, {"covariate_range": stated, "tau": "typed",
+                                         "missing": "x"})
+    assert "note" not in original.assumptions["covariate_range"]  # a copy: records never change
     assert rel.assumptions["covariate_range"] == {"value": (20.0, 80.0), "source": "public",
                                                   "note": stated}
     assert rel.assumptions["tau"]["note"] == "residuals clipped to this norm; typed"

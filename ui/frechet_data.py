@@ -1,0 +1,386 @@
+"""The Fréchet mean page's data: the manifold, the source (synthetic, a preset or an upload
+with its column mapping and person column), the public ball and ε, read from widgets, and the
+numbers of the data as set. Uploaded data stay in this session's memory
+(:func:`ui.session.session_memo`), never in ``st.cache_data`` nor on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import streamlit as st
+
+from dpcore.data import DataValidationError, make_mean_data, to_csv
+from dpcore.data.synthetic import default_center
+from dpcore.manifolds import Sphere
+from dpcore.privacy import eps_to_mu
+from ui import manifolds as M
+from ui.caps import CAPS, upload_max_bytes
+from ui.logic import frechet_mean as L
+from ui.logic import privacy_text as T
+from ui.logic import regression_data as D
+from ui.session import (
+    query_value,
+    rows_per_person,
+    session_memo,
+    set_page_rows,
+    starting_value,
+    write_query,
+)
+
+#: Session-state store of the work done on an uploaded file (never st.cache_data).
+UPLOAD_MEMO = "fm_upload_memo"
+#: ... of the scanned files (one entry per file content) and of their mapped columns (one per
+#: file and mapping): apart, so that the previews and means of the store above never push a
+#: file out and a widget change never reads it again.
+SCAN_MEMO, READ_MEMO = "fm_upload_scans", "fm_upload_reads"
+EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+#: Presets: source -> (public radius, public centre as typed).
+PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
+                 "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def synthetic_data(manifold_key, n, radius, seed):
+    """Synthetic data in the ball (paper 001 protocol), cached: it is deterministic."""
+    return make_mean_data(M.make_manifold(manifold_key), n, radius=radius, rng=seed)
+
+
+def parse_upload(digest, raw, manifold_key, max_bytes):
+    """An upload's points and note, parsed once per file content (``digest``: its SHA-256) and
+    kept in this session's memory (:func:`ui.session.session_memo`), never in a cache shared
+    by sessions nor on disk, so a widget change never re-parses the file."""
+    return session_memo(UPLOAD_MEMO, ("parse", digest, manifold_key),
+                        lambda: L.read_upload(raw, M.make_manifold(manifold_key),
+                                              max_bytes=max_bytes),
+                        keep_errors=(DataValidationError,), spinner="Reading the file …")
+
+
+def per_data(fingerprint, key, make, cached):
+    """``cached()`` (through ``st.cache_data``) for synthetic and preset data; for an upload
+    (fingerprint ``upl-...``), ``make()`` once per session and ``key``, in this session's
+    memory only."""
+    if fingerprint.startswith("upl-"):
+        return session_memo(UPLOAD_MEMO, (fingerprint, *key), make)
+    return cached()
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def emg_points():
+    """The EMG preset's covariance matrices (read once from geomstats' shipped file)."""
+    return L.emg_points()
+
+
+def read_digest(sha, mapping):
+    """Names the points read from a file (its SHA-256 ``sha``) through a mapping (the person
+    column aside: it does not change the points)."""
+    point = repr((mapping.layout, mapping.columns)).encode()
+    return f"{sha[:16]}-{hashlib.sha256(point).hexdigest()[:8]}"
+
+
+def column_mapping(upload, manifold, tag):
+    """Preview and role widgets of a scanned upload; returns a
+    :class:`ui.logic.frechet_mean.PointMapping`, or None (with a message) while a column of the
+    point is not chosen."""
+    profiles = upload.profiles
+    with st.expander(f"Preview: first {len(upload.preview)} of {upload.n_rows:,} rows, column "
+                     "types and empty cells", expanded=True):
+        st.dataframe(upload.preview, width="stretch")
+        st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
+                     column_config={"note": st.column_config.TextColumn("note",
+                                                                        width="large")})
+    ids = {p.name: p.id_like for p in profiles if p.id_like}
+
+    def label(name):
+        return f"{name} (identifier?)" if name in ids else name
+
+    layouts = L.point_layouts(manifold)
+    detected = L.default_layout(manifold, profiles)
+    st.markdown("**Columns**: choose how the file writes a point and which columns hold it, "
+                "and, if one person contributes several rows, the column naming the person; "
+                "other columns are ignored.")
+    keys = list(layouts)
+    layout = keys[0] if len(keys) == 1 else st.radio(
+        "Each point is written as", keys, index=keys.index(detected), horizontal=True,
+        format_func=lambda k: layouts[k].label, key=f"fm_map_layout_{tag}")
+    defaults = L.default_point_columns(manifold, layout, profiles)
+    st.caption(L.recognised_text(manifold, layout, defaults, profiles))
+    slots, options = layouts[layout].slot_labels, L.slot_options(profiles, layouts[layout])
+    chosen = []
+    for start in range(0, len(slots), 6):  # at most six choices a line (SPD(3): 9 entries)
+        cols = st.columns(min(6, len(slots)))
+        for j, col in zip(range(start, min(start + 6, len(slots))), cols, strict=False):
+            chosen.append(col.selectbox(
+                slots[j], options, format_func=label, placeholder="Choose a column",
+                index=options.index(defaults[j]) if defaults[j] in options else None,
+                key=f"fm_map_{tag}_{layout}_{j}"))
+    others = [p.name for p in profiles if p.name not in chosen]
+    person = st.selectbox(
+        "Person (group) column (optional)", [None, *others], key=f"fm_map_person_{tag}",
+        format_func=lambda c: "(none)" if c is None else c,
+        help="A column naming who each row belongs to (a patient, an animal, a household); "
+             "(none): one row per person. The largest number of rows one person has becomes "
+             "the rows per person of the privacy guarantee on this page.")
+    hint = L.person_hint(profiles, exclude=chosen)
+    if hint and person is None:
+        st.caption(f"Column {', '.join(repr(c) for c in hint)} may name people: if one person "
+                   "has several rows, choose it as the person column (group privacy).")
+    if None in chosen:
+        level, text = L.incomplete_mapping_text(manifold, layout, chosen, profiles)
+        (st.error if level == "error" else st.info)(text)
+        return None
+    mapping = L.PointMapping(layout, tuple(chosen), person)
+    ignored = [c for c in others if c != person]
+    if ignored:
+        st.caption("Columns ignored: " + ", ".join(
+            f"'{c}'" + (" (looks like an identifier)" if c in ids else "") for c in ignored))
+    return mapping
+
+
+def uploaded_points(raw, digest, manifold_key, manifold):
+    """An uploaded file (its SHA-256 ``digest``): scanned once per file content, previewed,
+    mapped, and its chosen columns read once per mapping (this session's memory only, never
+    st.cache_data). Returns a :class:`ui.logic.frechet_mean.MeanUpload`, or None with a
+    message naming the row and column of what is wrong."""
+    try:
+        upload = session_memo(SCAN_MEMO, digest,
+                              lambda: L.scan_upload(raw, max_bytes=upload_max_bytes()),
+                              keep_errors=(DataValidationError,), spinner="Reading the file …",
+                              max_entries=2)
+    except DataValidationError as exc:
+        st.error(f"The file could not be used.\n\n{exc}")
+        return None
+    mapping = column_mapping(upload, manifold, f"{manifold_key}_{digest[:12]}")
+    if mapping is None:
+        return None
+    try:
+        read = session_memo(READ_MEMO, (digest, manifold_key, mapping),
+                            lambda: L.read_mapped(upload, manifold, mapping),
+                            keep_errors=(DataValidationError,),
+                            spinner="Reading the chosen columns …", max_entries=4)
+    except DataValidationError as exc:
+        message = str(exc).replace(
+            "Pass renormalize=True to project every point onto the sphere.",
+            "Normalize each row to unit length before uploading.")
+        legend = L.mapping_legend(manifold, mapping)
+        st.error(f"The file could not be used.\n\n{message}" + (f"\n\n{legend}" if legend
+                                                                   else ""))
+        return None
+    legend = L.mapping_legend(manifold, mapping)
+    st.caption(read.note + (f" {legend}" if legend else ""))
+    return read
+
+
+def person_rows(read, tag):
+    """Rows per person from the person column (group privacy), for this page only
+    (:func:`ui.session.set_page_rows`): the cost, the ledger entry and the ε readings of this
+    page count per person, with the sidebar saying why. Returns False while the user has not
+    confirmed that the largest group size is public."""
+    if read.groups is None:
+        return True
+    k, person = read.rows_per_person, read.mapping.person
+    set_page_rows(k, f"This page counts {k} rows per person: the largest group of its person "
+                     f"column '{person}'. The field above applies on the other pages.")
+    st.info(L.person_rows_text(k, person, read.group_sizes), icon=":material/group:")
+    return st.checkbox(
+        f"I confirm that the largest group size ({k} rows per person) is public information",
+        key=f"fm_group_ok_{tag}_{person}",
+        help="The group sizes come from the data. Taking their maximum as the rows per person "
+             "treats it as public: confirm only if it is (e.g. a study design of at most "
+             f"{k} measurements per person), or set a public bound in the sidebar instead (with "
+             "no person column).")
+
+
+def load_data(manifold_key, manifold, source, ui=st):
+    """Widgets for the data; returns (y, center, center_text, radius, meta) or None.
+
+    ``ui``: ``st``, or in the page's opening run :class:`ui.session.ValuesOnly` (the widgets'
+    values are read from the session state, :func:`ui.session.starting_value`)."""
+    r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
+    r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
+    # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
+    # new one's default (a sphere radius of 0.39 is no SPD radius).
+    # So does a preset's: its radius comes with its centre.
+    url_manifold = query_value("fm_manifold", "sphere", M.canonical)
+    url_source = query_value("fm_source", "synthetic", str)
+    same = url_source == source or (url_source not in PRESET_BOUNDS
+                                    and source not in PRESET_BOUNDS)
+    r_start = (query_value("fm_r", r_default, float)
+               if url_manifold == manifold_key and same else r_default)
+    radius_key = (f"fm_radius_{M.full_name(manifold_key)}"
+                  + (f"_{source}" if source in PRESET_BOUNDS else ""))
+    starting_value(radius_key, float(np.clip(r_start, r_lo, r_hi)))
+    radius = ui.slider(
+        "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
+        step=0.01, key=radius_key, help=L.radius_help(manifold),
+    )
+    meta = {"radius": radius}
+    if isinstance(manifold, Sphere):
+        if source == "cities":
+            starting_value("fm_center_cities", PRESET_BOUNDS["cities"][1])
+            center_text = ui.text_input(
+                "Public centre m₀ (latitude, longitude in degrees)", key="fm_center_cities")
+        else:
+            starting_value("fm_center", "0, 0, 1")
+            center_text = ui.text_input(
+                "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key="fm_center",
+                disabled=source == "synthetic")
+        try:
+            center = L.parse_center_text(center_text)
+        except ValueError as exc:
+            ui.error(str(exc))
+            return None
+    else:
+        k = manifold.k
+        center_key = f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}"
+        starting_value(center_key, PRESET_BOUNDS.get(source, (None, "1"))[1])
+        text = ui.text_input(
+            "Public centre m₀ (a typical variance s for s·I, or "
+            + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
+            key=center_key, disabled=source == "synthetic",
+            help="From domain knowledge, never from the data: the units and a typical scale of "
+                 "your matrices (e.g. a covariance of signals with variance about 10 in their "
+                 "units: type 10). The ball is centred there.")
+        try:
+            center = L.parse_spd_center_text(text, k)
+        except ValueError as exc:
+            ui.error(str(exc))
+            return None
+        center_text = L.spd_center_text(center)
+    if source == "synthetic":
+        starting_value("fm_n", int(np.clip(query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])))
+        starting_value("fm_seed", int(np.clip(query_value("fm_seed", 0, int), 0, 10**6)))
+        c1, c2 = ui.columns(2)
+        n = c1.slider("Sample size n", 10, CAPS["fm_max_n"], key="fm_n")
+        seed = c2.number_input("Seed of the synthetic data", 0, 10**6, key="fm_seed")
+        try:
+            y = synthetic_data(manifold_key, int(n), float(radius), int(seed))
+        except (RuntimeError, ValueError) as exc:
+            ui.error(f"Could not generate the data: {exc}")
+            return None
+        meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
+        center = default_center(manifold)
+        center_text = ("the north pole (0, 0, 1)" if isinstance(manifold, Sphere) else
+                       L.spd_center_text(center))
+        return y, center, center_text, radius, meta
+    if source == "emg":
+        ui.caption(L.EMG_ATTRIBUTION)
+        ui.caption(L.EMG_PRIVACY_UNIT)
+        ui.caption(L.EMG_BOUNDS_NOTE)
+        y = emg_points()
+        raw = None
+        digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
+    elif source == "cities":
+        ui.caption(L.CITIES_ATTRIBUTION)
+        ui.caption(L.CITIES_BOUNDS_NOTE)
+        raw = L.cities_bytes()
+    else:
+        upload = ui.file_uploader(
+            "Upload a CSV file (a header row naming the columns, one point per row; choose "
+            "the point's columns below)", type=["csv", "txt"], key="fm_upload",
+        )
+        ui.caption(f"Expected header: `{', '.join(manifold.csv_columns())}`"
+                   + (" or latitude and longitude in degrees" if isinstance(manifold, Sphere)
+                      else " or the full matrix")
+                   + "; other names are mapped below and other columns (an id, a name, a "
+                     "date) are ignored. The file stays in memory and is never stored.")
+        if upload is None:
+            ui.info("Upload a file to continue, or switch the data to *Synthetic*.")
+            return None
+        raw = upload.getvalue()
+        sha = hashlib.sha256(raw).hexdigest()
+        read = uploaded_points(raw, sha, manifold_key, manifold)
+        if read is None:
+            return None
+        y, raw, digest = read.y, None, read_digest(sha, read.mapping)
+        meta.update(person=read.mapping.person, mapping=read.mapping,
+                    group_ok=person_rows(read, f"{manifold_key}_{sha[:12]}"))
+    if raw is not None:
+        digest = hashlib.sha256(raw).hexdigest()
+        try:
+            y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
+            if note:
+                ui.caption(note)
+        except DataValidationError as exc:
+            message = str(exc).replace(
+                "Pass renormalize=True to project every point onto the sphere.",
+                "Normalize each row to unit length before uploading.")
+            ui.error(f"The file could not be used.\n\n{message}")
+            return None
+        digest = digest[:16]
+    if y.shape[0] < 2:
+        ui.error("The file needs at least 2 data rows.")
+        return None
+    preview = L.ball_preview(manifold, y, center, radius)
+    (ui.warning if preview["warn"] else ui.caption)(
+        L.ball_preview_text(preview, y.shape[0], radius, file_rows=source == "upload"))
+    meta.update(n=int(y.shape[0]), fingerprint=f"upl-{manifold_key}-{digest}-{radius}-"
+                                                 f"{center_text}")
+    return y, center, center_text, radius, meta
+
+
+def data_and_budget(ui):
+    """The manifold, the data and ε (``ui``: ``st`` or :class:`ui.session.ValuesOnly`).
+
+    Returns (manifold key, manifold, source, ε, URL settings, :func:`load_data`'s tuple), or
+    None when the data cannot be used (the URL is written either way)."""
+    with ui.container(border=True):
+        ui.subheader("Data and budget")
+        keys = list(L.FRECHET_MANIFOLDS)
+        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+        starting_value("fm_manifold", query_value("fm_manifold", "sphere", M.canonical,
+                                                  choices=keys), keys)
+        manifold_key = ui.selectbox("Manifold", keys, format_func=M.choice_label,
+                                    key="fm_manifold")
+        sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
+            manifold_key, [])
+        starting_value("fm_source", query_value("fm_source", "synthetic", str,
+                                                choices=sources), sources)
+        source = ui.radio("Data", sources,
+                          format_func={"synthetic": "Synthetic (paper 001)",
+                                       "upload": "Upload CSV",
+                                       "cities": "Preset: world cities",
+                                       "emg": "Preset: EMG covariances"}.get,
+                          horizontal=True, key="fm_source")
+        starting_value("fm_eps", query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS),
+                       EPS_OPTIONS)
+        epsilon = ui.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
+        reading = ui.empty()  # after the data: a person column sets the rows per person
+        manifold = M.make_manifold(manifold_key)
+        loaded = load_data(manifold_key, manifold, source, ui)
+        reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
+    settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
+    if loaded is None:
+        write_query(**settings)
+        return None
+    return manifold_key, manifold, source, epsilon, settings, loaded
+
+
+def data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsilon):
+    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download."""
+    n = y.shape[0]
+    cols = ui.columns(2)
+    cols[0].metric("Sample size n", n)
+    cols[1].metric("Radius r", f"{radius:.3g}",
+                   help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
+    cols = ui.columns(2)
+    if info["delta"] is None:
+        cols[0].metric("Sensitivity Δ of the mean", "none",
+                       help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
+        cols[1].metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}")
+    else:
+        cols[0].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
+        cols[1].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
+    cols = ui.columns(2)
+    cols[0].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
+    if info["delta"] is None:
+        ui.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
+                "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
+                "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
+                "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")
+    if source == "synthetic":
+        cols[1].download_button(
+            "Download data", to_csv(manifold, y),
+            file_name=f"frechet_mean_{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
+            mime="text/csv", key="fm_download_data", on_click="ignore")
