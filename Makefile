@@ -41,13 +41,17 @@ venv-dev: $(VENV)/.stamp-dev
 $(BIN)/python:
 	$(PYTHON) -m venv --upgrade-deps $(VENV)
 
-$(VENV)/.stamp-run: requirements.txt | $(BIN)/python
-	$(BIN)/python -m pip install -r requirements.txt
+# The pins and the project itself, in one resolver run: dpcore is installed editable with its
+# `dashboard` extra, so scripts and notebooks run from anywhere with .venv/bin/python import
+# the checkout's dpcore (editable: `make run` and the tests see every edit without a
+# reinstall), and a pin outside pyproject.toml's ranges fails here. docs/install.md.
+$(VENV)/.stamp-run: requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements.txt -e ".[dashboard]"
 	touch $@
 
 # The dev requirements include the runtime ones, so a dev install also satisfies `make run`.
-$(VENV)/.stamp-dev: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/python -m pip install -r requirements-dev.txt
+$(VENV)/.stamp-dev: requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements-dev.txt -e ".[dashboard]"
 	touch $@ $(VENV)/.stamp-run
 
 $(AXE): tests/browser/package.json tests/browser/package-lock.json

@@ -2,7 +2,10 @@
 Jupyter notebook that reproduces it with ``dpcore`` alone (no dashboard, no Streamlit).
 
 The script holds only public settings. Synthetic data are regenerated from their seed;
-uploaded data are never embedded: the script reads the file from a path the user fills in.
+uploaded data are never embedded: the script reads the file by the name it was uploaded
+under, next to the script. Its docstring gives the line that installs dpcore
+(:mod:`ui.logic.export_setup`), and a bounds estimate made under DP before the release is
+recorded with its ε_b.
 The release draws from OS entropy unless ``RELEASE_SEED`` is set (a seeded release is a
 reproducible demo, labelled not for publication). Notebook cells are the script's ``# %%``
 sections (nbformat 4, written as plain JSON).
@@ -11,31 +14,28 @@ sections (nbformat 4, written as plain JSON).
 from __future__ import annotations
 
 import datetime as _dt
-import json
 
 import numpy as np
 
 from dpcore.manifolds import SPD, Sphere
 
-__all__ = ["budget_split_script", "frechet_script", "gaussian_dp_script", "notebook_from_script",
-           "regression_script"]
+from .export_setup import (
+    _array,
+    _header,
+    _literal,
+    data_file_name,
+    estimate_lines,
+    install_note,
+    notebook_from_script,
+    preset_file,
+)
 
-
-def _header(title, *description):
-    """The script's opening lines: its docstring (``title``, the ``description`` lines, how
-    ``RELEASE_SEED`` works) and the setup cell's marker."""
-    return ['"""' f"{title} scenario exported from the dpcore dashboard on "
-            f"{_dt.date.today().isoformat()}.", "", *description,
-            "RELEASE_SEED = None draws from OS entropy (for publication); a seed gives a "
-            "reproducible demo.", '"""', "", "# %% Setup"]
-
-
-def _array(value):
-    return json.dumps(np.asarray(value, dtype=float).tolist())
+__all__ = ["budget_split_script", "data_file_name", "frechet_script", "gaussian_dp_script",
+           "linear_regression_script", "notebook_from_script", "regression_script"]
 
 
 def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsilon, mechanism,
-              release_seed=None, data_file="your_data.csv", columns=None, person=None):
+              release_seed=None, data_file=None, columns=None, person=None):
     """Script reproducing a Fréchet-mean release of the Fréchet mean page.
 
     Parameters
@@ -52,8 +52,9 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
     mechanism : str
     release_seed : int, optional
         None: OS entropy (for publication).
-    data_file : str
-        Path written for uploaded data (the user's own file).
+    data_file : str, optional
+        The uploaded file's name, written as the path to read (:func:`data_file_name`; default
+        ``your_data.csv``).
     columns : dict, optional
         The page's column mapping of an upload: the reader's name of each column of the point
         -> the file's column (``columns`` of :func:`dpcore.data.read_manifold_csv`). With it
@@ -69,6 +70,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
     str
     """
     cls = type(manifold).__name__
+    data_file = data_file_name(data_file)
     if source == "upload" and columns is not None:
         mapping = "{" + ", ".join(f"{str(k)!r}: {str(v)!r}" for k, v in columns.items()) + "}"
         data = ("# Your data: the CSV you uploaded to the dashboard (it is not stored in this "
@@ -96,13 +98,10 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
                 f"y = make_mean_data(manifold, {int(n)}, radius=RADIUS, rng={int(seed)})\n")
     elif source == "cities":
         data = ("# Preset: the 50 largest cities of the World Cities Database,\n"
-                "# (c) simplemaps.com, CC BY 4.0, as shipped with geomstats (MIT);\n"
+                "# (c) simplemaps.com, CC BY 4.0, geomstats' copy (MIT) shipped with dpcore;\n"
                 "# latitude/longitude -> S².\n"
-                "from pathlib import Path\n\n"
-                "import geomstats.datasets\n\n"
-                "CITIES = Path(geomstats.datasets.__file__).parent / \"data\" / \"cities\" / "
-                "\"cities.csv\"\n"
-                "y, _ = load_latlon_csv(CITIES.read_bytes())\n")
+                "from dpcore.data.shipped import preset_path\n\n"
+                "y, _ = load_latlon_csv(preset_path(\"world_cities.csv\").read_bytes())\n")
     else:
         data = ("# Your data: the CSV you uploaded to the dashboard (it is not stored in this "
                 "script).\n"
@@ -113,9 +112,10 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         *_header("Fréchet mean",
             f"A private Fréchet mean on {manifold!r} by the {mechanism} mechanism at ε = "
             f"{float(epsilon):g}, data in the",
-            f"public ball of radius {float(radius):g}. Needs the dpcore library on the path "
-            "(pip install -r requirements.txt).",
+            f"public ball of radius {float(radius):g}.",
         ),
+        "import json",
+        "",
         "import numpy as np",
         "",
         "from dpcore.data import load_csv, load_latlon_csv, make_mean_data, read_manifold_csv",
@@ -159,41 +159,17 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
         "print(\"private mean:\", private_mean.tolist())",
         "print(\"distance to the non-private mean:\", float(manifold.dist(mean, private_mean)))",
         "",
+        "# %% Summary (machine-readable)",
+        "print(\"RESULT \" + json.dumps({\"label\": release.label, \"epsilon\": release.epsilon,",
+        "                             \"private_mean\": private_mean.tolist()}))",
+        "",
     ]
     return "\n".join(lines)
 
 
-def notebook_from_script(script):
-    """A Jupyter notebook (nbformat 4 JSON text) with one cell per ``# %%`` section of
-    ``script`` (the docstring becomes a markdown cell)."""
-    head, _, rest = script.partition("# %%")
-    doc = head.strip().strip('"').strip()
-    cells = [{"cell_type": "markdown", "metadata": {}, "source": doc}] if doc else []
-    for part in ("# %%" + rest).split("# %%")[1:]:
-        title, _, code = part.partition("\n")
-        cells.append({"cell_type": "code", "metadata": {}, "execution_count": None,
-                 "outputs": [], "source": f"# {title.strip()}\n{code.strip()}\n"})
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python"}}, "cells": cells}
-    for k, cell in enumerate(nb["cells"]):
-        cell["id"] = f"cell-{k}"
-    return json.dumps(nb, indent=1, ensure_ascii=False)
-
-
-def _literal(value):
-    if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and value
-                                    and isinstance(value[0], (list, tuple, np.ndarray))):
-        return f"np.array({_array(value)})"
-    if isinstance(value, tuple):
-        return repr(tuple(float(v) for v in value))
-    if isinstance(value, (np.floating, np.integer)):
-        return repr(value.item())
-    return repr(value)
-
-
 def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
-                 example=None, renormalize=False, data_file="your_data.csv", covariate="x"):
+                 example=None, renormalize=False, data_file=None, covariate="x",
+                 bounds_estimate=None):
     """Script reproducing a release of the Geodesic regression page.
 
     Parameters
@@ -208,10 +184,14 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     example : (n, seed, (low, high)), for the generated example
     renormalize : bool
         As ticked on the page, for an uploaded sphere file.
-    data_file : str
+    data_file : str, optional
+        The uploaded file's name, or a preset's path (:func:`data_file_name`).
     covariate : str
         The page's covariate column of an upload; as on the page, the file's columns other
         than it and the responses are ignored.
+    bounds_estimate : mapping, optional
+        A covariate range estimated under DP: ``epsilon`` (ε_b) and ``notes`` (bound ->
+        statement); recorded in the script (:func:`ui.logic.export_setup.estimate_lines`).
 
     Returns
     -------
@@ -220,6 +200,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     kw = dict(release_kwargs)
     release_seed = kw.pop("rng", None)
     cls = type(manifold).__name__
+    estimated, record = estimate_lines(bounds_estimate)
     if source == "synthetic":
         region = ""
         if isinstance(manifold, Sphere):
@@ -245,7 +226,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
                 f"x, y = {float(low)!r} + {float(high - low)!r} * data.x, data.y"]
     else:
         data = ["# Your data: the CSV you uploaded (it is not stored in this script).",
-                f"DATA_FILE = {data_file!r}",
+                f"DATA_FILE = {data_file_name(data_file)!r}",
                 f"COVARIATE = {str(covariate)!r}",
                 "# As on the page: rows with an empty cell are left out, columns other than the "
                 "covariate and",
@@ -260,7 +241,6 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         *_header("Geodesic regression",
             f"A private geodesic regression on {manifold!r} with the page's public bounds and "
             "budget.",
-            "Needs the dpcore library on the path (pip install -r requirements.txt).",
         ),
         "import numpy as np",
         "",
@@ -275,6 +255,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         *settings,
         ")",
         f"RELEASE_SEED = {None if release_seed is None else int(release_seed)!r}",
+        *estimated,
         "",
         "# %% Data",
         *data,
@@ -290,6 +271,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         "",
         "# %% Release",
         "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+        *record,
         "print(\"label:\", release.label)",
         "print(\"epsilon:\", release.epsilon, \"delta:\", release.delta)",
         "print(\"footpoint:\", np.asarray(release.values[\"footpoint\"]).tolist())",
@@ -300,7 +282,8 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
 
 
 def linear_regression_script(release_kwargs, *, source, covariate, responses, group=None,
-                        example=None, data_file="your_data.csv", release_seed=None):
+                        example=None, data_file=None, release_seed=None,
+                        bounds_estimate=None):
     """Script reproducing a release of the Linear regression page.
 
     Parameters
@@ -316,16 +299,21 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         The group (person) column, when one is mapped.
     example : (n, seed)
         The generated example's size and seed.
-    data_file : str
-        Path written for uploaded data (the user's own file).
+    data_file : str, optional
+        The uploaded file's name (:func:`data_file_name`; default ``your_data.csv``).
     release_seed : int, optional
         None: OS entropy (for publication).
+    bounds_estimate : mapping, optional
+        Bounds estimated under DP: ``epsilon`` (ε_b) and ``notes`` (bound -> statement, the
+        page's ``bounds["estimated"]``); recorded in the script
+        (:func:`ui.logic.export_setup.estimate_lines`).
 
     Returns
     -------
     str
     """
     responses = list(responses)
+    estimated, record = estimate_lines(bounds_estimate)
     if source == "example":
         en, eseed = example
         data = [
@@ -348,14 +336,10 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         if source == "wine":
             path = ["# Preset: UCI Wine Quality, red wines (Cortez et al. 2009, CC BY 4.0), the "
                "copy shipped with the dashboard.",
-               "import dpcore",
-               "",
-               "DATA_FILE = (Path(dpcore.__file__).resolve().parents[1] / \"assets\" / "
-               "\"data\"",
-               "             / \"winequality-red.csv\")"]
+               f"DATA_FILE = {preset_file('assets/data/winequality-red.csv')!r}"]
         else:
             path = ["# Your data: the CSV you uploaded (it is not stored in this script).",
-               f"DATA_FILE = {data_file!r}"]
+               f"DATA_FILE = {data_file_name(data_file)!r}"]
         data = [
             *path,
             "table = scan_table(Path(DATA_FILE).read_bytes())",
@@ -386,9 +370,9 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         *_header("Linear regression",
             f"A private linear regression of {', '.join(responses)} on {covariate} (dpcore's "
             "private geodesic regression on R^d)",
-            "with the page's public bounds and budget. Needs the dpcore library on the path "
-            "(pip install -r requirements.txt).",
+            "with the page's public bounds and budget.",
         ),
+        "import json",
         "from pathlib import Path",
         "",
         "import numpy as np",
@@ -405,6 +389,7 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         *settings,
         ")",
         f"RELEASE_SEED = {None if release_seed is None else int(release_seed)!r}",
+        *estimated,
         "",
         "# %% Data",
         *data,
@@ -420,6 +405,7 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         "",
         "# %% Release",
         "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+        *record,
         "intercept = np.asarray(release.values[\"intercept\"]).reshape(-1)",
         "slope = np.asarray(release.values[\"coef\"]).reshape(-1)",
         "xc = x - x.mean()",
@@ -434,6 +420,12 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
         "print(\"private MSE:\", float(np.mean((y - intercept - x[:, None] * slope) ** 2)))",
         "print(\"least-squares MSE:\",",
         "      float(np.mean((y - ols_intercept - x[:, None] * ols_slope) ** 2)))",
+        "",
+        "# %% Summary (machine-readable)",
+        "summary = {\"label\": release.label, \"epsilon\": release.epsilon,",
+        "           \"intercept\": intercept.tolist(), \"slope\": slope.tolist(),",
+        "           \"assumptions\": release.assumptions}",
+        "print(\"RESULT \" + json.dumps(summary, default=str))",
         "",
     ]
     return "\n".join(lines)
@@ -462,8 +454,7 @@ def gaussian_dp_script(*, sigma, sensitivity, n, seed, radius, release_seed=None
         *_header("Gaussian DP",
             f"A Riemannian Gaussian private Fréchet mean on Sphere(2) at σ = {float(sigma):g}; the "
             "data ball's radius makes",
-            f"the mean's proven sensitivity Δ = {float(sensitivity):g}. Needs the dpcore library "
-            "on the path.",
+            f"the mean's proven sensitivity Δ = {float(sensitivity):g}.",
         ),
         "import json",
         "import math",
@@ -566,7 +557,8 @@ def budget_split_script(manifold, view_kwargs):
         f"How the split of ε between footpoint and shooting vector changes the error of a "
         f"private geodesic on {manifold!r}",
         f"({protocol}; a simulation, not a release of anyone's data).",
-        "Needs the dpcore library on the path.",
+        "",
+        *install_note(),
         '"""',
         "",
         "# %% Setup",

@@ -144,7 +144,8 @@ def test_notebook_has_the_script_cells():
     code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
     assert [c.splitlines()[0] for c in code] == [
         "# Setup", "# Public bounds and budget (fixed before looking at the data)", "# Data",
-        "# Accuracy before release (public inputs only; nothing is spent)", "# Release"]
+        "# Accuracy before release (public inputs only; nothing is spent)", "# Release",
+        "# Summary (machine-readable)"]
     body = "\n".join(line for c in code for line in c.splitlines()[1:])
     assert "private_frechet_mean(" in body
     compile(body, "notebook", "exec")
