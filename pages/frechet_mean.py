@@ -130,20 +130,22 @@ def export_section(request, source, meta, y=None):
     request's public settings (:meth:`~dpcore.release.FrechetMeanRequest.to_script_dict`)."""
     spec = request.to_script_dict()
     settings = spec["settings"]
-    data_file = "your_data.csv"
-    if source == "emg":  # public data: the script reads the preset's matrices from a CSV
+    emg = source == "emg"
+    upload = st.session_state.get("fm_upload") if source == "upload" else None
+    data_file = X.data_file_name(getattr(upload, "name", None))
+    if emg:  # public data: the script reads the preset's matrices from a CSV
         source, data_file = "upload", "emg_covariances_c0_c1.csv"
     with st.expander("Take it with you: this scenario as a Python script or notebook"):
         st.caption("The script holds only public settings: synthetic data are regenerated from "
-                   "their seed, an uploaded file is read from a path you fill in (it is never "
-                   "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
-                   "reproducible demo.")
+                   f"their seed, an uploaded file is read as {data_file}, next to the script "
+                   "(it is never embedded). Its release draws from OS entropy; set "
+                   "RELEASE_SEED for a reproducible demo.")
         mapping = meta.get("mapping")
         mapped = {}
         if mapping is not None:
             st.caption("The script reads your file as this page does, through the column "
                        "mapping chosen above (other columns ignored): put it next to the "
-                       "script as your_data.csv.")
+                       f"script as {data_file}.")
             mapped = {"columns": L.mapped_columns(request.manifold, mapping),
                       "person": mapping.person}
         script = X.frechet_script(request.manifold, source=source, n=spec["n"],
@@ -152,7 +154,7 @@ def export_section(request, source, meta, y=None):
                                   mechanism=settings["mechanism"],
                                   release_seed=spec["release_seed"], data_file=data_file,
                                   **mapped)
-        if data_file != "your_data.csv":
+        if emg:
             st.caption(f"The EMG preset's {request.n} matrices (public data, geomstats, "
                        f"MIT) go in {data_file}, next to the script:")
             st.download_button("Download the EMG matrices (.csv)", to_csv(request.manifold, y),

@@ -607,17 +607,23 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
     return out
 
 
-def export_section(source, settings, mapping, release_kwargs):
+def export_section(source, settings, mapping, bounds, estimate, release_kwargs):
     """The scenario as a script or notebook that reproduces it with dpcore alone."""
+    upload = st.session_state.get("lr_upload") if source == "upload" else None
+    data_file = X.data_file_name(getattr(upload, "name", None))
+    held = bounds.get("estimated") if estimate else None
     with st.expander("Take it with you: this scenario as a Python script or notebook"):
         st.caption("The script holds only public settings: the generated example is made again "
                    "from its seed, the red-wine preset is read from the dashboard's copy, an "
-                   "uploaded file is read from a path you fill in (it is never embedded). Its "
-                   "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
+                   f"uploaded file is read as {data_file}, next to the script (it is never "
+                   "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
+                   "reproducible demo.")
         script = X.linear_regression_script(
             release_kwargs, source=source, covariate=mapping.covariate,
             responses=mapping.responses, group=mapping.group,
-            example=(settings.get("lr_n"), settings.get("lr_seed")))
+            example=(settings.get("lr_n"), settings.get("lr_seed")), data_file=data_file,
+            bounds_estimate=({"epsilon": estimate["epsilon"], "notes": held} if held
+                             else None))
         export_buttons(script, "linear_regression", "lr")
 
 
@@ -656,24 +662,20 @@ def main():
         data, fingerprint, example, extra = load_source(source)
         settings.update(extra)
         if data is None:
-            write_query(**settings)
-            return
+            return write_query(**settings)
         try:
             profiles, preview, n_rows = overview(data)
         except DataValidationError as exc:
             st.error(f"The file could not be read:\n\n{exc}")
-            write_query(**settings)
-            return
+            return write_query(**settings)
         mapping = column_mapping(profiles, n_rows, preview, fingerprint, source)
         if mapping is None:
-            write_query(**settings)
-            return
+            return write_query(**settings)
         try:
             data_ = mapped(data, mapping.covariate, mapping.responses, mapping.group)
         except DataValidationError as exc:
             st.error(f"Some cells of the chosen columns cannot be used:\n\n{exc}")
-            write_query(**settings)
-            return
+            return write_query(**settings)
         if data_.dropped:
             st.warning(f"{data_.dropped:,} of {n_rows:,} rows dropped: they have an empty cell "
                        f"in a chosen column. {data_.n:,} rows are used.",
@@ -683,13 +685,11 @@ def main():
     x, y = data_.x, data_.y
     if x.size < 3:
         st.error(f"The regression needs at least 3 rows; {x.size} are usable.")
-        write_query(**settings)
-        return
+        return write_query(**settings)
     if np.ptp(x) == 0:
         st.error(f"Column '{covariate}' is constant ({x[0]:.6g} in every row): no line can "
                  "be fitted.")
-        write_query(**settings)
-        return
+        return write_query(**settings)
 
     a0, b0 = L.linear_fit(x, y)
     lines = {"Non-private least squares": (a0, b0)}
@@ -720,8 +720,8 @@ def main():
                                    help="diffprivlib's LinearRegression at the same ε: a second "
                                         "release of the data, which the ledger records too.")
         if not HAS_DIFFPRIVLIB:
-            cols[3].info("diffprivlib is not installed (it is a development dependency: "
-                         "`pip install diffprivlib`), so its comparison is skipped.")
+            cols[3].info("diffprivlib is not installed (`pip install diffprivlib`, part of "
+                         "the dashboard's extra), so its comparison is skipped.")
         accuracy_slot = st.container()  # the predicted error, under ε (filled below)
         scope = hashlib.sha256(json.dumps([fingerprint, covariate, responses]).encode()
                                ).hexdigest()[:12]
@@ -735,8 +735,7 @@ def main():
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
     if bounds is None:
-        write_query(**settings)
-        return
+        return write_query(**settings)
 
     key = json.dumps([fingerprint, covariate, responses, epsilon, share, mode, bool(use_dpl),
                       bounds["covariate_range"], bounds["tau"],
@@ -829,7 +828,8 @@ def main():
                            file_name="linear_regression_example.csv", mime="text/csv",
                            key="lr_download_data", on_click="ignore")
 
-    export_section(source, settings, mapping, L.release_settings(eps_p, eps_v, bounds, mode))
+    export_section(source, settings, mapping, bounds, estimate,
+                   L.release_settings(eps_p, eps_v, bounds, mode))
 
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):

@@ -203,11 +203,12 @@ def test_mapped_upload_export_reproduces_the_page(tmp_path, downloads):
     script = downloads(at, "fm_export_script")
     assert "COLUMNS = {'y1': 'px', 'y2': 'py', 'y3': 'pz'}" in script
     assert "PERSON = 'person'" in script
+    assert "DATA_FILE = 'mine.csv'" in script  # the uploaded file's own name
     assert f"{y[0, 0]!r}" not in script  # no data in the script
     release_seed = 13
     assert "RELEASE_SEED = None" in script
     script = script.replace("RELEASE_SEED = None", f"RELEASE_SEED = {release_seed}")
-    (tmp_path / "your_data.csv").write_bytes(data)
+    (tmp_path / "mine.csv").write_bytes(data)
     stdout = run_script(script, tmp_path)
     assert "1 row with an empty cell left out" in stdout
     assert "rows per person (largest group): 4" in stdout
