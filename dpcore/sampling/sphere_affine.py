@@ -33,7 +33,8 @@ from .intervals import Interval
 from .sphere_enclosure import CUT_MARGIN, _residual_factor, response_coordinates
 from .sphere_mean_value import _check, factor_slope, k_sqrt_parts, r_sqrt_parts
 
-__all__ = ["AffineEnclosure", "enclose_gradient_affine", "lower_bound_along"]
+__all__ = ["AffineEnclosure", "ParallelepipedEnclosure", "enclose_gradient_affine",
+           "enclose_gradient_parallelepiped", "lower_bound_along"]
 
 _PI = np.pi
 CHUNK = 1 << 14
@@ -82,6 +83,13 @@ def _factor_parts(cut, tau):
 
 def _chunk(lo, hi, t, ycoords, tau, bound):
     (u1, u2, w1, w2), c, h = box_variables(lo, hi)
+    forms, cut = _chunk_forms(u1, u2, w1, w2, t, ycoords, tau, bound)
+    return forms, c, h, cut
+
+
+def _chunk_forms(u1, u2, w1, w2, t, ycoords, tau, bound):
+    """The six gradient components as affine forms over the region spanned by the coordinate
+    forms ``u1, u2, w1, w2`` (value shape ``(mc, 1)``), and the cut flags."""
     s_u = u1.square() + u2.square()
     s_r = s_u.apply(sinc_sqrt_parts, lo=0.0)
     c_r = s_u.apply(cos_sqrt_parts, lo=0.0)
@@ -114,7 +122,7 @@ def _chunk(lo, hi, t, ycoords, tau, bound):
     m_pst = (pe * st).mean()
     m_coef = (rr * (cc * ve.scale(t) - q * ss * pe)).scale(t * t).mean()
     gv = [-((st * eps[k]).mean() - m_pst * pb[k] + m_coef * vb[k]) for k in range(3)]
-    return gp + gv, c, h, np.any(cut, axis=-1)
+    return gp + gv, np.any(cut, axis=-1)
 
 
 def lower_bound_along(value, linear, error, direction):
@@ -168,3 +176,76 @@ def enclose_gradient_affine(chart, lo, hi, t, y, tau, *, chunk=CHUNK):
     direction = np.divide(value, norm * (1 + 1e-12), out=np.zeros_like(value), where=norm > 0)
     lower = np.maximum(lower, np.maximum(lower_bound_along(value, linear, error, direction), 0.0))
     return AffineEnclosure(lower, upper, value, linear, error, center, half, cut)
+
+
+class ParallelepipedEnclosure(NamedTuple):
+    r"""Result of :func:`enclose_gradient_parallelepiped` for ``m`` regions:
+    :math:`G(c + A\varepsilon + \zeta) = G_0 + L\varepsilon + \xi`, :math:`|\xi_k| \le E_k`,
+    for every :math:`\varepsilon \in [-1, 1]^4` and :math:`|\zeta_j| \le e_j`.
+
+    Attributes
+    ----------
+    value : ndarray (m, 6)
+    linear : ndarray (m, 6, 4)
+    error : ndarray (m, 6)
+    cut : ndarray of bool (m,)
+    """
+
+    value: np.ndarray
+    linear: np.ndarray
+    error: np.ndarray
+    cut: np.ndarray
+
+
+def enclose_gradient_parallelepiped(chart, center, basis, slack, t, y, tau, *, chunk=CHUNK):
+    r"""Affine enclosure of the clipped regression gradient over parallelepipeds
+    :math:`\{c + A\varepsilon + \zeta : \varepsilon \in [-1, 1]^4, |\zeta_j| \le e_j\}`
+    (the formulas of the module docstring with general affine coordinate forms: every rule
+    of :mod:`dpcore.sampling.affine` holds for any coefficients, and the coordinate error
+    :math:`e` enters as the forms' error radius, which covers any point within it).
+
+    Parameters
+    ----------
+    chart : SphereBundleChart
+    center : array (m, 4)
+        :math:`c` (floats, taken exactly).
+    basis : array (m, 4, 4)
+        :math:`A` (row: coordinate, column: noise symbol; floats, taken exactly).
+    slack : array (m, 4)
+        :math:`e \ge 0`, e.g. the rounding of :math:`c` and :math:`A` computed from other
+        quantities.
+    t, y, tau
+        Data, as for :func:`enclose_gradient_affine`.
+    chunk : int
+        (region, term) pairs evaluated at once.
+
+    Returns
+    -------
+    ParallelepipedEnclosure
+    """
+    center = np.atleast_2d(np.asarray(center, dtype=float))
+    basis = np.asarray(basis, dtype=float).reshape(center.shape[0], 4, 4)
+    slack = np.asarray(slack, dtype=float).reshape(center.shape)
+    reach = (np.sum(np.abs(basis), axis=-1) + slack) * (1 + 1e-12)
+    if not (np.all(np.isfinite(center)) and np.all(np.isfinite(reach)) and np.all(slack >= 0)):
+        raise ValueError("Parallelepipeds need finite centres, bases and slacks >= 0.")
+    lo, hi = center - reach, center + reach
+    lo, hi, t, y, tau = _check(chart, lo, hi, t, y, tau)
+    bound, ycoords = response_coordinates(chart, y, tau)
+    m = center.shape[0]
+    value, error = np.empty((m, 6)), np.empty((m, 6))
+    linear = np.empty((m, 6, 4))
+    cut = np.zeros(m, dtype=bool)
+    step = max(1, int(chunk) // t.size)
+    for start in range(0, m, step):
+        sl = slice(start, min(m, start + step))
+        k = sl.stop - sl.start
+        coords = [AffineForm(center[sl, j, None].copy(),
+                             np.ascontiguousarray(basis[sl, j, :].T)[:, :, None],
+                             slack[sl, j, None].copy()) for j in range(4)]
+        forms, cut[sl] = _chunk_forms(*coords, t, ycoords, tau, bound)
+        for i, g in enumerate(forms):
+            value[sl, i] = np.broadcast_to(g.c, (k,))
+            error[sl, i] = np.broadcast_to(g.e, (k,))
+            linear[sl, i] = np.broadcast_to(g.a, (4, k)).T
+    return ParallelepipedEnclosure(value, linear, error, cut)
