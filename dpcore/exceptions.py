@@ -39,6 +39,7 @@ __all__ = [
     "DataValidationError",
     "EnvelopeViolation",
     "ExactSamplingUnavailable",
+    "LawOutsideSupport",
     "LimitExceededError",
     "PrivacyBudgetError",
     "PrivacyLeakWarning",
@@ -140,6 +141,11 @@ class EnvelopeViolation(RuntimeError):
     means the proof's premises failed (e.g. a wrong Lipschitz constant), so the sampler's draws
     would not follow the mechanism's law. It is raised, never only counted.
     """
+
+
+class LawOutsideSupport(RuntimeError):
+    """An asymptotic law (a prediction, :mod:`dpcore.experiments.budget_law`) puts almost no
+    mass on the mechanism's public support: no prediction is made from it."""
 
 
 class WorkBudgetError(ValueError):

@@ -1,10 +1,13 @@
 """Budget split: how dividing ε between footpoint and shooting vector changes the error.
 
-A simulation on synthetic data (paper 002 §4 protocol), not a release of anyone's data, so
-nothing here enters the privacy ledger. Widgets -> :mod:`ui.logic` ->
-:func:`dpcore.experiments.budget_sweep` -> :mod:`ui.figures`. The simulation runs on a button,
-in chunks (view × n × replicate) with a progress bar; each chunk is a seeded, deterministic
-computation cached with ``st.cache_data``.
+A simulation on synthetic data (paper 002 §4 protocol, with the Geodesic regression page's
+public designs in strict mode), not a release of anyone's data, so nothing here enters the
+privacy ledger. Widgets -> :mod:`ui.logic` -> :func:`dpcore.experiments.budget_sweep` ->
+:mod:`dpcore.visualization.budget`. In strict mode no cell comes from Markov chains: exact
+draws where their public worst case is within reach, else a prediction from the mechanism's
+asymptotic law, checked against its exact target. The page's default simulation is computed
+on opening; other settings run on a button, in chunks (view × n × replicate) with a progress
+bar; each chunk is a seeded, deterministic computation cached with ``st.cache_data``.
 """
 
 import dataclasses
@@ -12,10 +15,11 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from dpcore import visualization as V
+from dpcore.visualization import budget as VB
 from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import show_figure
+from ui.logic import budget_advice as A
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
 from ui.progress import RunProgress, cancelled_notice, show_work
@@ -23,6 +27,7 @@ from ui.session import PageSettings, export_buttons, query_value
 
 RESULT = "bs_result"
 RUNNING = "bs_running"
+OPENED = "bs_opened"  # the default simulation was computed (or skipped) on opening
 SCENARIO = "bs_scenario"  # the (manifold, mode) whose defaults the settings started from
 #: Widgets whose default depends on the (manifold, mode) scenario: their SweepConfig fields.
 SCENARIO_KEYS = {"bs_sizes": "sample_sizes", "bs_total": "total", "bs_chain": "chain_length",
@@ -31,6 +36,9 @@ DEFAULT = B.SweepConfig()
 SIZE_OPTIONS = (10, 20, 30, 50, 100, 200, 500)
 VIEW_LABELS = {"unequal": "Unequal split at a fixed total", "equal": "Equal split across totals",
                "grid": "Heatmap over (ε_p, ε_v)"}
+#: A strict simulation estimated within this many seconds is computed on opening the page
+#: (paper mode's Markov chains run on the button only).
+OPEN_SECONDS = 10.0
 settings_state = PageSettings("bs")
 init = settings_state.init
 
@@ -74,8 +82,8 @@ def _widget_value(field, value):
 
 def scenario_changed():
     """Switching manifold or mode moves each setting that was at the old scenario's default to
-    the new scenario's (:func:`ui.logic.budget_split.scenario_defaults`: SPD(2) in strict mode
-    has its own sizes and chains); a changed setting stays."""
+    the new scenario's (:func:`ui.logic.budget_split.scenario_defaults`: SPD(2) and Kendall in
+    strict mode have their own sizes); a changed setting stays."""
     ss = st.session_state
     old, new = ss.get(SCENARIO), (ss["bs_manifold"], ss["bs_mode"])
     if old is not None and tuple(old) != new:
@@ -117,154 +125,328 @@ def run_simulation(config, chunk_seconds, estimate):
     return None
 
 
-def main():
-    """The page: widgets -> page logic -> dpcore -> figures."""
-    st.title("Budget split")
-    st.info(
-        "**Simulation on synthetic data** (paper 002 protocol; on SPD(2) and Kendall shapes in "
-        "strict mode the Geodesic regression page's public design), not a release of anyone's "
-        "data: "
-        "nothing on this page enters the privacy ledger. It shows how the split of a budget "
-        "between the footpoint (ε_p) and the shooting vector (ε_v) of a private geodesic changes "
-        "its error, and how that depends on the sample size n.",
-        icon=":material/science:",
-    )
-
-    # ============================================================================== settings
-    col_m, col_v, col_r = st.columns(3, gap="medium")
-    with col_m, st.container(border=True):
-        st.subheader("1 · Manifold and data")
-        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
-        kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
-                            format_func=D.MANIFOLD_LABELS.get, on_change=scenario_changed)
-        # The mode's starting value is needed now: the scenario's defaults depend on it.
-        init("bs_mode", "bs_mode", "strict", str, ("strict", "paper"))
-        scenario = B.scenario_defaults(kind, st.session_state["bs_mode"])
-        st.session_state.setdefault(SCENARIO, (kind, st.session_state["bs_mode"]))
-        param = None
-        if kind in D.PARAM_RANGE:
-            lo_p, hi_p, _ = D.PARAM_RANGE[kind]
-            init(f"bs_param_{kind}", f"bs_{M.spec(kind).param}", scenario["param"], int,
-                 range(lo_p, hi_p + 1))
-            param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
-                                        key=f"bs_param_{kind}"))
-        init("bs_sizes", "bs_n", list(scenario["sample_sizes"]), int_list)
-        # Typed entries arrive as text; keep whole numbers from 5 to the cap, report the rest.
-        sizes, bad = set(), []
-        for v in st.session_state["bs_sizes"]:
-            text = str(v).strip()
-            if text.isdigit() and 5 <= int(text) <= CAPS["sweep_max_n"]:
-                sizes.add(int(text))
-            else:
-                bad.append(text)
-        sizes = sorted(sizes)
-        st.session_state["bs_sizes"] = sizes
-        st.multiselect("Sample sizes n (type a number to add one)",
-                       sorted(set(SIZE_OPTIONS) | set(sizes)), key="bs_sizes",
-                       accept_new_options=True, max_selections=CAPS["sweep_sizes"])
-        if bad:
-            st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to "
-                       f"{CAPS['sweep_max_n']}.")
-        mode = st.radio("Mode", ("strict", "paper"), key="bs_mode", horizontal=True,
-                        format_func={"paper": "paper (reproduces the figures)",
-                                     "strict": "strict (public bounds)"}.get,
-                        on_change=scenario_changed)
-        tau = tau_m = None
-        if mode == "strict":
-            design = B.strict_design(kind)
-            init(f"bs_tau_{kind}", "bs_tau", design.get("tau", M.spec(kind).tau), float,
-                 bounds=(0.001, 10.0))
-            tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
-                                        key=f"bs_tau_{kind}", format="%.3f"))
-            if D.needs_ball(kind):
-                init(f"bs_taum_{kind}", "bs_taum", design.get("tau_m", M.spec(kind).tau_m),
-                     float, bounds=(0.01, 100.0))
-                tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
-                                              key=f"bs_taum_{kind}", format="%.3g"))
-            st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1]. The "
-                       "unequal splits keep ε_p/ε_v between 1/10 and 10: starving one budget "
-                       "100-fold (the papers' range) leaves a multimodal target whose chains "
-                       "do not mix.")
-            design_note = B.design_note(kind, tau, tau_m)
-            if design_note:
-                st.caption(design_note)
-            note = B.flat_noise_note(kind, mode)
-            if note:
-                st.warning(note, icon=":material/blur_on:")
+# ================================================================================ settings
+def manifold_section():
+    """Section 1: manifold, sample sizes, mode and the public design. Returns ``(kind, param,
+    sizes, mode, tau, tau_m)``."""
+    st.subheader("1 · Manifold and data")
+    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+    init("bs_manifold", "bs_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
+    kind = st.selectbox("Manifold", D.MANIFOLD_KINDS, key="bs_manifold",
+                        format_func=D.MANIFOLD_LABELS.get, on_change=scenario_changed)
+    # The mode's starting value is needed now: the scenario's defaults depend on it.
+    init("bs_mode", "bs_mode", "strict", str, ("strict", "paper"))
+    scenario = B.scenario_defaults(kind, st.session_state["bs_mode"])
+    st.session_state.setdefault(SCENARIO, (kind, st.session_state["bs_mode"]))
+    param = None
+    if kind in D.PARAM_RANGE:
+        lo_p, hi_p, _ = D.PARAM_RANGE[kind]
+        init(f"bs_param_{kind}", f"bs_{M.spec(kind).param}", scenario["param"], int,
+             range(lo_p, hi_p + 1))
+        param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p,
+                                    key=f"bs_param_{kind}"))
+    init("bs_sizes", "bs_n", list(scenario["sample_sizes"]), int_list)
+    # Typed entries arrive as text; keep whole numbers from 5 to the cap, report the rest.
+    sizes, bad = set(), []
+    for v in st.session_state["bs_sizes"]:
+        text = str(v).strip()
+        if text.isdigit() and 5 <= int(text) <= CAPS["sweep_max_n"]:
+            sizes.add(int(text))
         else:
-            st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
-                       "the papers (not private; harmless here because the data are synthetic).")
+            bad.append(text)
+    sizes = sorted(sizes)
+    st.session_state["bs_sizes"] = sizes
+    st.multiselect("Sample sizes n (type a number to add one)",
+                   sorted(set(SIZE_OPTIONS) | set(sizes)), key="bs_sizes",
+                   accept_new_options=True, max_selections=CAPS["sweep_sizes"])
+    if bad:
+        st.warning(f"Ignored sample sizes {', '.join(bad)}: use whole numbers from 5 to "
+                   f"{CAPS['sweep_max_n']}.")
+    mode = st.radio("Mode", ("strict", "paper"), key="bs_mode", horizontal=True,
+                    format_func={"paper": "paper (reproduces the figures)",
+                                 "strict": "strict (public bounds)"}.get,
+                    on_change=scenario_changed)
+    tau = tau_m = None
+    if mode == "strict":
+        design = B.strict_design(kind)
+        init(f"bs_tau_{kind}", "bs_tau", design.get("tau", M.spec(kind).tau), float,
+             bounds=(0.001, 10.0))
+        tau = float(st.number_input("τ — public residual bound", 0.001, 10.0,
+                                    key=f"bs_tau_{kind}", format="%.3f"))
+        if D.needs_ball(kind):
+            init(f"bs_taum_{kind}", "bs_taum", design.get("tau_m", M.spec(kind).tau_m),
+                 float, bounds=(0.01, 100.0))
+            tau_m = float(st.number_input("τ_m — public ball radius", 0.01, 100.0,
+                                          key=f"bs_taum_{kind}", format="%.3g"))
+        st.caption("Covariates are U[0, 1], so the public covariate range is [0, 1]. The "
+                   "unequal splits keep ε_p/ε_v between 1/10 and 10. No Markov chains: each "
+                   "cell is drawn exactly where that is within reach, else predicted from the "
+                   "mechanism's asymptotic law and checked against its exact target.")
+        design_note = B.design_note(kind, tau, tau_m)
+        if design_note:
+            st.caption(design_note)
+        note = B.flat_noise_note(kind, mode)
+        if note:
+            st.warning(note, icon=":material/blur_on:")
+    else:
+        st.caption("Paper mode takes τ from each simulated data set and uses σ = Δ/ε, as in "
+                   "the papers (not private; harmless here because the data are synthetic), "
+                   "and draws by Markov chains, as the papers did.")
+    return kind, param, sizes, mode, tau, tau_m
 
-    with col_v, st.container(border=True):
-        st.subheader("2 · Budget views")
-        init("bs_views", "bs_views", ["unequal", "equal"],
-             lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
-        views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
-                               format_func=VIEW_LABELS.get)
-        init("bs_total", "bs_total", scenario["total"], float, bounds=(0.02, 20.0))
-        init("bs_nu", "bs_nu", DEFAULT.n_unequal, int, range(3, CAPS["sweep_unequal"] + 1))
-        c1, c2 = st.columns(2)
-        total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
-                                      format="%.3g", help="Paper 002 uses 2.02: ε_p from 0.02 "
-                                      "to 2.0 and ε_v = 2.02 − ε_p."))
-        n_unequal = int(c2.number_input("splits", 3, CAPS["sweep_unequal"], key="bs_nu"))
-        init("bs_ne", "bs_ne", DEFAULT.n_equal, int, range(2, CAPS["sweep_equal"] + 1))
-        c1, c2 = st.columns([3, 1])
-        equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
-                                       value=range_value("bs_eq", "bs_eq", DEFAULT.equal_range))
-        n_equal = int(c2.number_input("totals", 2, CAPS["sweep_equal"], key="bs_ne"))
-        init("bs_ng", "bs_ng", 4, int, range(2, CAPS["sweep_grid"] + 1))
-        c1, c2 = st.columns([3, 1])
-        grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
-                                      key="bs_grid",
-                                      value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
-        n_grid = int(c2.number_input("per axis", 2, CAPS["sweep_grid"], key="bs_ng"))
-        grid_choices = sorted(set(sizes) | {50}) if sizes else [50]
-        init("bs_grid_n", "bs_gn", 50, int, grid_choices)
-        if st.session_state["bs_grid_n"] not in grid_choices:
-            st.session_state["bs_grid_n"] = grid_choices[0]
-        grid_n = int(st.selectbox("Heatmap: sample size n", grid_choices, key="bs_grid_n"))
 
-    with col_r, st.container(border=True):
-        st.subheader("3 · Replicates and sampler")
-        init("bs_reps", "bs_reps", 1, int, range(1, CAPS["sweep_replicates"] + 1))
-        replicates = int(st.slider("Replicates (fresh data set and release each)", 1,
-                                   CAPS["sweep_replicates"], key="bs_reps"))
-        init("bs_nf", "bs_nf", scenario["n_footpoints"], int,
-             range(1, CAPS["sweep_draws"] + 1))
-        init("bs_nv", "bs_nv", scenario["n_vectors"], int, range(1, CAPS["sweep_draws"] + 1))
-        c1, c2 = st.columns(2)
-        n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["sweep_draws"],
-                                     key="bs_nf"))
-        n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["sweep_draws"],
-                                    key="bs_nv"))
-        init("bs_chain", "bs_chain", scenario["chain_length"], int,
-             range(10, CAPS["sweep_chain"] + 1))
-        init("bs_burn", "bs_burn", scenario["burn_in"], int, range(0, CAPS["sweep_chain"] + 1))
+def views_section(sizes, scenario):
+    """Section 2: the views and their budgets. Returns a dict of SweepConfig fields."""
+    st.subheader("2 · Budget views")
+    init("bs_views", "bs_views", ["unequal", "equal"],
+         lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
+    views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
+                           format_func=VIEW_LABELS.get)
+    init("bs_total", "bs_total", scenario["total"], float, bounds=(0.02, 20.0))
+    init("bs_nu", "bs_nu", DEFAULT.n_unequal, int, range(3, CAPS["sweep_unequal"] + 1))
+    c1, c2 = st.columns(2)
+    total = float(c1.number_input("Unequal: total ε", 0.02, 20.0, key="bs_total",
+                                  format="%.3g", help="The budget of one private geodesic, "
+                                  "ε_p + ε_v (Geodesic regression's default release: 3). "
+                                  "Paper 002 uses 2.02."))
+    n_unequal = int(c2.number_input("splits", 3, CAPS["sweep_unequal"], key="bs_nu"))
+    init("bs_ne", "bs_ne", DEFAULT.n_equal, int, range(2, CAPS["sweep_equal"] + 1))
+    c1, c2 = st.columns([3, 1])
+    equal_range = c1.select_slider("Equal: totals from … to …", D.EPS_GRID, key="bs_eq",
+                                   value=range_value("bs_eq", "bs_eq", DEFAULT.equal_range))
+    n_equal = int(c2.number_input("totals", 2, CAPS["sweep_equal"], key="bs_ne"))
+    init("bs_ng", "bs_ng", 4, int, range(2, CAPS["sweep_grid"] + 1))
+    c1, c2 = st.columns([3, 1])
+    grid_range = c1.select_slider("Heatmap: each budget from … to …", D.EPS_GRID,
+                                  key="bs_grid",
+                                  value=range_value("bs_grid", "bs_grid", (0.05, 2.0)))
+    n_grid = int(c2.number_input("per axis", 2, CAPS["sweep_grid"], key="bs_ng"))
+    grid_choices = sorted(set(sizes) | {50}) if sizes else [50]
+    init("bs_grid_n", "bs_gn", 50, int, grid_choices)
+    if st.session_state["bs_grid_n"] not in grid_choices:
+        st.session_state["bs_grid_n"] = grid_choices[0]
+    grid_n = int(st.selectbox("Heatmap: sample size n", grid_choices, key="bs_grid_n"))
+    return dict(views=tuple(v for v in VIEW_LABELS if v in views), total=total,
+                n_unequal=n_unequal, equal_range=tuple(float(v) for v in equal_range),
+                n_equal=n_equal, grid_range=tuple(float(v) for v in grid_range),
+                n_grid=n_grid, grid_n=grid_n)
+
+
+def draws_section(scenario, mode):
+    """Section 3: replicates, draws per release, chains (paper mode) and the seed. Returns a
+    dict of SweepConfig fields."""
+    st.subheader("3 · Replicates and draws")
+    init("bs_reps", "bs_reps", DEFAULT.replicates, int, range(3, CAPS["sweep_replicates"] + 1))
+    replicates = int(st.slider("Replicates (fresh data set and release each; the band is "
+                               "their range)", 3, CAPS["sweep_replicates"], key="bs_reps"))
+    init("bs_nf", "bs_nf", scenario["n_footpoints"], int, range(1, CAPS["sweep_draws"] + 1))
+    init("bs_nv", "bs_nv", scenario["n_vectors"], int, range(1, CAPS["sweep_draws"] + 1))
+    c1, c2 = st.columns(2)
+    n_foot = int(c1.number_input("Footpoints per release", 1, CAPS["sweep_draws"],
+                                 key="bs_nf"))
+    n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["sweep_draws"], key="bs_nv"))
+    init("bs_chain", "bs_chain", scenario["chain_length"], int,
+         range(10, CAPS["sweep_chain"] + 1))
+    init("bs_burn", "bs_burn", scenario["burn_in"], int, range(0, CAPS["sweep_chain"] + 1))
+    chain, burn = int(st.session_state["bs_chain"]), int(st.session_state["bs_burn"])
+    if mode == "paper":
         c1, c2 = st.columns(2)
         chain = int(c1.number_input("Chain length", 10, CAPS["sweep_chain"], key="bs_chain",
                                     step=50))
         burn = int(c2.number_input("Burn-in", 0, CAPS["sweep_chain"], key="bs_burn", step=50))
-        init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
-        seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
-        st.caption("The papers use 10 × 10 draws per budget pair. The defaults here (one "
-                   "replicate, 3 × 3 draws, chains of 1000 + 1000 steps, heatmap off) mix on "
-                   "the default scenario (every cell's R-hat ≤ 1.05 and ESS ≥ 100) and take "
-                   "several seconds; shorter chains are faster but are flagged when they have "
-                   "not mixed. Add replicates for smoother curves.")
+    init("bs_seed", "bs_seed", 0, int, bounds=(0, 10**6))
+    seed = int(st.number_input("Simulation seed", 0, 10**6, key="bs_seed"))
+    st.caption("The papers use 10 × 10 draws per budget pair and one replicate. Here each cell "
+               "is scored on at least three fresh data sets (replicates), 3 × 3 geodesics each; "
+               "the figures show their mean and, as a band, their range."
+               + (" Paper mode draws by Markov chains: cells whose chains have not mixed are "
+                  "flagged." if mode == "paper" else ""))
+    return dict(replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec,
+                chain_length=chain, burn_in=burn, seed=seed)
 
+
+# ================================================================================ results
+def show_views(shown, summary, unit):
+    """The figures of the views in the data's unit (the heatmap with its best split)."""
+    col1, col2 = st.columns(2, gap="medium")
+    note = f"Line: mean of {shown.replicates} replicates; band: their range"
+    if "unequal" in shown.views:
+        show_figure(col1, VB.split_error_figure(
+            summary[summary["view"] == "unequal"], unit=unit, x="share",
+            title=f"Error against the split of ε = {shown.total:g}",
+            x_title="footpoint share ε_p / (ε_p + ε_v) (%)", subtitle=note), width="stretch")
+    if "equal" in shown.views:
+        show_figure(col2, VB.split_error_figure(
+            summary[summary["view"] == "equal"], unit=unit, x="epsilon", log_x=True, log_y=True,
+            title="Error against the total ε (equal split)",
+            x_title="total ε = ε_p + ε_v per geodesic (log scale)", subtitle=note),
+            width="stretch")
+    if "grid" in shown.views:
+        lo_t, hi_t = float(2 * shown.grid_range[0]), float(2 * shown.grid_range[1])
+        if not lo_t <= st.session_state.get("bs_best_total", -1.0) <= hi_t:
+            st.session_state["bs_best_total"] = min(max(3.0, lo_t), hi_t)
+        col_h, col_t = st.columns([3, 1], gap="medium")
+        with col_t:
+            best_total = st.slider("Total ε for the best split", lo_t, hi_t,
+                                   key="bs_best_total", step=0.01)
+        fig, best = VB.error_heatmap_figure(summary[summary["view"] == "grid"], best_total,
+                                            unit=unit, n=shown.grid_n,
+                                            replicates=shown.replicates)
+        show_figure(col_h, fig, width="stretch")
+        with col_t:
+            if best is None:
+                st.warning("No unflagged grid cell fits within this total.")
+            else:
+                if best["excluded"]:
+                    st.caption(f"{best['excluded']} affordable cell(s) passed over: they are "
+                               "flagged (listed below).")
+                st.metric("Best split within the total", f"ε_p = {best['eps_p']:.3g}",
+                          delta=f"ε_v = {best['eps_v']:.3g}", delta_color="off",
+                          delta_arrow="off")
+                st.caption(f"RMS error {best['rms']:.3g} {unit} "
+                           f"({A.SOURCE_WORDS.get(best['source'], best['source'])}) at "
+                           f"ε_p + ε_v = {best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
+
+
+def advise(shown, summary, unit):
+    """The recommendation sentence and the button that carries a split to Geodesic
+    regression (from the unequal view)."""
+    st.subheader("Which split?")
+    if "unequal" not in shown.views:
+        st.caption("Compute the unequal view (section 2) for a recommendation at a fixed total.")
+        return
+    part = summary[summary["view"] == "unequal"]
+    sizes = sorted(part["n"].unique())
+    c1, c2 = st.columns(2)
+    n = int(c1.selectbox("For sample size n", sizes, index=len(sizes) - 1, key="bs_rec_n"))
+    tolerance = c2.slider("Good: within x% of the best error", 5, 50, 10, step=5,
+                          key="bs_rec_tol", format="%d%%")
+    rec, text = A.recommendation(part, n, unit=unit, tolerance=tolerance / 100.0)
+    (st.success if rec is not None else st.warning)(text, icon=":material/recommend:")
+    if rec is None:
+        return
+    choices = rec["good"].sort_values("rms")
+    others = part[(part["n"] == n) & (part["scheme"] == "sequential")
+                  & (part["flag"] == "")].drop(choices.index).sort_values("share")
+    options = [*choices.index, *others.index]
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    pick = c1.selectbox("Split to use (flagged splits are not offered)", options,
+                        format_func=lambda i: A.split_label(part.loc[i], unit),
+                        key="bs_carry_pick")
+    row = part.loc[pick]
+    values, note = A.carry_settings(shown.kind, shown.param, n, float(row["eps_p"]),
+                                    float(row["eps_v"]))
+    c1.caption(f"Carries {note} and the manifold to Geodesic regression (its sample size "
+               "stays that page's). There the joint "
+               "scheme (its default, proven private) spends the total on footpoint and vector "
+               "at once, so only the total counts; the split applies to the sequential "
+               "scheme, which is labelled not private.")
+    if c2.button("Use this split on Geodesic regression", type="primary",
+                 icon=":material/arrow_forward:", key="bs_carry"):
+        st.session_state.update(values)
+        st.switch_page(A.GEODESIC_REGRESSION_PAGE)
+
+
+def show_result(result, config):
+    """The last simulation: settings, figures, advice, flags, table and CSV."""
+    shown, df = result["config"], result["df"]
+    if shown != config:
+        changes = [f.name for f in dataclasses.fields(config)
+                   if getattr(config, f.name) != getattr(shown, f.name)]
+        st.info("Settings changed since this simulation (" + ", ".join(changes) + "); the "
+                "figures show the last run. Press **Run simulation** to update.")
+    summary, unit = B.summary_of(df, shown.kind)
+    sources = summary["source"].value_counts()
+    st.caption(
+        f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
+                                               else "")
+        + f", {shown.mode} mode"
+        + (f" with the public design (footpoint within {shown.footpoint_radius:g} of the "
+           f"centre, speed ≤ {shown.max_speed:g}, noise {shown.noise:g})"
+           if shown.footpoint_radius and shown.mode == "strict" else "")
+        + f", {shown.replicates} replicates, {shown.n_footpoints} × {shown.n_vectors} "
+        "geodesics per cell"
+        + (f", chains {shown.burn_in} + {shown.chain_length}" if shown.mode == "paper" else "")
+        + f", seed {shown.seed}. Synthetic data only.")
+    show_views(shown, summary, unit)
+    advise(shown, summary, unit)
+    flags = B.flag_sentences(summary)
+    if flags:
+        st.warning(
+            f"**{len(flags)} flagged cell(s)**, shown crossed out and never recommended: their "
+            "numbers are not the mechanism's. "
+            + ("A prediction is flagged where the asymptotic law is too far from the exact "
+               "target (small n·ε, where a stage's law is broad or the target has far modes) "
+               "or has none; raise n or ε there." if shown.mode == "strict" else
+               "Raise the chain length and burn-in (section 3), or keep the budgets away from "
+               "the extremes.") + "\n\n" + "\n".join(f"- {f}" for f in flags),
+            icon=":material/running_with_errors:")
+    if shown.mode == "strict":
+        st.caption(f"No Markov chains: {int(sources.get('exact', 0))} cell(s) from exact "
+                   f"draws, {int(sources.get('law', 0))} predicted from the asymptotic law "
+                   "(each checked against its exact target).")
+    st.markdown(f"**Errors in the data's units** ({unit}): the root-mean-square distance "
+                "√Ē of the private geodesics to the responses (mean over replicates, with the "
+                "lowest and highest replicate), beside the papers' log MSE.")
+    table = B.sweep_table(df, shown.kind)
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+           if table[c].dtype.kind == "f"}
+    st.dataframe(table, hide_index=True, width="stretch", column_config=fmt)
+    st.download_button("Download simulation (CSV)", B.sweep_csv(df),
+                       file_name="budget_split_simulation.csv", mime="text/csv",
+                       key="bs_download", on_click="ignore")
+
+
+def teaching_notes():
+    with st.expander("Teaching notes: what is measured"):
+        st.markdown(
+            "For every budget pair (ε_p, ε_v) a release draws m private footpoints and r vectors "
+            "at each (the papers' sequential scheme). Each private geodesic (p̃_i, ṽ_ij) is "
+            "scored by its mean squared error on the data; the figures show the root of their "
+            "average, in the data's unit:")
+        st.latex(r"E_{ij} = \frac{1}{n}\sum_{k=1}^{n} d\big(\mathrm{Exp}(\tilde p_i,"
+                 r" x_k \tilde v_{ij}), y_k\big)^2, \qquad"
+                 r" \text{RMS error} = \sqrt{\tfrac{1}{mr}\textstyle\sum_{i,j} E_{ij}}")
+        st.markdown(
+            "Lines are means over replicates (a fresh data set and release each), the band "
+            "their range; dotted lines are the non-private fit. Starving either budget makes "
+            "that parameter noisy. Larger n lowers the sensitivity Δ = 2τ/n and with it the "
+            "noise.\n\n"
+            "**Where the numbers come from (strict mode).** Exact rejection sampling where its "
+            "public worst case fits the page's time; elsewhere the mechanism's asymptotic law: "
+            "near its mode the clipped gradient is linear, G ≈ Hδ, so each stage's draw is "
+            "δ = H⁻¹w with w ∝ exp(−|w|/σ), restricted to the public support. It is a "
+            "prediction, checked against the exact target in every cell (total variation at "
+            "most 0.1, by importance sampling); a cell that fails is flagged. The test suite "
+            "compares the law with exact draws where both reach.\n\n"
+            "**The joint scheme** (dashed) draws footpoint and vector at once with one ε: the "
+            "split does not apply there. It is Geodesic regression's default and the scheme "
+            "with a proof; the sequential split is the papers' and is not covered by it.")
+
+
+def main():
+    """The page: widgets -> page logic -> dpcore -> figures."""
+    st.title("Budget split")
+    st.info(
+        "**Simulation on synthetic data** (paper 002 protocol; in strict mode with the Geodesic "
+        "regression page's public designs), not a release of anyone's data: nothing on this "
+        "page enters the privacy ledger. It shows how the split of a budget between the "
+        "footpoint (ε_p) and the shooting vector (ε_v) of a private geodesic changes its "
+        "error, in the data's units, and which splits are good.",
+        icon=":material/science:")
+    col_m, col_v, col_r = st.columns(3, gap="medium")
+    with col_m, st.container(border=True):
+        kind, param, sizes, mode, tau, tau_m = manifold_section()
+    scenario = B.scenario_defaults(kind, mode)
+    with col_v, st.container(border=True):
+        view_fields = views_section(sizes, scenario)
+    with col_r, st.container(border=True):
+        draw_fields = draws_section(scenario, mode)
     settings_state.finish()
-
     config = B.SweepConfig(
-        kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), total=total,
-        n_unequal=n_unequal, equal_range=tuple(float(v) for v in equal_range), n_equal=n_equal,
-        grid_range=tuple(float(v) for v in grid_range), n_grid=n_grid, grid_n=grid_n,
-        replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec, chain_length=chain,
-        burn_in=burn, tau=tau, tau_m=tau_m, views=tuple(v for v in VIEW_LABELS if v in views),
-        seed=seed, max_ratio=10.0 if mode == "strict" else 100.0,
-        **B.design_fields(kind, mode),
-    )
+        kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), tau=tau, tau_m=tau_m,
+        max_ratio=10.0 if mode == "strict" else 100.0, **view_fields, **draw_fields,
+        **B.design_fields(kind, mode))
 
     # ============================================================================== run
     problem = None
@@ -274,124 +456,45 @@ def main():
         problem = "Pick at least one sample size."
     else:
         problem = B.design_problem(config)
-    count = 0 if problem else B.n_releases(config)
     work = None
     if problem is None:
         work, work_ok, chunk_seconds = B.sweep_work(config)
         if not work_ok:
             problem = B.work_refusal(work)
-    running = bool(st.session_state.get(RUNNING))
+    ss = st.session_state
+    running = bool(ss.get(RUNNING))
     c_run, c_info = st.columns([1, 4])
     c_run.button("Run simulation", type="primary", key="bs_run", on_click=_start_run,
                  disabled=problem is not None or running)
     if work is not None and problem is not None:
         show_work(work, False, where=c_info,
-                  on_page="lower the replicates, the draws per release or the chain length and "
-                          "burn-in (section 3), the number of budgets (section 2) or the sample "
-                          "sizes (section 1).")
+                  on_page="lower the replicates or the draws per release (section 3), the "
+                          "number of budgets (section 2) or the sample sizes (section 1).")
     else:
         c_info.caption(problem or (
-            f"{count} releases of {n_foot} × {n_vec} private geodesics (the budgets of each "
-            "data set share one batched sampler run). "
-            "Results of a given configuration and seed are cached."))
+            f"{B.n_releases(config)} cells of {config.n_footpoints} × {config.n_vectors} "
+            "private geodesics. Results of a given configuration and seed are cached."))
     if work is not None and problem is None:
         show_work(work, True, on_page="")
     cancelled_notice("bs_sim", "The simulation")
-
-    if running:
+    opening = (RESULT not in ss and not ss.get(OPENED) and problem is None
+               and config.mode == "strict" and work.seconds <= OPEN_SECONDS)
+    ss[OPENED] = True
+    if running or opening:
         # Cleared first: a Cancel stops the script in the middle of the run.
-        st.session_state[RUNNING] = False
-        error = None
-        if problem is None:
-            error = run_simulation(config, chunk_seconds, work.seconds)
+        ss[RUNNING] = False
+        error = run_simulation(config, chunk_seconds, work.seconds) if problem is None else None
         if error is not None:
-            st.session_state["bs_error"] = error
-        st.rerun()  # draw the page again with the button enabled
-    error = st.session_state.pop("bs_error", None)
+            ss["bs_error"] = error
+        st.rerun()  # draw the page again: the button enabled, the progress bar gone
+    error = ss.pop("bs_error", None)
     if error is not None:
         st.error(f"The simulation failed: {error}")
-
-    result = st.session_state.get(RESULT)
+    result = ss.get(RESULT)
     if result is None:
         st.caption("Press **Run simulation** to compute the views.")
     else:
-        shown, df = result["config"], result["df"]
-        if shown != config:
-            changes = [f.name for f in dataclasses.fields(config)
-                       if getattr(config, f.name) != getattr(shown, f.name)]
-            st.info("Settings changed since this simulation (" + ", ".join(changes) + "); the "
-                    "figures show the last run. Press **Run simulation** to update.")
-        st.caption(
-            f"{D.MANIFOLD_LABELS[shown.kind]}" + (f" (parameter {shown.param})" if shown.param
-                                                   else "")
-            + f", {shown.mode} mode"
-            + (f" with the public design (footpoint within {shown.footpoint_radius:g} of the "
-               f"centre, speed ≤ {shown.max_speed:g}, noise {shown.noise:g})"
-               if shown.footpoint_radius and shown.mode == "strict" else "")
-            + f", {shown.replicates} replicate(s), {shown.n_footpoints} × "
-            f"{shown.n_vectors} draws per release, chains {shown.burn_in} + {shown.chain_length}, "
-            f"seed {shown.seed}. Synthetic data only."
-        )
-        col1, col2 = st.columns(2, gap="medium")
-        if "unequal" in shown.views:
-            show_figure(col1, V.unequal_split_figure(df[df["view"] == "unequal"], shown.total,
-                                                     subtitle=V.replicate_note(shown.replicates)),
-                              width="stretch")
-        if "equal" in shown.views:
-            show_figure(col2, V.equal_split_figure(df[df["view"] == "equal"],
-                                                   subtitle=V.replicate_note(shown.replicates)),
-                              width="stretch")
-        if "grid" in shown.views:
-            grid_df = df[df["view"] == "grid"]
-            lo_t = float(2 * shown.grid_range[0])
-            hi_t = float(2 * shown.grid_range[1])
-            if not lo_t <= st.session_state.get("bs_best_total", -1.0) <= hi_t:
-                st.session_state["bs_best_total"] = min(max(2.02, lo_t), hi_t)
-            col_h, col_t = st.columns([3, 1], gap="medium")
-            with col_t:
-                best_total = st.slider("Total ε for the best split", lo_t, hi_t,
-                                       key="bs_best_total", step=0.01)
-            fig, best = V.budget_heatmap_figure(grid_df, best_total, n=shown.grid_n,
-                                                replicates=shown.replicates,
-                                                excluded=B.unmixed_cells(df))
-            show_figure(col_h, fig, width="stretch")
-            with col_t:
-                if best is None:
-                    st.warning("No grid cell whose chains mixed fits within this total.")
-                else:
-                    if best["excluded"]:
-                        st.caption(f"{best['excluded']} affordable cell(s) passed over: their "
-                                   "chains have not mixed (listed below).")
-                    st.metric("Best split within the total", f"ε_p = {best['eps_p']:.3g}",
-                              delta=f"ε_v = {best['eps_v']:.3g}", delta_color="off",
-                              delta_arrow="off")
-                    st.caption(f"log mean MSE {best['log_mse']:.3g} at ε_p + ε_v = "
-                               f"{best['eps_p'] + best['eps_v']:.3g} ≤ {best_total:g}.")
-        flags = B.mixing_flags(df)
-        if flags:
-            st.error(
-                f"**{len(flags)} cell(s) whose chains have not mixed** (R-hat > {B.RHAT_MAX} or "
-                f"ESS < {B.ESS_MIN}): their errors are not the mechanism's, so do not read them "
-                "off the figures. Fix: raise the chain length and burn-in (section 3), or keep "
-                "the budgets away from the extremes (a starved footpoint or vector budget makes "
-                "the target multimodal).\n\n" + "\n".join(f"- {f}" for f in flags),
-                icon=":material/running_with_errors:")
-        elif shown.mode == "strict":
-            st.success("Every chain mixed (R-hat ≤ 1.05, ESS ≥ 100 in every cell).",
-                       icon=":material/check_circle:")
-        table = B.sweep_table(df, shown.kind)
-        unit = B.ERROR_UNITS.get(shown.kind, ("distance", 1.0))[0]
-        st.markdown(f"**Errors in the data's units** ({unit}): the root-mean-square distance "
-                    "√Ē of the private geodesics to the responses, beside its log (the "
-                    "figures' log MSE), with each cell's chain diagnostics.")
-        fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
-               if c not in ("view", "n", "replicates", "smallest ESS")}
-        fmt["smallest ESS"] = st.column_config.NumberColumn(format="%.0f")
-        st.dataframe(table, hide_index=True, width="stretch", column_config=fmt)
-        st.download_button("Download simulation (CSV)", B.sweep_csv(df),
-                           file_name="budget_split_simulation.csv", mime="text/csv",
-                           key="bs_download", on_click="ignore")
-
+        show_result(result, config)
     with st.expander("Take it with you: this simulation as a Python script or notebook"):
         st.caption("The current settings (not necessarily the last run) as one "
                    "dpcore.experiments.budget_sweep call per view with the page's seeds: "
@@ -401,23 +504,7 @@ def main():
             st.caption(problem)
         else:
             export_buttons(script, "budget_split", "bs")
-
-    with st.expander("Teaching notes: what is measured"):
-        st.markdown(
-            "For every budget pair (ε_p, ε_v) a release draws m private footpoints and r vectors "
-            "at each. Each private geodesic (p̃_i, ṽ_ij) is scored by its mean squared error on the "
-            "data, and the figure shows the log of their average (paper 002 §4):"
-        )
-        st.latex(r"E_{ij} = \frac{1}{n}\sum_{k=1}^{n} d\big(\mathrm{Exp}(\tilde p_i,"
-                 r" x_k \tilde v_{ij}), y_k\big)^2, \qquad"
-                 r" \ln \bar{\mathcal E} = \ln \frac{1}{mr}\sum_{i,j} E_{ij}")
-        st.markdown(
-            "Lines are means over replicates (fresh data set and release each) with ±2 standard "
-            "error bands; dashed lines are the non-private fit's log MSE. Both parameters matter: "
-            "starving either budget (very small ε_p or ε_v) makes that parameter noisy and the "
-            "error climbs at both ends of the unequal split. Larger n lowers the sensitivity "
-            "Δ = 2τ/n and with it the noise, so the curves approach the non-private level."
-        )
+    teaching_notes()
 
 
 main()

@@ -38,7 +38,9 @@ from ._parallel import parallel_map
 from .metrics import release_mse
 
 __all__ = [
+    "CELLS_FROM",
     "COLUMNS",
+    "LAW_COLUMNS",
     "PAPER_TOTAL",
     "SPLITS",
     "budget_pairs",
@@ -48,6 +50,10 @@ __all__ = [
 
 #: Columns of the DataFrame returned by :func:`budget_sweep`, in order.
 COLUMNS = ("n", "eps_p", "eps_v", "epsilon", "replicate", "mse", "log_mse", "nonprivate_mse")
+#: Columns added with ``cells_from="exact_or_law"``.
+LAW_COLUMNS = ("scheme", "source", "flag")
+#: Where :func:`budget_sweep`'s cells come from.
+CELLS_FROM = ("release", "exact_or_law")
 SPLITS = ("unequal", "equal", "grid")
 #: Total of paper 002's unequal splits (eps_p in [0.02, 2.0], eps_v = 2.02 - eps_p).
 PAPER_TOTAL = 2.02
@@ -190,10 +196,20 @@ def _run_cells(manifold, x, y, pairs, seed, mode, n_footpoints, n_vectors, chain
     return [(mse, *_chain_diagnostics(r)) for mse, r in zip(mses, releases, strict=True)]
 
 
-def _in_waves(jobs, n_jobs, wave):
-    """Results of ``_run_cells`` over ``jobs`` in order, computed ``wave`` jobs at a time."""
+def _in_waves(run, jobs, n_jobs, wave):
+    """Results of ``run`` over ``jobs`` in order, computed ``wave`` jobs at a time."""
     for start in range(0, len(jobs), max(1, int(wave))):
-        yield from parallel_map(_run_cells, jobs[start:start + wave], n_jobs)
+        yield from parallel_map(run, jobs[start:start + wave], n_jobs)
+
+
+def _law_cells(manifold, x, y, cells, seed, n_footpoints, n_vectors, release_kwargs):
+    """:func:`~dpcore.experiments.budget_cells.strict_cells` of one data set, on fresh aligned
+    copies of the inputs (as :func:`_run_cells`)."""
+    from .budget_cells import strict_cells
+
+    x = np.require(x, dtype=float, requirements=("C", "A", "O"))
+    y = np.require(y, dtype=float, requirements=("C", "A", "O"))
+    return strict_cells(manifold, x, y, cells, seed, n_footpoints, n_vectors, release_kwargs)
 
 
 def _chain_diagnostics(release):
@@ -271,6 +287,8 @@ def budget_sweep(
     cells=None,
     diagnostics=False,
     data_kwargs=None,
+    cells_from="release",
+    joint_reference=False,
     **release_kwargs,
 ):
     r"""Utility of private geodesic regression across budget splits and sample sizes.
@@ -342,6 +360,20 @@ def budget_sweep(
         ``release_kwargs`` (``footpoint_radius``, ``center``, ``max_speed``). ``n``, ``noise``
         and ``rng`` are the sweep's own and are refused here. None (default) keeps the
         paper's protocol; the seeds are the same either way.
+    cells_from : {"release", "exact_or_law"}
+        ``"release"`` (default): every cell is a release of
+        :func:`~dpcore.release.private_geodesic_regression_budgets` with the papers'
+        sequential scheme (Metropolis-Hastings chains on curved spaces; their diagnostics with
+        ``diagnostics``). ``"exact_or_law"`` (strict mode only): no chains; every cell is drawn
+        exactly where the public worst case of exact sampling is within reach, else from the
+        mechanism's asymptotic law, a prediction checked against its exact target
+        (:mod:`dpcore.experiments.budget_cells`); the columns ``scheme``, ``source``
+        (``"exact"`` or ``"law"``) and ``flag`` (None, or why the cell's law is not trusted)
+        are added.
+    joint_reference : bool
+        With ``cells_from="exact_or_law"``: also score the strict joint scheme (one KNG over
+        (p, v) with budget ε_p + ε_v: the split does not apply) at every total of the view,
+        as rows with ``scheme = "joint"`` and ``eps_p = eps_v = total / 2``.
     **release_kwargs
         Passed to :func:`~dpcore.release.private_geodesic_regression` (``tau``,
         ``covariate_range``, ``tau_m``, ``center``, ``max_speed``).
@@ -394,7 +426,19 @@ def budget_sweep(
     if progress is not None and not callable(progress):
         raise TypeError("`progress` must be callable or None.")
     data_kwargs = _check_data_kwargs(data_kwargs)
+    if cells_from not in CELLS_FROM:
+        raise ValueError(f"`cells_from` must be one of {CELLS_FROM}, got {cells_from!r}.")
+    if cells_from == "exact_or_law" and mode != "strict":
+        raise ValueError("`cells_from='exact_or_law'` draws the strict mechanisms: use "
+                         "mode='strict'.")
+    if joint_reference and cells_from != "exact_or_law":
+        raise ValueError("`joint_reference` needs cells_from='exact_or_law'.")
     pairs = budget_pairs(split, totals=totals, eps_p_grid=eps_p_grid, eps_v_grid=eps_v_grid)
+    schemes = ["sequential"] * len(pairs)
+    if joint_reference:
+        joint_totals = sorted({round(float(p + v), 12) for p, v in pairs})
+        pairs = np.concatenate([pairs, [(t / 2.0, t / 2.0) for t in joint_totals]])
+        schemes += ["joint"] * len(joint_totals)
     check_limit("max_sweep_cells", len(sizes) * replicates * len(pairs))
     check_limit("max_replicates", n_footpoints * n_vectors)
     check_limit("max_chain_length", chain_length)
@@ -436,18 +480,27 @@ def budget_sweep(
         keep = [k for k, (i, rep, _) in enumerate(groups) if (i, rep) in wanted]
         groups = [groups[k] for k in keep]
         group_seeds = [group_seeds[k] for k in keep]
-    settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs),
-                bool(diagnostics))
-    jobs = [(manifold, *datasets[i, rep], pairs[list(chunk)], seed, *settings)
-            for (i, rep, chunk), seed in zip(groups, group_seeds, strict=True)]
+    if cells_from == "release":
+        run = _run_cells
+        settings = (mode, n_footpoints, n_vectors, chain_length, burn_in, dict(release_kwargs),
+                    bool(diagnostics))
+        jobs = [(manifold, *datasets[i, rep], pairs[list(chunk)], seed, *settings)
+                for (i, rep, chunk), seed in zip(groups, group_seeds, strict=True)]
+    else:
+        run = _law_cells
+        jobs = [(manifold, *datasets[i, rep],
+                 [(*pairs[k], schemes[k]) for k in chunk], seed, n_footpoints, n_vectors,
+                 dict(release_kwargs)) for (i, rep, chunk), seed in zip(groups, group_seeds,
+                                                                         strict=True)]
 
     if n_jobs is None or n_jobs == 1:
-        results = (_run_cells(*job) for job in jobs)
+        results = (run(*job) for job in jobs)
     else:
         # Plain lists: every joblib backend supports them (multiprocessing, Dask, Ray), unlike
         # return_as="generator"; with a progress callback, in waves of n_jobs batches so that
         # progress is reported as they complete.
-        results = _in_waves(jobs, n_jobs, n_jobs if progress is not None else len(jobs))
+        results = _in_waves(run, jobs, n_jobs,
+                            n_jobs if progress is not None else len(jobs))
     mse_of = {}
     done = 0
     for (i, rep, chunk), values in zip(groups, results, strict=True):
@@ -459,15 +512,25 @@ def budget_sweep(
     keys = sorted(mse_of)
     mses = [mse_of[key] for key in keys]
 
+    law = cells_from == "exact_or_law"
     rows = []
     for (i, rep, k), value in zip(keys, mses, strict=True):
         eps_p, eps_v = pairs[k]
-        mse, *diag = value if diagnostics else (value,)
+        if law:
+            mse, source, flag = value
+            diag = (np.nan, np.nan) if diagnostics else ()
+            extra = (schemes[k], source, flag or "")
+        else:
+            mse, *diag = value if diagnostics else (value,)
+            extra = ()
         rows.append((sizes[i], eps_p, eps_v, eps_p + eps_v, rep, mse,
-                     float(np.log(mse)) if mse > 0 else -np.inf, nonprivate[i, rep], *diag))
-    df = pd.DataFrame(rows, columns=[*COLUMNS, *(("rhat", "ess") if diagnostics else ())])
+                     float(np.log(mse)) if mse > 0 else -np.inf if mse == 0 else np.nan,
+                     nonprivate[i, rep], *diag, *extra))
+    df = pd.DataFrame(rows, columns=[*COLUMNS, *(("rhat", "ess") if diagnostics else ()),
+                                     *(LAW_COLUMNS if law else ())])
     df = df.astype({"n": int, "replicate": int})
-    df = df.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable", ignore_index=True)
+    df = df.sort_values(["n", "eps_p", "eps_v", "replicate", *(["scheme"] if law else [])],
+                        kind="stable", ignore_index=True)
     df.attrs.update({
         "mode": mode,
         "private": mode == "strict",
@@ -479,6 +542,7 @@ def budget_sweep(
         "burn_in": burn_in,
         "noise": noise,
         "entropy": root.entropy,
+        "cells_from": cells_from,
         "data_kwargs": _plain(data_kwargs),
         "release_kwargs": {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
                            for k, v in release_kwargs.items()},

@@ -1,6 +1,8 @@
 """AppTest tests of the "Budget split" page: a cached simulation on synthetic data, never a
-release (so it must not touch the privacy ledger)."""
+release (so it must not touch the privacy ledger), drawn on opening, with a recommendation and
+a button that carries the chosen split to Geodesic regression."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,18 +22,21 @@ def open_page():
     return open_app_page("budget_split.py", timeout=TIMEOUT)
 
 
-def tiny(at, sizes=(10, 20)):
-    """A configuration that simulates in about a second (its short chains do not mix)."""
+def tiny(at, sizes=(10, 20), mode="strict"):
+    """A configuration that simulates in about a second (paper mode: short chains that do not
+    mix)."""
+    at.radio(key="bs_mode").set_value(mode).run()
     at.multiselect(key="bs_sizes").set_value(list(sizes))
     at.multiselect(key="bs_views").set_value(["unequal", "equal", "grid"])
     at.number_input(key="bs_nu").set_value(3)
     at.number_input(key="bs_ne").set_value(2)
     at.number_input(key="bs_ng").set_value(2)
-    at.slider(key="bs_reps").set_value(2)
+    at.slider(key="bs_reps").set_value(3)
     at.number_input(key="bs_nf").set_value(2)
     at.number_input(key="bs_nv").set_value(2)
-    at.number_input(key="bs_chain").set_value(10)
-    at.number_input(key="bs_burn").set_value(10)
+    if mode == "paper":
+        at.number_input(key="bs_chain").set_value(10)
+        at.number_input(key="bs_burn").set_value(10)
     at.run()
     assert not at.exception
     at.selectbox(key="bs_grid_n").set_value(sizes[0]).run()
@@ -45,68 +50,113 @@ def run(at):
     return at
 
 
-def test_default_run_is_labelled_a_simulation_and_computes_nothing():
+def test_opening_shows_the_default_simulation_without_a_click():
+    """Issue 30 point 2: the page opens with its default simulation drawn (computed on opening,
+    cached), labelled a simulation, strict, from exact draws or predictions (no chains), with
+    three replicates and the errors in degrees; nothing enters the ledger."""
+    from ui.logic import budget_split as B
+
     at = open_page()
     assert [t.value for t in at.title] == ["Budget split"]
     assert any("Simulation on synthetic data" in i.value for i in at.info)
-    assert not at.error
-    assert not at.get("plotly_chart")
-    assert "bs_result" not in at.session_state
+    assert not at.error and not at.exception
+    result = at.session_state["bs_result"]
+    config, df = result["config"], result["df"]
+    assert config == B.design_config("sphere", views=("unequal", "equal"))
+    assert (config.mode, config.replicates, config.sample_sizes, config.total) == (
+        "strict", 3, (50, 100), 3.0)
+    assert len(at.get("plotly_chart")) == 2
+    assert set(df["source"]) <= {"exact", "law"} and df["rhat"].isna().all()
+    assert (df.groupby(["view", "n", "scheme", "eps_p", "eps_v"]).size() == 3).all()
+    assert not [w.value for w in at.warning if "have not mixed" in w.value]
+    assert any(c.value.startswith("No Markov chains:") for c in at.caption)
     assert at.session_state[LEDGER] == []
-    # The default configuration (issue 14 §6): strict mode, n in {100, 200}, total ε 10,
-    # chains of 1000 + 1000 steps; paper mode stays available, labelled as before.
+    # the settings it shows: strict mode, the page's defaults, no chain settings
     assert at.radio(key="bs_mode").value == "strict"
     assert at.radio(key="bs_mode").options == ["strict (public bounds)",
                                                "paper (reproduces the figures)"]
-    assert at.multiselect(key="bs_sizes").value == [100, 200]
-    assert at.number_input(key="bs_total").value == pytest.approx(10.0)
-    assert at.number_input(key="bs_chain").value == 1000
-    assert at.number_input(key="bs_burn").value == 1000
+    assert at.multiselect(key="bs_sizes").value == [50, 100]
+    assert at.number_input(key="bs_total").value == pytest.approx(3.0)
+    assert at.slider(key="bs_reps").value == 3 and at.slider(key="bs_reps").min == 3
+    assert not [w for w in at.number_input if w.key in ("bs_chain", "bs_burn")]
     keys = [b.key for b in at.get("download_button")]
     assert "bs_export_script" in keys and "bs_export_notebook" in keys
 
 
-def test_default_simulation_mixes_and_shows_errors_in_degrees():
-    """Issue 14 §6: the default (strict) simulation's chains mix in every cell, and the errors
-    appear in degrees beside log MSE."""
-    at = run(open_page())
-    assert not at.error
-    assert any("Every chain mixed" in s.value for s in at.success)
+def test_errors_in_degrees_with_the_replicates_range_and_a_recommendation():
+    at = open_page()
     df = at.session_state["bs_result"]["df"]
-    assert at.session_state["bs_result"]["config"].mode == "strict"
-    assert (df["rhat"] <= 1.05).all() and (df["ess"] >= 100).all()
     table = at.dataframe[0].value
-    assert {"mean log MSE", "RMS error (degrees)", "worst R-hat", "smallest ESS"} <= set(
-        table.columns)
-    np.testing.assert_allclose(
-        np.sort(table["RMS error (degrees)"].to_numpy()),
-        np.sort(np.degrees(np.sqrt(df["mse"].to_numpy()))), rtol=1e-12)
+    assert {"mean log MSE", "RMS error (degrees)", "lowest replicate", "highest replicate",
+            "source", "flagged: why not trusted"} <= set(table.columns)
+    rms = df.assign(rms=np.degrees(np.sqrt(df["mse"]))).groupby(
+        ["view", "n", "scheme", "eps_p", "eps_v"])["rms"]
+    np.testing.assert_allclose(np.sort(table["RMS error (degrees)"]), np.sort(rms.mean()),
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.sort(table["lowest replicate"]), np.sort(rms.min()),
+                               rtol=1e-12)
+    # the recommendation: x% shown, in degrees, never a flagged split as the best
+    rec = [s.value for s in at.success if "within 10% of the best" in s.value]
+    assert len(rec) == 1 and "degrees" in rec[0] and "n = 100" in rec[0]
+    pick = at.selectbox(key="bs_carry_pick")
+    assert "flagged" not in pick.label or "not offered" in pick.label
+    here = table[(table["view"] == "unequal") & (table["n"] == 100)
+                 & (table["scheme"] == "sequential")]
+    flagged = set(here.loc[here["flagged: why not trusted"] != "", "ε_p"])
+    assert all(f"ε_p = {ep:.3g}," not in opt for ep in flagged for opt in pick.options)
+    at.slider(key="bs_rec_tol").set_value(30).run()
+    assert any("within 30% of the best" in s.value for s in at.success)
+
+
+def test_the_chosen_split_is_carried_to_geodesic_regression():
+    """Issue 30 point 2: the button sets Geodesic regression's budget (total and share, its
+    own widgets) and manifold, and switches to that page; its sample size stays its own (the
+    default synthetic release stays exact)."""
+    from ui.logic import budget_advice as A
+
+    at = open_page()
+    best = at.selectbox(key="bs_carry_pick").options[0]  # the best split comes first
+    assert "to the footpoint" in best
+    at.button(key="bs_carry").click().run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title][0] != "Budget split"  # on Geodesic regression now
+    assert at.radio(key="gr_budget_input").value == "total"
+    assert at.select_slider(key="gr_total").value == pytest.approx(3.0)
+    share = at.slider(key="gr_share").value
+    assert share in range(5, 96, 5)
+    assert at.radio(key="gr_manifold").value == "sphere"
+    assert at.slider(key="gr_n").value == 20  # that page's default
+    eps_p, eps_v = (float(v) for v in re.findall(r"ε_[pv] = ([0-9.]+)", best))
+    assert A.carry_settings("sphere", None, 100, eps_p, eps_v)[0]["gr_share"] == share
     assert at.session_state[LEDGER] == []
 
 
-def test_chains_that_have_not_mixed_are_flagged_with_the_fix():
-    at = run(tiny(open_page()))
-    flags = [e.value for e in at.error if "have not mixed" in e.value]
+def test_paper_mode_chains_that_have_not_mixed_are_flagged_with_the_fix():
+    at = run(tiny(open_page(), mode="paper"))
+    flags = [w.value for w in at.warning if "flagged cell(s)" in w.value]
     assert len(flags) == 1
-    assert "raise the chain length and burn-in" in flags[0]
+    assert "Raise the chain length and burn-in" in flags[0]
+    assert "chains have not mixed" in flags[0]
     df = at.session_state["bs_result"]["df"]
     bad = df[(df["rhat"] > 1.05) | (df["ess"] < 100)]
-    assert f"**{len(bad.groupby(['view', 'n', 'eps_p', 'eps_v']))} cell(s)" in flags[0]
+    assert f"**{len(bad.groupby(['view', 'n', 'eps_p', 'eps_v']))} flagged cell(s)**" in flags[0]
+    grid = df[df["view"] == "grid"]
+    assert ((grid["rhat"] > 1.05) | (grid["ess"] < 100)).all()  # short chains: none mixed
+    assert [m.label for m in at.metric] == []  # so no flagged cell is called the best split
+    assert any("No unflagged grid cell" in w.value for w in at.warning)
 
 
 def test_run_draws_three_views_and_leaves_the_ledger_alone():
     at = run(tiny(open_page()))
-    assert all("have not mixed" in e.value for e in at.error)  # short chains: flagged only
+    assert not [w.value for w in at.warning if "have not mixed" in w.value]
     assert len(at.get("plotly_chart")) == 3
     df = at.session_state["bs_result"]["df"]
-    grid = df[df["view"] == "grid"]
-    assert ((grid["rhat"] > 1.05) | (grid["ess"] < 100)).all()  # short chains: none mixed
-    assert [m.label for m in at.metric] == []  # so no flagged cell is called the best split
-    assert any("No grid cell whose chains mixed" in w.value for w in at.warning)
     assert at.session_state[LEDGER] == []
     assert set(df["view"]) == {"unequal", "equal", "grid"}
-    # unequal: 2 sizes x 3 splits x 2 reps; equal: 2 x 2 x 2; grid: 1 size x 4 cells x 2 reps.
-    assert len(df) == 12 + 8 + 8
+    # unequal: 2 sizes x (3 splits + joint) x 3 reps; equal: 2 x (2 + 2 joint) x 3;
+    # grid: 1 size x 4 cells x 3 reps (no joint scheme on the grid).
+    assert len(df) == 24 + 24 + 12
+    assert set(df["source"]) <= {"exact", "law"}
     assert [b.key for b in at.main.get("download_button")] == [
         "bs_download", "bs_export_script", "bs_export_notebook"]
     # Moving the total only re-reads the cached results.
@@ -134,21 +184,20 @@ def test_changed_settings_keep_the_last_results_with_a_note():
 def test_other_manifolds_and_strict_mode(kind):
     at = open_page()
     at.selectbox(key="bs_manifold").set_value(kind).run()
-    at.radio(key="bs_mode").set_value("strict").run()
     assert not at.exception
     tiny(at, sizes=(10,))
     at.multiselect(key="bs_views").set_value(["equal"]).run()
     run(at)
-    assert all("have not mixed" in e.value for e in at.error)
+    assert not [w.value for w in at.warning if "have not mixed" in w.value]
     assert len(at.get("plotly_chart")) == 1
-    assert at.session_state["bs_result"]["config"].mode == "strict"
-    # SPD(2) and Kendall strict run on the Geodesic regression page's public designs (issue
-    # 14): stated in a caption, with no flat-noise warning; paper mode keeps the papers'
-    # protocol.
+    config = at.session_state["bs_result"]["config"]
+    assert config.mode == "strict"
+    assert set(at.session_state["bs_result"]["df"]["source"]) <= {"exact", "law"}
+    # S², SPD(2) and Kendall strict run on the Geodesic regression page's public designs:
+    # stated in a caption, with no flat-noise warning; paper mode keeps the papers' protocol.
     assert not [w.value for w in at.warning if "shows noise" in w.value]
     design = [c.value for c in at.caption if c.value.startswith("**Public design**")]
     assert len(design) == (kind in ("spd", "kendall"))
-    config = at.session_state["bs_result"]["config"]
     assert (config.footpoint_radius is not None) == (kind in ("spd", "kendall"))
     assert (config.footpoint_region is not None) == (kind == "spd")
     if design:
@@ -195,12 +244,12 @@ def test_each_manifold_parameter_has_its_own_url_key(kind, qkey, value):
 # --------------------------------------------------------------------------- work (issue 13/14)
 def test_estimated_work_is_shown_and_a_request_above_the_budget_is_refused():
     """The default simulation states its estimated time; raising the replicates, draws and
-    chains past the 60 s work budget disables Run with the library's reason."""
+    budgets past the 60 s work budget disables Run with the library's reason."""
     from dpcore.release.work import DEFAULT_WORK_BUDGET
     from ui.logic import budget_split as B
 
     at = open_page()
-    est = B.sweep_work(B.SweepConfig(views=("unequal", "equal")))[0]
+    est = B.sweep_work(B.design_config("sphere", views=("unequal", "equal")))[0]
     assert est.seconds <= DEFAULT_WORK_BUDGET
     lines = [c.value for c in at.caption if c.value.startswith("Estimated work:")]
     assert lines == [est.describe().splitlines()[0]]
@@ -208,23 +257,21 @@ def test_estimated_work_is_shown_and_a_request_above_the_budget_is_refused():
     at.slider(key="bs_reps").set_value(20)
     at.number_input(key="bs_nf").set_value(10)
     at.number_input(key="bs_nv").set_value(10)
-    at.number_input(key="bs_chain").set_value(2000)
-    at.number_input(key="bs_burn").set_value(2000)
     at.number_input(key="bs_nu").set_value(15)
     at.number_input(key="bs_ne").set_value(12)
-    at.multiselect(key="bs_sizes").set_value([200, 500])
+    at.multiselect(key="bs_sizes").set_value([500, 1000])
     at.run()
     assert not at.exception
-    raised = B.sweep_work(B.SweepConfig(
-        views=("unequal", "equal"), sample_sizes=(200, 500), n_unequal=15, n_equal=12,
-        replicates=20, n_footpoints=10, n_vectors=10, chain_length=2000, burn_in=2000))[0]
-    # about 2,900 x the default's gradient terms
-    assert raised.operations > 2000 * est.operations
+    raised = B.sweep_work(B.design_config(
+        "sphere", views=("unequal", "equal"), sample_sizes=(500, 1000), n_unequal=15,
+        n_equal=12, replicates=20, n_footpoints=10, n_vectors=10))[0]
+    assert raised.operations > 100 * est.operations
     assert raised.seconds > DEFAULT_WORK_BUDGET
     refusal = [e.value for e in at.error if "above the work budget" in e.value]
     assert refusal and "replicates" in refusal[0]
     assert at.button(key="bs_run").disabled
-    assert "bs_result" not in at.session_state
+    # the opening simulation (the default's) is still shown, with a note
+    assert any("Settings changed" in i.value for i in at.info)
 
 
 def test_a_run_with_progress_stores_its_results_and_enables_the_button_again():
@@ -238,8 +285,9 @@ def test_a_run_with_progress_stores_its_results_and_enables_the_button_again():
 # --------------------------------------------------------------------------- SPD(2) design
 def test_spd_strict_states_its_design_and_starts_from_its_settings():
     """Issue 14: on SPD(2) in strict mode the simulation takes the Geodesic regression page's
-    public design (caption, τ and τ_m, its sizes and chains), with no flat-noise warning; paper
-    mode goes back to the general defaults; a setting the user changed stays."""
+    public design (caption, τ and τ_m, its sizes), with no flat-noise warning; paper mode goes
+    back to the general defaults and shows the chain settings; a setting the user changed
+    stays."""
     from ui.logic import budget_split as B
     from ui.logic import geodesic_regression as G
 
@@ -251,8 +299,6 @@ def test_spd_strict_states_its_design_and_starts_from_its_settings():
     assert at.number_input(key="bs_taum_spd").value == pytest.approx(demo["tau_m"])
     settings = B.STRICT_SETTINGS["spd"]
     assert at.multiselect(key="bs_sizes").value == list(settings["sample_sizes"])
-    assert at.number_input(key="bs_chain").value == settings["chain_length"]
-    assert at.number_input(key="bs_burn").value == settings["burn_in"]
     captions = [c.value for c in at.caption]
     assert B.design_note("spd", demo["tau"], demo["tau_m"]) in captions
     assert not [w for w in at.warning if "shows noise" in w.value]
@@ -267,17 +313,16 @@ def test_spd_strict_states_its_design_and_starts_from_its_settings():
     at.number_input(key="bs_tau_spd").set_value(0.02).run()
     assert at.button(key="bs_run").disabled
     assert any("must lie within τ_m + τ" in c.value for c in at.caption)
-    # paper mode: the papers' protocol and the general defaults
+    # paper mode: the papers' protocol, the general defaults and the chains
     at.radio(key="bs_mode").set_value("paper").run()
     assert not at.exception
     assert not [c for c in at.caption if c.value.startswith("**Public design**")]
     assert at.multiselect(key="bs_sizes").value == list(B.SweepConfig().sample_sizes)
     assert at.number_input(key="bs_chain").value == B.SweepConfig().chain_length
-    # back to strict after changing the chain length: the changed setting stays
-    at.number_input(key="bs_chain").set_value(700).run()
+    # a changed sample size stays when going back to strict
+    at.multiselect(key="bs_sizes").set_value([30]).run()
     at.radio(key="bs_mode").set_value("strict").run()
-    assert at.number_input(key="bs_chain").value == 700
-    assert at.multiselect(key="bs_sizes").value == list(settings["sample_sizes"])
+    assert at.multiselect(key="bs_sizes").value == [30]
 
 
 def test_spd_strict_from_the_url_starts_with_the_design():
@@ -289,8 +334,8 @@ def test_spd_strict_from_the_url_starts_with_the_design():
 
 
 def test_kendall_strict_takes_the_demonstrations_design_and_landmarks():
-    """Kendall in strict mode: the demonstration's 4 landmarks, τ and chains (its 8-landmark
-    chains did not mix at the former defaults); paper mode keeps 8 landmarks."""
+    """Kendall in strict mode: the demonstration's 4 landmarks and τ; paper mode keeps 8
+    landmarks."""
     from ui.logic import budget_split as B
     from ui.logic import geodesic_regression as G
 
@@ -300,7 +345,8 @@ def test_kendall_strict_takes_the_demonstrations_design_and_landmarks():
     demo = G.DEMO_DEFAULTS["kendall"]
     assert at.number_input(key="bs_param_kendall").value == demo["param"]
     assert at.number_input(key="bs_tau_kendall").value == pytest.approx(demo["tau"])
-    assert at.number_input(key="bs_chain").value == B.STRICT_SETTINGS["kendall"]["chain_length"]
+    assert at.multiselect(key="bs_sizes").value == list(
+        B.STRICT_SETTINGS["kendall"]["sample_sizes"])
     assert B.design_note("kendall", demo["tau"]) in [c.value for c in at.caption]
     est, ok, _ = B.sweep_work(B.design_config("kendall", views=("unequal", "equal")))
     assert ok and [c.value for c in at.caption if c.value.startswith("Estimated work:")] == [

@@ -100,7 +100,7 @@ def test_first_run_ends_at_the_first_chart_and_the_next_draws_the_whole_page(
 
 
 def test_a_page_without_a_chart_on_open_is_drawn_whole(progressive):
-    at = open_app_page("budget_split.py", timeout=TIMEOUT)
+    at = open_app_page("home.py", timeout=TIMEOUT)
     assert not at.get("plotly_chart")
     assert ledger_drawn(at)
 

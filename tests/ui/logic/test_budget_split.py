@@ -14,8 +14,9 @@ def assert_chunks_are_the_sweep(config, view):
     whole = B.view_sweep(config, view)
     parts = pd.concat([B.run_chunk(config, v, n, rep)
                        for v, n, rep in B.sweep_chunks(config) if v == view])
-    parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
-                              ignore_index=True)
+    order = ["n", "eps_p", "eps_v", "replicate", "scheme"] if "scheme" in whole else [
+        "n", "eps_p", "eps_v", "replicate"]
+    parts = parts.sort_values(order, kind="stable", ignore_index=True)
     pd.testing.assert_frame_equal(parts, whole)
     return whole
 
@@ -46,8 +47,9 @@ def test_the_page_chunks_are_the_one_call_sweep_seed_for_seed():
                                n_grid=2, grid_n=10, mode=mode, tau=tau, seed=7)
         for view in config.views:
             whole = assert_chunks_are_the_sweep(config, view)
-            assert len(whole) == B.n_releases(B.SweepConfig(**{**config.as_dict(),
-                                                               "views": (view,)}))
+            splits = whole[whole["scheme"] == "sequential"] if "scheme" in whole else whole
+            assert len(splits) == B.n_releases(B.SweepConfig(**{**config.as_dict(),
+                                                                "views": (view,)}))
 
 
 def test_unequal_grid_keeps_the_ratio_bound_and_the_paper_grid():
@@ -62,8 +64,11 @@ def test_unequal_grid_keeps_the_ratio_bound_and_the_paper_grid():
 
 
 def test_errors_in_units_flags_and_table():
-    config = B.SweepConfig(sample_sizes=(10,), n_unequal=3, views=("unequal",),
-                           chain_length=20, burn_in=20, n_footpoints=2, n_vectors=2)
+    """Paper mode (Markov chains): the table is in degrees with the replicates' range, and
+    20-step chains that have not mixed are flagged in it and in the sentences."""
+    config = B.SweepConfig(mode="paper", tau=None, sample_sizes=(10,), n_unequal=3,
+                           views=("unequal",), chain_length=20, burn_in=20, n_footpoints=2,
+                           n_vectors=2, max_ratio=100.0)
     df = B.view_sweep(config, "unequal")
     assert {"rhat", "ess"} <= set(df.columns)
     deg, unit = B.error_in_units("sphere", df["mse"])
@@ -71,35 +76,72 @@ def test_errors_in_units_flags_and_table():
     np.testing.assert_allclose(deg, np.degrees(np.sqrt(df["mse"])), rtol=1e-12)
     table = B.sweep_table(df, "sphere")
     assert len(table) == 3
-    np.testing.assert_allclose(table["RMS error (degrees)"], deg, rtol=1e-12)
-    np.testing.assert_allclose(table["worst R-hat"], df["rhat"], rtol=1e-12)
+    per_cell = np.asarray(deg).reshape(3, 3)  # rows: cells, columns: replicates
+    np.testing.assert_allclose(table["RMS error (degrees)"], per_cell.mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(table["lowest replicate"], per_cell.min(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(table["highest replicate"], per_cell.max(axis=1), rtol=1e-12)
+    assert {"RMS error (degrees)", "lowest replicate", "highest replicate", "mean log MSE",
+            "source", "flagged: why not trusted"} <= set(table.columns)
+    assert set(table["source"]) == {"Markov chains"}
     # 20-step chains do not mix: every flagged cell is one whose R-hat or ESS is off
     flags = B.mixing_flags(df)
     bad = df[(df["rhat"] > B.RHAT_MAX) | (df["ess"] < B.ESS_MIN)]
-    assert len(flags) == len(bad) > 0
+    assert len(flags) == bad.groupby(["eps_p", "eps_v"]).ngroups > 0  # one sentence a cell
+    summary, unit = B.summary_of(df.assign(view="unequal"), "sphere")
+    sentences = B.flag_sentences(summary)
+    assert len(sentences) == bad.groupby(["eps_p", "eps_v"]).ngroups
+    assert all("chains have not mixed" in f for f in sentences)
     good = df.assign(rhat=1.0, ess=500.0)
     assert B.mixing_flags(good) == []
     assert B.mixing_flags(df.drop(columns=["rhat", "ess"])) == []
 
 
+def test_strict_mode_draws_no_chains_and_adds_the_joint_scheme():
+    """The page's strict simulation: exact cells or predictions, never chains, and the joint
+    scheme at each total of the unequal and equal views (not on the grid)."""
+    config = B.design_config("sphere", sample_sizes=(20,), n_unequal=3, n_equal=2, n_grid=2,
+                             grid_n=20, n_footpoints=2, n_vectors=2)
+    for view in ("unequal", "equal", "grid"):
+        kw = B._view_kwargs(config, view)
+        assert kw["cells_from"] == "exact_or_law" and kw["joint_reference"] == (view != "grid")
+    df = B.view_sweep(config, "unequal")
+    assert set(df["source"]) <= {"exact", "law"} and df["rhat"].isna().all()
+    assert len(df[df["scheme"] == "joint"]) == config.replicates
+    assert B.mixing_flags(df) == []
+    table = B.sweep_table(df, "sphere")
+    assert set(table["source"]) <= {"exact draws", "asymptotic law (prediction)"}
+    assert set(table["scheme"]) == {"sequential", "joint"}
+
+
 def test_sweep_work_counts_every_view_and_weights_the_cells(monkeypatch):
-    """The simulation's estimate is the library's sweep estimate of each view; the per-cell
-    weights of the progress bar sum to it (replicates are cells of their own)."""
+    """The simulation's estimate is the library's estimate of each view (strict: exact cells'
+    worst case and the law's work; paper: the chains); the per-cell weights of the progress
+    bar sum to its worst case (replicates are cells of their own)."""
+    from dpcore.experiments.budget_cells import estimate_strict_sweep_work
     from dpcore.manifolds import Sphere
     from dpcore.release import work
 
     costs = work.WorkCosts(per_step=1e-4, per_term=3e-8)
-    monkeypatch.setitem(work._CACHE, (repr(Sphere(2)), "sweep"), costs)
-    config = B.SweepConfig(replicates=2, views=("unequal", "equal", "grid"))
+    for kind in ("joint", "sweep"):
+        monkeypatch.setitem(work._CACHE, (repr(Sphere(2)), kind), costs)
+    config = B.design_config("sphere", replicates=3, views=("unequal", "equal", "grid"))
     est, ok, cells = B.sweep_work(config)
-    assert len(cells) == len(B.sweep_chunks(config)) == 2 * (2 + 2 + 1)
-    assert sum(cells) == pytest.approx(est.seconds, rel=1e-12)
-    direct = sum(work.estimate_budget_sweep_work(
-        Sphere(2), sizes, n_pairs=pairs, replicates=2, n_footpoints=3, n_vectors=3,
-        chain_length=1000, burn_in=1000, mode="strict").seconds
-        for sizes, pairs in (((100, 200), 5), ((100, 200), 3), ((50,), 16)))
+    assert len(cells) == len(B.sweep_chunks(config)) == 3 * (2 + 2 + 1)
+    assert sum(cells) == pytest.approx(est.worst_case_seconds, rel=1e-12)
+    bounds = {k: B._view_kwargs(config, "unequal").get(k)
+              for k in ("tau", "tau_m", "max_speed", "footpoint_radius")}
+    direct = sum(estimate_strict_sweep_work(
+        Sphere(2), sizes, B._view_cells(config, view), replicates=3, n_footpoints=3,
+        n_vectors=3, release_kwargs=bounds, costs=costs).seconds
+        for sizes, view in (((50, 100), "unequal"), ((50, 100), "equal"), ((50,), "grid")))
     assert est.seconds == pytest.approx(direct, rel=1e-12)
-    assert ok and B.work_refusal(est) is None  # about 9 s at these costs
+    assert ok and B.work_refusal(est) is None
+    paper = B.SweepConfig(mode="paper", tau=None, replicates=3, views=("unequal",),
+                          max_ratio=100.0)
+    est_p, _, _ = B.sweep_work(paper)
+    assert est_p.seconds == pytest.approx(work.estimate_budget_sweep_work(
+        Sphere(2), (50, 100), n_pairs=5, replicates=3, n_footpoints=3, n_vectors=3,
+        chain_length=1000, burn_in=1000, mode="paper").seconds, rel=1e-12)
     monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
     est2, ok2, _ = B.sweep_work(config)
     assert not ok2 and "above the work budget" in B.work_refusal(est2)

@@ -1,6 +1,6 @@
-"""The public designs of the Budget split page's strict simulations on SPD(2) and Kendall shapes
-(issue 14): taken from the Geodesic regression page's demonstrations, passed to the library, the
-same cell by cell as in one call."""
+"""The public designs of the Budget split page's strict simulations on S², SPD(2) and Kendall
+shapes (issues 14, 28): taken from the Geodesic regression page's demonstrations, passed to the
+library, the same cell by cell as in one call."""
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ from dpcore.learning import GeodesicRegression
 from dpcore.manifolds import SPD, KendallShape
 from ui.logic import budget_split as B
 from ui.logic import geodesic_regression as G
+from ui.logic.regression_data import SPHERE_DEMO_REGION
 
 from .test_budget_split import assert_chunks_are_the_sweep
 
@@ -31,7 +32,13 @@ def test_the_design_is_the_geodesic_regression_demonstrations():
     assert design["footpoint_region"][1] == design["footpoint_radius"]
     # paper mode keeps the papers' protocol; manifolds without a design have none
     assert B.design_fields("spd", "paper") == {}
-    assert B.strict_design("sphere") == {} and B.design_fields("sphere", "strict") == {}
+    assert B.strict_design("euclidean") == {} and B.design_fields("euclidean", "strict") == {}
+    # S²: the demonstration's cap about the north pole, speed bound and noise; τ the page's
+    sphere = G.DEMO_DEFAULTS["sphere"]
+    assert B.strict_design("sphere") == {
+        "noise": sphere["noise"], "footpoint_region": ((0.0, 0.0, 1.0), SPHERE_DEMO_REGION[1]),
+        "footpoint_radius": sphere["footpoint_radius"], "max_speed": sphere["max_speed"],
+        "tau": 0.2}
     assert set(B.design_fields("spd", "strict")) == {"noise", "footpoint_region",
                                                      "footpoint_radius", "max_speed"}
     # Kendall: the protocol's footpoint is the template (no region to pass to the generator)
@@ -74,7 +81,8 @@ def test_the_page_chunks_are_the_one_call_sweep_with_the_design():
             data_rng=np.random.SeedSequence([7]), n_footpoints=1, n_vectors=2,
             chain_length=5, burn_in=5, diagnostics=True, tau=0.175, tau_m=0.8,
             covariate_range=(0.0, 1.0), footpoint_radius=0.1, center=np.eye(2),
-            max_speed=0.55, data_kwargs={"footpoint_region": (None, 0.1)}, **budgets)
+            max_speed=0.55, data_kwargs={"footpoint_region": (None, 0.1)},
+            cells_from="exact_or_law", joint_reference=view != "grid", **budgets)
         pd.testing.assert_frame_equal(whole.drop(columns="view"), direct)
         assert whole.attrs["data_kwargs"] == {"footpoint_region": (None, 0.1)}
         assert whole.attrs["release_kwargs"]["max_speed"] == 0.55
@@ -114,7 +122,9 @@ def test_design_note_and_problem():
     assert "speed at most 0.55" in note and "τ_m = 0.8" in note and "τ = 0.175" in note
     assert "the design's" not in note
     assert "the design's: τ_m = 0.8, τ = 0.175" in B.design_note("spd", 0.2, 0.8)
-    assert B.design_note("sphere", 0.2) is None
+    sphere = B.design_note("sphere", 0.2)
+    assert "within 0.2 rad of the north pole" in sphere and "speed at most 0.8" in sphere
+    assert B.design_note("euclidean", 0.2) is None
     assert B.design_problem(B.design_config("spd")) is None
     assert B.design_problem(B.SweepConfig()) is None
     problem = B.design_problem(B.design_config("spd", tau=0.02, tau_m=0.05))
@@ -139,7 +149,7 @@ def test_the_kendall_design_reaches_the_library():
     whole = B.view_sweep(config, "equal")
     parts = pd.concat([B.run_chunk(config, v, n, rep) for v, n, rep in B.sweep_chunks(config)
                        if v == "equal"])
-    parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate"], kind="stable",
+    parts = parts.sort_values(["n", "eps_p", "eps_v", "replicate", "scheme"], kind="stable",
                               ignore_index=True)
     pd.testing.assert_frame_equal(parts, whole)
     direct = budget_sweep(
@@ -147,6 +157,7 @@ def test_the_kendall_design_reaches_the_library():
         replicates=2, mode="strict", noise=0.05, rng=np.random.SeedSequence([7, 2]),
         data_rng=np.random.SeedSequence([7]), n_footpoints=1, n_vectors=2, chain_length=5,
         burn_in=5, diagnostics=True, tau=0.25, covariate_range=(0.0, 1.0),
-        footpoint_radius=0.15, center=kendall_template(4), max_speed=0.55)
+        footpoint_radius=0.15, center=kendall_template(4), max_speed=0.55,
+        cells_from="exact_or_law", joint_reference=True)
     pd.testing.assert_frame_equal(whole.drop(columns="view"), direct)
     assert whole.attrs["data_kwargs"] == {}
