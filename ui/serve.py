@@ -9,17 +9,20 @@ window. It also keeps uploads in memory up to the upload limit (the web server w
 spool bodies above 1 MB to a temporary file), preloads the chart library
 (:func:`preload_chart_library`), opens pages progressively (their first run ends at the
 first chart, :func:`ui.session.after_first_chart`) and warms the pages up once the server
-answers (:func:`warm_up_pages`). (Streamlit is pinned in requirements.txt;
+answers (:func:`warm_up_pages`), within a budget of CPU seconds and only until the first
+visitor connects (:class:`WarmUpBudget`). (Streamlit is pinned in requirements.txt;
 tests/app/test_serve.py checks the attributes used.)
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,10 +143,20 @@ def preload_chart_library():
 # ---------------------------------------------------------------------- warm-up
 #: Environment variable: ``0`` turns the warm-up at server start off.
 WARM_UP_ENV = "DASHBOARD_WARM_UP"
-#: Start of the server's log line once the pages are warm.
+#: Environment variable: CPU seconds the warm-up may spend (``inf``: no cap).
+WARM_UP_CPU_ENV = "DASHBOARD_WARM_UP_CPU_S"
+#: Environment variable: ``0`` keeps the warm-up going when a visitor connects.
+WARM_UP_YIELD_ENV = "DASHBOARD_WARM_UP_YIELD"
+#: Default of :data:`WARM_UP_CPU_ENV`: CPU seconds of the server process the warm-up may use
+#: from its start (the five pages take about 6.6 s of CPU on the 2-core machine; Geodesic
+#: regression, first in the navigation, about 1.4 s).
+WARM_UP_CPU_S = 3.0
+#: Start of the server's log line once the warm-up has ended (complete or stopped).
 WARM_UP_DONE = "Warm-up done:"
 #: Seconds the warm-up waits for the server to answer, and for one run of a page.
 WARM_UP_TIMEOUT_S = 120
+#: Seconds between two checks of the budget while a page runs.
+WARM_UP_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -158,7 +171,7 @@ class WarmRun:
         Time from the request to the end of the run.
     status : str
         How the run ended (``FINISHED_SUCCESSFULLY`` when it ran to its end or its
-        ``st.stop``).
+        ``st.stop``; ``STOPPED`` when the warm-up stopped it, see :class:`WarmUp`).
     exceptions : tuple of str
         Messages of the exceptions the page showed (none expected).
     """
@@ -167,6 +180,30 @@ class WarmRun:
     seconds: float
     status: str
     exceptions: tuple = ()
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """What :func:`warm_up_pages` did.
+
+    Attributes
+    ----------
+    runs : tuple of WarmRun
+        The runs, in order (the last one ``STOPPED`` if the warm-up stopped during it).
+    stopped : str
+        Why the warm-up stopped before the end of its pages (empty when it ran them all).
+    cpu_seconds : float
+        CPU seconds of the budget's clock from the start to the end of the warm-up.
+    """
+
+    runs: tuple
+    stopped: str = ""
+    cpu_seconds: float = 0.0
+
+    @property
+    def pages(self):
+        """``url_path`` of the pages run, each once, in order."""
+        return tuple(dict.fromkeys(run.page for run in self.runs))
 
 
 def _server_url():
@@ -191,9 +228,90 @@ def server_answers(url):
         return False
 
 
-def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S):
+def _active_sessions():
+    """Sessions connected to this process's Streamlit runtime (0 without a runtime)."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return 0
+    return Runtime.instance()._session_mgr.num_active_sessions()
+
+
+@dataclass(frozen=True)
+class WarmUpBudget:
+    """When the warm-up gives the server back to its visitors.
+
+    The warm-up stops, between two runs or during one (then it asks the server to stop that
+    run, which happens at the page's next Streamlit call), as soon as either holds:
+
+    * ``cpu_clock()`` has advanced ``cpu_seconds`` since the warm-up began (by default the
+      server process's CPU time, every thread, visitors' included: an upper bound on the
+      warm-up's own);
+    * ``visitors()`` is positive: a visitor's session is connected, and the warm-up would only
+      compete with it for the server's cores and its interpreter lock.
+
+    Attributes
+    ----------
+    cpu_seconds : float
+        The cap (``math.inf``: none).
+    cpu_clock : callable
+        Returns CPU seconds (``time.process_time``; tests inject a fake clock).
+    visitors : callable or None
+        Returns the number of sessions besides the warm-up's own; None never yields.
+    """
+
+    cpu_seconds: float = WARM_UP_CPU_S
+    cpu_clock: Callable[[], float] = time.process_time
+    visitors: Callable[[], int] | None = None
+
+    @classmethod
+    def from_environment(cls, environ=None):
+        """The server's budget, from its environment.
+
+        Parameters
+        ----------
+        environ : mapping, optional
+            Default ``os.environ``. Read: :data:`WARM_UP_CPU_ENV` (default
+            :data:`WARM_UP_CPU_S`) and :data:`WARM_UP_YIELD_ENV` (default ``1``: yield to
+            the first visitor, counted by the runtime's session manager).
+
+        Returns
+        -------
+        WarmUpBudget
+        """
+        environ = os.environ if environ is None else environ
+        cap = float(environ.get(WARM_UP_CPU_ENV, "").strip() or WARM_UP_CPU_S)
+        yields = environ.get(WARM_UP_YIELD_ENV, "1").strip() != "0"
+        return cls(cap, visitors=(lambda: _active_sessions() - 1) if yields else None)
+
+    def reason_to_stop(self, start):
+        """Why the warm-up begun at ``cpu_clock() == start`` must stop now ("" if it need not).
+
+        Parameters
+        ----------
+        start : float
+            ``cpu_clock()`` at the start of the warm-up.
+
+        Returns
+        -------
+        str
+        """
+        if self.visitors is not None and self.visitors() > 0:
+            return "a visitor connected"
+        if self.cpu_clock() - start >= self.cpu_seconds:
+            return f"its budget of {self.cpu_seconds:g} CPU s was spent"
+        return ""
+
+
+def _connect(stream, timeout):
+    from websockets.sync.client import connect
+
+    return connect(stream, subprotocols=["streamlit"], max_size=None, open_timeout=timeout)
+
+
+def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, connect=_connect):
     """Open each page once, as a visitor's browser would, so the first real visitor does not
-    pay the server's one-off costs.
+    pay the server's one-off costs, within a budget that gives the server back to visitors.
 
     The first run of a page in a server process imports its libraries (pandas, plotly, numba
     kernels), builds its first chart, times the samplers that price a release
@@ -203,7 +321,7 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S):
     over the server's websocket, like a browser, and runs each page's default scenario
     (synthetic data only; nothing is released or recorded beyond that session, which closes
     at the end). A page that opens progressively is run twice (its opening run ends at the
-    first chart).
+    first chart). It stops early when ``budget`` says so (:class:`WarmUpBudget`).
 
     Parameters
     ----------
@@ -213,47 +331,79 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S):
         Default: every page that draws a chart on opening, in navigation order.
     timeout : float
         Seconds to wait for each run.
+    budget : WarmUpBudget, optional
+        Default: no cap, no yielding (every page is run).
+    connect : callable, optional
+        ``connect(stream_url, timeout)`` returns an open websocket (a context manager with
+        ``send(bytes)`` and ``recv(timeout)``, raising ``TimeoutError``); tests inject one.
 
     Returns
     -------
-    list of WarmRun
+    WarmUp
     """
     from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-    from websockets.sync.client import connect
 
     from ui.registry import PAGES
 
     pages = [p for p in PAGES if p.chart_on_open] if pages is None else list(pages)
+    budget = WarmUpBudget(math.inf) if budget is None else budget
+    start_cpu = budget.cpu_clock()
     stream = "ws" + url[len("http"):] + "/_stcore/stream"
     runs = []
-    with connect(stream, subprotocols=["streamlit"], max_size=None,
-                 open_timeout=timeout) as ws:
+    stopped = ""
+    with connect(stream, timeout) as ws:
         for spec in pages:
             for _ in range(2 if spec.open_progressively else 1):
-                request = BackMsg()
-                request.rerun_script.page_name = spec.url_path
-                request.rerun_script.query_string = ""
-                start = time.perf_counter()
-                ws.send(request.SerializeToString())
-                exceptions = []
-                while True:
-                    msg = ForwardMsg()
-                    msg.ParseFromString(ws.recv(timeout=timeout))
-                    kind = msg.WhichOneof("type")
-                    if (kind == "delta" and msg.delta.WhichOneof("type") == "new_element"
-                            and msg.delta.new_element.WhichOneof("type") == "exception"):
-                        exceptions.append(msg.delta.new_element.exception.message)
-                    if kind == "script_finished":
-                        break
-                runs.append(WarmRun(
-                    spec.url_path, time.perf_counter() - start,
-                    ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished),
-                    tuple(exceptions)))
-    return runs
+                stopped = budget.reason_to_stop(start_cpu)
+                if stopped:
+                    break
+                run, stopped = _run_page(ws, spec.url_path, timeout, budget, start_cpu)
+                runs.append(run)
+                if stopped:
+                    stop = BackMsg()
+                    stop.stop_script = True
+                    ws.send(stop.SerializeToString())
+                    break
+            if stopped:
+                break
+    return WarmUp(tuple(runs), stopped, budget.cpu_clock() - start_cpu)
 
 
-def _warm_up_when_ready():
+def _run_page(ws, page, timeout, budget, start_cpu):
+    """One run of ``page`` over ``ws``: (WarmRun, reason the budget gave to stop it or "")."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    request = BackMsg()
+    request.rerun_script.page_name = page
+    request.rerun_script.query_string = ""
+    start = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    ws.send(request.SerializeToString())
+    exceptions = []
+    while True:
+        try:
+            data = ws.recv(timeout=WARM_UP_POLL_S)
+        except TimeoutError:
+            if time.monotonic() > deadline:
+                raise
+            stopped = budget.reason_to_stop(start_cpu)
+            if stopped:
+                return WarmRun(page, time.perf_counter() - start, "STOPPED",
+                               tuple(exceptions)), stopped
+            continue
+        msg = ForwardMsg()
+        msg.ParseFromString(data)
+        kind = msg.WhichOneof("type")
+        if (kind == "delta" and msg.delta.WhichOneof("type") == "new_element"
+                and msg.delta.new_element.WhichOneof("type") == "exception"):
+            exceptions.append(msg.delta.new_element.exception.message)
+        if kind == "script_finished":
+            status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+            return WarmRun(page, time.perf_counter() - start, status, tuple(exceptions)), ""
+
+
+def _warm_up_when_ready(budget=None):
     from streamlit.logger import get_logger
 
     log = get_logger(__name__)
@@ -266,16 +416,18 @@ def _warm_up_when_ready():
         time.sleep(0.2)
     start = time.perf_counter()
     try:
-        runs = warm_up_pages(_server_url())
+        done = warm_up_pages(_server_url(), budget=(WarmUpBudget.from_environment()
+                                                   if budget is None else budget))
     except Exception as exc:  # the server runs on; its first visitors pay the first runs
         log.warning("Warm-up of the pages stopped: %s", exc)
         return
-    for run in runs:
-        if run.exceptions or run.status != "FINISHED_SUCCESSFULLY":
+    for run in done.runs:
+        if run.exceptions or run.status not in ("FINISHED_SUCCESSFULLY", "STOPPED"):
             log.warning("Warm-up: page %r ended %s with %d exception(s).", run.page,
                         run.status, len(run.exceptions))
-    log.info("%s %d pages in %.1f s (%s).", WARM_UP_DONE, len({r.page for r in runs}),
-             time.perf_counter() - start, ", ".join(dict.fromkeys(r.page for r in runs)))
+    log.info("%s %d pages in %.1f s, %.1f CPU s (%s)%s.", WARM_UP_DONE, len(done.pages),
+             time.perf_counter() - start, done.cpu_seconds, ", ".join(done.pages),
+             f"; ended early: {done.stopped}" if done.stopped else "")
 
 
 _WARM_UP_STARTED = threading.Event()
@@ -283,7 +435,8 @@ _WARM_UP_STARTED = threading.Event()
 
 def start_warm_up():
     """Start :func:`warm_up_pages` in a background thread, once per process (the server's
-    configuration callback; the thread waits until the server answers)."""
+    configuration callback; the thread waits until the server answers), with the budget of
+    :meth:`WarmUpBudget.from_environment`."""
     if _WARM_UP_STARTED.is_set():
         return
     _WARM_UP_STARTED.set()
