@@ -24,7 +24,11 @@ data row is row 2, so "row N" is line N of the file (unless a quoted cell spans 
 Nothing is ever written to disk while loading. The generic part -- decoding, delimiters, records,
 numbers, problems collected by row and column -- is :mod:`dpcore.data.tables`, whose rules
 (encodings, decimal commas, limits) apply here too; this module adds the manifold formats.
-Files written by :func:`to_csv` are safe to open in a spreadsheet (see :func:`neutralize_cell`).
+A clean file is read by a vectorised reader (pyarrow, which comes with Streamlit) at about the
+speed of ``pandas.read_csv``, with the same numbers bit for bit; a file with a problem is read
+again row by row, which words every message (:mod:`dpcore.data._csv_cells`). Without pyarrow
+every file is read row by row. Files written by :func:`to_csv` are safe to open in a
+spreadsheet (see :func:`neutralize_cell`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ import csv
 import io
 import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,21 +49,19 @@ from .._validation import (
     check_positive,
 )
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
-from ..manifolds import SPD, KendallShape, Sphere
 from ..settings import get_limits
-from ._decoding import _read_text, _sniff_delimiter
-from .geographic import latlon_columns, latlon_range_problems, latlon_to_sphere
-from .tables import (
-    BLANK,
-    HUGE_VALUE,
-    _collect_rows,
-    _Collector,
-    _first_record,
-    _header_names,
-    _positions,
-    _records,
-    _to_numbers,
+from ._csv_cells import _read_cells
+from ._csv_layouts import (
+    LAYOUTS,
+    _check_columns,
+    _check_task,
+    _layout,
+    _shown,
+    expected_columns,
 )
+from ._csv_points import _responses
+from ._decoding import _read_text
+from .tables import BLANK, HUGE_VALUE
 
 __all__ = [
     "HUGE_VALUE",
@@ -77,117 +78,7 @@ __all__ = [
     "to_csv",
 ]
 
-TASKS = ("regression", "mean")
-
-
 # ------------------------------------------------------------------------------ columns
-def _check_task(task) -> str:
-    if task not in TASKS:
-        raise ValueError(f"`task` must be 'regression' or 'mean', got {task!r}.")
-    return task
-
-
-def expected_columns(manifold, task="regression") -> list[str]:
-    """Column names of the CSV format for ``manifold`` and ``task``, in file order.
-
-    Parameters
-    ----------
-    manifold : Manifold
-    task : {"regression", "mean"}
-        Regression files start with the covariate column ``x``.
-
-    Returns
-    -------
-    list of str
-        E.g. ``['x', 'y1', 'y2', 'y3']`` for ``Sphere(2)`` and ``['s11', 's12', 's22']`` for
-        ``SPD(2)`` with ``task="mean"``: the manifold's
-        :meth:`~dpcore.manifolds.Manifold.csv_columns`, by default ``y1..yN`` (the point array
-        flattened in C order).
-    """
-    m = check_manifold(manifold)
-    cols = m.csv_columns()
-    return ["x", *cols] if _check_task(task) == "regression" else cols
-
-
-def _span(cols) -> str:
-    return f"{cols[0]}..{cols[-1]}" if len(cols) > 1 else cols[0]
-
-
-# ------------------------------------------------------------------------------ layouts
-#: How the response columns of a file were read (:attr:`ManifoldData.layout`).
-LAYOUTS = ("coordinates", "latlon", "spd_upper", "spd_full", "landmarks", "preshapes")
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """The columns read from a file: ``kind`` (before the landmark/preshape distinction),
-    the columns in the order read (``x`` first for regression; names as written in the
-    header for latitude and longitude and for a column mapping), whether other columns are
-    ignored and, for a column mapping, the reader's name of each value column (``slots``)."""
-
-    kind: str
-    columns: tuple
-    n_lead: int
-    ignore_others: bool = False
-    slots: tuple = ()
-
-    @property
-    def values(self) -> tuple:
-        return self.columns[self.n_lead:]
-
-    @property
-    def shown(self) -> str:
-        """The value columns for a message: ``y1..y3``, or every name when they were mapped."""
-        return _shown(self.values, self.slots)
-
-
-def _shown(values, slots=()) -> str:
-    """Columns for a message: a span ``y1..y3`` when they bear the reader's own names, else
-    every name (mapped names need not run in sequence)."""
-    if slots and [v.lower() for v in values] != [s.lower() for s in slots]:
-        return ", ".join(values)
-    return _span(values)
-
-
-def _spd_full_columns(k) -> list[str]:
-    """``s11, s12, ..., s1k, s21, ..., skk``: every entry, row-major (``s{i}_{j}`` when
-    ``k >= 10``, as :meth:`dpcore.manifolds.SPD.csv_columns`)."""
-    sep = "_" if k >= 10 else ""
-    return [f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1)]
-
-
-def _layout(m, task, raw, keys, covariate="x", mapped=None) -> _Layout:
-    """The layout of a file with header names ``raw`` (as written) and ``keys`` (lower case).
-
-    With a column mapping (``mapped``: ``(kind, {slot: file column})`` from
-    :func:`_check_columns`), the layout it names, its columns as spelled in the header. Else
-    Sphere(2): a latitude and a longitude column (and none of ``y1..y3``) mean places in
-    degrees. SPD(k), k >= 2: all ``k * k`` entries named mean full matrices. Otherwise the
-    manifold's own columns (:func:`expected_columns`).
-    """
-    lead = (covariate,) if task == "regression" else ()
-    if mapped is not None:
-        spelled = {}
-        for name, key in zip(raw, keys, strict=True):
-            spelled.setdefault(key, name)
-        kind, chosen = mapped
-        names = tuple(spelled.get(c.lower(), c) for c in (*lead, *chosen.values()))
-        return _Layout(kind, names, len(lead), ignore_others=True, slots=tuple(chosen))
-    own = m.csv_columns()
-    present = {k for k in keys if k}
-    if isinstance(m, Sphere) and m.dim == 2 and not present & set(own):
-        pair = latlon_columns([h for h in raw if h])
-        if pair is not None:
-            return _Layout("latlon", (*lead, *pair), len(lead), ignore_others=True)
-    if isinstance(m, SPD) and m.k >= 2:
-        full = _spd_full_columns(m.k)
-        if set(full) <= present:
-            return _Layout("spd_full", (*lead, *full), len(lead))
-        return _Layout("spd_upper", (*lead, *own), len(lead))
-    kind = "landmarks" if isinstance(m, KendallShape) else "coordinates"
-    return _Layout(kind, (*lead, *own), len(lead))
-
-
 def response_columns(manifold, header) -> tuple[str, ...]:
     """The columns of a file that :func:`read_manifold_csv` reads as its points (without a
     column mapping), as spelled in the header, in the order read.
@@ -222,291 +113,6 @@ def response_columns(manifold, header) -> tuple[str, ...]:
             spelled.setdefault(key, name)
     layout = _layout(m, "mean", raw, keys)
     return tuple(spelled[c.lower()] for c in layout.values if c.lower() in spelled)
-
-
-def _slot_layouts(m) -> dict:
-    """The layouts a column mapping may name for ``m``: kind -> the reader's column names, in
-    the order read (:func:`read_manifold_csv`, ``columns``)."""
-    own = tuple(m.csv_columns())
-    if isinstance(m, Sphere) and m.dim == 2:
-        return {"coordinates": own, "latlon": ("lat", "lon")}
-    if isinstance(m, SPD) and m.k >= 2:
-        return {"spd_upper": own, "spd_full": tuple(_spd_full_columns(m.k))}
-    return {"landmarks" if isinstance(m, KendallShape) else "coordinates": own}
-
-
-def _check_columns(m, columns, task) -> tuple:
-    """``columns`` checked: a mapping from the reader's names of exactly one layout's columns
-    to file column names. Returns ``(kind, chosen)``: the layout and ``{slot: file column}``
-    (keys in lower case, names stripped) in the layout's order."""
-    if not isinstance(columns, Mapping):
-        raise TypeError("`columns` must be a mapping from the reader's column names to the "
-                        f"file's (e.g. {{'y1': 'px'}}), got {type(columns).__name__}.")
-    given = {}
-    for slot, name in columns.items():
-        if not isinstance(slot, str) or not isinstance(name, str) or not name.strip():
-            raise TypeError("`columns` must map column names (str) to column names (str), got "
-                            f"{slot!r}: {name!r}.")
-        key = slot.strip().lower()
-        if key in given:
-            raise ValueError(f"`columns` names the reader's column {key!r} twice.")
-        given[key] = name.strip()
-    layouts = _slot_layouts(m)
-    kinds = [kind for kind, slots in layouts.items() if set(slots) == set(given)]
-    if not kinds:
-        listed = "; or ".join(", ".join(slots) for slots in layouts.values())
-        covar = (" The covariate column is chosen with `covariate`." if task == "regression"
-                 and "x" in given else "")
-        raise ValueError(f"the keys of `columns` must be the reader's columns of one layout of "
-                         f"{m!r}: {listed}; got {', '.join(given)}.{covar}")
-    kind = kinds[0]
-    return kind, {s: given[s] for s in layouts[kind]}
-
-
-def _check_roles(layout, group):
-    """Raise a :class:`DataValidationError` (row 1, the column) if one file column would be
-    read in two roles (covariate, a value column, the group column). Without a column mapping
-    the value columns are the file's (its latitude, say), so the conflict is one of the file
-    and the roles asked for, reported like any problem of the file."""
-    roles = [("the covariate" if i < layout.n_lead else
-              f"column {layout.slots[i - layout.n_lead]}" if layout.slots
-              else "a response column", c)
-             for i, c in enumerate(layout.columns)]
-    if group is not None:
-        roles.append(("the group column", group))
-    seen = {}
-    for role, name in roles:
-        other = seen.setdefault(name.lower(), role)
-        if other != role:
-            raise DataValidationError(f"the file's column {name!r} is chosen for both {other} "
-                                      f"and {role}; each column has one role.", row=1,
-                                      column=name)
-
-
-def _alternatives(m) -> str:
-    """The other layouts a manifold's files may have, for the missing-columns message."""
-    if isinstance(m, Sphere) and m.dim == 2:
-        return (" A file of places may instead have one latitude and one longitude column in "
-                "degrees (lat or latitude, lon, lng, long or longitude; other columns are then "
-                "ignored).")
-    if isinstance(m, SPD) and m.k >= 2:
-        full = _spd_full_columns(m.k)
-        k = m.k
-        listed = ", ".join(full) if k == 2 else (f"{full[0]}, ..., {full[k - 1]}, {full[k]}, "
-                                                 f"..., {full[-1]}")
-        return (f" SPD files may also list the full matrix, all {len(full)} entries row by "
-                f"row: {listed}.")
-    return ""
-
-
-# ------------------------------------------------------------------------------ reading
-def _read_table(m, text, task, max_rows, covariate="x", unread="error", mapped=None,
-                group=None):
-    """Header checks and cell extraction.
-
-    Returns ``(layout, problems, rows, cells, padded, delimiter, ignored)``: the
-    :class:`_Layout`, the problems found so far (a collector ordered by the columns read),
-    spreadsheet row numbers of the data rows, their cells in the order of
-    ``layout.columns`` (then the ``group`` column's, when there is one), the ``(i, j)``
-    positions filled in for short rows, the delimiter and the names of the columns ignored.
-    """
-    delimiter = _sniff_delimiter(text)
-    records = _records(text, delimiter)
-    if mapped is None:
-        expect = ", ".join(expected_columns(m, task))
-    else:
-        lead = [covariate] if task == "regression" else []
-        expect = ", ".join([*lead, *mapped[1].values()])
-    header = _first_record(records, f" ({expect})")
-    raw, keys, names = _header_names(header, f": {expect}")
-    layout = _layout(m, task, raw, keys, covariate, mapped)
-    _check_roles(layout, group)
-    columns = list(layout.columns)
-    read_columns = columns + ([group] if group is not None else [])
-    problems = _Collector({c: i for i, c in enumerate(read_columns)})
-    positions = _positions(keys, names, problems)
-    expect = ", ".join(columns)
-    read = {c.lower() for c in read_columns}
-    others = [names[j] for j, k in enumerate(keys) if k and k not in read]
-    ignore = layout.ignore_others or unread == "ignore"
-    extra = [] if ignore else others
-    # Columns the caller chose (a mapping, the group column): a missing one is named alone.
-    chosen = {}
-    if layout.slots:
-        for i, c in enumerate(columns):
-            chosen[c.lower()] = ("the covariate" if i < layout.n_lead else
-                                 layout.slots[i - layout.n_lead])
-    if group is not None:
-        chosen[group.lower()] = "the group column"
-    missing = [c for c in columns if c.lower() not in positions and c.lower() not in chosen]
-    for c in read_columns:
-        if c.lower() not in positions and c.lower() in chosen:
-            listed = ", ".join(n for n, k in zip(names, keys, strict=True) if k)
-            problems.add(1, c, f"no column named '{c}' (chosen for {chosen[c.lower()]}) in the "
-                               f"header; its columns are: {listed}.")
-    if missing:
-        hint = ""
-        if missing == ["x"]:
-            hint = " Regression needs the covariate column 'x'; for a Fréchet mean use task='mean'."
-        elif len(positions) == 1 and extra and len(columns) > 1:
-            hint = (f" The header has a single column, '{extra[0]}': "
-                    "expected comma-separated values (',' is the standard separator; ';', tab "
-                    "and '|' are recognised too).")
-        if missing != ["x"]:
-            hint += _alternatives(m)
-        listed = ", ".join(f"'{c}'" for c in missing)
-        problems.add(1, missing[0], f"missing column(s) {listed}. Expected the columns: "
-                                    f"{expect}.{hint}")
-    if extra:
-        hint = m.csv_header_hint(extra, columns)
-        if extra[0].lower() == "x" and "x" not in columns:
-            hint = " The Fréchet-mean task takes no covariate; use task='regression' or drop 'x'."
-        listed = ", ".join(f"'{c}'" for c in extra)
-        problems.add(1, extra[0], f"unexpected column(s) {listed}. Expected the columns: "
-                                  f"{expect}.{hint}")
-    problems.raise_if_any()
-
-    index = [positions[c.lower()][0] for c in read_columns]
-    rows, cells, padded = _collect_rows(records, index, read_columns, keys, max_rows, problems,
-                                        delimiter, "load_csv")
-    ignored = tuple(others) if ignore else ()
-    return layout, problems, rows, cells, padded, delimiter, ignored
-
-
-def _drop_blank(rows, cells, padded, columns):
-    """The rows none of whose cells is empty, and how many were left out.
-
-    Short rows (``padded``) are kept: they are reported already. Returns ``(rows, cells,
-    padded, dropped)`` with ``padded`` renumbered.
-    """
-    short = {i for i, _ in padded}
-    keep = [i for i, rec in enumerate(cells) if i in short or all(c.strip() for c in rec)]
-    dropped = len(cells) - len(keep)
-    if not dropped:
-        return rows, cells, padded, 0
-    if not keep:
-        raise DataValidationError(
-            f"every one of the {dropped:,} data rows has an empty cell in the columns read "
-            f"({', '.join(columns)}), so none is left.")
-    new = {old: i for i, old in enumerate(keep)}
-    return (rows[keep], [cells[i] for i in keep],
-            {(new[i], j) for i, j in padded}, dropped)
-
-
-# ------------------------------------------------------------------------------ geometry
-def _points(m, y, rows, ok, *, renormalize, atol, problems, names=None, span=None):
-    """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows).
-
-    ``names``: the file's column of each of ``m.csv_columns()`` (default those names);
-    ``span``: how messages name the columns of a point when they were mapped (the manifold's
-    messages say ``columns y1..y3``)."""
-    own = m.csv_columns()
-    names = own if names is None else list(names)
-    rename = dict(zip(own, names, strict=True))
-
-    def reword(message):
-        if span is None:
-            return message
-        return lambda i: message(i).replace(f"columns {_span(own)}", f"columns {span}")
-
-    if ok.any():
-        checked = np.asarray(rows)[ok]
-        for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
-            if isinstance(m, SPD) and check.column is None:
-                _add_spd_problems(m, y[ok], check.mask, reword(check.message), checked,
-                                  problems, names)
-            else:
-                problems.add_rows(check.mask, checked, rename.get(check.column, check.column),
-                                  reword(check.message))
-    return m.from_csv_rows(y, renormalize=renormalize)
-
-
-def _add_spd_problems(m, upper, mask, message, rows, problems, names):
-    """The matrices :meth:`SPD.csv_problems` rejects (``mask``, ``message``), each reported at
-    the entry that shows why when one does: a diagonal entry (a variance) that is not
-    positive, or an off-diagonal entry with ``|s_ij| >= sqrt(s_ii s_jj)`` (a 2 x 2 principal
-    minor that is not positive: a correlation of magnitude 1 or more). ``names``: the file's
-    column of each upper-triangle entry, row-major."""
-    iu = np.triu_indices(m.k)
-    idx = np.flatnonzero(mask)
-    for i in idx[:MAX_PROBLEMS]:
-        mat = m.from_csv_rows(upper[i])
-        column, why = _spd_culprit(mat, names, iu)
-        problems.add(int(rows[i]), column, message(i) + why)
-    problems.total += max(idx.size - MAX_PROBLEMS, 0)
-
-
-def _spd_culprit(mat, names, iu):
-    """``(column, reason)`` for a matrix that is not positive definite (see
-    :func:`_add_spd_problems`); ``(None, "")`` when no single entry explains it."""
-    name = {(int(a), int(b)): names[t] for t, (a, b) in enumerate(zip(*iu, strict=True))}
-    diag = np.diag(mat)
-    if np.any(diag <= 0):
-        j = int(np.argmax(diag <= 0))
-        return name[j, j], (f" Its diagonal entry {name[j, j]} = {diag[j]:.6g} is a variance "
-                            "and must be positive.")
-    with np.errstate(all="ignore"):
-        corr = np.abs(mat) / np.sqrt(np.outer(diag, diag))
-    corr[np.tril_indices(len(diag))] = 0.0
-    if np.max(corr) >= 1:
-        a, b = (int(v) for v in np.unravel_index(np.argmax(corr), corr.shape))
-        return name[a, b], (f" Its entry {name[a, b]} = {mat[a, b]:.6g} is at least "
-                            f"sqrt({name[a, a]} * {name[b, b]}) = "
-                            f"{np.sqrt(diag[a] * diag[b]):.6g} in magnitude (a correlation of "
-                            f"{corr[a, b]:.3g}, above 1).")
-    return None, ""
-
-
-def _spd_from_full(m, values, rows, ok, atol, problems, names):
-    """Upper triangles of full matrices (n, k * k); rows whose matrix is not symmetric within
-    ``atol`` times its largest entry are reported at the first lower-triangle entry that
-    differs from its mirror (``names``: the file's column of each entry, row-major). Returns
-    ``(upper, symmetric)``."""
-    k = m.k
-    mats = values.reshape(-1, k, k)
-    scale = np.max(np.abs(mats), axis=(-2, -1))
-    gap = np.abs(mats - mats.swapaxes(-1, -2))
-    bad = ok & np.any(gap > atol * scale[:, None, None], axis=(-2, -1))
-    for i in np.flatnonzero(bad)[:MAX_PROBLEMS]:
-        lower = gap[i] > atol * scale[i]
-        a, b = (int(v) for v in np.argwhere(np.tril(lower, -1))[0])
-        problems.add(int(rows[i]), names[a * k + b], (
-            f"the matrix is not symmetric: {names[a * k + b]} = {mats[i, a, b]:.6g} but "
-            f"{names[b * k + a]} = {mats[i, b, a]:.6g}. A full SPD matrix must equal its "
-            f"transpose (up to atol={atol:g} times its largest entry)."))
-    problems.total += max(int(bad.sum()) - MAX_PROBLEMS, 0)
-    iu = np.triu_indices(k)
-    upper = (0.5 * (mats + mats.swapaxes(-1, -2)))[:, iu[0], iu[1]]
-    return upper, ~bad
-
-
-def _are_preshapes(m, y, ok, atol) -> bool:
-    """Whether every row read (``ok``) is already a preshape: landmarks centred and of unit
-    size within ``atol``."""
-    land = y[ok].reshape((-1, *m.point_shape))
-    centred = np.max(np.abs(land.mean(axis=-2)), axis=-1, initial=0.0) <= atol
-    unit = np.abs(np.linalg.norm(land.reshape(land.shape[0], -1), axis=-1) - 1) <= atol
-    return bool(np.all(centred & unit))
-
-
-def _responses(m, layout, y, rows, ok, *, renormalize, atol, problems):
-    """``(points, kind)``: the points of the response values ``y`` in ``layout`` and the
-    final layout kind (``"landmarks"`` becomes ``"preshapes"`` when every row is one)."""
-    kind = layout.kind
-    names = layout.values
-    if kind == "latlon":
-        latlon_range_problems(y[:, 0], y[:, 1], rows, names, problems)
-        return latlon_to_sphere(y[:, 0], y[:, 1]), kind
-    if kind == "spd_full":
-        y, symmetric = _spd_from_full(m, y, rows, ok, atol, problems, names)
-        ok = ok & symmetric
-        k = m.k
-        names = [names[i * k + j] for i, j in zip(*np.triu_indices(k), strict=True)]
-    if kind == "landmarks" and ok.any() and _are_preshapes(m, y, ok, atol):
-        kind = "preshapes"
-    span = layout.shown if layout.slots else None
-    return _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems,
-                   names=names, span=span), kind
 
 
 # ------------------------------------------------------------------------------ results
@@ -689,33 +295,12 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
         group = group.strip()
     mapped = None if columns is None else _check_columns(m, columns, task)
     text = _read_text(source, max_bytes, "load_csv")
-    layout, problems, rows, cells, padded, delimiter, ignored = _read_table(
-        m, text, task, max_rows, covariate.strip(), others, mapped, group)
+    read = _read_cells(m, text, task, max_rows, covariate=covariate.strip(), unread=others,
+                       mapped=mapped, group=group, blank=blank)
+    layout, problems, rows, values, bad = (read.layout, read.problems, read.rows, read.values,
+                                           read.bad)
     columns = list(layout.columns)
-    dropped = 0
-    if blank == "drop" and cells:
-        rows, cells, padded, dropped = _drop_blank(
-            rows, cells, padded, columns + ([group] if group is not None else []))
-    groups = None
-    if group is not None:
-        short = {i for i, j in padded if j == len(columns)}
-        groups = np.array([rec[-1].strip() for rec in cells], dtype=object)
-        cells = [rec[:-1] for rec in cells]
-        empty = np.array([not g and i not in short for i, g in enumerate(groups)], dtype=bool)
-        problems.add_rows(empty, rows, group, lambda i: (
-            "the cell is empty; every row needs a value in the group column."))
-
     n = len(rows)
-    need = 2 if task == "regression" else 1
-    if n == 0:
-        problems.add(None, None, "the file has a header row but no data rows.")
-        problems.raise_if_any()
-    elif n < need:
-        left = f" left after dropping {dropped} with an empty cell" if dropped else ""
-        problems.add(None, None, f"the file has {n} data row{left}; {task} needs at least "
-                                 f"{need}.")
-
-    values, bad = _to_numbers(cells, rows, columns, delimiter, problems, padded)
     ok = ~bad.any(axis=1)
     y = values[:, layout.n_lead:]
     # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
@@ -747,8 +332,8 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
 
     problems.raise_if_any()
     return ManifoldData(y=points, x=x, rows=np.asarray(rows, dtype=int), layout=kind,
-                        columns=tuple(columns), ignored=ignored, dropped=int(dropped),
-                        groups=groups, slots=layout.slots)
+                        columns=tuple(columns), ignored=read.ignored, dropped=read.dropped,
+                        groups=read.groups, slots=layout.slots)
 
 
 def load_csv(source, manifold, task="regression", *, renormalize=False, max_rows=None,
