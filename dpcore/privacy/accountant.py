@@ -27,11 +27,13 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import optimize
 
+from .._lazy import lazy_module
 from .._validation import check_positive
 from ..exceptions import PrivacyBudgetError
 from .gdp import compose_gdp, delta_mu, eps_to_mu
+
+optimize = lazy_module("scipy.optimize")  # imported on first use (several times numpy's import)
 
 #: Guarantees that compose; the others are listed apart.
 COMPOSING = ("private", "approximately private")

@@ -19,13 +19,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
+from .._lazy import lazy_module
 from .._validation import (
     check_nonnegative_array,
     check_nonnegative_values,
     check_positive,
 )
+
+special = lazy_module("scipy.special")  # imported on first use (about 3x numpy's import)
 
 __all__ = [
     "compose_dp",

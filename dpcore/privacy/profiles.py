@@ -20,8 +20,8 @@ import math
 import numbers
 
 import numpy as np
-from scipy import optimize, special
 
+from .._lazy import lazy_module
 from .._validation import (
     check_int,
     check_manifold,
@@ -30,13 +30,9 @@ from .._validation import (
     check_positive,
 )
 from ..settings import check_limit
-from .gdp import (
-    _SQRT2,
-    _check_sensitivity,
-    _log_ndtr_diff,
-    _out,
-    _solve_mu,
-)
+from .gdp import _SQRT2, _check_sensitivity, _log_ndtr_diff, _out, _solve_mu
+
+optimize, special = lazy_module("scipy.optimize"), lazy_module("scipy.special")  # on first use
 
 __all__ = [
     "calibrate_sigma",
@@ -243,8 +239,10 @@ def _privacy_losses(manifold, sigma, sensitivity, n_samples, repeats, rng):
     u = manifold.random_tangent(eta, rng)
     eta2 = manifold.exp(eta, u * (sensitivity / manifold.norm(eta, u)))
     size = (repeats, n_samples)
-    y1 = sample_gaussian(manifold, eta, sigma, size, rng=rng)
-    y2 = sample_gaussian(manifold, eta2, sigma, size, rng=rng)
+    # Radii by numerical inversion (within 1e-10 of the exact law, far below the Monte Carlo
+    # error; dpcore.sampling.inversion): several times faster than the exact sampler.
+    y1 = sample_gaussian(manifold, eta, sigma, size, rng=rng, radial="inversion")
+    y2 = sample_gaussian(manifold, eta2, sigma, size, rng=rng, radial="inversion")
     scale = 1.0 / (2 * sigma**2)
     l1 = (manifold.squared_dist(eta2, y1) - manifold.squared_dist(eta, y1)) * scale
     l2 = (manifold.squared_dist(eta2, y2) - manifold.squared_dist(eta, y2)) * scale
@@ -382,7 +380,9 @@ def gdp_mu_monte_carlo(
 
     Notes
     -----
-    Samples come from :func:`dpcore.sampling.sample_gaussian`, imported on first use.
+    Samples come from :func:`dpcore.sampling.sample_gaussian` with ``radial="inversion"``: the
+    radius by numerical inversion of its CDF, within 1e-10 of the exact law in Kolmogorov
+    distance (far below the Monte Carlo error) and several times faster than exact rejection.
     """
     check_manifold(manifold)
     if not manifold.is_homogeneous:

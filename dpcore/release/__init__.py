@@ -21,82 +21,62 @@ claim), :mod:`~dpcore.release.regression` and :mod:`~dpcore.release.frechet` (th
 :mod:`~dpcore.release.planning` (exact or MCMC, decided from public inputs before sampling),
 :mod:`~dpcore.release.work` (a request's work estimated before it runs, and the budget that
 refuses it), ``_common`` (checks shared by the pipelines).
+
+The public names below are loaded on first use (PEP 562): ``import dpcore.release`` costs
+almost nothing, and ``from dpcore.release import private_frechet_mean`` loads only the
+modules that pipeline needs (issue 31 point 2; ``benchmarks/bench_import.py`` times it).
 """
 
-from ._common import project_to_ball
-from .bounds import DEFAULT_RANGE_QUANTILES, private_range
-from .frechet import private_frechet_mean
-from .planning import (
-    exact_work,
-    plan_regression_sampler,
-    predicted_frechet_kng_work,
-    predicted_joint_kng_work,
-)
-from .record import (
-    APPROXIMATE_LABELS,
-    FRECHET_MECHANISMS,
-    GUARANTEES,
-    LABELS,
-    MCMC_CAVEAT,
-    MODES,
-    PAPER_CAVEAT,
-    PAPER_PUBLIC_BOUNDS_LABEL,
-    SAMPLERS,
-    SCHEMES,
-    SEEDED_CAVEAT,
-    SEQUENTIAL_CAVEAT,
-    SEQUENTIAL_STRICT_CAVEAT,
-    Release,
-)
-from .regression import private_geodesic_regression, private_geodesic_regression_budgets
-from .requests import (
-    FrechetMeanRequest,
-    GaussianReleaseRequest,
-    GeodesicRegressionRequest,
-    PrivateRangeRequest,
-)
-from .two_stage import private_geodesic_regression_two_stage
-from .work import (
-    DEFAULT_WORK_BUDGET,
-    WorkEstimate,
-    estimate_frechet_work,
-    estimate_monte_carlo_work,
-    estimate_regression_work,
-)
+import importlib
 
-__all__ = [
-    "APPROXIMATE_LABELS",
-    "DEFAULT_RANGE_QUANTILES",
-    "DEFAULT_WORK_BUDGET",
-    "FRECHET_MECHANISMS",
-    "FrechetMeanRequest",
-    "GUARANTEES",
-    "GaussianReleaseRequest",
-    "GeodesicRegressionRequest",
-    "LABELS",
-    "MCMC_CAVEAT",
-    "MODES",
-    "PAPER_CAVEAT",
-    "PAPER_PUBLIC_BOUNDS_LABEL",
-    "PrivateRangeRequest",
-    "SAMPLERS",
-    "SCHEMES",
-    "SEEDED_CAVEAT",
-    "SEQUENTIAL_CAVEAT",
-    "SEQUENTIAL_STRICT_CAVEAT",
-    "Release",
-    "WorkEstimate",
-    "estimate_frechet_work",
-    "estimate_monte_carlo_work",
-    "estimate_regression_work",
-    "exact_work",
-    "plan_regression_sampler",
-    "predicted_frechet_kng_work",
-    "predicted_joint_kng_work",
-    "private_frechet_mean",
-    "private_geodesic_regression",
-    "private_geodesic_regression_budgets",
-    "private_geodesic_regression_two_stage",
-    "private_range",
-    "project_to_ball",
-]
+#: Public name -> the submodule that defines it.
+_EXPORTS = {
+    "project_to_ball": "_common",
+    "DEFAULT_RANGE_QUANTILES": "bounds",
+    "private_range": "bounds",
+    "private_frechet_mean": "frechet",
+    "exact_work": "planning",
+    "plan_regression_sampler": "planning",
+    "predicted_frechet_kng_work": "planning",
+    "predicted_joint_kng_work": "planning",
+    **dict.fromkeys(
+        ("APPROXIMATE_LABELS", "FRECHET_MECHANISMS", "GUARANTEES", "LABELS", "MCMC_CAVEAT",
+         "MODES", "PAPER_CAVEAT", "PAPER_PUBLIC_BOUNDS_LABEL", "SAMPLERS", "SCHEMES",
+         "SEEDED_CAVEAT", "SEQUENTIAL_CAVEAT", "SEQUENTIAL_STRICT_CAVEAT", "Release"),
+        "record"),
+    "private_geodesic_regression": "regression",
+    "private_geodesic_regression_budgets": "regression",
+    "FrechetMeanRequest": "requests",
+    "GaussianReleaseRequest": "requests",
+    "GeodesicRegressionRequest": "requests",
+    "PrivateRangeRequest": "requests",
+    "private_geodesic_regression_two_stage": "two_stage",
+    "DEFAULT_WORK_BUDGET": "work",
+    "WorkEstimate": "work",
+    "estimate_frechet_work": "work",
+    "estimate_monte_carlo_work": "work",
+    "estimate_regression_work": "work",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    """Load a public name, or a submodule (``dpcore.release.work``), the first time it is
+    asked for."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # later look-ups bypass __getattr__
+        return value
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise  # a submodule that exists but fails to import
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

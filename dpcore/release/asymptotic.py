@@ -48,11 +48,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
+from .._lazy import lazy_module
 from .._validation import check_int, check_manifold, check_positive
 from ..learning.regression import regression_energy, regression_gradient
 from ..sensitivity import geodesic_regression_sensitivity
+
+special = lazy_module("scipy.special")  # imported on first use
 
 __all__ = [
     "AsymptoticKNG",
@@ -83,8 +85,8 @@ def joint_sigma(manifold, n, epsilon, tau, tau_m=None):
 def log_kfnorm_mass(dim, sigma):
     r"""Log of :math:`\int_{\mathbb R^k} e^{-|w|/\sigma}\,dw = |S^{k-1}|\,\Gamma(k)\,\sigma^k`."""
     k = int(dim)
-    log_sphere = math.log(2.0) + 0.5 * k * math.log(math.pi) - gammaln(0.5 * k)
-    return log_sphere + gammaln(k) + k * math.log(sigma)
+    log_sphere = math.log(2.0) + 0.5 * k * math.log(math.pi) - special.gammaln(0.5 * k)
+    return log_sphere + special.gammaln(k) + k * math.log(sigma)
 
 
 class BundleChart:
@@ -327,7 +329,7 @@ class AsymptoticKNG:
             p, v = chart.to_bundle(d)
             logw[keep] = (self._log_target(p, v, sigma) + chart.log_volume(d)
                           - law.log_density(d, sigma))
-        return float(logsumexp(logw) - math.log(draws)), logw[keep], p, v
+        return float(special.logsumexp(logw) - math.log(draws)), logw[keep], p, v
 
     def _separation(self):
         """Chart radius of the regions (the basin and each far point): they do not overlap."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 #: Drops of ``log f`` below its maximum at which tangent points are placed (on each side).
 LEVELS = (
@@ -42,6 +41,8 @@ def _root(fun, a, b):
         return a
     if fb == 0.0:
         return b
+    from scipy.optimize import brentq  # lazy: scipy.optimize costs several times numpy's import
+
     return brentq(lambda t: _scalar(fun, t), a, b, xtol=1e-10 * abs(b - a), maxiter=200)
 
 

@@ -1,6 +1,22 @@
-r"""Convergence diagnostics for multi-chain MCMC output (Gelman et al., BDA3 §11.4-11.5).
+r"""Convergence diagnostics for multi-chain MCMC output.
 
-Both functions take the draws of one scalar summary as an array ``(n_chains, n_draws)``.
+Every function takes the draws of one scalar summary as an array ``(n_chains, n_draws)``.
+
+- :func:`effective_sample_size` and :func:`split_rhat`: the classic estimates (Gelman et al.,
+  BDA3 §11.4-11.5) on the raw values.
+- :func:`ess_bulk`, :func:`ess_tail` and :func:`rank_rhat`: the rank-normalised versions of
+  Vehtari, Gelman, Simpson, Carpenter and Bürkner, "Rank-normalization, folding, and
+  localization: An improved R-hat for assessing convergence of MCMC" (Bayesian Analysis 16(2),
+  2021), which the samplers report. They work on *split* chains (each chain cut in halves, so a
+  trend within a chain shows as disagreement between halves) and on *rank-normalised* values:
+  all draws are ranked together (average ranks for ties) and rank ``r`` of ``S`` draws becomes
+  :math:`z = \Phi^{-1}((r - 3/8)/(S - 3/4 + 1))` (Blom's offset), which makes the diagnostics
+  well defined for heavy tails and invariant to monotone transformations. Bulk-ESS is the ESS
+  of ``z``; tail-ESS is the smaller ESS of the indicators :math:`I(\theta \le q_{0.05})` and
+  :math:`I(\theta \le q_{0.95})`; the R-hat is the larger split-R-hat of ``z`` and of the
+  rank-normalised *folded* draws :math:`|\theta - \operatorname{median}\theta|`, which also
+  sees chains that differ in scale only. The paper's recommendations: R-hat below 1.01, and
+  bulk- and tail-ESS above about 100 per chain.
 """
 
 from __future__ import annotations
@@ -8,6 +24,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from .._lazy import lazy_module
+
+special = lazy_module("scipy.special")  # ndtri, on first use
 
 
 def _as_chains(chains, min_draws):
@@ -99,3 +119,173 @@ def split_rhat(chains) -> float:
     if not w > 0:
         return math.nan
     return float(math.sqrt(((n - 1.0) / n * w + between) / w))
+
+
+# ---------------------------------------------------------------------- rank-normalised
+def _split(x):
+    """Each chain cut into its first and second half (the middle draw of an odd length is
+    dropped): ``(2 m, n // 2)``."""
+    half = x.shape[1] // 2
+    return np.concatenate([x[:, :half], x[:, x.shape[1] - half:]], axis=0)
+
+
+def rank_normalize(chains, *, tie_tol=0.0):
+    r"""Rank-normalised draws :math:`\Phi^{-1}((r - 3/8)/(S + 1/4))` (Vehtari et al. 2021).
+
+    Parameters
+    ----------
+    chains : array_like
+        Draws of one scalar, any shape; all of them are ranked together (average ranks for
+        ties, so a discrete summary keeps its number of distinct values).
+    tie_tol : float, optional
+        Consecutive sorted values at most this far apart count as ties (0: exact ties only).
+
+    Returns
+    -------
+    numpy.ndarray
+        Normal scores of the same shape.
+    """
+    x = np.asarray(chains, dtype=float)
+    flat = x.ravel()
+    size = flat.size
+    order = np.argsort(flat)  # ties get their average rank, so their order does not matter
+    ordered = flat[order]
+    starts = np.flatnonzero(np.concatenate([[True], np.diff(ordered) > tie_tol]))
+    ends = np.append(starts[1:], size)
+    ranks = np.empty(size)
+    ranks[order] = np.repeat(0.5 * (starts + 1 + ends), ends - starts)  # 1-based, averaged
+    return special.ndtri((ranks - 0.375) / (size + 0.25)).reshape(x.shape)
+
+
+def _rhat_core(x):
+    """Split-R-hat of chains that are already split: sqrt(var+ / W) (BDA3 eq. 11.4)."""
+    n = x.shape[1]
+    w = np.mean(np.var(x, axis=1, ddof=1))
+    if not w > 0:
+        return math.nan
+    return float(math.sqrt(((n - 1.0) / n * w + np.var(x.mean(axis=1), ddof=1)) / w))
+
+
+def _ess_core(x):
+    r"""ESS of chains ``(M, N)`` as in Vehtari et al. (2021, §3.2).
+
+    :math:`\hat\rho_t = 1 - (W - \frac1M \sum_m s_m^2 \hat\rho_{t,m}) / \widehat{var}^+`, with
+    :math:`s_m^2 \hat\rho_{t,m}` the chain's autocovariance at lag t scaled by N/(N - 1) (so
+    that :math:`\hat\rho_0 = 1`), truncated by Geyer's initial monotone sequence of the
+    pair sums :math:`\hat P_k = \hat\rho_{2k} + \hat\rho_{2k+1}` (summed while positive,
+    each replaced by the smallest before it), :math:`\hat\tau = -1 + 2 \sum_k \hat P_k` and
+    ESS = MN / :math:`\hat\tau`, with :math:`\hat\tau \ge 1/\log_{10}(MN)` so that
+    antithetic chains cannot claim more than :math:`MN \log_{10}(MN)` draws.
+    """
+    m, n = x.shape
+    acov = _autocovariance(x) * (n / (n - 1.0))  # s_m^2 rho_{t,m} for every chain and lag
+    w = float(np.mean(acov[:, 0]))
+    var_plus = (n - 1.0) / n * w + (float(np.var(x.mean(axis=1), ddof=1)) if m > 1 else 0.0)
+    if not var_plus > 0:
+        return math.nan
+    rho = 1.0 - (w - acov.mean(axis=0)) / var_plus
+    pairs = rho[: 2 * (n // 2)].reshape(-1, 2).sum(axis=1)
+    negative = np.flatnonzero(pairs < 0)
+    if negative.size:
+        pairs = pairs[: negative[0]]
+    tau = -1.0 + 2.0 * float(np.sum(np.minimum.accumulate(pairs)))
+    tau = max(tau, 1.0 / math.log10(m * n))
+    return float(m * n / tau)
+
+
+def rank_diagnostics(chains):
+    """Bulk-ESS, tail-ESS and rank-normalised split-R-hat at once (the rank-normalised split
+    chains are computed once for the bulk-ESS and the R-hat).
+
+    Parameters
+    ----------
+    chains : array_like, shape (n_chains, n_draws)
+        Draws of one scalar; at least 4 draws per chain.
+
+    Returns
+    -------
+    tuple of float
+        ``(ess_bulk, ess_tail, rank_rhat)`` as :func:`ess_bulk`, :func:`ess_tail` and
+        :func:`rank_rhat` return them (all ``nan`` for a constant summary).
+    """
+    x = _split(_as_chains(chains, 4))
+    if np.ptp(x) == 0:
+        return math.nan, math.nan, math.nan
+    z = rank_normalize(x)
+    return _ess_core(z), _tail_ess(x), _rank_rhat(x, z)
+
+
+def _tail_ess(x):
+    values = [_ess_core((x <= q).astype(float)) for q in np.quantile(x, [0.05, 0.95])]
+    return float(min(values))
+
+
+def _rank_rhat(x, z):
+    bulk = _rhat_core(z)
+    # The two draws either side of the median (an even count) are equally far from it; one
+    # rounding may break that tie, and with it the ranks: distances within a few roundings of
+    # each other are ranked as ties, so the R-hat does not jump with the last bit of a draw.
+    folded = np.abs(x - np.median(x))
+    tol = 8.0 * np.finfo(float).eps * float(np.max(np.abs(x)))
+    folded = _rhat_core(rank_normalize(folded, tie_tol=tol))
+    finite = [v for v in (bulk, folded) if not math.isnan(v)]  # folded is nan if |x - med| is
+    return float(max(finite)) if finite else math.nan  # constant (two symmetric values)
+
+
+def ess_bulk(chains) -> float:
+    """Bulk effective sample size: the ESS of the rank-normalised split chains.
+
+    Parameters
+    ----------
+    chains : array_like, shape (n_chains, n_draws)
+        Draws of one scalar (a 1-D array is one chain); at least 4 draws per chain.
+
+    Returns
+    -------
+    float
+        Bulk-ESS (``nan`` if the summary is constant).
+    """
+    x = _split(_as_chains(chains, 4))
+    if np.ptp(x) == 0:
+        return math.nan
+    return _ess_core(rank_normalize(x))
+
+
+def ess_tail(chains) -> float:
+    """Tail effective sample size: the smaller ESS of the indicators of the draws at or below
+    the 5 % and the 95 % quantiles of all draws, on split chains.
+
+    Parameters
+    ----------
+    chains : array_like, shape (n_chains, n_draws)
+        Draws of one scalar; at least 4 draws per chain.
+
+    Returns
+    -------
+    float
+        Tail-ESS (``nan`` if the summary is constant).
+    """
+    x = _split(_as_chains(chains, 4))
+    if np.ptp(x) == 0:
+        return math.nan
+    return _tail_ess(x)
+
+
+def rank_rhat(chains) -> float:
+    """Rank-normalised split-R-hat: the larger of the split-R-hat of the rank-normalised draws
+    and of the rank-normalised folded draws ``|x - median(x)|``.
+
+    Parameters
+    ----------
+    chains : array_like, shape (n_chains, n_draws)
+        Draws of one scalar; at least 4 draws per chain.
+
+    Returns
+    -------
+    float
+        R-hat (``nan`` if the summary is constant); below 1.01 is the paper's threshold.
+    """
+    x = _split(_as_chains(chains, 4))
+    if np.ptp(x) == 0:
+        return math.nan
+    return _rank_rhat(x, rank_normalize(x))

@@ -36,9 +36,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
+from .._lazy import lazy_module
 from .envelope import NormalChart, RefinedEnvelope
+
+special = lazy_module("scipy.special")  # imported on first use
 
 #: Largest intrinsic dimension drawn on the lattice (2^d children per split above it cost
 #: more than the refinement can afford).

@@ -28,7 +28,7 @@ from .._validation import (
 )
 from ..manifolds.base import CutLocusError
 from ._compiled_sphere import compiled_chain
-from .diagnostics import effective_sample_size, split_rhat
+from .diagnostics import rank_diagnostics
 
 #: Robbins-Monro gain on log(step size) at adaptation step t: _GAIN / (1 + t / 10) ** 0.6.
 _GAIN = 3.0
@@ -53,9 +53,12 @@ class MCMCResult:
         in several groups, shape ``(n_groups,)``).
     ess : float
         Smallest effective sample size over the scalar summaries (tangent coordinates at the
-        first chain's starting point, and the log density).
+        first chain's starting point, and the log density): the smaller of the bulk-ESS and
+        the tail-ESS of each (rank-normalised split chains, Vehtari et al. 2021;
+        :mod:`dpcore.sampling.diagnostics`).
     rhat : float
-        Largest split-R-hat over the same summaries.
+        Largest rank-normalised split-R-hat over the same summaries (the larger of the bulk
+        and the folded one for each).
     n_burn_in : int
         Number of discarded (adaptation) steps per chain.
     thin : int
@@ -510,7 +513,8 @@ def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_g
 
 
 def _diagnostics(manifold, reference, samples, log_values):
-    """Min ESS and max split-R-hat over tangent coordinates at ``reference`` and log density."""
+    """Min ESS (bulk or tail) and max rank-normalised split-R-hat over tangent coordinates at
+    ``reference`` and the log density."""
     n_chains, n_samples = log_values.shape
     if n_samples < 4:
         return math.nan, math.nan
@@ -530,8 +534,9 @@ def _diagnostics(manifold, reference, samples, log_values):
     for s in summaries:
         if not np.all(np.isfinite(s)) or np.ptp(s) == 0:
             continue
-        ess = min(ess, effective_sample_size(s))
-        rhat = max(rhat, split_rhat(s))
+        bulk, tail, r = rank_diagnostics(s)
+        ess = min([ess, *(e for e in (bulk, tail) if not math.isnan(e))])
+        rhat = rhat if math.isnan(r) else max(rhat, r)
     if not math.isfinite(ess):
         return math.nan, math.nan
-    return float(ess), float(rhat)
+    return float(ess), (float(rhat) if math.isfinite(rhat) else math.nan)
