@@ -29,6 +29,7 @@ from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import frechet_simulation as S
 from ui.progress import cancelled_notice, show_work
+from ui.risk import show_risk
 from ui.session import (
     ValuesOnly,
     draw_release,
@@ -181,6 +182,7 @@ def release_section(request, y, fingerprint, group_ok=True):
     cost = planned_cost(epsilon=event.epsilon, mu=event.mu, delta=event.delta,
                         guarantee=event.guarantee, label=event.label)
     show_cost(cost)
+    show_risk("fm", event)
     show_work(work, work_ok,
               on_page="lower n (or use fewer rows), lower ε, or choose another mechanism.")
     cancelled_notice("fm_run", "The release")

@@ -37,6 +37,7 @@ from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
 from ui.progress import cancelled_notice, show_work
+from ui.risk import show_risk
 from ui.session import (
     ValuesOnly,
     draw_release,
@@ -194,9 +195,10 @@ def release_section(sigma, sensitivity):
                    "top), so no guarantee can be stated for a release: increase σ.")
         return {"gd_rel_n": n, "gd_rel_seed": seed}
     # S² is curved: its µ is a Monte Carlo estimate (approximately private, as labelled).
-    cost = planned_cost(mu=release_mu(float(sigma), float(sensitivity)), delta=None,
-                        guarantee="approximately private")
+    mu_release = release_mu(float(sigma), float(sensitivity))
+    cost = planned_cost(mu=mu_release, delta=None, guarantee="approximately private")
     show_cost(cost)
+    show_risk("gd", mu=mu_release, guarantee="approximately private")
     work, work_ok = L.release_work(int(n), float(sigma), radius)
     show_work(work, work_ok, on_page="lower n or raise σ.")
     cancelled_notice("gd_run", "The release")

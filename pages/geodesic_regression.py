@@ -28,6 +28,7 @@ from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
 from ui.progress import RunProgress, cancelled_notice, show_work
+from ui.risk import show_risk
 from ui.session import (
     ROWS_KEY,
     PageSettings,
@@ -230,8 +231,7 @@ def footpoint_region_inputs(kind, source, limit=None, ui=st):
 
 
 def source_changed():
-    """Choosing the data *Preset: rat skulls* applies the preset (the one place it is
-    offered)."""
+    """Choosing the data *Preset: rat skulls* applies the preset (the one place it is offered)."""
     if st.session_state.get("gr_source") == "rats":
         apply_rat_preset()
 
@@ -451,6 +451,7 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
     if dataset is not None:
         cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
+        show_risk("gr", epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
         work, work_ok = G.work_estimate(settings, len(dataset.x))
         show_work(work, work_ok, caption=G.time_estimate_text(work),
                   on_page="lower n, the number of draws or the chain length (or ε, for an "
@@ -949,8 +950,7 @@ def main():
     col_a, col_t = st.columns([2, 3], gap="medium")
     with col_a, st.container(border=True):
         st.markdown("**Assumptions in force**")
-        st.markdown("\n".join(G.assumption_rows(settings, release, plan,
-                                                estimated=estimated)))
+        st.markdown("\n".join(G.assumption_rows(settings, release, plan, estimated=estimated)))
     formula_notes("gr_notes", teaching_notes, where=col_t)
 
 

@@ -39,6 +39,7 @@ from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
+from ui.risk import show_risk
 from ui.session import (
     export_buttons,
     finish_release,
@@ -455,9 +456,8 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
         editor_key = f"lr_enclosing_{scope}_{'|'.join(chosen)}"
         kept_key, base_key = f"lr_enclosing_kept_{scope}", f"{editor_key}_base"
         if editor_key not in st.session_state or base_key not in st.session_state:
-            # A new editor (first shown, or shown again after the section was closed, which
-            # drops an editor's edits): it starts from the intervals typed before. Kept as
-            # its data while it lives, so the edits it holds apply to the same table.
+            # A new editor (first shown, or shown again after closing, which drops its edits)
+            # starts from the intervals typed before; kept while it lives (edits apply to it).
             st.session_state[base_key] = PB.enclosing_table(
                 chosen, public, kept=st.session_state.get(kept_key))
         table = st.data_editor(
@@ -693,9 +693,8 @@ def main():
 
     a0, b0 = L.linear_fit(x, y)
     lines = {"Non-private least squares": (a0, b0)}
-    # The figure right under the data, the budget, the bounds and the release under it. The
-    # page's first run in a session ends at the figure (the least-squares lines): what comes
-    # under it is drawn by the next run, without moving it.
+    # The figure under the data, then the budget, bounds and release. A session's first run
+    # ends at the figure (least-squares lines); the next draws the rest without moving it.
     figure_box = st.container()
     if opening_run():
         lines_figure(figure_box, x, y, responses, lines, covariate)  # ends the run
@@ -758,6 +757,7 @@ def main():
     guarantee, label = L.release_label(plan, bounds, mode)
     cost = planned_cost(epsilon=total, guarantee=guarantee, label=label)
     show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
+    show_risk("lr", epsilon=total, guarantee=guarantee)
     if not group_ok:
         st.info("Confirm above that the largest group size is public before releasing.")
     if release_button("lr_release", cost, disabled=not (mcmc_ok and group_ok)):

@@ -41,7 +41,7 @@ OVERSIZE_FILES = {
 }
 #: Functions in pages/ and ui/ over MAX_FUNCTION_LINES today, with their caps.
 OVERSIZE_FUNCTIONS = {
-    "pages/geodesic_regression.py:main": 454,
+    "pages/geodesic_regression.py:main": 453,
     "pages/linear_regression.py:main": 198,
     "ui/_preview.py:build_figures": 151,
 }

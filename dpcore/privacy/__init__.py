@@ -7,7 +7,10 @@
 - :mod:`dpcore.privacy.accountant`: a session's releases composed into one guarantee, with a
   budget cap that raises :class:`~dpcore.exceptions.PrivacyBudgetError`;
 - :mod:`dpcore.privacy.ledger`: a session's releases recorded as ledger entries (group privacy
-  per entry), their totals and their JSON file.
+  per entry), their totals and their JSON file;
+- :mod:`dpcore.privacy.risk`: what an attacker who starts at a prior can conclude about one
+  person from one release's ε (with δ) or µ: belief and guessing bounds from the trade-off
+  curve.
 """
 
 from .accountant import PrivacyAccountant, PrivacyEvent, epsilon_of_gdp
@@ -27,14 +30,25 @@ from .profiles import (
     gdp_mu_monte_carlo,
     privacy_profile_circle,
 )
+from .risk import (
+    DisclosureRisk,
+    average_posterior,
+    disclosure_risk,
+    posterior_bound,
+    success_bound,
+    tradeoff_dp,
+)
 
 __all__ = [
+    "DisclosureRisk",
     "PrivacyAccountant",
     "PrivacyEvent",
+    "average_posterior",
     "calibrate_sigma",
     "compose_dp",
     "compose_gdp",
     "delta_mu",
+    "disclosure_risk",
     "eps_to_mu",
     "epsilon_of_gdp",
     "exact_gdp_accounting",
@@ -42,6 +56,9 @@ __all__ = [
     "gdp_mu_monte_carlo",
     "mu_from_delta",
     "mu_to_eps",
+    "posterior_bound",
     "privacy_profile_circle",
+    "success_bound",
+    "tradeoff_dp",
     "tradeoff_gdp",
 ]

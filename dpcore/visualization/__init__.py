@@ -17,6 +17,8 @@ Modules, one per space plus generic charts:
 * :mod:`.charts` -- lines with error bands, curves, heatmaps, histograms, ECDFs;
 * :mod:`.frechet` -- Fréchet-mean mechanism comparisons and clouds of private means;
 * :mod:`.privacy` -- Gaussian DP: µ against σ, trade-off curves, privacy profiles;
+* :mod:`.risk` -- disclosure risk: what an attacker can conclude about one person, against ε
+  or µ;
 * :mod:`.sensitivity` -- sensitivity-ratio histograms, Jacobi-field growth;
 * :mod:`.linear` -- linear regression with true, non-private and private lines;
 * :mod:`.regression` -- one geodesic regression on any supported space (picks the view);
@@ -64,6 +66,7 @@ from .privacy import (
     tradeoff_figure,
 )
 from .regression import has_regression_figure, regression_figures
+from .risk import disclosure_risk_figure
 from .sensitivity import jacobi_figure, jacobi_growth, ratio_histogram
 from .spd import ellipse_xy, spd_abc, spd_cone_figure, spd_ellipses_figure
 from .sphere import (
@@ -100,6 +103,7 @@ __all__ = [
     "spd_mean_ellipses_figure",
     "tangent_clouds_figure",
     "tradeoff_figure",
+    "disclosure_risk_figure",
     "colors",
     "curves_figure",
     "ecdf_figure",
