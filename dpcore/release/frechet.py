@@ -152,7 +152,8 @@ def private_frechet_mean(
     drawn = kind.draw_means(setting, epsilon=epsilon, mu=mu, sigma=sigma)
     assumptions.update(drawn.assumptions)
     caveats += drawn.caveats
-    coverage, delta, diagnostics = drawn.coverage, drawn.delta, drawn.diagnostics
+    coverage, delta = drawn.coverage, drawn.delta
+    diagnostics = {"compute_path": "numpy", **drawn.diagnostics}  # MCMC says if compiled
     mu = drawn.mu if drawn.mu is not None else mu
     mu_out = None if kind.pure else float(compose_gdp([mu] * n_draws))
     n = setting.n

@@ -97,7 +97,7 @@ def _jsonable(value):
 PUBLIC_DIAGNOSTICS = frozenset({
     "exact", "sampler", "n_chains", "n_samples", "n_burn_in", "thin", "diagnostics_grouping",
     "mu_accounting", "projected", "ambient_dimension", "fraction_left_manifold",
-    "lattice_spacing", "float_safety", "truncation_slack",
+    "lattice_spacing", "float_safety", "truncation_slack", "compute_path",
 })
 WITHHELD_NOTE = (
     "Chain diagnostics (acceptance, tuned step size, ESS, R-hat) are computed from the private "

@@ -1,5 +1,4 @@
-"""Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8).
-"""
+"""Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8)."""
 
 from __future__ import annotations
 
@@ -9,16 +8,10 @@ import numpy as np
 
 from .._progress import report, stages
 from .._validation import check_bound_sources, check_int, check_manifold, check_positive
-from ..exceptions import (
-    ExactSamplingUnavailable,
-    PrivacyLeakWarning,
-)
+from ..exceptions import ExactSamplingUnavailable, PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..manifolds import Sphere
-from ..mechanisms import (
-    Ball,
-    KNormGradient,
-)
+from ..mechanisms import Ball, KNormGradient
 from ..mechanisms.kng import (
     refined_joint_available,
     regression_footpoints_many,
@@ -524,9 +517,10 @@ def _geodesic_regression_releases(
             sensitivity={"footpoint": delta_p, "shooting_vector": delta_v},
             sigma={"footpoint": kp.sigma, "shooting_vector": kv.sigma},
             diagnostics={
-                "footpoint": {**foot.diagnostics, "exact": foot.exact, "sampler": foot.sampler},
-                "shooting_vector": {**vec.diagnostics, "exact": vec.exact,
-                                    "sampler": vec.sampler},
+                "footpoint": {"compute_path": "numpy", **foot.diagnostics, "exact": foot.exact,
+                              "sampler": foot.sampler},
+                "shooting_vector": {"compute_path": "numpy", **vec.diagnostics,
+                                    "exact": vec.exact, "sampler": vec.sampler},
             },
             caveats=list(caveats), sigma_rule=guarantee_p.sigma_rule,
             draws=f"{n_footpoints} footpoint(s) x {n_vectors} vector(s)",
@@ -591,8 +585,8 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
             exact=res.exact, delta_note=g.note,
             sensitivity={"joint": delta_j, "footpoint": delta_p, "shooting_vector": delta_v},
             sigma={"joint": k.sigma},
-            diagnostics={"joint": {**res.diagnostics, "exact": res.exact,
-                                   "sampler": res.sampler}},
+            diagnostics={"joint": {"compute_path": "numpy", **res.diagnostics,
+                                   "exact": res.exact, "sampler": res.sampler}},
             caveats=list(caveats), sigma_rule=g.sigma_rule,
             draws=f"{n_draws} (footpoint, vector) pair(s)",
             coverage="proven" if res.exact else "mcmc", **common,

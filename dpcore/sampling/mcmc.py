@@ -69,6 +69,9 @@ class MCMCResult:
         Point whose tangent coordinates enter the ESS / R-hat summaries.
     group_diagnostics : tuple or None
         ``(ess, rhat)`` of each group when the chains ran in several groups.
+    compute_path : {"compiled (numba)", "numpy"}
+        Which loop ran (:func:`~dpcore.sampling._compiled_sphere.compiled_chain`): public, it
+        depends on the installed packages and the target's kind, never on the data.
     """
 
     samples: np.ndarray
@@ -82,6 +85,7 @@ class MCMCResult:
     groups: np.ndarray | None = None
     reference: np.ndarray | None = None
     group_diagnostics: tuple | None = None
+    compute_path: str = "numpy"
 
     def subset(self, manifold, chains, *, group=None, diagnose=True):
         """The result restricted to the chains ``chains`` (an index array); ``group`` selects the
@@ -106,6 +110,7 @@ class MCMCResult:
             samples=samples, log_density=log_values,
             acceptance_rate=self.acceptance_rate[chains], step_size=step, ess=ess, rhat=rhat,
             n_burn_in=self.n_burn_in, thin=self.thin, groups=None, reference=self.reference,
+            compute_path=self.compute_path,
         )
 
     @property
@@ -137,6 +142,7 @@ class MCMCResult:
             "acceptance_rate_max": _json_float(np.max(acc)),
             "ess": _json_float(self.ess),
             "rhat": _json_float(self.rhat),
+            "compute_path": self.compute_path,
         }
 
 
@@ -417,6 +423,7 @@ def metropolis_hastings(
         groups=None if n_groups == 1 else labels,
         reference=reference,
         group_diagnostics=per_group,
+        compute_path="numpy" if compiled is None else "compiled (numba)",
     )
 
 

@@ -13,6 +13,8 @@ from dpcore.manifolds import Sphere
 from dpcore.release import Release, private_frechet_mean
 from dpcore.release.record import FrozenDict, freeze
 
+NORTH = np.array([0.0, 0.0, 1.0])
+
 
 @pytest.fixture(scope="module")
 def release():
@@ -82,3 +84,28 @@ def test_serialises_and_pickles_as_before(release):
 def test_freeze_leaves_scalars_alone():
     assert freeze(1.5) == 1.5 and freeze("x") == "x" and freeze(None) is None
     assert freeze([1, [2, {"a": [3]}]]) == (1, (2, {"a": (3,)}))
+
+
+def test_a_release_states_which_compute_path_ran(monkeypatch):
+    """The compiled (numba) path on an S² MCMC regression, numpy when numba is off, and numpy
+    for exact and closed-form draws; public, so kept in the published record."""
+    from dpcore.data import make_regression_data
+    from dpcore.release import private_geodesic_regression
+    from dpcore.sampling import _compiled_sphere
+
+    data = make_regression_data(Sphere(2), 30, rng=2)
+
+    def joint(**kw):
+        rel = private_geodesic_regression(
+            Sphere(2), data.x, data.y, eps_p=1.0, eps_v=1.0, tau=0.3, covariate_range=(0, 1),
+            sampler="mcmc", chain_length=50, burn_in=20, rng=0, **kw)
+        return rel.diagnostics["joint"]["compute_path"], rel.to_dict()
+
+    path, record = joint()
+    assert path == ("compiled (numba)" if _compiled_sphere.NUMBA_AVAILABLE else "numpy")
+    assert record["diagnostics"]["joint"]["compute_path"] == path
+    monkeypatch.setattr(_compiled_sphere, "NUMBA_AVAILABLE", False)
+    assert joint()[0] == "numpy"
+    assert private_frechet_mean(
+        Sphere(2), data.y, epsilon=1.0, radius=0.7, center=NORTH, rng=0
+    ).diagnostics["compute_path"] == "numpy"
