@@ -4,9 +4,8 @@ Jupyter notebook that reproduces it with ``dpcore`` alone (no dashboard, no Stre
 The script holds only public settings. Synthetic data are regenerated from their seed;
 uploaded data are never embedded: the script reads the file by the name it was uploaded
 under, next to the script. Its docstring gives the line that installs dpcore
-(:mod:`ui.logic.export_setup`), and a bounds estimate made under DP before the release is
-recorded with its ε_b.
-The release draws from OS entropy unless ``RELEASE_SEED`` is set (a seeded release is a
+(:mod:`ui.logic.export_setup`); a bounds estimate made under DP is recorded with its ε_b. The
+release draws from OS entropy unless ``RELEASE_SEED`` is set (a seeded release is a
 reproducible demo, labelled not for publication). Notebook cells are the script's ``# %%``
 sections (nbformat 4, written as plain JSON).
 """
@@ -18,6 +17,7 @@ import datetime as _dt
 import numpy as np
 
 from dpcore.manifolds import SPD, Sphere
+from dpcore.release.frechet_mechanisms import frechet_mechanism
 
 from .export_setup import (
     _array,
@@ -107,7 +107,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
                 "script).\n"
                 f"DATA_FILE = {data_file!r}\n"
                 "y = load_csv(DATA_FILE, manifold, task=\"mean\")\n")
-    predict = mechanism in ("laplace", "kng")
+    predict = frechet_mechanism(mechanism).error_prediction
     lines = [
         *_header("Fréchet mean",
             f"A private Fréchet mean on {manifold!r} by the {mechanism} mechanism at ε = "
