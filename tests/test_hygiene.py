@@ -67,7 +67,7 @@ DIAGNOSTIC_KEYS = {"sampler", "exact", "n_chains", "n_samples", "n_burn_in", "th
                    "acceptance_rate_max", "ess", "rhat", "mu_accounting",
                    "fraction_left_manifold", "projected", "ambient_dimension",
                    "diagnostics_grouping", "proposals", "acceptance", "float_safety",
-                   "lattice_spacing", "truncation_slack"}
+                   "lattice_spacing", "truncation_slack", "compute_path"}
 
 
 # =========================================================================== helpers
