@@ -173,7 +173,23 @@ def clipped_fit(chart, t, y, tau, start, steps=30):
     return z, jac
 
 
-class BundleKNGSampler:
+class LatticeDraws:
+    """What the certified bundle samplers share: draws as lattice points and the estimated
+    acceptance (subclasses give ``sample_indices``, ``lattice``, ``_state`` and ``log_m``)."""
+
+    def sample(self, size, rng):
+        """``size`` exact draws ``(p, v)`` (lattice points), and the number of proposals."""
+        index, tried = self.sample_indices(size, np.random.default_rng(rng))
+        p, v = self.lattice.point(index)
+        return p, v, tried
+
+    @property
+    def acceptance_estimate(self):
+        """Estimated acceptance (steers batch sizes and the public cost prediction)."""
+        return float(math.exp(min(0.0, self._state()[1] - self.log_m)))
+
+
+class BundleKNGSampler(LatticeDraws):
     r"""Exact joint-regression KNG on :math:`S^2` with a certified mixture proposal (module
     docstring).
 
@@ -483,17 +499,6 @@ class BundleKNGSampler:
             out.append(index[hits])
             have += hits.size
         return np.concatenate(out)[:size], tried
-
-    def sample(self, size, rng):
-        """``size`` exact draws ``(p, v)`` (lattice points), and the number of proposals."""
-        index, tried = self.sample_indices(size, np.random.default_rng(rng))
-        p, v = self.lattice.point(index)
-        return p, v, tried
-
-    @property
-    def acceptance_estimate(self):
-        """Estimated acceptance (steers batch sizes and the public cost prediction)."""
-        return float(math.exp(min(0.0, self._state()[1] - self.log_m)))
 
     def reachable(self, index):
         """Whether each lattice index is released with positive probability (module

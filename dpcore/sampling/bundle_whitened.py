@@ -110,7 +110,7 @@ import numpy as np
 
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import _g_library, _logsumexp, clipped_fit
+from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, clipped_fit
 from .floatsafe import IntegerWeights, bernoulli_exp
 from .intervals import Interval, sinc_at
 from .sphere_affine import enclose_gradient_parallelepiped, lower_bound_along
@@ -126,7 +126,7 @@ _DOMAIN = 1e-3
 _ALPHA_BITS = 24
 
 
-class WhitenedBundleSampler:
+class WhitenedBundleSampler(LatticeDraws):
     r"""Exact joint-regression KNG on :math:`S^2` certified over whitened boxes (module
     docstring).
 
@@ -529,17 +529,6 @@ class WhitenedBundleSampler:
             out.append(index[hits])
             have += hits.size
         return np.concatenate(out)[:size], tried
-
-    def sample(self, size, rng):
-        """``size`` exact draws ``(p, v)`` (output-lattice points) and the proposals used."""
-        index, tried = self.sample_indices(size, np.random.default_rng(rng))
-        p, v = self.lattice.point(index)
-        return p, v, tried
-
-    @property
-    def acceptance_estimate(self):
-        """Estimated acceptance (steers batch sizes)."""
-        return float(math.exp(min(0.0, self._state()[1] - self.log_m)))
 
     def reachable(self, index):
         """Whether each output index is released with positive probability (module docstring:
