@@ -29,6 +29,11 @@ from .conftest import SCREENSHOTS, VIEWPORT
 # The script-run state Streamlit puts on its root element: "initial" before the first run,
 # "running" during a run and "notRunning" once the run has finished.
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# Idle, and no element drawn by an earlier run still waiting to be replaced (Streamlit marks
+# those data-stale="true" and greys them out until the current run redraws or drops them).
+SETTLED = f"""() => document.querySelector('{IDLE}') !== null
+  && document.querySelector('[data-stale="true"]') === null"""
+SETTLE_MS = 500
 # st.error / an alert of kind error, and an uncaught exception's traceback box.
 ERRORS = ('[data-testid="stException"], [data-testid="stAlertContentError"], '
           '[data-testid="stErrorElementStack"]')
@@ -84,7 +89,19 @@ def open_page(page, spec: PageSpec):
 
 
 def wait_until_idle(page, timeout=RUN_TIMEOUT):
-    page.wait_for_selector(IDLE, timeout=timeout)
+    """Wait until the app is settled: no run in progress and no element left stale by one.
+
+    A page that ends its run with ``st.rerun()`` (the Budget split does, to redraw its button
+    enabled) goes through a short idle moment before the next run starts; and the state attribute
+    may still read "notRunning" just after a click, before the run it asks for has begun. So the
+    condition must hold twice, ``SETTLE_MS`` apart, with no element marked stale in between.
+    """
+    for _ in range(50):
+        page.wait_for_function(SETTLED, timeout=timeout)
+        page.wait_for_timeout(SETTLE_MS)
+        if page.evaluate(SETTLED):
+            return
+    raise AssertionError("the app never stayed idle for 0.5 s in 50 tries")
 
 
 def wait_until_complete(page, timeout=LOAD_TIMEOUT):
