@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 # tests/browser/package-lock.json).
 AXE    := tests/browser/node_modules/axe-core/axe.min.js
 
-.PHONY: run test bench lint venv venv-dev clean reproduce opacus
+.PHONY: run test bench lint venv venv-dev clean reproduce opacus screenshots
 
 run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
@@ -16,6 +16,12 @@ test: $(VENV)/.stamp-dev $(AXE)
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python -m benchmarks
+
+# The browser tests write their screenshots to build/screenshots/ (never into the work tree);
+# this copies them over the README's in assets/screenshots/, to be reviewed and committed.
+screenshots:
+	@test -d build/screenshots || { echo "no build/screenshots: run the browser tests first (make test, or pytest -m browser)"; exit 1; }
+	cp build/screenshots/*.png assets/screenshots/
 
 lint: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .

@@ -24,7 +24,9 @@ import pytest
 from ui.serve import server_answers
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "assets" / "screenshots"
+# Written to the build folder (git-ignored) so that a test run never dirties the work tree;
+# `make screenshots` copies them to assets/screenshots/, the README's, to be committed deliberately.
+SCREENSHOTS = ROOT / "build" / "screenshots"
 VIEWPORT = {"width": 1400, "height": 900}
 SERVER_START_TIMEOUT = 120  # s; a fresh machine imports streamlit, plotly, scipy... (~10 s)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]

@@ -26,7 +26,7 @@ from .test_pages_in_browser import open_page, run_default_scenario, save_screens
 
 AXE = ROOT / "tests" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 FAILING_IMPACTS = ("serious", "critical")
-#: Pages whose dark-theme screenshot is saved as ``assets/screenshots/<page>-dark.png``.
+#: Pages whose dark-theme screenshot is saved as ``build/screenshots/<page>-dark.png``.
 DARK_SCREENSHOTS = ("geodesic_regression", "gaussian_dp")
 
 #: (rule id, CSS selector, theme, reason) of violations that come from Streamlit's own markup and

@@ -4,7 +4,7 @@ and can be cancelled (issues 13 point 3 and 14 point 7), in a real browser.
 A fresh seed keeps the server's cache of earlier runs out of the way, so the simulation really
 runs: paper mode (Markov chains, which run on the button only, never on opening) with one view
 and one sample size, three replicates. The running state is saved to
-``assets/screenshots/budget_split_progress.png``.
+``build/screenshots/budget_split_progress.png``.
 """
 
 from __future__ import annotations

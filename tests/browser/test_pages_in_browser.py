@@ -5,7 +5,7 @@ button when it has one), wait until Streamlit has finished, check that the plotl
 drawn and that no error element or exception is shown, and download the result (the release as
 JSON, or the simulation as CSV) where there is one. On
 the geodesic regression page a CSV is uploaded through the file input. Every test saves a
-full-page screenshot to ``assets/screenshots/<page>.png`` (the README shows them).
+full-page screenshot to ``build/screenshots/<page>.png`` (the README shows them).
 
 The server and the browser come from ``conftest.py``. Selectors are Streamlit 1.67's
 ``data-testid`` attributes (streamlit is pinned in requirements.txt).

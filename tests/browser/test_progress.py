@@ -5,7 +5,7 @@ of 5000 + 5000 steps, several seconds) is started: the progress bar appears with
 Release button is disabled while it runs, and Cancel stops it. The page then says the release
 was cancelled, shows no release, and the privacy ledger in the sidebar is still empty. A second
 test lets a short release finish and checks that the Release button is enabled again and the
-ledger holds it. The running state is saved to ``assets/screenshots/progress.png``.
+ledger holds it. The running state is saved to ``build/screenshots/progress.png``.
 """
 
 from __future__ import annotations
