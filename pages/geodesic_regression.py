@@ -940,7 +940,10 @@ def main():
                      {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)}
                      if source == "example" else
                      {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
-                     {"renormalize": renormalize, "covariate": covariate})
+                     {"renormalize": renormalize, "covariate": covariate,
+                      "data_file": getattr(st.session_state.get("gr_upload"), "name", None),
+                      "bounds_estimate": ({"epsilon": estimate["epsilon"], "notes": estimated}
+                                          if estimated else None)})
             script = X.regression_script(settings.manifold, settings.release_kwargs(),
                                          source="upload" if source == "rats" else source,
                                          **extra)

@@ -84,7 +84,7 @@ def assumptions(at):
     return text
 
 
-def test_log_population_estimated_then_released():
+def test_log_population_estimated_then_released(downloads):
     at = open_upload()
     assert at.selectbox(key="gr_map_x").value == "log_pop"
     # the default range [0, 1] clips every covariate, and the preview says so
@@ -154,6 +154,10 @@ def test_log_population_estimated_then_released():
     assert "estimated under DP with ε_b = 3" in assumptions(at)
     at.run()
     assert len(ledger(at)) == 2  # a rerun spends nothing
+    # the exported script reads the uploaded file by its name and records the estimate's ε_b
+    script = [d for name, d in downloads if name == "geodesic_regression_scenario.py"][-1]
+    assert "DATA_FILE = 'pop.csv'" in script.decode()
+    assert "BOUNDS_EPSILON = 3.0" in script.decode() and "'covariate_range'" in script.decode()
 
     # a retyped range is the user's own public choice: no longer said to be estimated
     low.set_value(6.0).run()
@@ -261,7 +265,9 @@ def test_upload_export_reads_the_pages_covariate_and_reproduces_the_release(down
     script = [d for name, d in downloads if name == "geodesic_regression_scenario.py"][-1]
     script = script.decode()
     assert "COVARIATE = 'age'" in script and "RELEASE_SEED = 5" in script
-    (tmp_path / "your_data.csv").write_bytes(data)
+    assert "DATA_FILE = 'pop.csv'" in script  # the uploaded file's own name
+    assert "BOUNDS_EPSILON" not in script  # the range was typed, not estimated
+    (tmp_path / "pop.csv").write_bytes(data)
     (tmp_path / "scenario.py").write_text(script, encoding="utf-8")
     out = subprocess.run([sys.executable, "scenario.py"], capture_output=True, text=True,
                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
