@@ -11,7 +11,7 @@ is the release's label without the seeded suffix; ``R-hat`` the largest split R-
 chains over the seeds ("exact" for the exact sampler): above about 1.1 the chains did not mix,
 and the MCMC draws say more about the chains' start than about the mechanism.
 
-**Rat skulls** (Kendall, 8 landmarks; :data:`ui.logic.geodesic_regression.RAT_PRESET`: ages in
+**Rat skulls** (Kendall, 8 landmarks; :data:`ui.logic.rat_preset.RAT_PRESET`: ages in
 [0, 150] days, τ = 0.1, speed at most 0.3, (ε_p, ε_v) = (3, 7) per geodesic, 1 x 3 draws, total
 ε = 30). Stage 1 needs a public ball of radius below r* = π/8 on Kendall shape space (the
 template shape is 1.4 rad from every skull, and the whole space is too large). No public rat
@@ -40,7 +40,7 @@ after the mean age, and 0.05 for the pilot's own deviation). Rows:
   gradient norm found; about τ means every residual is clipped the same way, no cancellation,
   negligible mass), and the smallest useful n·ε₂ (``useful n·ε``). Two more rows repeat it for
   the first seed at smaller stage-1 budgets (a larger ρ). Today's smallest useful n·ε is the
-  page's constant :data:`~ui.logic.geodesic_regression.RAT_USEFUL_N_EPS` (a lower bound, about
+  page's constant :data:`~ui.logic.rat_preset.RAT_USEFUL_N_EPS` (a lower bound, about
   a minute to recompute with ``rat_asymptotic()``; not re-measured here).
 
 **EMG covariances** (SPD(2), an upload-like data set): the 840 windows of the Fréchet-mean
@@ -83,22 +83,20 @@ ASYMPTOTIC_DRAWS = 2000
 
 # =========================================================================== data sets
 def rat_design():
-    """The rat preset with rat 1 held out as the public pilot (module docstring)."""
-    from dpcore.learning import frechet_mean
-    from ui.logic import geodesic_regression as G
+    """The rat preset with rat 1 held out as the public pilot (module docstring;
+    :func:`ui.logic.rat_preset.rat_pilot_design`)."""
+    from ui.logic import rat_preset as R
 
-    ds, p = G.rat_skulls_dataset(), G.RAT_PRESET
-    m = G.make_manifold(p["kind"], p["param"])
-    pilot = frechet_mean(m, ds.y[:8])
+    ds, p, pilot = R.rat_skulls_dataset(), R.RAT_PRESET, R.rat_pilot_design()
     eps_geo = p["eps_p"] + p["eps_v"]
     return {
-        "name": "rat skulls", "manifold": m, "x": ds.x[8:], "y": ds.y[8:],
+        "name": "rat skulls", "manifold": pilot["manifold"], "x": pilot["x"], "y": pilot["y"],
         "x_all": ds.x, "y_all": ds.y, "covariate_range": p["covariate_range"],
         "tau": p["tau"], "max_speed": p["max_speed"], "tau_m": None,
         "budget": (p["eps_p"], p["eps_v"]), "draws": (p["n_footpoints"], p["n_vectors"]),
         "total": p["n_footpoints"] * p["n_vectors"] * eps_geo,
-        "public_center": pilot, "center_ball": (pilot, 0.35),
-        "today": {"max_speed": p["max_speed"]},
+        "public_center": pilot["pilot_center"], "center_ball": pilot["center_ball"],
+        "today": {"max_speed": p["max_speed"]}, "pilot": pilot,
     }
 
 
@@ -226,34 +224,18 @@ def _centre_only(m, release, x, y, np_mse, eps1):
 
 
 def rat_asymptotic_rows(d, centers, rho, n_eps):
-    """AsymptoticKNG restricted to each footpoint ball B_ρ(c̃) (one per centre): the predicted
-    median ratio at ``n_eps``, the smallest useful n·ε₂ (None beyond 1e5), the smallest
-    clipped-gradient norm of the far points found in the ball (None: none found) and the
-    effective sample size of the importance weights at ``n_eps`` (of ASYMPTOTIC_DRAWS: a
-    small one makes the prediction rough)."""
-    from dpcore.mechanisms import Ball
-    from dpcore.release.asymptotic import AsymptoticKNG, joint_sigma
-    from ui.logic.geodesic_regression import fit_nonprivate
+    """:func:`ui.logic.rat_preset.rat_two_stage_prediction` for each centre (footpoint ball
+    B_ρ(c̃)): the predicted median ratio at ``n_eps``, the smallest useful n·ε₂ (None beyond
+    1e5), the smallest clipped-gradient norm of the far points found in the ball (None: none
+    found) and the effective sample size of the importance weights at ``n_eps`` (of
+    ASYMPTOTIC_DRAWS: a small one makes the prediction rough)."""
+    from ui.logic.rat_preset import rat_two_stage_prediction
 
-    m, x, y = d["manifold"], d["x"], d["y"]
-    lo, hi = d["covariate_range"]
-    fit = fit_nonprivate("kendall", 8, x, y, d["covariate_range"])
-    n = len(x)
-    preds, smallest, far, ess = [], [], [], []
-    for center in centers:
-        model = AsymptoticKNG(m, (np.clip(x, lo, hi) - lo) / (hi - lo), y, fit.footpoint,
-                              fit.vector, tau=d["tau"], max_speed=d["max_speed"],
-                              sigma_n_eps=joint_sigma(m, n, 1.0, d["tau"]) * n,
-                              support=Ball.make(m, center, rho))
-        found = model.far_points(proposals=20_000, starts=4, rng=0)
-        far.append(min((g for *_, g in found), default=None))
-        with np.errstate(invalid="ignore"):
-            pred = model.predict(n_eps, draws=ASYMPTOTIC_DRAWS, rng=0)
-            preds.append(pred["median_ratio"])
-            ess.append(pred["ess"])
-            smallest.append(model.smallest_useful_n_eps(bounds=(50.0, 1e5),
-                                                        draws=ASYMPTOTIC_DRAWS, rng=0)[0])
-    return preds, smallest, far, ess
+    design = {**d["pilot"], "footpoint_radius": rho}
+    out = [rat_two_stage_prediction(c, design=design, n_eps=n_eps, draws=ASYMPTOTIC_DRAWS)
+           for c in centers]
+    return ([o["ratio"] for o in out], [o["useful_n_eps"] for o in out],
+            [o["far_gradient"] for o in out], [o["ess"] for o in out])
 
 
 # =========================================================================== table
@@ -314,7 +296,7 @@ def _sweep_row(d, eps1, seed, info):
 
 def main(seeds=SEEDS):
     """The table (module docstring)."""
-    from ui.logic.geodesic_regression import RAT_USEFUL_N_EPS
+    from ui.logic.rat_preset import RAT_USEFUL_N_EPS
 
     seed_list = list(range(int(seeds)))
     rows, notes = [], []

@@ -20,6 +20,7 @@ import streamlit as st
 
 from dpcore.data import DataValidationError
 from ui import manifolds as M
+from ui import rat_preset as RP
 from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import export as X
@@ -30,7 +31,6 @@ from ui.logic import regression_data as D
 from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
-    ROWS_KEY,
     PageSettings,
     ValuesOnly,
     export_buttons,
@@ -230,28 +230,6 @@ def footpoint_region_inputs(kind, source, limit=None, ui=st):
     return (radius or None), center
 
 
-def source_changed():
-    """Choosing the data *Preset: rat skulls* applies the preset (the one place it is offered)."""
-    if st.session_state.get("gr_source") == "rats":
-        apply_rat_preset()
-
-
-def apply_rat_preset():
-    """One click: Kendall shapes with 8 landmarks, the rat skulls, their public bounds and
-    budget, and 8 rows per person (one rat) for the ledger (a callback: runs before the page)."""
-    preset, ss = G.RAT_PRESET, st.session_state
-    ss["gr_manifold"] = ss["gr_prev_kind"] = preset["kind"]
-    ss[f"gr_param_{preset['kind']}"] = preset["param"]
-    ss["gr_source"], ss["gr_mode"], ss["gr_scheme"] = "rats", "strict", "joint"
-    ss[f"gr_tau_{preset['kind']}"] = preset["tau"]
-    ss["gr_lo_rats"], ss["gr_hi_rats"] = preset["covariate_range"]
-    ss[f"gr_ms_{preset['kind']}_rats"] = preset["max_speed"]
-    ss["gr_budget_input"] = "separate"
-    ss["gr_eps_p"], ss["gr_eps_v"] = preset["eps_p"], preset["eps_v"]
-    ss["gr_nf"], ss["gr_nv"] = preset["n_footpoints"], preset["n_vectors"]
-    ss[ROWS_KEY] = preset["rows_per_person"]
-
-
 def manifold_changed():
     """Switching manifold moves the synthetic n to the new manifold's default when it was at
     the old one's (a changed n stays)."""
@@ -429,7 +407,7 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
                 "number of draws ('exact only' is refused above the same public limit on the "
                 "work).",
                 icon=":material/warning:")
-            futile = G.futile_release_note(source, settings, len(dataset.x))
+            futile = RP.futile_release_note(source, settings, len(dataset.x))
             if futile:  # issue 14: the preset's number instead of a meaningless release
                 st.info(futile, icon=":material/block:")
                 mcmc_ok = settings.sampler == "mcmc"
@@ -538,7 +516,7 @@ def main():
                 param = int(ui.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
             init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
             source = ui.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
-                              horizontal=True, on_change=source_changed,
+                              horizontal=True, on_change=RP.source_changed,
                               help="*Preset: rat skulls* is real data in one click: Kendall "
                                    "regression of rat skull shape on age (Bookstein 1991), with "
                                    "public bounds from the study design and 8 rows per rat.")
@@ -566,13 +544,13 @@ def main():
             elif source == "example":
                 dataset = cached_example(kind, param)
             elif source == "rats":
-                preset = G.RAT_PRESET
+                preset = RP.RAT_PRESET
                 if (kind, param) != (preset["kind"], preset["param"]):
                     data_error = ("The rat skulls are planar shapes with 8 landmarks: choose "
                                   "*Kendall planar shapes* with k = 8 (choosing the data *Preset: "
                                   "rat skulls* sets it, with the preset's bounds and budget).")
                 else:
-                    dataset = G.rat_skulls_dataset()
+                    dataset = RP.rat_skulls_dataset()
                     if rows_per_person() != preset["rows_per_person"]:
                         ui.warning(
                             f"Each rat contributes {preset['rows_per_person']} rows, but the "
@@ -700,7 +678,7 @@ def main():
                     estimate = st.session_state.get(ESTIMATES, {}).get(scope)
                 range_default = (estimate["range"] if estimate else
                                  D.EXAMPLE_AGES if source == "example" else
-                                 G.RAT_PRESET["covariate_range"] if source == "rats" else
+                                 RP.RAT_PRESET["covariate_range"] if source == "rats" else
                                  (0.0, 1.0))
                 # An estimate gives the fields new keys: they start from it (later edits stay).
                 suffix = f"_{scope}_est{estimate['token']}" if estimate else ""
@@ -767,8 +745,7 @@ def main():
             chain, burn, sampler, fix_seed, release_seed = sampler_section(quiet)
 
         if source == "rats" and dataset is not None:
-            ui.info(f"**Rat skulls preset.** {G.RAT_PROVENANCE}\n\n{G.RAT_BOUNDS_NOTE}",
-                    icon=":material/menu_book:")
+            RP.show_rat_preset(ui)
 
         settings = G.ReleaseSettings(
             kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
@@ -932,22 +909,14 @@ def main():
                         st.markdown(f"- {c}")
 
     if dataset is not None:
-        with st.expander("Take it with you: this scenario as a Python script or notebook"):
-            st.caption("Public settings only: synthetic data come from their seed, an uploaded "
-                       "file is read from a path you fill in (never embedded). The release "
-                       "draws from OS entropy unless RELEASE_SEED is set.")
-            extra = ({"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
-                     {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)}
-                     if source == "example" else
-                     {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
-                     {"renormalize": renormalize, "covariate": covariate,
-                      "data_file": getattr(st.session_state.get("gr_upload"), "name", None),
-                      "bounds_estimate": ({"epsilon": estimate["epsilon"], "notes": estimated}
-                                          if estimated else None)})
-            script = X.regression_script(settings.manifold, settings.release_kwargs(),
-                                         source="upload" if source == "rats" else source,
-                                         **extra)
-            export_buttons(script, "geodesic_regression", "gr")
+        export_section(settings, source, (
+            {"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
+            {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)} if source == "example"
+            else {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
+            {"renormalize": renormalize, "covariate": covariate,
+             "data_file": getattr(st.session_state.get("gr_upload"), "name", None),
+             "bounds_estimate": ({"epsilon": estimate["epsilon"], "notes": estimated}
+                                 if estimated else None)}))
 
     # ============================================================================== notes
     col_a, col_t = st.columns([2, 3], gap="medium")
@@ -955,6 +924,18 @@ def main():
         st.markdown("**Assumptions in force**")
         st.markdown("\n".join(G.assumption_rows(settings, release, plan, estimated=estimated)))
     formula_notes("gr_notes", teaching_notes, where=col_t)
+
+
+def export_section(settings, source, extra):
+    """The scenario as a script or notebook; ``extra`` names its data (the keyword arguments
+    of :func:`ui.logic.export.regression_script` for this data source)."""
+    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+        st.caption("Public settings only: synthetic data come from their seed, an uploaded "
+                   "file is read from a path you fill in (never embedded). The release "
+                   "draws from OS entropy unless RELEASE_SEED is set.")
+        script = X.regression_script(settings.manifold, settings.release_kwargs(),
+                                     source="upload" if source == "rats" else source, **extra)
+        export_buttons(script, "geodesic_regression", "gr")
 
 
 def teaching_notes():

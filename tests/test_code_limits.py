@@ -24,8 +24,8 @@ CONCRETE = {"Sphere", "SPD", "KendallShape", "Euclidean", "Hyperbolic"}
 
 #: Files over MAX_FILE_LINES today, with the size they may not exceed (to be split).
 OVERSIZE_FILES = {
-    "ui/logic/geodesic_regression.py": 1146,
-    "pages/geodesic_regression.py": 977,
+    "ui/logic/geodesic_regression.py": 1032,
+    "pages/geodesic_regression.py": 961,
     "ui/session.py": 907,
     "pages/linear_regression.py": 845,
     "dpcore/manifolds/base.py": 826,
@@ -41,7 +41,7 @@ OVERSIZE_FILES = {
 }
 #: Functions in pages/ and ui/ over MAX_FUNCTION_LINES today, with their caps.
 OVERSIZE_FUNCTIONS = {
-    "pages/geodesic_regression.py:main": 453,
+    "pages/geodesic_regression.py:main": 447,
     "pages/linear_regression.py:main": 198,
     "ui/_preview.py:build_figures": 151,
 }

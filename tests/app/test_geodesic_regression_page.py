@@ -479,6 +479,12 @@ def test_rat_skulls_preset_in_one_click():
     # Issue 14: the asymptotic prediction's number, and no MCMC release offered below it.
     assert "smallest useful n·ε is at least **930,000**" in info
     assert "Asymptotic prediction" in info and "Not useful at n·ε = 1,440" in info
+    # Issue 28 point 4: today's design and the two-stage design side by side, in one box.
+    box = " ".join(m.value for m in at.markdown)
+    assert "**Today: one stage, all 18 rats**" in box and "#### 713× the non-private MSE" in box
+    assert "**Two-stage: private centre, then KNG in a ball**" in box
+    assert "#### 2.3× predicted, 3.5× by MCMC" in box
+    assert any("total ε = 30" in c.value and "do not mix" in c.value for c in at.caption)
     assert not any(box.key == "gr_mcmc_ok" for box in at.checkbox)
     assert at.button(key="gr_release_button").disabled
     assert any("n = 144" in c.value for c in at.caption)

@@ -7,12 +7,11 @@ import hashlib
 import json
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from dpcore import visualization as V
-from dpcore.data import latlon_to_sphere, load_csv, make_regression_data
+from dpcore.data import latlon_to_sphere, make_regression_data
 from dpcore.data.synthetic import SPD_REGION_SHOOTING_LENGTH, default_center
 from dpcore.exceptions import ApproximatePrivacyWarning, PrivacyLeakWarning
 from dpcore.experiments.metrics import (
@@ -25,7 +24,7 @@ from dpcore.learning import GeodesicRegression
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.release.accuracy import predict_regression_error
 from dpcore.release.work import DEFAULT_WORK_BUDGET, estimate_regression_work
-from ui.caps import CAPS, upload_max_bytes
+from ui.caps import CAPS
 from ui.manifolds import make_manifold, spec
 
 from . import private_bounds as PB
@@ -62,14 +61,6 @@ __all__ = [
     "FOOTPOINT_REGION_KINDS",
     "SPD_DEMO_REGION",
     "synthetic_dataset",
-    "RAT_BOUNDS_NOTE",
-    "RAT_BASIN_N_EPS",
-    "RAT_USEFUL_N_EPS",
-    "rat_asymptotic",
-    "futile_release_note",
-    "RAT_PRESET",
-    "RAT_PROVENANCE",
-    "rat_skulls_dataset",
     "USEFUL_RATIO",
     "usefulness",
     "useful_budget_search",
@@ -675,111 +666,6 @@ def useful_budget_text(result, n):
     return (f"**No useful release up to n·ε ≈ {result['n_eps']:.3g}** (64× this budget). "
             f"Tried (budget factor: median ratio): {steps}. Tighter public bounds (footpoint "
             "region, speed, τ) or many more rows are needed.")
-
-
-#: The rat skulls preset (issue 14): Vilmann's rat calvaria (Bookstein 1991), shipped in
-#: assets/data (README there). Public bounds chosen from the study design and domain
-#: knowledge, never from the data: ages 7-150 days lie in [0, 150]; skull shapes of one
-#: species differ from each other by well under 0.1 rad of Kendall distance, and growth over
-#: 150 days changes the shape by at most about 0.3 rad.
-RAT_SKULLS_FILE = Path(__file__).resolve().parents[2] / "assets" / "data" / "rat_skulls.csv"
-RAT_AGES = (7, 14, 21, 30, 40, 60, 90, 150)
-RAT_PRESET = {"kind": "kendall", "param": 8, "covariate_range": (0.0, 150.0), "tau": 0.1,
-              "max_speed": 0.3, "rows_per_person": 8, "eps_p": 3.0, "eps_v": 7.0,
-              "n_footpoints": 1, "n_vectors": 3}
-RAT_PROVENANCE = (
-    "Vilmann's rat calvaria: 18 rats, each X-rayed at 8 ages (7, 14, 21, 30, 40, 60, 90 and "
-    "150 days), 8 midsagittal landmarks per skull (144 rows, 8 per rat). From F. L. Bookstein "
-    "(1991), *Morphometric Tools for Landmark Data*, Cambridge University Press; this copy "
-    "from the geomstats repository (MIT licence), shipped in `assets/data/rat_skulls.csv` "
-    "(see `assets/data/README.md`).")
-
-
-#: Asymptotic prediction for the rat preset (issue 14), from
-#: :class:`dpcore.release.asymptotic.AsymptoticKNG` (:func:`rat_asymptotic`, re-measured by
-#: tests/ui/logic/test_geodesic_regression.py). The basin of the fit alone (linear law about
-#: it, exact target within it by importance sampling) would be useful from n·ε ≈ 700 (median
-#: draw 3.8x at 700, 2.1x at 1000; effective sample sizes 27 and 184 of 4000 there: rough).
-#: But the footpoint may lie anywhere on CP^6, and about π/2 from the data every residual is
-#: clipped and they nearly cancel: Levenberg-Marquardt descent from the best of 1e5 (and 4e5)
-#: uniform proposals finds points with |∇E| = 8e-5 (against τ√2 = 0.14 at most), on a flat
-#: part of the energy (log |det J| ≈ -140 to -170 against -29 at the fit), whose geodesics
-#: have 1220-1260x the non-private MSE (the 500-1100x measured by MCMC). Their mass, bounded
-#: below by importance sampling and Markov's inequality (probability 0.999), exceeds the
-#: basin's (e^50 times at n·ε = 1440) until n·ε ≈ 9.3e5: below that the median draw is far.
-#: Mass that the search missed would only raise the number: it is a lower bound.
-RAT_USEFUL_N_EPS = 9.3e5
-RAT_BASIN_N_EPS = 700.0
-
-
-RAT_BOUNDS_NOTE = (
-    "Public bounds of the preset, from the study design and domain knowledge: ages in [0, 150] "
-    "days; residuals τ = 0.1 rad of Kendall shape distance (skulls of one species at one age "
-    "differ by less); the shape changes by at most 0.3 rad over 150 days (maximal speed). "
-    "Each rat gives 8 rows, so the preset sets *Rows one person contributes* to 8 (sidebar) "
-    "and every cost is stated per rat (group privacy: 8 × the ε of one row). "
-    "**Utility:** at n = 144 with 8 landmarks the joint mechanism samples a 24-dimensional "
-    "(footpoint, vector) space, beyond any exact sampler, and MCMC chains do not mix there. "
-    f"**Asymptotic prediction** (not a release; it reads the data): the smallest useful n·ε "
-    f"is at least **{RAT_USEFUL_N_EPS:,.0f}**, i.e. ε ≈ {RAT_USEFUL_N_EPS / 144:,.0f} per "
-    "geodesic and row at n = 144. Near the fit the mechanism would be useful from n·ε ≈ "
-    f"{RAT_BASIN_N_EPS:.0f}, but far from the data, where every residual is clipped, the "
-    "clipped residuals nearly cancel, and those geodesics (about 1200× the non-private MSE) "
-    "hold most of the mechanism's mass below that n·ε. A public footpoint region that excludes "
-    "them would change this; without one no budget this page offers is useful, so it does not "
-    "draw the release by default.")
-
-
-def rat_asymptotic(*, proposals=100_000, starts=8, draws=4000, bounds=(1e4, 1e8), seed=0):
-    """Recompute :data:`RAT_USEFUL_N_EPS` (:class:`dpcore.release.asymptotic.AsymptoticKNG` on
-    the preset's data and bounds, about a minute).
-
-    Returns
-    -------
-    dict
-        ``n_eps`` (smallest useful n·ε predicted, a lower bound; None beyond ``bounds``),
-        ``far`` (the far points' gradient norms) and ``model`` (the AsymptoticKNG).
-    """
-    from dpcore.release.asymptotic import AsymptoticKNG, joint_sigma
-
-    p, ds = RAT_PRESET, rat_skulls_dataset()
-    m = make_manifold(p["kind"], p["param"])
-    low, high = p["covariate_range"]
-    fit = fit_nonprivate(p["kind"], p["param"], ds.x, ds.y, p["covariate_range"])
-    model = AsymptoticKNG(m, (ds.x - low) / (high - low), ds.y, fit.footpoint, fit.vector,
-                          tau=p["tau"], max_speed=p["max_speed"],
-                          sigma_n_eps=joint_sigma(m, ds.n, 1.0, p["tau"]) * ds.n)
-    far = model.far_points(proposals=proposals, starts=starts, rng=seed)
-    n_eps, _ = model.smallest_useful_n_eps(ratio=USEFUL_RATIO, bounds=bounds, draws=draws,
-                                           rng=seed)
-    return {"n_eps": n_eps, "far": [g for _, _, g in far], "model": model}
-
-
-def futile_release_note(source, settings, n):
-    """On the rat preset, below :data:`RAT_USEFUL_N_EPS`: the sentence the page shows instead
-    of offering an MCMC release (None elsewhere)."""
-    p = RAT_PRESET
-    if (source != "rats" or (settings.kind, settings.param) != (p["kind"], p["param"])
-            or settings.mode != "strict" or settings.scheme != "joint"
-            or settings.footpoint_radius):
-        return None
-    n_eps = int(n) * (float(settings.eps_p) + float(settings.eps_v))
-    if n_eps >= RAT_USEFUL_N_EPS:
-        return None
-    return (f"**Not useful at n·ε = {n_eps:,.0f}**: the asymptotic prediction above puts the "
-            f"smallest useful n·ε at {RAT_USEFUL_N_EPS:,.0f} or more, so the page does not draw "
-            "an MCMC release here (its draws would lie far from the data). To see one anyway, "
-            "choose *MCMC* under the sampler settings.")
-
-
-def rat_skulls_dataset(path=RAT_SKULLS_FILE):
-    """The rat skulls preset as a :class:`~ui.logic.regression_data.Dataset`: covariate the
-    age in days, responses the skull shapes (Kendall preshapes, 8 landmarks)."""
-    m = make_manifold("kendall", 8)
-    x, y = load_csv(str(path), m, task="regression", max_bytes=upload_max_bytes())
-    return Dataset(x, y, "preset",
-                   "Preset: rat skulls (Bookstein 1991), n = 144 skulls of 18 rats at 8 ages "
-                   "(covariate: age in days, 7 to 150).")
 
 
 def residual_norms(kind, param, x, y, fit):

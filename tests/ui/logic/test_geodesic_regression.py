@@ -8,6 +8,7 @@ import pytest
 
 from dpcore.manifolds import KendallShape
 from ui.logic import geodesic_regression as G
+from ui.logic import rat_preset as R
 
 
 def test_length_error_text_fits_a_metric_card():
@@ -58,12 +59,12 @@ def test_shipped_rat_skulls_are_the_shared_copy():
     if not SHARED_RATS.exists():
         pytest.skip(f"{SHARED_RATS} is absent (the shared data sit beside the project)")
     ref = np.load(SHARED_RATS)
-    raw = np.loadtxt(G.RAT_SKULLS_FILE, delimiter=",", skiprows=1)
+    raw = np.loadtxt(R.RAT_SKULLS_FILE, delimiter=",", skiprows=1)
     assert raw.shape == (144, 17)
     np.testing.assert_array_equal(raw[:, 1:].reshape(144, 8, 2), ref)
-    np.testing.assert_array_equal(raw[:, 0], np.tile(G.RAT_AGES, 18))
+    np.testing.assert_array_equal(raw[:, 0], np.tile(R.RAT_AGES, 18))
     # The page's reader gives the preshapes of those landmarks.
-    ds = G.rat_skulls_dataset()
+    ds = R.rat_skulls_dataset()
     m = KendallShape(8)
     np.testing.assert_allclose(ds.y, m.from_landmarks(ref), atol=1e-12)
     assert ds.n == 144 and ds.source == "preset"
@@ -72,8 +73,8 @@ def test_shipped_rat_skulls_are_the_shared_copy():
 def test_rat_preset_bounds_hold_the_data_and_count_rats():
     """The preset's public bounds clip nothing of the rats (checked here, after the fact: the
     bounds come from the study design), and it counts 8 rows per rat."""
-    p = G.RAT_PRESET
-    ds = G.rat_skulls_dataset()
+    p = R.RAT_PRESET
+    ds = R.rat_skulls_dataset()
     s = G.ReleaseSettings(kind=p["kind"], param=p["param"], eps_p=p["eps_p"], eps_v=p["eps_v"],
                           tau=p["tau"], covariate_range=p["covariate_range"],
                           max_speed=p["max_speed"])
@@ -90,30 +91,30 @@ def test_rat_useful_n_eps_is_the_asymptotic_prediction():
     """The number the preset states is what dpcore.release.asymptotic predicts on the rats (a
     lower bound: the far mass found, bounded below with probability 0.999), the far points
     found are far worse than useful, and the basin alone would be useful near RAT_BASIN_N_EPS."""
-    out = G.rat_asymptotic(bounds=(1e5, 1e7))
-    assert out["n_eps"] == pytest.approx(G.RAT_USEFUL_N_EPS, rel=0.1)
+    out = R.rat_asymptotic(bounds=(1e5, 1e7))
+    assert out["n_eps"] == pytest.approx(R.RAT_USEFUL_N_EPS, rel=0.1)
     model = out["model"]
     assert model.valid and model.clipped == 0
     p, v, g = model.far_points()[0]
     assert g < 1e-3 and model.mse(p[None], v[None])[0] > 100 * model.mse_nonprivate
     at_page = model.predict(1440.0)  # the preset's budget: the basin is useful, its share nil
     assert at_page["median_ratio"] < 2 and at_page["share"] < 1e-10
-    basin = model.local(2 * G.RAT_BASIN_N_EPS)
+    basin = model.local(2 * R.RAT_BASIN_N_EPS)
     assert basin["p_within"] > 0.5
 
 
 def test_futile_release_note_only_on_the_rat_preset_below_the_number():
-    p = G.RAT_PRESET
+    p = R.RAT_PRESET
     s = G.ReleaseSettings(kind=p["kind"], param=p["param"], eps_p=p["eps_p"], eps_v=p["eps_v"],
                           tau=p["tau"], covariate_range=p["covariate_range"],
                           max_speed=p["max_speed"])
-    note = G.futile_release_note("rats", s, 144)
+    note = R.futile_release_note("rats", s, 144)
     assert note and "n·ε = 1,440" in note and "930,000 or more" in note
-    assert G.futile_release_note("synthetic", s, 144) is None
+    assert R.futile_release_note("synthetic", s, 144) is None
     big = G.ReleaseSettings(**{**s.__dict__, "eps_p": 3e3, "eps_v": 7e3})
-    assert G.futile_release_note("rats", big, 144) is None
+    assert R.futile_release_note("rats", big, 144) is None
     region = G.ReleaseSettings(**{**s.__dict__, "footpoint_radius": 0.2})
-    assert G.futile_release_note("rats", region, 144) is None
+    assert R.futile_release_note("rats", region, 144) is None
 
 
 def test_clipping_preview_counts_and_warns_above_five_percent():
