@@ -50,6 +50,7 @@ _EXPORTS = {
     "GaussianReleaseRequest": "requests",
     "GeodesicRegressionRequest": "requests",
     "PrivateRangeRequest": "requests",
+    "TwoStageRegressionRequest": "requests",
     "private_geodesic_regression_two_stage": "two_stage",
     "DEFAULT_WORK_BUDGET": "work",
     "WorkEstimate": "work",

@@ -71,6 +71,7 @@ __all__ = [
     "combine_stages",
     "private_geodesic_regression_two_stage",
     "two_stage_footpoint_radius",
+    "weaker_coverage",
 ]
 
 #: Stage-1 mechanisms: pure ε-DP private means (the Gaussian mechanism's µ-GDP would need a
@@ -397,10 +398,7 @@ def combine_stages(stage1, stage2, *, footpoint_radius):
     _check_stages(stage1, stage2)
     center = np.asarray(stage1.values["mean"], dtype=float)
     eps1, eps2 = float(stage1.epsilon), float(stage2.epsilon)
-    coverage = max((stage1.coverage, stage2.coverage), key=lambda c: _WEAKNESS.get(c, 3))
-    # Stage 2's coverage first: its label names the sampler that ran there.
-    if _WEAKNESS.get(stage2.coverage, 3) == _WEAKNESS.get(coverage, 3):
-        coverage = stage2.coverage
+    coverage = weaker_coverage(stage1.coverage, stage2.coverage)
     delta = (None if stage1.delta is None or stage2.delta is None or coverage != "proven"
              else float(stage1.delta) + float(stage2.delta))
     assumptions = dict(stage2.assumptions)
@@ -442,6 +440,14 @@ def combine_stages(stage1, stage2, *, footpoint_radius):
         details=details,
         coverage=coverage,
     )
+
+
+def weaker_coverage(first, second):
+    """The coverage (:attr:`Release.coverage`) of two composed stages: the weaker one, and
+    stage 2's where both are as weak (its label names the sampler that ran there)."""
+    if _WEAKNESS.get(second, 3) >= _WEAKNESS.get(first, 3):
+        return second
+    return first
 
 
 def _check_stages(stage1, stage2):

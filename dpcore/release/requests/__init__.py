@@ -27,17 +27,20 @@ is a ``DpEvent`` that an accountant composes: here the request is the measuremen
 
 Classes: :class:`GeodesicRegressionRequest` (linear regression on ``Euclidean(d)`` through
 :meth:`GeodesicRegressionRequest.linear`), :class:`FrechetMeanRequest`,
-:class:`GaussianReleaseRequest` (the Riemannian Gaussian, µ-GDP), :class:`PrivateRangeRequest`.
+:class:`GaussianReleaseRequest` (the Riemannian Gaussian, µ-GDP), :class:`PrivateRangeRequest`,
+:class:`TwoStageRegressionRequest` (a private centre, then the joint KNG in a ball about it).
 """
 
 from ._base import BUILTIN_MANIFOLDS, Request, group_privacy, manifold_from_repr
 from .bounds import PrivateRangeRequest
 from .frechet import FrechetMeanRequest, GaussianReleaseRequest
 from .regression import GeodesicRegressionRequest
+from .two_stage import TwoStageRegressionRequest
 
 #: Request classes by name (the ``request`` key of :meth:`Request.to_script_dict`).
 REQUESTS = {cls.__name__: cls for cls in (GeodesicRegressionRequest, FrechetMeanRequest,
-                                          GaussianReleaseRequest, PrivateRangeRequest)}
+                                          GaussianReleaseRequest, PrivateRangeRequest,
+                                          TwoStageRegressionRequest)}
 
 
 def request_from_script_dict(data, manifold=None):
@@ -62,6 +65,7 @@ __all__ = [
     "GeodesicRegressionRequest",
     "PrivateRangeRequest",
     "Request",
+    "TwoStageRegressionRequest",
     "group_privacy",
     "manifold_from_repr",
     "request_from_script_dict",
