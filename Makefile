@@ -12,7 +12,7 @@ run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
 
 test: $(VENV)/.stamp-dev $(AXE)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --durations=40
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python -m benchmarks
