@@ -25,7 +25,7 @@ CONCRETE = {"Sphere", "SPD", "KendallShape", "Euclidean", "Hyperbolic"}
 #: Files over MAX_FILE_LINES today, with the size they may not exceed (to be split).
 OVERSIZE_FILES = {
     "ui/logic/geodesic_regression.py": 1032,
-    "pages/geodesic_regression.py": 961,
+    "pages/geodesic_regression.py": 900,
     "ui/session.py": 907,
     "pages/linear_regression.py": 845,
     "dpcore/manifolds/base.py": 826,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dpcore.learning import frechet_mean_gradient, regression_energy, regression_gradient
@@ -74,6 +74,7 @@ def test_agrees_with_generic_path_on_clipped_and_far_data(seed):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.sampled_from([2, 3]),
        tau=st.sampled_from([None, 0.01, 0.2, 5.0]), speed=st.floats(0.0, 4.0))
+@example(seed=1, k=3, tau=None, speed=5e-324)  # a subnormal speed lost 2.5% (found by hypothesis)
 def test_agrees_with_generic_path_hypothesis(seed, k, tau, speed):
     rng = np.random.default_rng(seed)
     m = SPD(k)
