@@ -15,12 +15,13 @@ them (:class:`ui.session.ValuesOnly`) and ends at the figure; the next run draws
 
 import hashlib
 
-import pandas as pd
 import streamlit as st
 
 from dpcore.data import DataValidationError
+from ui import covariate_estimate as CE
 from ui import manifolds as M
 from ui import rat_preset as RP
+from ui import two_stage as TSW
 from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import export as X
@@ -28,6 +29,7 @@ from ui.logic import geodesic_regression as G
 from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
+from ui.logic import two_stage as TS
 from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
@@ -37,7 +39,6 @@ from ui.session import (
     finish_release,
     formula_notes,
     lazy_expander,
-    mark_typed,
     open_whole,
     opening_run,
     planned_cost,
@@ -47,17 +48,12 @@ from ui.session import (
     rows_per_person,
     set_page_rows,
     show_cost,
-    show_estimate_budget,
 )
 
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
 BUTTON = "gr_release_button"
 RUN = "gr_release"  # key of the progress bar and its Cancel button
-#: Session-state key of the covariate ranges estimated under DP, by scope (file, manifold and
-#: covariate column: :func:`ui.logic.geodesic_regression.estimate_scope`).
-ESTIMATES = "gr_bounds_estimates"
-ESTIMATE_BUTTON = "gr_bounds_estimate"
 SOURCES = {"synthetic": "Synthetic (paper protocol)", "example": "Generated example",
            "rats": "Preset: rat skulls (real data)", "upload": "Upload a CSV"}
 settings_state = PageSettings("gr")
@@ -259,74 +255,6 @@ def show_clipping_preview(rows, ui=st):
                            icon=":material/content_cut:")
 
 
-def estimate_section(x, covariate, scope, epsilon):
-    """"Estimate privately": the covariate's range under DP with a stated ε_b, spent through
-    the same confirmation, cap and ledger as a release (:mod:`ui.logic.private_bounds`). On
-    confirmation the estimate is made, recorded and kept for ``scope``; the rerun fills the
-    covariate range fields with it. ``epsilon`` is the release's own cost (for the default ε_b
-    and the total). Only the covariate: the responses' bounds (τ, τ_m, the regions) are
-    geometric and set above."""
-    with st.expander("Estimate privately: don't know the covariate's range? Spend a small, "
-                     "stated ε_b on it"):
-        st.caption(f"The exponential mechanism (Smith 2011) releases a low and a high quantile "
-                   f"of '{covariate}' inside a public enclosing interval you give (from the "
-                   "column's units, never from the data; values outside it are clipped to "
-                   "it). The estimate is a release of its own: it costs ε_b, is confirmed and "
-                   "recorded in the ledger like any release, and the range then fills the "
-                   "fields above.")
-        default = PB.enclosing_default(covariate)
-        c1, c2 = st.columns(2)
-        enc_lo = c1.number_input("Enclosing interval: low", value=default.low,
-                                 key=f"gr_enc_lo_{scope}", format="%.6g")
-        enc_hi = c2.number_input("high", value=default.high, key=f"gr_enc_hi_{scope}",
-                                 format="%.6g")
-        st.caption(f"Default from {default.reason}.")
-        table = pd.DataFrame({"column": [covariate], "lower": [enc_lo], "upper": [enc_hi]})
-        problems = PB.interval_problems(table)
-        if problems:
-            st.error("\n".join(f"- {p}" for p in problems))
-        confirmed = True
-        if not problems and PB.unconfirmed_columns(table):
-            lo, hi = PB.WIDE_INTERVAL
-            confirmed = st.checkbox(
-                f"I confirm that every value of '{covariate}' lies in [{lo:,.0f}, {hi:,.0f}], "
-                "or may be clipped to it (a public fact, not read from the data)",
-                key=f"gr_wide_ok_{scope}")
-        # ε_b follows the release's cost until typed (then it is the user's own value).
-        eps_key = f"gr_eps_b_{scope}"
-        typed_key = f"{eps_key}_typed"
-        if not st.session_state.get(typed_key):
-            st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 1000.0)
-        eps_b = st.number_input(
-            "Budget of the estimate ε_b", min_value=0.001, max_value=1000.0, key=eps_key,
-            format="%.3g", on_change=mark_typed, args=(typed_key,),
-            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of this release's cost ε (it "
-                 "follows the cost until typed).")
-        trim = st.select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS, value=2.0,
-                                key=f"gr_trim_{scope}")
-        st.caption(PB.composition_text(float(eps_b), float(epsilon)))
-        levels = PB.levels_of(trim)
-        cost = show_estimate_budget(eps_b, 1, x.size, levels, "covariate range estimate")
-        if not confirmed:
-            st.info("Confirm the wide enclosing interval above (or type one from the column's "
-                    "units) before estimating.")
-        if release_button(ESTIMATE_BUTTON, cost, label="Estimate privately",
-                          disabled=bool(problems) or not confirmed):
-            try:
-                est = PB.estimate_bounds({covariate: x}, {covariate: (enc_lo, enc_hi)},
-                                         float(eps_b), levels)
-            except ValueError as exc:
-                finish_release(ESTIMATE_BUTTON, error=exc)
-            record_release(PB.ledger_page(PAGE), est.release,
-                           note=PB.ledger_note(est, rows_per_person()))
-            store = st.session_state.setdefault(ESTIMATES, {})
-            token = store.get(scope, {}).get("token", 0) + 1
-            store[scope] = {"range": est.ranges[covariate], "epsilon": est.epsilon,
-                            "levels": est.levels, "token": token}
-            finish_release(ESTIMATE_BUTTON)
-        release_error(ESTIMATE_BUTTON, "The estimate")
-
-
 SCHEME_HELP = ("Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + ε_v and "
                "sensitivity √(Δ_p² + Δ_v²), covered by the sensitivity proof. Sequential (the "
                "papers): footpoint with ε_p, then vectors with ε_v; its footpoint stage uses the "
@@ -387,13 +315,20 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
     mcmc_ok = True
     plan = None
     if dataset is not None:
-        plan = G.sampler_plan(settings, len(dataset.x))
+        plan = TS.sampler_plan(settings, len(dataset.x))
         if plan.get("refusal"):
             # 'exact only' above the public bound on its work: the library refuses it before
             # sampling, so the button is disabled and the reason shown.
             st.error(f"{plan['refusal']}\n\nOn this page: lower ε, n or the number of draws, "
                      "or choose another sampler.", icon=":material/block:")
             mcmc_ok = False
+        elif plan.get("two_stage"):
+            (st.success if plan["guarantee"] == "private" else st.warning)(
+                TSW.two_stage_plan_text(plan, TS.planned_epsilon(settings)),
+                icon=":material/join_inner:")
+            if plan["guarantee"] != "private" and settings.sampler != "mcmc":
+                mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)",
+                                      key="gr_mcmc_ok", help=G.MCMC_OPT_IN_HELP)
         elif plan["guarantee"] == "private":
             st.success(G.exact_plan_text(plan), icon=":material/verified:")
         elif plan["guarantee"] == "approximately private":
@@ -421,16 +356,17 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
                        "release is labelled NOT PRIVATE. Choose the joint scheme for a private "
                        "release.", icon=":material/warning:")
 
-        if plan["guarantee"] in ("private", "approximately private") and settings.scheme == "joint":
+        if (plan["guarantee"] in ("private", "approximately private")
+                and settings.scheme == "joint" and settings.two_stage is None):
             accuracy_section(settings, len(dataset.x))
 
     cost = {"text": None, "error": None}
     work = None
     if dataset is not None:
-        cost = planned_cost(epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
+        cost = planned_cost(epsilon=TS.planned_epsilon(settings), guarantee=plan["guarantee"])
         show_cost(cost)
-        show_risk("gr", epsilon=G.planned_epsilon(settings), guarantee=plan["guarantee"])
-        work, work_ok = G.work_estimate(settings, len(dataset.x))
+        show_risk("gr", epsilon=TS.planned_epsilon(settings), guarantee=plan["guarantee"])
+        work, work_ok = TS.work_estimate(settings, len(dataset.x))
         show_work(work, work_ok, caption=G.time_estimate_text(work),
                   on_page="lower n, the number of draws or the chain length (or ε, for an "
                           "exact sampler).")
@@ -451,7 +387,7 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
         with RunProgress("Drawing the release", key=RUN,
                          estimate=None if work is None else work.seconds) as bar:
             try:
-                release, notes = G.run_release(settings, dataset, progress=bar)
+                release, notes = TS.run_release(settings, dataset, progress=bar)
             except Exception as exc:  # show the reason on the next run, keep the page alive
                 error = str(exc)
             else:  # a range filled by an estimate under DP: the release says so
@@ -659,7 +595,7 @@ def main():
             mode = ui.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
                             format_func={"strict": "strict (private)",
                                          "paper": "paper (NOT private)"}.get)
-            tau = covariate_range = tau_m = center = max_speed = footpoint_radius = None
+            tau = covariate_range = tau_m = center = max_speed = footpoint_radius = two = None
             estimated = {}
             if mode == "paper":
                 ui.warning(
@@ -675,7 +611,7 @@ def main():
                 scope = estimate = None
                 if G.estimate_offered(source, mode) and dataset is not None:
                     scope = G.estimate_scope(file_digest, kind, param, covariate)
-                    estimate = st.session_state.get(ESTIMATES, {}).get(scope)
+                    estimate = st.session_state.get(CE.ESTIMATES, {}).get(scope)
                 range_default = (estimate["range"] if estimate else
                                  D.EXAMPLE_AGES if source == "example" else
                                  RP.RAT_PRESET["covariate_range"] if source == "rats" else
@@ -695,7 +631,7 @@ def main():
                                f"under DP with ε_b = {estimate['epsilon']:.3g} (a release recorded "
                                "in the ledger); retyped, it is your own public choice.")
                 if scope is not None:
-                    estimate_section(dataset.x, covariate, scope,
+                    CE.estimate_section(dataset.x, covariate, scope,
                                      G.release_epsilon(scheme, eps_p, eps_v, n_foot, n_vec))
                 # One field per data source: the demonstration's speed bound is its design, not a
                 # bound for an uploaded file.
@@ -739,6 +675,7 @@ def main():
                         kind, source, limit=None if tau_m is None else tau_m + tau, ui=ui)
                     if kind != "spd":  # SPD: the region is about the ball's centre
                         center = region_center
+                two = TSW.two_stage_inputs(kind, scheme, eps_p, eps_v, n_foot * n_vec, init, ui)
                 ui.caption("Public means: fixed before seeing the data (e.g. from the study "
                            "design). Strict mode clips covariates and residuals and projects "
                            "responses to these bounds, so the guarantee holds whatever the data.")
@@ -752,8 +689,7 @@ def main():
             covariate_range=covariate_range, tau_m=tau_m, center=center, n_footpoints=n_foot,
             n_vectors=n_vec, chain_length=chain, burn_in=burn,
             seed=release_seed if fix_seed else None, scheme=scheme, sampler=sampler,
-            max_speed=max_speed, footpoint_radius=footpoint_radius,
-        )
+            max_speed=max_speed, footpoint_radius=None if two else footpoint_radius, two_stage=two)
 
         # Settings, never data, go to the URL; also keep an in-session copy for page switches.
         settings_state.finish()
@@ -909,7 +845,7 @@ def main():
                         st.markdown(f"- {c}")
 
     if dataset is not None:
-        export_section(settings, source, (
+        export_section(settings, source, dataset.n, (
             {"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
             {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)} if source == "example"
             else {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
@@ -926,15 +862,18 @@ def main():
     formula_notes("gr_notes", teaching_notes, where=col_t)
 
 
-def export_section(settings, source, extra):
+def export_section(settings, source, n, extra):
     """The scenario as a script or notebook; ``extra`` names its data (the keyword arguments
-    of :func:`ui.logic.export.regression_script` for this data source)."""
+    of :func:`ui.logic.export.regression_script` for this data source); a two-stage release
+    is exported as its request (``n`` rows)."""
     with st.expander("Take it with you: this scenario as a Python script or notebook"):
         st.caption("Public settings only: synthetic data come from their seed, an uploaded "
                    "file is read from a path you fill in (never embedded). The release "
                    "draws from OS entropy unless RELEASE_SEED is set.")
-        script = X.regression_script(settings.manifold, settings.release_kwargs(),
-                                     source="upload" if source == "rats" else source, **extra)
+        script = X.regression_script(
+            settings.manifold, settings.release_kwargs(),
+            source="upload" if source == "rats" else source,
+            two_stage=TS.request(settings, n) if settings.two_stage else None, **extra)
         export_buttons(script, "geodesic_regression", "gr")
 
 

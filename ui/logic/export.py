@@ -20,6 +20,8 @@ from dpcore.manifolds import SPD, Sphere
 from dpcore.release.frechet_mechanisms import frechet_mechanism
 
 from .export_setup import (
+    ONE_STAGE_RUN,
+    TWO_STAGE_RUN,
     _array,
     _header,
     _literal,
@@ -169,7 +171,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
 
 def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
                  example=None, renormalize=False, data_file=None, covariate="x",
-                 bounds_estimate=None):
+                 bounds_estimate=None, two_stage=None):
     """Script reproducing a release of the Geodesic regression page.
 
     Parameters
@@ -192,6 +194,9 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     bounds_estimate : mapping, optional
         A covariate range estimated under DP: ``epsilon`` (ε_b) and ``notes`` (bound ->
         statement); recorded in the script (:func:`ui.logic.export_setup.estimate_lines`).
+    two_stage : TwoStageRegressionRequest, optional
+        The page's two-stage release: the script makes the same request and runs it
+        (``release_kwargs`` is then not used).
 
     Returns
     -------
@@ -199,6 +204,9 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     """
     kw = dict(release_kwargs)
     release_seed = kw.pop("rng", None)
+    if two_stage is not None:
+        kw = two_stage.to_script_dict()["settings"]
+        release_seed = two_stage.seed
     cls = type(manifold).__name__
     estimated, record = estimate_lines(bounds_estimate)
     if source == "synthetic":
@@ -236,7 +244,8 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
                 "                         covariate=COVARIATE, others=\"ignore\")",
                 "print(read.note)",
                 "x, y = read.x, read.y"]
-    settings = [f"    {k}={_literal(v)}," for k, v in kw.items()]
+    settings = [f"    {k}=(np.array({_array(v[0])}), {float(v[1])!r})," if k == "center_ball"
+                and v is not None else f"    {k}={_literal(v)}," for k, v in kw.items()]
     lines = [
         *_header("Geodesic regression",
             f"A private geodesic regression on {manifold!r} with the page's public bounds and "
@@ -246,7 +255,8 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         "",
         "from dpcore.data import make_regression_data, read_manifold_csv",
         f"from dpcore.manifolds import {cls}",
-        "from dpcore.release import plan_regression_sampler, private_geodesic_regression",
+        ("from dpcore.release import TwoStageRegressionRequest" if two_stage is not None else
+         "from dpcore.release import plan_regression_sampler, private_geodesic_regression"),
         "",
         f"manifold = {manifold!r}",
         "",
@@ -260,17 +270,7 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
         "# %% Data",
         *data,
         "",
-        "# %% What will run (public inputs only)",
-        "plan = plan_regression_sampler(",
-        "    manifold, len(y), eps_p=SETTINGS[\"eps_p\"], eps_v=SETTINGS[\"eps_v\"],",
-        "    tau=SETTINGS.get(\"tau\"), tau_m=SETTINGS.get(\"tau_m\"),",
-        "    draws=SETTINGS[\"n_footpoints\"] * SETTINGS[\"n_vectors\"], mode=SETTINGS[\"mode\"],",
-        "    scheme=SETTINGS[\"scheme\"], sampler=SETTINGS[\"sampler\"])",
-        "print(\"sampler:\", \"exact\" if plan[\"exact\"] else \"MCMC\", \"->\",",
-        "      plan[\"guarantee\"])",
-        "",
-        "# %% Release",
-        "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+        *(TWO_STAGE_RUN if two_stage is not None else ONE_STAGE_RUN),
         *record,
         "print(\"label:\", release.label)",
         "print(\"epsilon:\", release.epsilon, \"delta:\", release.delta)",

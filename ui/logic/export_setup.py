@@ -26,6 +26,8 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_DATA_FILE",
+    "ONE_STAGE_RUN",
+    "TWO_STAGE_RUN",
     "REPOSITORY",
     "data_file_name",
     "estimate_lines",
@@ -208,3 +210,32 @@ def _literal(value):
     if isinstance(value, (np.floating, np.integer)):
         return repr(value.item())
     return repr(value)
+
+
+# The plan and the release of a one-stage script (the functional API) and of a two-stage one
+# (its request, which runs both stages).
+ONE_STAGE_RUN = (
+    "# %% What will run (public inputs only)",
+    "plan = plan_regression_sampler(",
+    "    manifold, len(y), eps_p=SETTINGS[\"eps_p\"], eps_v=SETTINGS[\"eps_v\"],",
+    "    tau=SETTINGS.get(\"tau\"), tau_m=SETTINGS.get(\"tau_m\"),",
+    "    draws=SETTINGS[\"n_footpoints\"] * SETTINGS[\"n_vectors\"], mode=SETTINGS[\"mode\"],",
+    "    scheme=SETTINGS[\"scheme\"], sampler=SETTINGS[\"sampler\"])",
+    "print(\"sampler:\", \"exact\" if plan[\"exact\"] else \"MCMC\", \"->\",",
+    "      plan[\"guarantee\"])",
+    "",
+    "# %% Release",
+    "release = private_geodesic_regression(manifold, x, y, rng=RELEASE_SEED, **SETTINGS)",
+)
+TWO_STAGE_RUN = (
+    "# %% What will run (public inputs only): a private centre (stage 1), then the geodesics",
+    "# with the footpoint within footpoint_radius of it (stage 2); the budgets add up.",
+    "request = TwoStageRegressionRequest(manifold, len(y), **SETTINGS)",
+    "plan = request.plan()",
+    "print(\"stage 1:\", \"exact\" if plan[\"stage1\"][\"exact\"] else \"MCMC\",",
+    "      \"stage 2:\", \"exact\" if plan[\"stage2\"][\"exact\"] else \"MCMC\", \"->\",",
+    "      plan[\"guarantee\"], \"total epsilon:\", request.epsilon)",
+    "",
+    "# %% Release",
+    "release = request.run(x, y, rng=RELEASE_SEED)",
+)

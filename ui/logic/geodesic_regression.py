@@ -110,8 +110,6 @@ ERROR_UNITS = {"sphere": "rad", "spd": "(affine-invariant distance)",
 
 #: Default MCMC settings: a scenario of S², n = 50, 3 x 3 draws takes about a second.
 DEFAULT_CHAIN = 300
-
-
 DEFAULT_BURN_IN = 200
 
 
@@ -141,6 +139,8 @@ class ReleaseSettings:
     sampler: str = "auto"
     max_speed: float | None = None
     footpoint_radius: float | None = None
+    #: The two-stage design's inputs (:class:`ui.logic.two_stage.TwoStage`), None for one stage.
+    two_stage: object | None = None
 
     @property
     def manifold(self):

@@ -1,0 +1,156 @@
+"""The two-stage design on the Geodesic regression page (issue 28 point 4): a private Fréchet
+mean of the responses first, then the joint KNG with its footpoint in a public-radius ball
+about it (:class:`dpcore.release.TwoStageRegressionRequest`).
+
+It is for data without a tight public footpoint region, where the one-stage joint KNG puts
+most of its mass far from the data (``benchmarks/bench_two_stage.py``: on the EMG
+covariances the median draw goes from 11× to 1.8× the non-private MSE, exactly). It needs a
+public ball holding the responses for stage 1: on the sphere one the user states (centre and
+radius), on SPD and Euclidean data the response ball ``B_{τ_m}(c)`` the page already asks for.
+Kendall shapes have no public centre shape on the page (the rat preset's box shows the design
+with a pilot animal's mean).
+
+The page's questions (plan, cost, work, the release) go through one function each here, which
+take the page's :class:`~ui.logic.geodesic_regression.ReleaseSettings` and answer for the
+one-stage design (delegating to :mod:`ui.logic.geodesic_regression`) or the two-stage one.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+
+from dpcore.exceptions import ApproximatePrivacyWarning
+from dpcore.release import TwoStageRegressionRequest
+from dpcore.release.two_stage import two_stage_footpoint_radius
+from dpcore.release.work import DEFAULT_WORK_BUDGET
+
+from . import geodesic_regression as G
+from .regression_data import needs_ball
+
+__all__ = ["TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon", "footpoint_radius",
+           "planned_epsilon", "request", "run_release", "sampler_plan", "work_estimate"]
+
+#: Manifold keys where the page offers the two-stage design (a public stage-1 ball exists).
+TWO_STAGE_KINDS = ("sphere", "spd", "euclidean")
+#: Largest stage-1 ball radius the page accepts on the sphere: below r* = π/4 (paper 001
+#: Thm 2), which the Laplace mechanism's sensitivity needs.
+SPHERE_BALL_MAX = 0.78
+
+
+@dataclass(frozen=True)
+class TwoStage:
+    """The two-stage inputs of a release (all public).
+
+    Attributes
+    ----------
+    eps_center : float
+        ε₁ of the private centre (spent once).
+    ball_center : tuple or None
+        Sphere: the stage-1 ball's centre as (latitude, longitude) in degrees; None on SPD and
+        Euclidean data, where the response ball ``B_{τ_m}(c)`` serves.
+    ball_radius : float or None
+        Sphere: the stage-1 ball's radius; None on SPD and Euclidean data (τ_m serves).
+    """
+
+    eps_center: float
+    ball_center: tuple | None = None
+    ball_radius: float | None = None
+
+
+def default_center_epsilon(eps_p, eps_v, draws):
+    """The page's default ε₁: a quarter of the geodesics' total, to two significant digits."""
+    return float(f"{0.25 * (float(eps_p) + float(eps_v)) * int(draws):.2g}")
+
+
+def _ball_inputs(settings):
+    """The stage-1 ball as entered: ``(centre as the page holds it, radius)``; the response
+    ball ``B_{τ_m}(c)`` where the page asks for one (SPD, Euclidean)."""
+    two = settings.two_stage
+    if needs_ball(settings.kind):
+        return settings.center, float(settings.tau_m)
+    return two.ball_center, float(two.ball_radius)
+
+
+def _ball(settings):
+    """The stage-1 ball ``(centre point, radius)`` of ``settings``."""
+    center, radius = _ball_inputs(settings)
+    return G.center_point(settings.kind, settings.param, center), radius
+
+
+@lru_cache(maxsize=64)
+def _footpoint_radius(kind, param, n, eps_center, ball, tau, max_speed):
+    m = G.make_manifold(kind, param)
+    center = G.center_point(kind, param, ball[0])
+    return two_stage_footpoint_radius(m, n, eps_center=eps_center, center_ball=(center, ball[1]),
+                                      tau=tau, max_speed=max_speed)
+
+
+def footpoint_radius(settings, n):
+    """The public footpoint radius ρ = V + τ + the predicted 95% error of the centre
+    (:func:`dpcore.release.two_stage.two_stage_footpoint_radius`; public inputs only), V the
+    speed bound (the library's default where the page has none). Cached (public inputs)."""
+    two = settings.two_stage
+    m = settings.manifold
+    speed = settings.max_speed or (m.diameter if m.is_compact
+                                   else 2.0 * (float(settings.tau_m or 0.0) + settings.tau))
+    return _footpoint_radius(settings.kind, settings.param, int(n), float(two.eps_center),
+                             _ball_inputs(settings), float(settings.tau), float(speed))
+
+
+def request(settings, n):
+    """The :class:`~dpcore.release.TwoStageRegressionRequest` of two-stage ``settings``."""
+    kw = settings.release_kwargs()
+    rho = footpoint_radius(settings, n)
+    if needs_ball(settings.kind):
+        rho = min(rho, float(settings.tau_m) + float(settings.tau))  # the proof's support
+    return TwoStageRegressionRequest(
+        settings.manifold, int(n), eps_center=settings.two_stage.eps_center,
+        eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw["tau"],
+        covariate_range=kw["covariate_range"], footpoint_radius=rho,
+        center_ball=_ball(settings), tau_m=kw.get("tau_m"), max_speed=kw.get("max_speed"),
+        n_footpoints=kw["n_footpoints"], n_vectors=kw["n_vectors"], sampler=kw["sampler"],
+        chain_length=kw["chain_length"], burn_in=kw["burn_in"], seed=kw["rng"])
+
+
+# ------------------------------------------------------------------ the page's questions
+def sampler_plan(settings, n):
+    """:func:`ui.logic.geodesic_regression.sampler_plan`, or for the two-stage design stage 2's
+    plan with the whole release's ``guarantee`` and ``two_stage`` (the request's plan)."""
+    if settings.two_stage is None:
+        return G.sampler_plan(settings, n)
+    req = request(settings, n)
+    whole = req.plan()
+    plan = {**whole["stage2"], "refined": False, "two_stage": whole,
+            "guarantee": whole["guarantee"], "footpoint_radius": req.footpoint_radius}
+    return plan
+
+
+def planned_epsilon(settings):
+    """The total ε the release will record: ε₁ + the geodesics' (two-stage) or
+    :func:`ui.logic.geodesic_regression.planned_epsilon`."""
+    one = G.planned_epsilon(settings)
+    return one if settings.two_stage is None else float(settings.two_stage.eps_center) + one
+
+
+def work_estimate(settings, n):
+    """(WorkEstimate, within the work budget) of either design."""
+    if settings.two_stage is None:
+        return G.work_estimate(settings, n)
+    est = request(settings, n).work()
+    return est, est.seconds <= DEFAULT_WORK_BUDGET
+
+
+def run_release(settings, dataset, progress=None):
+    """(release, notes) of either design (:func:`ui.logic.geodesic_regression.run_release`);
+    the two-stage release through its request."""
+    if settings.two_stage is None:
+        return G.run_release(settings, dataset, progress=progress)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ApproximatePrivacyWarning)
+        release = request(settings, len(dataset.x)).run(dataset.x, dataset.y,
+                                                        progress=progress)
+    notes = [str(w.message) for w in caught
+             if issubclass(w.category, ApproximatePrivacyWarning)]
+    return release, notes
