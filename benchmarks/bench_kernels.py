@@ -1,22 +1,28 @@
-"""Closed-form regression kernels: SPD(2) and KendallShape(8) releases against S^2 (issue 13).
+"""Regression releases on SPD(2) and KendallShape(4) against S^2 (issues 13 and 31), and the
+closed-form regression kernels.
 
-Part 1: ``private_geodesic_regression`` at n = 1000 with the same settings on every space
-(1 footpoint x 10 shooting vectors, eps_p = eps_v = 1, tau = 0.2, covariate range (0, 1),
-default chain length), in paper mode and in strict mode (SPD also needs ``tau_m``), each
-the best of ``REPEATS`` wall-clock runs; ``ratio_to_S2`` divides by the S^2 time of the same
-mode measured in this run (target: <= 3). The SPD(2) paper-mode release is also run with its
-closed-form kernels unregistered (the generic adjoint-Jacobi path, as before the kernel), both
-ways with a tenth of the chain (``SHORT``: the cost is linear in the steps and the generic path
-takes minutes at full length): ``speedup`` is the generic time over the kernel's there.
+Part 1: ``private_geodesic_regression`` at n = 100 and n = 1000 with the same settings on
+every space (1 footpoint x 10 shooting vectors, eps_p = eps_v = 1, tau = 0.2, covariate range
+(0, 1), default chain length), in paper mode and in strict mode (SPD also needs ``tau_m``),
+each the best of ``REPEATS`` wall-clock runs taken in turns over the spaces (so that the load
+of a shared machine affects all alike); ``ratio_to_S2`` divides by the S^2 time of the same
+mode and n measured in this run (target: <= 3). ``path`` is the ``compute_path`` the release
+records (issue 31: the compiled numba chains of :mod:`dpcore.sampling._compiled_regression`
+on all three spaces).
 
-Part 2: one regression-gradient evaluation (10 fits x n = 1000 responses, the vector stage's
-batch; tau = 0.2), the registered closed-form kernel against ``generic_regression_gradient``,
-and the SPD(2) Fréchet-mean gradient (10 candidates) against averaging ``SPD.log``.
+Part 2 (n = 100, paper and strict): ten separate default calls against one batched call for
+the same 100 draws (10 footpoints x 10 vectors), as ``benchmarks/bench_single_call.py``
+measures on S^2 (target: ten calls <= 1.2 x the batched call).
+
+Part 3: one regression-gradient evaluation (10 fits x n = 1000 responses, the vector stage's
+batch; tau = 0.2), the registered closed-form numpy kernel against
+``generic_regression_gradient``, and the SPD(2) Fréchet-mean gradient (10 candidates) against
+averaging ``SPD.log``. (The releases above no longer call these numpy kernels inside their
+chains: the compiled chains mirror them.)
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 import warnings
@@ -28,72 +34,81 @@ from benchmarks._timing import per_call
 from dpcore.data import make_regression_data
 from dpcore.learning import regression_gradient
 from dpcore.learning.frechet import frechet_mean_gradient
-from dpcore.learning.kernels import closed_form_frechet_gradient, closed_form_regression_gradient
 from dpcore.learning.regression import generic_regression_gradient
 from dpcore.manifolds import SPD, KendallShape, Sphere
 from dpcore.release import private_geodesic_regression
 
 N = 1000
+SIZES = (100, 1000)
 BATCH = 10
-REPEATS = 2
+REPEATS = 3
 SETTINGS = dict(eps_p=1.0, eps_v=1.0, tau=0.2, covariate_range=(0.0, 1.0), n_footpoints=1,
                 n_vectors=10)
 #: Public radius of the responses' ball for strict mode on SPD (about the data's spread).
 TAU_M = 3.0
-#: Chain settings of the kernel-versus-generic release comparison.
-SHORT = dict(chain_length=200, burn_in=100)
 
 
 def _spaces():
-    return [("S^2", Sphere(2)), ("SPD(2)", SPD(2)), ("Kendall(8)", KendallShape(8))]
+    return [("S^2", Sphere(2)), ("SPD(2)", SPD(2)), ("Kendall(4)", KendallShape(4))]
 
 
-@contextlib.contextmanager
-def _generic_path(cls):
-    """Unregister ``cls``'s closed-form regression and Fréchet kernels for the block."""
-    saved = [(d, d.dispatch(cls)) for d in (closed_form_regression_gradient,
-                                            closed_form_frechet_gradient)]
-    for dispatcher, _ in saved:
-        dispatcher.register(cls, lambda *args, **kwargs: None)
-    try:
-        yield
-    finally:
-        for dispatcher, kernel in saved:
-            dispatcher.register(cls, kernel)
-
-
-def _release_seconds(m, x, y, mode, repeats=REPEATS, **extra):
+def _call(m, x, y, mode, **extra):
     if mode == "strict" and isinstance(m, SPD):
         extra["tau_m"] = TAU_M
-    best = math.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            private_geodesic_regression(m, x, y, mode=mode, rng=1, **SETTINGS, **extra)
-        best = min(best, time.perf_counter() - start)
-    return best
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        options = dict(SETTINGS, **extra)
+        options.setdefault("rng", 1)
+        return private_geodesic_regression(m, x, y, mode=mode, **options)
+
+
+def _seconds(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _path(release):
+    return "/".join(sorted({d["compute_path"] for d in release.diagnostics.values()
+                            if isinstance(d, dict) and "compute_path" in d}))
 
 
 def _releases():
     rows = []
-    data = {name: make_regression_data(m, N, rng=0) for name, m in _spaces()}
+    for n in SIZES:
+        data = {name: make_regression_data(m, n, rng=0) for name, m in _spaces()}
+        for mode in ("paper", "strict"):
+            best = {name: math.inf for name, _ in _spaces()}
+            paths = {name: _path(_call(m, *data[name], mode)) for name, m in _spaces()}  # warm
+            for _ in range(REPEATS):
+                for name, m in _spaces():
+                    best[name] = min(best[name], _seconds(lambda m=m, name=name: _call(
+                        m, *data[name], mode)))
+            for name, _ in _spaces():
+                rows.append({"task": f"private_geodesic_regression, {mode}, {name}, n={n}",
+                             "seconds": round(best[name], 3),
+                             "ratio_to_S2": round(best[name] / best["S^2"], 2),
+                             "target": "<= 3" if name != "S^2" else "",
+                             "path": paths[name]})
+    return rows
+
+
+def _ten_calls():
+    rows = []
+    n = 100
     for mode in ("paper", "strict"):
-        base = None
         for name, m in _spaces():
-            x, y = data[name]
-            seconds = _release_seconds(m, x, y, mode)
-            base = seconds if base is None else base
-            rows.append({"task": f"private_geodesic_regression, {mode}, {name}, n={N}",
-                         "seconds": round(seconds, 3), "ratio_to_S2": round(seconds / base, 2),
-                         "target": "<= 3" if name != "S^2" else ""})
-            if name == "SPD(2)" and mode == "paper":
-                short = _release_seconds(m, x, y, mode, **SHORT)
-                with _generic_path(SPD):
-                    generic = _release_seconds(m, x, y, mode, repeats=1, **SHORT)
-                rows[-1]["short_chain_seconds"] = round(short, 3)
-                rows[-1]["generic_path_short_seconds"] = round(generic, 2)
-                rows[-1]["speedup"] = round(generic / short, 1)
+            x, y = make_regression_data(m, n, rng=0)
+            _call(m, x, y, mode)  # warm-up
+            ten = batched = math.inf
+            for _ in range(2):
+                ten = min(ten, _seconds(lambda m=m, x=x, y=y: [
+                    _call(m, x, y, mode, rng=k) for k in range(10)]))
+                batched = min(batched, _seconds(lambda m=m, x=x, y=y: _call(
+                    m, x, y, mode, n_footpoints=10)))
+            rows.append({"task": f"ten calls vs one batched call, {mode}, {name}, n={n}",
+                         "seconds": round(ten, 3), "batched_seconds": round(batched, 3),
+                         "ten_over_batched": round(ten / batched, 2), "target": "<= 1.2"})
     return rows
 
 
@@ -101,7 +116,7 @@ def _kernels():
     rows = []
     rng = np.random.default_rng(2)
     sphere_kernel = None
-    for name, m in _spaces():
+    for name, m in _spaces() + [("Kendall(8)", KendallShape(8))]:
         x, y = make_regression_data(m, N, rng=0)
         p = m.random_point(BATCH, rng)
         if isinstance(m, SPD):
@@ -130,7 +145,7 @@ def _kernels():
 def main():
     import dpcore.sampling  # noqa: F401  (import scipy once, outside the timed region)
 
-    return pd.DataFrame(_kernels() + _releases()).set_index("task")
+    return pd.DataFrame(_releases() + _ten_calls() + _kernels()).set_index("task")
 
 
 if __name__ == "__main__":

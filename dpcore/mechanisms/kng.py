@@ -309,6 +309,7 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
     ``progress(fraction)`` follows the sampler's steps (:mod:`dpcore._progress`).
     """
     from ..sampling import metropolis_hastings
+    from ..sampling._compiled_regression import attached_target, sampler_target
 
     mechanisms = _check_batch(mechanisms)
     first = mechanisms[0]
@@ -324,9 +325,9 @@ def sample_many(mechanisms, gradient_norm, init, size=1, rng=None, *, domain=Non
             logp = np.where(support.contains(domain, z), logp, -np.inf)
         return np.where(np.isfinite(logp), logp, -np.inf)
 
-    target = getattr(gradient_norm, "sphere_target", None)
-    if target is not None and support is None:
-        log_density.sphere_target = target.with_sigma(sigma)  # the compiled S^d chain
+    target = attached_target(gradient_norm)
+    if target is not None:  # the compiled chain
+        sampler_target(log_density, target.with_sigma(sigma), support)
     if step_size is None:
         step_size = sigmas[0] if n_mech == 1 else sigmas
     if support is not None:
@@ -368,8 +369,8 @@ def regression_footpoints_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None,
         return m.norm(p, g)
 
     if p_hat is not None and v_hat is not None:
-        _describe_sphere_target(m, gradient_norm, "footpoint", t, y, tau=tau,
-                                p_hat=np.asarray(p_hat, float), v_hat=np.asarray(v_hat, float))
+        _describe_target(m, gradient_norm, "footpoint", t, y, tau=tau,
+                         p_hat=np.asarray(p_hat, float), v_hat=np.asarray(v_hat, float))
     return sample_many(mechanisms, gradient_norm, p_hat, size, rng, support=support,
                        progress=progress)
 
@@ -415,9 +416,9 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
             logp = np.where(np.linalg.norm(c, axis=-1) <= max_norm, logp, -np.inf)
         return np.where(np.isfinite(logp), logp, -np.inf)
 
-    _describe_sphere_target(m, log_density, "vector", t, y, tau=tau,
-                            sigma=np.asarray(sigma, dtype=float), max_norm=max_norm,
-                            chains_p=chains_p, chains_b=chains_b)
+    _describe_target(m, log_density, "vector", t, y, tau=tau,
+                     sigma=np.asarray(sigma, dtype=float), max_norm=max_norm,
+                     chains_p=chains_p, chains_b=chains_b)
     scale = _PUBLIC_MEAN_T2
     result = metropolis_hastings(
         coords, log_density, c0, n_samples=first.chain_length, n_chains=chains_p.shape[0],
@@ -488,8 +489,8 @@ def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, t
             inside &= m.norm(p, v) <= max_norm
         return np.where(inside, norm, np.inf)
 
-    if support is None:
-        _describe_sphere_target(m, gradient_norm, "joint", t, y, tau=tau, max_norm=max_norm)
+    ball = {} if support is None else {"center": support.center, "radius": support.radius}
+    _describe_target(m, gradient_norm, "joint", t, y, tau=tau, max_norm=max_norm, **ball)
     start = bundle.join(p_hat, m.proj_tangent(p_hat, v_hat))
     out = sample_many(mechanisms, gradient_norm, start, size, rng, domain=bundle,
                       progress=progress)
@@ -498,14 +499,13 @@ def regression_joint_many(mechanisms, t, y, p_hat, v_hat, size=1, rng=None, *, t
     return out
 
 
-def _describe_sphere_target(m, function, kind, t, y, **fields):
-    """On ``Sphere(d)``, attach the description of this regression target to ``function`` so
-    that the sampler runs its compiled chain (:mod:`dpcore.sampling._compiled_sphere`)."""
-    from ..manifolds import Sphere
-    from ..sampling._compiled_sphere import SphereRegressionTarget, describe
+def _describe_target(m, function, kind, t, y, **fields):
+    """Attach the description of this regression target to ``function`` where compiled
+    kernels cover ``m`` (:mod:`dpcore.sampling._compiled_regression`), so that the sampler
+    runs its compiled chain."""
+    from ..sampling._compiled_regression import regression_target
 
-    if type(m) is Sphere:
-        describe(function, SphereRegressionTarget(kind, t, y, **fields))
+    regression_target(m, function, kind, t, y, **fields)
 
 
 # ---------------------------------------------------------------------- exact sampling

@@ -21,6 +21,11 @@ the results are the same up to rounding, only slower. The kernels are cached on 
 development machine), later processes import numba (about 1 s) and load them (0.2 s);
 ``benchmarks/bench_single_call.py`` measures both.
 
+The same :class:`CompiledChain` runs the chains of ``SPD(2)`` and ``KendallShape(k)``
+(:mod:`dpcore.sampling._spd_numba`, :mod:`dpcore.sampling._kendall_numba`): the target names
+its space, and :mod:`dpcore.sampling._compiled_regression` holds the registry of compiled
+spaces (which manifold classes, which kernels, their data arguments).
+
 On S^2 the sum over the data runs as one branch-free loop that the compiler vectorizes
 (polynomial sin, cos and theta / sin(theta); :func:`~dpcore.sampling._sphere_numba.
 _weighted_sums_s2`), with a scalar loop for the terms outside the polynomials' ranges.
@@ -30,9 +35,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from dataclasses import dataclass, replace
 
 import numpy as np
+
+from ._compiled_regression import (  # noqa: F401  (the target's first names)
+    RegressionTarget as SphereRegressionTarget,
+)
+from ._compiled_regression import attached_target, compiled_space, describe  # noqa: F401
 
 #: Whether numba can be imported (checked once, without importing it).
 NUMBA_AVAILABLE = importlib.util.find_spec("numba") is not None
@@ -42,86 +51,24 @@ KINDS = ("footpoint", "vector", "joint")
 _GAUSSIAN_BYTES = 1 << 23
 
 
-@dataclass(frozen=True)
-class SphereRegressionTarget:
-    r"""Description of a KNG regression target on ``Sphere(d)``, :math:`\exp(-\|g\|/\sigma)`.
-
-    Attributes
-    ----------
-    kind : {"footpoint", "vector", "joint"}
-        ``"joint"``: states ``(p, v)`` of the tangent bundle, ``g`` the stacked gradient;
-        ``"footpoint"``: states ``p``, ``v`` the transport of ``v_hat`` from ``p_hat``,
-        ``g = grad_p E``; ``"vector"``: states are coordinates ``c`` of ``v = c @ basis`` at
-        each chain's fixed footpoint, ``g = grad_v E``.
-    t, y : numpy.ndarray
-        Covariates ``(n,)`` and responses ``(n, d + 1)``.
-    tau : float or None
-        Residual clipping bound (None: no clipping).
-    sigma : float, numpy.ndarray or None
-        Scale of the K-norm density, one value or one per chain (set by the sampler front
-        end).
-    max_norm : float or None
-        Bound on the shooting vector's norm (``"joint"``, ``"vector"``).
-    p_hat, v_hat : numpy.ndarray or None
-        ``"footpoint"``: the point and vector transported to every proposal.
-    chains_p, chains_b : numpy.ndarray or None
-        ``"vector"``: every chain's footpoint ``(n_chains, d + 1)`` and orthonormal basis
-        ``(n_chains, d, d + 1)`` of its tangent space.
-    """
-
-    kind: str
-    t: np.ndarray
-    y: np.ndarray
-    tau: float | None = None
-    sigma: float | None = None
-    max_norm: float | None = None
-    p_hat: np.ndarray | None = None
-    v_hat: np.ndarray | None = None
-    chains_p: np.ndarray | None = None
-    chains_b: np.ndarray | None = None
-
-    def with_sigma(self, sigma):
-        """The same target with the K-norm scale ``sigma`` (one value or one per chain)."""
-        return replace(self, sigma=np.asarray(sigma, dtype=float))
-
-
-def describe(function, target):
-    """Attach ``target`` to ``function`` (a gradient norm or log density); returns it."""
-    function.sphere_target = target
-    return function
-
-
 def compiled_chain(manifold, log_density, n_chains):
     """A :class:`CompiledChain` for this run, or None when the numpy path must run.
 
     The compiled path runs when numba is importable, ``log_density`` carries a complete
-    :class:`SphereRegressionTarget` (``sigma`` one value or one per chain) and ``manifold`` is
-    the state space that target lives on.
+    :class:`~dpcore.sampling._compiled_regression.RegressionTarget` (``sigma`` one value or
+    one per chain) of a registered space and ``manifold`` is the state space that target
+    lives on.
     """
-    target = getattr(log_density, "sphere_target", None)
+    target = attached_target(log_density)
     if not NUMBA_AVAILABLE or target is None or target.sigma is None:
         return None
     if np.ndim(target.sigma) not in (0, 1) or np.size(target.sigma) not in (1, n_chains):
         return None
-    if not _state_space_matches(manifold, target, n_chains):
+    space = compiled_space(manifold, target, n_chains)
+    if space is None:
         return None
-    return CompiledChain(manifold, target, n_chains)
-
-
-def _state_space_matches(manifold, target, n_chains):
-    from ..manifolds import Sphere
-    from ..mechanisms.bundle import TangentBundleWalk
-
-    k = target.y.shape[1]
-    if target.kind == "footpoint":
-        return type(manifold) is Sphere and manifold.point_shape == (k,)
-    if target.kind == "joint":
-        return (type(manifold) is TangentBundleWalk and type(manifold.base) is Sphere
-                and manifold.point_shape == (2, k))
-    if target.kind == "vector":
-        return (bool(getattr(manifold, "is_linear", False)) and manifold.point_shape == (k - 1,)
-                and target.chains_b is not None and target.chains_b.shape == (n_chains, k - 1, k))
-    return False
+    args = space.arguments(target, _copy)
+    return None if args is None else CompiledChain(manifold, target, n_chains, space, args)
 
 
 def _copy(a):
@@ -131,31 +78,20 @@ def _copy(a):
 class CompiledChain:
     """Runs :func:`~dpcore.sampling.mcmc.metropolis_hastings`'s loop with numba kernels."""
 
-    def __init__(self, manifold, target, n_chains):
-        from . import _sphere_numba as kernels
-
+    def __init__(self, manifold, target, n_chains, space, args):
+        kernels = space.kernels()
         self.kernels = kernels
         self.manifold = manifold
         self.kind = {"footpoint": kernels.FOOTPOINT, "vector": kernels.VECTOR,
                      "joint": kernels.JOINT}[target.kind]
-        k = target.y.shape[1]
-        empty_point = np.zeros(k)
         sigma = np.broadcast_to(np.asarray(target.sigma, dtype=float).ravel(), (n_chains,))
-        # fresh C-ordered copies: aligned whatever the caller handed over (a Dask worker's
-        # arrays may not be), so the kernels keep one compiled signature
-        self.args = (
-            _copy(target.t), _copy(target.y), _copy(np.transpose(target.y)),
-            -1.0 if target.tau is None else float(target.tau),
-            _copy(sigma),
-            -1.0 if target.max_norm is None else float(target.max_norm),
-            empty_point if target.p_hat is None else _copy(target.p_hat),
-            empty_point if target.v_hat is None else _copy(target.v_hat),
-            np.zeros((1, k)) if target.chains_p is None else _copy(target.chains_p),
-            np.zeros((1, 1, k)) if target.chains_b is None else _copy(target.chains_b),
-        )
+        # fresh C-ordered copies (``args``, and sigma in its slot, marked None): aligned
+        # whatever the caller handed over (a Dask worker's arrays may not be), so the kernels
+        # keep one compiled signature
+        self.args = tuple(_copy(sigma) if a is None else a for a in args)
         self.n_parts = 2 if target.kind == "joint" else 1
         self.vector_scale = float(getattr(manifold, "vector_scale", 1.0))
-        self.gauss_shape = (k - 1,) if target.kind == "vector" else (k,)
+        self.gauss_shape = space.gauss_shape(target)
 
     def evaluate(self, x):
         """Log density of a batch ``(n_chains, *point_shape)``."""
@@ -205,6 +141,7 @@ class CompiledChain:
                     eta = self._freeze(eta, eta_state, burn_in, half, adapt, eta_max)
                 # consecutive draws: the same numbers as one draw per step
                 gaussians = rng.standard_normal((stop - j, self.n_parts, n, *self.gauss_shape))
+                gaussians = gaussians.reshape(stop - j, self.n_parts, n, -1)
                 self.kernels.run_steps(
                     self.kind, state, logp, uniforms, gaussians, j - start, stop - start,
                     j, phase, labels, eta_state, adapt, target, log_cap, half, inv_dim, thin,

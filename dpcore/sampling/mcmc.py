@@ -349,10 +349,12 @@ def metropolis_hastings(
     A release computed from MCMC draws is only approximately differentially private
     (:math:`\delta` of order 1 / chain length; paper 002 app. A.1).
 
-    When ``log_density`` carries the description of a geodesic-regression KNG target on the
-    sphere (attached by :mod:`dpcore.mechanisms.kng`), the loop
-    runs compiled (:mod:`dpcore.sampling._compiled_sphere`, numba): same random numbers, same
-    adaptation, same draws up to floating-point rounding. Without numba the numpy loop runs.
+    When ``log_density`` carries the description of a geodesic-regression KNG target on a
+    space with compiled kernels (``Sphere``, ``SPD(2)``, ``KendallShape``; attached by
+    :mod:`dpcore.mechanisms.kng`, registry in :mod:`dpcore.sampling._compiled_regression`),
+    the loop runs compiled (:mod:`dpcore.sampling._compiled_sphere`, numba): same random
+    numbers, same adaptation, same draws up to floating-point rounding. Without numba the
+    numpy loop runs.
     """
     check_manifold(manifold)
     if not manifold.is_homogeneous:
