@@ -1,11 +1,11 @@
 """Page: the Euclidean case. Private linear regression of several responses on one covariate,
 dpcore's private geodesic regression on R^d against ordinary least squares and diffprivlib.
 
-Uploaded files are parsed in memory by the library's CSV reader (:func:`dpcore.data.scan_table`
-through :func:`ui.logic.linear_regression.parse_numeric_csv`) and kept in this session's memory
-only (keyed on the file's SHA-256, so a widget change does not read the file again), never
-written to disk, logged or put in a cache shared between sessions. The columns are mapped to
-roles after a preview (:mod:`ui.logic.regression_data`). In strict mode the public bounds may
+Uploaded files (and the example's and preset's bytes) go through the shared upload-and-mapping
+widget (:mod:`ui.upload`): a preview, the covariate, the responses and a person column, read by
+the library's reader in this session's memory only (keyed on the file's SHA-256, so a widget
+change does not read the file again), never written to disk, logged or put in a cache shared
+between sessions. In strict mode the public bounds may
 be estimated under DP with a small stated ε_b ("Estimate privately",
 :mod:`ui.logic.private_bounds`), confirmed, capped and recorded in the ledger like a release.
 A bounds field still holding its starting value taken from the data (an upload's range
@@ -27,7 +27,6 @@ import numpy as np
 import streamlit as st
 
 from dpcore import visualization as V
-from dpcore.data import DataValidationError
 from dpcore.manifolds import Euclidean
 from dpcore.privacy import PrivacyEvent
 from dpcore.release import private_geodesic_regression
@@ -38,7 +37,7 @@ from ui.logic import export as X
 from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
-from ui.logic import regression_data as D
+from ui.logic.upload import PointMapping, UploadTarget
 from ui.risk import show_risk
 from ui.session import (
     export_buttons,
@@ -59,15 +58,13 @@ from ui.session import (
     show_estimate_budget,
     write_query,
 )
+from ui.upload import confirm_person_rows, file_bytes, map_file
 
 PAGE = "Linear regression"
 EPS_OPTIONS = [0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 SOURCES = ["example", "upload", "wine"]
 #: Most points drawn in the figure (a seeded subsample of larger data, with a note).
 PLOT_POINTS = 5000
-#: Session-state key and size of the per-session store of read files (see :func:`memo`).
-MEMO_KEY = "lr_files"
-MEMO_ENTRIES = 6
 LAST = "lr_last_release"
 #: Session-state key of the ranges estimated under DP, by scope (data and columns).
 ESTIMATES = "lr_bounds_estimates"
@@ -75,6 +72,12 @@ ESTIMATE_BUTTON = "lr_bounds_estimate"
 #: Session-state key of the predictions made from bounds that hold the data's range.
 PREDICTIONS = "lr_predictions"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
+#: What the page reads from a file (:mod:`ui.upload`): a covariate and Euclidean responses (one
+#: by default: a line in R¹ is drawn by the exact sampler, private with δ = 0; more go to R^d).
+TARGET = UploadTarget("euclidean", covariate=True, responses=1,
+                      max_responses=CAPS["lr_responses"])
+#: The red-wine preset's roles (its known columns).
+WINE_ROLES = PointMapping("coordinates", tuple(L.WINE_MAPPING[1]), covariate=L.WINE_MAPPING[0])
 #: Where a source's public bounds come from (shown with them).
 PUBLIC_BOUNDS_TEXT = {
     "wine": "domain knowledge of the columns (units and ranges in assets/data/README.md)",
@@ -153,39 +156,6 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
         st.markdown(C.assumptions_markdown(rows))
 
 
-def memo(key, make, spinner="Reading the file …"):
-    """``make()`` once per session for ``key`` (:func:`ui.session.session_memo`): uploads are
-    read once and kept in this session's memory, never in ``st.cache_data``."""
-    return session_memo(MEMO_KEY, key, make, keep_errors=(DataValidationError,),
-                        spinner=spinner, max_entries=MEMO_ENTRIES)
-
-
-def digest(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def scanned(data):
-    """The file scanned into text cells (:func:`ui.logic.linear_regression.parse_numeric_csv`),
-    once per session."""
-    return memo(("scan", digest(data)), lambda: L.parse_numeric_csv(data))
-
-
-def overview(data):
-    """The preview and column profiles of a file (once per session)."""
-    def make():
-        table = scanned(data)
-        return D.profile_columns(table), D.preview_frame(table), len(table.cells)
-
-    return memo(("overview", digest(data)), make)
-
-
-def mapped(data, covariate, responses, group):
-    """The mapped columns as regression data (once per session for the file and roles)."""
-    mapping = D.ColumnMapping(covariate, tuple(responses), group)
-    return memo(("mapped", digest(data), mapping),
-                lambda: D.apply_mapping(scanned(data), mapping), "Reading the chosen columns …")
-
-
 def load_source(source):
     """Widgets for the data; returns (file bytes, fingerprint, example frame or None, query
     settings), or Nones when there is nothing to read."""
@@ -205,100 +175,12 @@ def load_source(source):
                    "(`assets/data/winequality-red.csv`). Its public bounds come from domain "
                    "knowledge of red wine, not from the file (`assets/data/README.md`).")
         return L.wine_bytes(), "wine", None, {}
-    upload = st.file_uploader("Upload a CSV file (header row, one observation per row)",
-                              type=["csv", "txt"], key="lr_upload")
-    if upload is None:
-        st.info("Upload a CSV file, or switch to the generated example or the red-wine "
-                "preset.")
+    data = file_bytes("lr", label="Upload a CSV file (header row, one observation per row)",
+                      empty="Upload a CSV file, or switch to the generated example or the "
+                            "red-wine preset.")
+    if data is None:
         return None, None, None, {}
-    data = upload.getvalue()
     return data, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
-
-
-def column_mapping(profiles, n_rows, preview, fingerprint, source):
-    """Preview and role widgets; returns a :class:`ui.logic.regression_data.ColumnMapping` or
-    None (with a message) when the roles are incomplete."""
-    box = lazy_expander(f"Preview: first {len(preview)} of {n_rows:,} rows, column types and "
-                        "empty cells", f"lr_preview_open_{source}", expanded=source == "upload")
-    if box is not None:
-        with box:
-            st.dataframe(preview, width="stretch")
-            st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
-                         column_config={"note": st.column_config.TextColumn("note",
-                                                                            width="large")})
-    numeric = [p.name for p in profiles if p.kind == "number"]
-    if len(numeric) < 2:
-        st.error("The file needs at least two numeric columns: a covariate and a response.")
-        return None
-    default = (D.ColumnMapping(L.WINE_MAPPING[0], L.WINE_MAPPING[1]) if source == "wine"
-               else D.default_mapping(profiles))
-    ids = {p.name: p.id_like for p in profiles if p.id_like}
-
-    def label(name):
-        return f"{name} (identifier?)" if name in ids else name
-
-    st.markdown("**Columns**: choose the covariate, the responses and, if one person "
-                "contributes several rows, the column naming the person; other columns are "
-                "ignored.")
-    cols = st.columns([1, 2, 1])
-    covariate = cols[0].selectbox(
-        "Covariate column (x)", numeric, format_func=label, key=f"lr_cov_{fingerprint}",
-        index=numeric.index(default.covariate) if default.covariate else None,
-        placeholder="Choose the covariate")
-    if covariate is None:
-        st.info("No numeric column other than identifiers: choose the covariate.")
-        return None
-    options = [c for c in numeric if c != covariate]
-    wanted = (list(default.responses) if covariate == default.covariate
-              else D.candidate_columns([p for p in profiles if p.name != covariate])[:1])
-    responses = cols[1].multiselect("Response columns (y)", options, format_func=label,
-                                    # One response by default: a line in R¹ is drawn by
-                                    # the exact sampler (private, δ = 0); more go to R^d.
-                                    default=[c for c in wanted if c in options],
-                                    max_selections=CAPS["lr_responses"],
-                                    key=f"lr_resp_{fingerprint}_{covariate}")
-    if not responses:
-        st.info("Choose at least one response column.")
-        return None
-    groups = [p.name for p in profiles if p.name not in (covariate, *responses)]
-    group = cols[2].selectbox(
-        "Person (group) column", [None, *groups], key=f"lr_group_{fingerprint}",
-        format_func=lambda c: "(none)" if c is None else c,
-        help="A column naming who each row belongs to (a patient, a household); (none): one "
-             "row per person. The largest number of rows one person has becomes the rows per "
-             "person of the privacy guarantee.")
-    mapping = D.ColumnMapping(covariate, tuple(responses), group)
-    ignored = [p.name for p in profiles if p.name not in mapping.used]
-    if ignored:
-        st.caption("Columns ignored: " + ", ".join(
-            f"'{c}'" + (" (looks like an identifier)" if c in ids else "") for c in ignored))
-    return mapping
-
-
-def person_rows(data_, fingerprint):
-    """Rows per person from the group column (group privacy), for this page only
-    (:func:`ui.session.set_page_rows`): the ledger, the costs and the ε readings of this page
-    count per person, with the sidebar saying why; other pages keep the sidebar's value.
-    Returns False while the user has not confirmed that the largest group size is public."""
-    if data_.groups is None:
-        set_page_rows(None)
-        return True
-    k = data_.rows_per_person
-    group = data_.mapping.group
-    set_page_rows(k, f"This page counts {k} rows per person: the largest group of its person "
-                     f"column '{group}'. The field above applies on the other pages.")
-    sizes = data_.group_sizes
-    st.info(f"**Rows per person: {k}**, the largest group of column '{group}' ({sizes.size:,} "
-            f"people; median {np.median(sizes):g} rows). The guarantee per person is {k} × ε "
-            "(group privacy), and the ledger, the costs and the sidebar count per person.",
-            icon=":material/group:")
-    return st.checkbox(
-        f"I confirm that the largest group size ({k} rows per person) is public information",
-        key=f"lr_group_ok_{fingerprint}_{group}",
-        help="The group sizes come from the data. Taking their maximum as the rows per person "
-             "treats it as public: confirm only if it is (e.g. a study design of at most "
-             f"{k} visits per patient), or set a public bound in the sidebar instead (with no "
-             "person column).")
 
 
 def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None,
@@ -620,7 +502,7 @@ def export_section(source, settings, mapping, bounds, estimate, release_kwargs):
                    "reproducible demo.")
         script = X.linear_regression_script(
             release_kwargs, source=source, covariate=mapping.covariate,
-            responses=mapping.responses, group=mapping.group,
+            responses=mapping.columns, group=mapping.person,
             example=(settings.get("lr_n"), settings.get("lr_seed")), data_file=data_file,
             bounds_estimate=({"epsilon": estimate["epsilon"], "notes": held} if held
                              else None))
@@ -663,25 +545,17 @@ def main():
         settings.update(extra)
         if data is None:
             return write_query(**settings)
-        try:
-            profiles, preview, n_rows = overview(data)
-        except DataValidationError as exc:
-            st.error(f"The file could not be read:\n\n{exc}")
-            return write_query(**settings)
-        mapping = column_mapping(profiles, n_rows, preview, fingerprint, source)
-        if mapping is None:
-            return write_query(**settings)
-        try:
-            data_ = mapped(data, mapping.covariate, mapping.responses, mapping.group)
-        except DataValidationError as exc:
-            st.error(f"Some cells of the chosen columns cannot be used:\n\n{exc}")
+        data_ = map_file(data, "lr", TARGET, scope=fingerprint, preview_open=source == "upload",
+                         defaults=WINE_ROLES if source == "wine" else None)
+        if data_ is None:
             return write_query(**settings)
         if data_.dropped:
-            st.warning(f"{data_.dropped:,} of {n_rows:,} rows dropped: they have an empty cell "
-                       f"in a chosen column. {data_.n:,} rows are used.",
+            st.warning(f"{data_.dropped:,} of {data_.n + data_.dropped:,} rows dropped: they "
+                       f"have an empty cell in a chosen column. {data_.n:,} rows are used.",
                        icon=":material/filter_alt:")
-        group_ok = person_rows(data_, fingerprint)
-    covariate, responses = mapping.covariate, list(mapping.responses)
+        group_ok = confirm_person_rows(data_, "lr", fingerprint)
+    mapping = data_.mapping
+    covariate, responses = mapping.covariate, list(mapping.columns)
     x, y = data_.x, data_.y
     if x.size < 3:
         st.error(f"The regression needs at least 3 rows; {x.size} are usable.")

@@ -27,7 +27,7 @@ OVERSIZE_FILES = {
     "ui/logic/geodesic_regression.py": 1032,
     "pages/geodesic_regression.py": 900,
     "ui/session.py": 907,
-    "pages/linear_regression.py": 845,
+    "pages/linear_regression.py": 719,
     "dpcore/manifolds/base.py": 826,
     "dpcore/mechanisms/kng.py": 730,
     "dpcore/release/work.py": 757,
@@ -42,7 +42,7 @@ OVERSIZE_FILES = {
 #: Functions in pages/ and ui/ over MAX_FUNCTION_LINES today, with their caps.
 OVERSIZE_FUNCTIONS = {
     "pages/geodesic_regression.py:main": 447,
-    "pages/linear_regression.py:main": 198,
+    "pages/linear_regression.py:main": 190,
     "ui/_preview.py:build_figures": 151,
 }
 #: Concrete-manifold switches outside dpcore/manifolds today (target MAX_SWITCHES).

@@ -1,7 +1,8 @@
 """The Fréchet mean page's data: the manifold, the source (synthetic, a preset or an upload
-with its column mapping and person column), the public ball and ε, read from widgets, and the
-numbers of the data as set. Uploaded data stay in this session's memory
-(:func:`ui.session.session_memo`), never in ``st.cache_data`` nor on disk.
+through the shared upload-and-mapping widget, :func:`ui.upload.upload_and_map`, with its person
+column), the public ball and ε, read from widgets, and the numbers of the data as set. Uploaded
+data stay in this session's memory (:func:`ui.session.session_memo`), never in
+``st.cache_data`` nor on disk.
 """
 
 from __future__ import annotations
@@ -19,22 +20,20 @@ from ui import manifolds as M
 from ui.caps import CAPS, upload_max_bytes
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
-from ui.logic import regression_data as D
+from ui.logic.upload import UploadTarget
 from ui.session import (
     query_value,
     rows_per_person,
     session_memo,
-    set_page_rows,
     starting_value,
     write_query,
 )
+from ui.upload import confirm_person_rows, upload_and_map
 
-#: Session-state store of the work done on an uploaded file (never st.cache_data).
+#: Session-state store of the work done on an uploaded file (never st.cache_data); the scans
+#: and reads of the file are the shared widget's (:mod:`ui.upload`: ``fm_upload_scans``,
+#: ``fm_upload_reads``), apart, so that the previews and means here never push a file out.
 UPLOAD_MEMO = "fm_upload_memo"
-#: ... of the scanned files (one entry per file content) and of their mapped columns (one per
-#: file and mapping): apart, so that the previews and means of the store above never push a
-#: file out and a widget change never reads it again.
-SCAN_MEMO, READ_MEMO = "fm_upload_scans", "fm_upload_reads"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 #: Presets: source -> (public radius, public centre as typed).
 PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
@@ -77,119 +76,6 @@ def read_digest(sha, mapping):
     column aside: it does not change the points)."""
     point = repr((mapping.layout, mapping.columns)).encode()
     return f"{sha[:16]}-{hashlib.sha256(point).hexdigest()[:8]}"
-
-
-def column_mapping(upload, manifold, tag):
-    """Preview and role widgets of a scanned upload; returns a
-    :class:`ui.logic.frechet_mean.PointMapping`, or None (with a message) while a column of the
-    point is not chosen."""
-    profiles = upload.profiles
-    with st.expander(f"Preview: first {len(upload.preview)} of {upload.n_rows:,} rows, column "
-                     "types and empty cells", expanded=True):
-        st.dataframe(upload.preview, width="stretch")
-        st.dataframe(D.profile_frame(profiles), hide_index=True, width="stretch",
-                     column_config={"note": st.column_config.TextColumn("note",
-                                                                        width="large")})
-    ids = {p.name: p.id_like for p in profiles if p.id_like}
-
-    def label(name):
-        return f"{name} (identifier?)" if name in ids else name
-
-    layouts = L.point_layouts(manifold)
-    detected = L.default_layout(manifold, profiles)
-    st.markdown("**Columns**: choose how the file writes a point and which columns hold it, "
-                "and, if one person contributes several rows, the column naming the person; "
-                "other columns are ignored.")
-    keys = list(layouts)
-    layout = keys[0] if len(keys) == 1 else st.radio(
-        "Each point is written as", keys, index=keys.index(detected), horizontal=True,
-        format_func=lambda k: layouts[k].label, key=f"fm_map_layout_{tag}")
-    defaults = L.default_point_columns(manifold, layout, profiles)
-    st.caption(L.recognised_text(manifold, layout, defaults, profiles))
-    slots, options = layouts[layout].slot_labels, L.slot_options(profiles, layouts[layout])
-    chosen = []
-    for start in range(0, len(slots), 6):  # at most six choices a line (SPD(3): 9 entries)
-        cols = st.columns(min(6, len(slots)))
-        for j, col in zip(range(start, min(start + 6, len(slots))), cols, strict=False):
-            chosen.append(col.selectbox(
-                slots[j], options, format_func=label, placeholder="Choose a column",
-                index=options.index(defaults[j]) if defaults[j] in options else None,
-                key=f"fm_map_{tag}_{layout}_{j}"))
-    others = [p.name for p in profiles if p.name not in chosen]
-    person = st.selectbox(
-        "Person (group) column (optional)", [None, *others], key=f"fm_map_person_{tag}",
-        format_func=lambda c: "(none)" if c is None else c,
-        help="A column naming who each row belongs to (a patient, an animal, a household); "
-             "(none): one row per person. The largest number of rows one person has becomes "
-             "the rows per person of the privacy guarantee on this page.")
-    hint = L.person_hint(profiles, exclude=chosen)
-    if hint and person is None:
-        st.caption(f"Column {', '.join(repr(c) for c in hint)} may name people: if one person "
-                   "has several rows, choose it as the person column (group privacy).")
-    if None in chosen:
-        level, text = L.incomplete_mapping_text(manifold, layout, chosen, profiles)
-        (st.error if level == "error" else st.info)(text)
-        return None
-    mapping = L.PointMapping(layout, tuple(chosen), person)
-    ignored = [c for c in others if c != person]
-    if ignored:
-        st.caption("Columns ignored: " + ", ".join(
-            f"'{c}'" + (" (looks like an identifier)" if c in ids else "") for c in ignored))
-    return mapping
-
-
-def uploaded_points(raw, digest, manifold_key, manifold):
-    """An uploaded file (its SHA-256 ``digest``): scanned once per file content, previewed,
-    mapped, and its chosen columns read once per mapping (this session's memory only, never
-    st.cache_data). Returns a :class:`ui.logic.frechet_mean.MeanUpload`, or None with a
-    message naming the row and column of what is wrong."""
-    try:
-        upload = session_memo(SCAN_MEMO, digest,
-                              lambda: L.scan_upload(raw, max_bytes=upload_max_bytes()),
-                              keep_errors=(DataValidationError,), spinner="Reading the file …",
-                              max_entries=2)
-    except DataValidationError as exc:
-        st.error(f"The file could not be used.\n\n{exc}")
-        return None
-    mapping = column_mapping(upload, manifold, f"{manifold_key}_{digest[:12]}")
-    if mapping is None:
-        return None
-    try:
-        read = session_memo(READ_MEMO, (digest, manifold_key, mapping),
-                            lambda: L.read_mapped(upload, manifold, mapping),
-                            keep_errors=(DataValidationError,),
-                            spinner="Reading the chosen columns …", max_entries=4)
-    except DataValidationError as exc:
-        message = str(exc).replace(
-            "Pass renormalize=True to project every point onto the sphere.",
-            "Normalize each row to unit length before uploading.")
-        legend = L.mapping_legend(manifold, mapping)
-        st.error(f"The file could not be used.\n\n{message}" + (f"\n\n{legend}" if legend
-                                                                   else ""))
-        return None
-    legend = L.mapping_legend(manifold, mapping)
-    st.caption(read.note + (f" {legend}" if legend else ""))
-    return read
-
-
-def person_rows(read, tag):
-    """Rows per person from the person column (group privacy), for this page only
-    (:func:`ui.session.set_page_rows`): the cost, the ledger entry and the ε readings of this
-    page count per person, with the sidebar saying why. Returns False while the user has not
-    confirmed that the largest group size is public."""
-    if read.groups is None:
-        return True
-    k, person = read.rows_per_person, read.mapping.person
-    set_page_rows(k, f"This page counts {k} rows per person: the largest group of its person "
-                     f"column '{person}'. The field above applies on the other pages.")
-    st.info(L.person_rows_text(k, person, read.group_sizes), icon=":material/group:")
-    return st.checkbox(
-        f"I confirm that the largest group size ({k} rows per person) is public information",
-        key=f"fm_group_ok_{tag}_{person}",
-        help="The group sizes come from the data. Taking their maximum as the rows per person "
-             "treats it as public: confirm only if it is (e.g. a study design of at most "
-             f"{k} measurements per person), or set a public bound in the sidebar instead (with "
-             "no person column).")
 
 
 def load_data(manifold_key, manifold, source, ui=st):
@@ -276,26 +162,17 @@ def load_data(manifold_key, manifold, source, ui=st):
         ui.caption(L.CITIES_BOUNDS_NOTE)
         raw = L.cities_bytes()
     else:
-        upload = ui.file_uploader(
-            "Upload a CSV file (a header row naming the columns, one point per row; choose "
-            "the point's columns below)", type=["csv", "txt"], key="fm_upload",
-        )
-        ui.caption(f"Expected header: `{', '.join(manifold.csv_columns())}`"
-                   + (" or latitude and longitude in degrees" if isinstance(manifold, Sphere)
-                      else " or the full matrix")
-                   + "; other names are mapped below and other columns (an id, a name, a "
-                     "date) are ignored. The file stays in memory and is never stored.")
-        if upload is None:
-            ui.info("Upload a file to continue, or switch the data to *Synthetic*.")
-            return None
-        raw = upload.getvalue()
-        sha = hashlib.sha256(raw).hexdigest()
-        read = uploaded_points(raw, sha, manifold_key, manifold)
+        read = upload_and_map(
+            "fm", UploadTarget(manifold_key, infer_param=False), ui=ui,
+            label="Upload a CSV file (a header row naming the columns, one point per row; "
+                  "choose the point's columns below)",
+            empty="Upload a file to continue, or switch the data to *Synthetic*.")
         if read is None:
             return None
-        y, raw, digest = read.y, None, read_digest(sha, read.mapping)
+        y, raw, digest = read.y, None, read_digest(read.digest, read.mapping)
         meta.update(person=read.mapping.person, mapping=read.mapping,
-                    group_ok=person_rows(read, f"{manifold_key}_{sha[:12]}"))
+                    group_ok=confirm_person_rows(read, "fm",
+                                                 f"{manifold_key}_{read.digest[:12]}"))
     if raw is not None:
         digest = hashlib.sha256(raw).hexdigest()
         try:

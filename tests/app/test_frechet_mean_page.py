@@ -384,7 +384,8 @@ def test_large_upload_is_parsed_once_and_drawn_subsampled(monkeypatch):
     preview waits for a switch, and figures draw 2,000 of the points with a note."""
     import time
 
-    from ui.logic import frechet_mean as L
+    # the shared upload-and-mapping widget's logic (ui.upload reads through it)
+    from ui.logic import upload as L
 
     calls = []
     scan, read = L.scan_upload, L.read_mapped

@@ -3,7 +3,8 @@ release as a request (:class:`dpcore.release.FrechetMeanRequest`) and what the p
 about it before and after, the presets, the public centre and the ball preview.
 
 The studies (preview draws, simulations) are :mod:`ui.logic.frechet_simulation`; the column
-mapping of uploads is :mod:`ui.logic.frechet_upload`, whose names are re-exported here.
+mapping of uploads is :mod:`ui.logic.upload` (shared by every page that reads a file), whose
+names are re-exported here.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dpcore.sensitivity import (
 from dpcore.visualization.frechet import MECHANISM_LABELS
 from ui.caps import upload_max_rows
 
-from .frechet_upload import (
+from .upload import (
     MeanUpload,
     PointLayout,
     PointMapping,
@@ -70,7 +71,7 @@ __all__ = [
     "simulated_mechanisms",
     "smallest_epsilon_text",
     "spd_center_text",
-    # the column mapping of uploads (ui.logic.frechet_upload)
+    # the column mapping of uploads (ui.logic.upload)
     "MeanUpload",
     "PointLayout",
     "PointMapping",
