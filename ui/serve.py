@@ -55,6 +55,11 @@ def main(argv=None):
     # already in the environment wins (0 turns it off).
     os.environ.setdefault(PROGRESSIVE_ENV, "1")
     preload_chart_library()
+    # Streamlit reads .streamlit/config.toml from the working directory only: started from
+    # anywhere else, the project's settings would silently not apply (among them
+    # client.showErrorDetails = "none", which keeps tracebacks and server paths out of the
+    # browser). The app and its data are found by absolute paths, so run from the repository.
+    os.chdir(APP.parent)
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     return cli.main()
 

@@ -1,5 +1,7 @@
 """The launcher relies on one Streamlit internal; fail loudly if it moves."""
 
+from pathlib import Path
+
 from streamlit.runtime.pages_manager import PagesManager
 
 import ui.serve
@@ -182,3 +184,24 @@ def test_warm_up_can_be_switched_off(monkeypatch):
     registered.clear()
     ui.serve.main([])
     assert ui.serve.start_warm_up in registered
+
+
+def test_the_server_runs_from_the_repository_whatever_the_working_directory(monkeypatch,
+                                                                            tmp_path):
+    """Streamlit reads .streamlit/config.toml from the working directory: ui.serve starts
+    from the repository, so its settings (no error details in the browser) always apply."""
+    from streamlit import config
+    from streamlit.web import cli
+    from streamlit.web.server.starlette import starlette_static_routes as routes
+
+    monkeypatch.setattr(routes, "create_streamlit_static_handler",
+                        routes.create_streamlit_static_handler)
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
+    monkeypatch.setattr(config, "on_config_parsed", lambda fn, force_connect=False: None)
+    monkeypatch.setenv(ui.serve.WARM_UP_ENV, "0")
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(Path.cwd()) or 0)
+    monkeypatch.chdir(tmp_path)
+    ui.serve.main([])
+    assert seen == [ui.serve.APP.parent]
+    assert 'showErrorDetails = "none"' in (seen[0] / ".streamlit" / "config.toml").read_text()
