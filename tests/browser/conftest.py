@@ -45,7 +45,9 @@ def server_url(tmp_path_factory):
     url = f"http://localhost:{port}"
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [
-        sys.executable, "-m", "ui.serve",
+        # ui.serve with the work calibration pinned (_pinned_server.py: no outcome may
+        # depend on the machine's load).
+        sys.executable, "-m", "tests.browser._pinned_server",
         "--server.port", str(port), "--server.headless", "true",
         "--server.address", "localhost",
         # Files may change on disk during a test run; never reload or watch them.
