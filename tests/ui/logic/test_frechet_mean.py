@@ -191,6 +191,12 @@ def test_work_estimate_of_each_mechanism_and_the_refusal(monkeypatch):
     from dpcore.data.synthetic import default_center
     from dpcore.release import work
 
+    # A fixed calibration: the outcome must not depend on the machine's load (a calibration
+    # re-measured between the two estimates below made them differ once).
+    monkeypatch.setattr(work, "_CACHE", {})
+    monkeypatch.setattr(work, "_MEASURED", {})
+    monkeypatch.setattr(work, "_calibrate", lambda manifold, kind: work.WorkCosts(
+        per_step=1e-4, per_term=5e-8, per_sample=1.5e-6))
     m = Sphere(2)
     c = default_center(m)
     kng = L.release_request(m, 200, 1.0, "kng", 0.3, c)
