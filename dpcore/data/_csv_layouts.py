@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from .._validation import check_manifold
 from ..exceptions import DataValidationError
-from ..manifolds import SPD, KendallShape, Sphere
-from .geographic import latlon_columns
+from ._csv_formats import file_format
 from .tables import _Collector, _header_names, _positions
 
 # ------------------------------------------------------------------------------ columns
@@ -89,20 +88,14 @@ def _shown(values, slots=()) -> str:
     return _span(values)
 
 
-def _spd_full_columns(k) -> list[str]:
-    """``s11, s12, ..., s1k, s21, ..., skk``: every entry, row-major (``s{i}_{j}`` when
-    ``k >= 10``, as :meth:`dpcore.manifolds.SPD.csv_columns`)."""
-    sep = "_" if k >= 10 else ""
-    return [f"s{i}{sep}{j}" for i in range(1, k + 1) for j in range(1, k + 1)]
-
-
 def _layout(m, task, raw, keys, covariate="x", mapped=None) -> _Layout:
     """The layout of a file with header names ``raw`` (as written) and ``keys`` (lower case).
 
     With a column mapping (``mapped``: ``(kind, {slot: file column})`` from
     :func:`_check_columns`), the layout it names, its columns as spelled in the header. Else
-    Sphere(2): a latitude and a longitude column (and none of ``y1..y3``) mean places in
-    degrees. SPD(k), k >= 2: all ``k * k`` entries named mean full matrices. Otherwise the
+    the layout the manifold's file format recognises (:mod:`dpcore.data._csv_formats`: e.g.
+    on Sphere(2) a latitude and a longitude column, and none of ``y1..y3``, mean places in
+    degrees; on SPD(k) all ``k * k`` entries named mean full matrices), by default the
     manifold's own columns (:func:`expected_columns`).
     """
     lead = (covariate,) if task == "regression" else ()
@@ -113,31 +106,15 @@ def _layout(m, task, raw, keys, covariate="x", mapped=None) -> _Layout:
         kind, chosen = mapped
         names = tuple(spelled.get(c.lower(), c) for c in (*lead, *chosen.values()))
         return _Layout(kind, names, len(lead), ignore_others=True, slots=tuple(chosen))
-    own = m.csv_columns()
     present = {k for k in keys if k}
-    if isinstance(m, Sphere) and m.dim == 2 and not present & set(own):
-        pair = latlon_columns([h for h in raw if h])
-        if pair is not None:
-            return _Layout("latlon", (*lead, *pair), len(lead), ignore_others=True)
-    if isinstance(m, SPD) and m.k >= 2:
-        full = _spd_full_columns(m.k)
-        if set(full) <= present:
-            return _Layout("spd_full", (*lead, *full), len(lead))
-        return _Layout("spd_upper", (*lead, *own), len(lead))
-    kind = "landmarks" if isinstance(m, KendallShape) else "coordinates"
-    return _Layout(kind, (*lead, *own), len(lead))
-
+    kind, values, ignore = file_format(m).detect(m, raw, present)
+    return _Layout(kind, (*lead, *values), len(lead), ignore_others=ignore)
 
 
 def _slot_layouts(m) -> dict:
     """The layouts a column mapping may name for ``m``: kind -> the reader's column names, in
-    the order read (:func:`read_manifold_csv`, ``columns``)."""
-    own = tuple(m.csv_columns())
-    if isinstance(m, Sphere) and m.dim == 2:
-        return {"coordinates": own, "latlon": ("lat", "lon")}
-    if isinstance(m, SPD) and m.k >= 2:
-        return {"spd_upper": own, "spd_full": tuple(_spd_full_columns(m.k))}
-    return {"landmarks" if isinstance(m, KendallShape) else "coordinates": own}
+    the order read (:func:`read_manifold_csv`, ``columns``; :mod:`dpcore.data._csv_formats`)."""
+    return file_format(m).layouts(m)
 
 
 def _check_columns(m, columns, task) -> tuple:
@@ -190,18 +167,7 @@ def _check_roles(layout, group):
 
 def _alternatives(m) -> str:
     """The other layouts a manifold's files may have, for the missing-columns message."""
-    if isinstance(m, Sphere) and m.dim == 2:
-        return (" A file of places may instead have one latitude and one longitude column in "
-                "degrees (lat or latitude, lon, lng, long or longitude; other columns are then "
-                "ignored).")
-    if isinstance(m, SPD) and m.k >= 2:
-        full = _spd_full_columns(m.k)
-        k = m.k
-        listed = ", ".join(full) if k == 2 else (f"{full[0]}, ..., {full[k - 1]}, {full[k]}, "
-                                                 f"..., {full[-1]}")
-        return (f" SPD files may also list the full matrix, all {len(full)} entries row by "
-                f"row: {listed}.")
-    return ""
+    return file_format(m).alternatives(m)
 
 
 # ------------------------------------------------------------------------------ the header

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import MAX_PROBLEMS
-from ..manifolds import SPD
+from ._csv_formats import file_format
 from ._csv_layouts import _span
 from .geographic import latlon_range_problems, latlon_to_sphere
 
@@ -33,7 +33,7 @@ def _points(m, y, rows, ok, *, renormalize, atol, problems, names=None, span=Non
     if ok.any():
         checked = np.asarray(rows)[ok]
         for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
-            if isinstance(m, SPD) and check.column is None:
+            if check.column is None and file_format(m).locates_matrix_entries:
                 _add_spd_problems(m, y[ok], check.mask, reword(check.message), checked,
                                   problems, names)
             else:
