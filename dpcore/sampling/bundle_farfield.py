@@ -19,23 +19,75 @@ The far-field bound
 -------------------
 For a leaf (the parallelepiped :math:`\{z_c + \sum_j\varepsilon_j b_j + \zeta\}` of
 :mod:`~dpcore.sampling.bundle_whitened`, rounding slack :math:`\zeta` included) and any of its
-points :math:`z`, along the segment from :math:`z_c` to :math:`z`
-(:mod:`dpcore.sampling.sphere_jacobian_bounds`, where the bounds are proven):
+points :math:`z` in the public support :math:`D = \{|u| \le R, |w| \le V\}` (a proposal whose
+lattice cell is in :math:`D_L` lies in :math:`D`: the cell's centre is at least two spacings
+inside, so the bound is needed, and claimed, only there), along the segment from :math:`z_c`
+to :math:`z` (:mod:`dpcore.sampling.sphere_jacobian_bounds`, where the bounds are proven):
 
-.. math:: g(z) \ge g(z_c) - \frac1n\sum_i \min\Big(\sup_s\big|\tfrac{D}{ds}(a_i, b_i)\big|,
-          \ (m_i(z) + m_i(z_c))\sqrt{1 + t_i^2}\Big),
+.. math:: g(z) \ge g(z_c) - \frac1n\sum_i \min\Big(\int_0^1\big|\tfrac{D}{ds}(a_i, b_i)\big|
+          ds,\ (m_i(z) + m_i(z_c))\sqrt{1 + t_i^2}\Big),
 
 each term's covariant-derivative bound in closed form from the range of its residual angle
-:math:`\theta_i` over the leaf (:math:`\theta_i(z_c) \pm \eta_i`, :math:`\eta_i` the speed
-bound of the prediction :math:`\hat y_i`, :func:`prediction_speed`), from
-:math:`P \ge |\delta_u|`, :math:`N \ge |Dv/ds|` (the chart's speeds, from the leaf's basis
-and hull) and :math:`\rho \le t_iW`; terms whose angle may reach the cut locus get only the
-crude second bound. Unlike an enclosure of the formulas, this loses only first order in the
-leaf's size with constants that *shrink* where residuals are clipped
-(:math:`\tau|\cot\theta|` instead of 1), so large leaves far from the fit certify most of the
-true :math:`g`. :math:`g(z_c)` is the library's float gradient at the float centre, less an
-absolute :math:`10^{-10}` (the scope of rigour of :mod:`~dpcore.sampling.sphere_enclosure`:
-exact arithmetic on the float data, float-vs-exact differences ~1e-15).
+:math:`\theta_i` over the segment, from the speed :math:`\eta_i(s) \le \eta_{0,i} +
+s\eta_{1,i}` of the prediction :math:`\hat y_i` (below, :func:`prediction_speed`), from
+:math:`P \ge |\dot p|`, :math:`N \ge |Dv/ds|` and :math:`\rho \le t_iW`; terms whose angle may
+reach the cut locus get only the crude second bound. :math:`g(z_c)` is the library's float
+gradient at the float centre, less an absolute :math:`10^{-10}` (the scope of rigour of
+:mod:`~dpcore.sampling.sphere_enclosure`: exact arithmetic on the float data, float-vs-exact
+differences ~1e-15). :func:`leaf_losses` evaluates the sum (numba,
+:mod:`~dpcore.sampling._farfield_numba`, or numpy: the same formulas).
+
+Prediction speed (issue 28)
+---------------------------
+Chart (:class:`~dpcore.sampling.sphere_enclosure.SphereBundleChart`): :math:`p =
+\mathrm{Exp}_{m_0}(u)`, :math:`v = \sum_a w_af_a(p)` with the radially parallel frame
+:math:`f`, so in :math:`f`-components :math:`v \equiv w`, :math:`e = w/|w|`,
+:math:`\rho = t|w|`. Along :math:`z(s) = z_c + s\delta`, with :math:`r = |u|`,
+:math:`\chi = u \times \delta_u = u_c \times \delta_u` (constant: :math:`u_s - u_c \parallel
+\delta_u`), :math:`J` the rotation by :math:`\pi/2`, :math:`h(r) = (1 - \mathrm{sinc}\,r)/r^2
+\in [0, 1/6]`, :math:`k(r) = (1 - \cos r)/r^2 \in [0, 1/2]`:
+
+* :math:`\pi = \dot p \equiv \delta_u - h(r)\chi Ju` (:math:`d\exp_{m_0}` keeps the radial
+  part and multiplies the angular one by :math:`\mathrm{sinc}\,r`;
+  :math:`r^2\delta_u - (u\cdot\delta_u)u = \chi Ju`);
+* :math:`\nu = Dv/ds \equiv \delta_w - k(r)\chi Jw` (the frame's connection form is
+  :math:`(1 - \cos r)\,d\varphi`, :math:`\dot\varphi = \chi/r^2`; the sign is checked against
+  finite differences by the tests);
+* :math:`\dot{\hat y} = J(1)` for the Jacobi field with :math:`J(0) = \pi`, :math:`J'(0) =
+  t\nu` (paper 002, eqs. 7-8): transported back to :math:`p`, :math:`L = Q_a\pi + tQ_b\nu`,
+  :math:`Q_a = I - (1 - \cos\rho)nn^\top`, :math:`Q_b = I - (1 - \mathrm{sinc}\,\rho)nn^\top`,
+  :math:`n = Jw/|w|`: a function of :math:`(u_s, w_s)` and :math:`\delta` alone, linear in
+  :math:`\delta`, so :math:`\eta(s) = |L(s)|`.
+
+At the centre :math:`L_c(\delta) = Q_a(w_c)A + tQ_b(w_c)B`, :math:`A = \delta_u -
+h(r_c)\chi Ju_c`, :math:`B = \delta_w - k(r_c)\chi Jw_c`, is linear in :math:`\varepsilon`, so
+its norm (convex) is largest at a vertex of the cube (8 up to sign; the slack :math:`\zeta`
+adds at most :math:`s_0 + ts_1 = |\zeta_u|(1 + r_c^2/6) + t(|\zeta_w| + r_c|w_c||\zeta_u|/2)`).
+The remainder :math:`|L(s) - L_c| \le s\,\eta_1` with (:math:`X \ge |\chi|`, :math:`|h'| \le
+r/60`, :math:`|k'| \le r/12` for :math:`r < 3.8` (alternating series), :math:`r \le r_{max}`,
+:math:`|w| \le W`, :math:`|\delta_w| \le D_w`)
+
+.. math:: \eta_1 = XP\big(\tfrac{r_{max}^2}{60} + \tfrac16\big) + tX\big(\tfrac{r_{max}}{12}PW
+          + \tfrac{D_w}2\big) + tD_w\big(q_aP + 0.3727\,t\rho N\big),
+
+the first two from :math:`|h(r_s)u_s - h(r_c)u_c|` and :math:`|k(r_s)w_s - k(r_c)w_c|`, the
+last from :math:`\|Q(w_s) - Q(w_c)\| \le s\sup\|dQ/ds\|`: :math:`dQ_a/ds` has the part
+:math:`\sin\rho\,\dot\rho\,nn^\top` and the part :math:`(1 - \cos\rho)(\dot nn^\top +
+n\dot n^\top)`, :math:`|\dot n| = |\delta_{w\perp}|/|w|`; in the basis :math:`(e, n)` this is
+:math:`\begin{pmatrix}0 & c\\ c & a\end{pmatrix}` of norm :math:`\le |a| + |c| \le
+t(|\sin\rho||\delta_{w\parallel}| + \frac{1 - \cos\rho}{\rho}|\delta_{w\perp}|) \le
+tD_wq_a`, :math:`q_a = \sqrt{\min(\rho, 1)^2 + \min(\rho/2, 0.7247)^2}`
+(:math:`\max_x(1 - \cos x)/x < 0.7247`); for :math:`Q_b`, :math:`|\mathrm{sinc}'| \le \rho/3`
+and :math:`(1 - \mathrm{sinc}\,\rho)/\rho \le \rho/6` give :math:`tD_w\rho\sqrt{1/9 + 1/36}
+\le 0.3727\,tD_w\rho`. So :math:`\eta(s) \le \eta_0 + s\eta_1`, :math:`\eta_0 =
+\max_\varepsilon|L_c| + s_0 + ts_1`, and :math:`|\theta(s) - \theta(c)| \le s\eta_0 +
+s^2\eta_1/2`. Also :math:`|\pi| \le P = \max|\delta_u|`, :math:`|\nu| \le N = \min(D_w +
+XW/2, \max_\varepsilon|B| + s_1 + \ldots)`. :math:`|u|` and :math:`|w|` are convex along a
+segment, so with its end in :math:`D`: :math:`r \le \max(r_c, \min(R, r_{hull}))`,
+:math:`|w| \le W = \max(|w_c|, \min(V, w_{hull}))`. This keeps the cancellation between
+moving the footpoint and the shooting vector that makes the valley's thin directions thin,
+and the cosine/sinc factors of the Jacobi field exactly at the centre (the previous bound
+added :math:`t\rho^2N/3` and :math:`(r^2/6 + tWr/2)P`, first order in the leaf's size).
 
 Leaves whose box comes within ``near_sigmas`` :math:`\sigma` of the fit (in whitened
 coordinates) also get the affine certificate of the parent class, and each of
@@ -47,23 +99,33 @@ coordinates) also get the affine certificate of the parent class, and each of
 Partition: the parent's k-d refinement of the whitened box (first the leaf holding the fit
 is split until :math:`q_1` certifies it, which leaves dyadic shells of leaves whose size grows
 with their distance to the fit; then the leaves with the largest excess mass are split) with
-the split axis chosen by each axis's share of the mean-value loss.
+the split axis chosen by each axis's share of the mean-value loss (each term's bound per unit
+of prediction speed times the axis's column of :math:`L_c`).
 
 Exactness and float safety are those of the parent class: the envelope holds by proof on
-every leaf, a proposal whose ratio exceeds :math:`1 + 10^{-9}` raises
+every leaf (on :math:`D`), a proposal whose ratio exceeds :math:`1 + 10^{-9}` raises
 :class:`~dpcore.exceptions.EnvelopeViolation`, and the released value is the public lattice
 cell of :mod:`~dpcore.sampling.bundle_lattice`, every support cell reachable through the
 :math:`q_0` witness.
 
 Cost (measured, ``benchmarks/bench_bundle_farfield.py``, n = 250, tau = 0.2, R = 0.5,
-V = 1.5; shared machine, CPU seconds): at :math:`n\epsilon = 250`, 40,000 leaves give a
-certified acceptance of :math:`3.0\cdot10^{-6}` in 61 s against :math:`4.4\cdot10^{-7}` for
-the whitened affine sampler with 6000 leaves (21 s); at :math:`n\epsilon = 1000` (an earlier
-version of the speed bounds) :math:`9.3\cdot10^{-9}` with 40,000 leaves (19 s) against
-:math:`1.7\cdot10^{-9}`. Far leaves are still too large for the bound (per-term bound about
-4-5 times the true per-term change on leaves of whitened half-widths
-:math:`(66, 80, 5, 5)\sigma`; summing terms in absolute value costs only 1.2 times): the
-Jacobi-map terms :math:`m\sin\rho\,(\cdot)` and the range-widened turn rate dominate.
+V = 1.5, 9 draws; shared machine, CPU seconds; refinement until the certified acceptance
+reaches :math:`2\cdot10^{-3}`, ``near_sigmas = 8``): at :math:`n\epsilon` = 250, 500 and 1000,
+96,000, 105,000 and 91,000 leaves give certified acceptances of :math:`2.1, 3.0,
+2.1\cdot10^{-3}` (measured :math:`3.4, 3.9, 2.4\cdot10^{-3}`) in 33, 33 and 27 s including
+the 9 draws (0.4-0.7 s), against :math:`4.4\cdot10^{-7}, 2.7\cdot10^{-8}, 1.7\cdot10^{-9}` for
+the whitened affine sampler with 6000 leaves (14-16 s). Before the transport-form term
+bounds, the centre Jacobian of the prediction speed and the support caps, 40,000 leaves gave
+:math:`3.0\cdot10^{-6}` at 250 and about :math:`10^{-8}` at 1000. The certified acceptance
+jumps once the heavy leaves' loss falls below :math:`g(z_c)` (at 1000, ``near_sigmas = 32``:
+:math:`8\cdot10^{-9}`, :math:`1.4\cdot10^{-6}` and :math:`3.4\cdot10^{-2}` with 10,000,
+40,000 and 100,000 leaves). ``near_sigmas`` = 32 instead of 8 needs fewer leaves but the
+affine certificate (about ten times the mean-value cost per leaf) then dominates: 127, 67 and
+33 s. What limits it now: at 1000 the numba kernel (about 60 microseconds per leaf at
+n = 250) takes about 45% of the build, the library gradient at the centres 20%; and near the
+fit (the 0-64 :math:`\sigma` shells carry 77-88% of the envelope mass) the residuals are
+unclipped, their turn rate is 1, and summing the terms' changes in absolute value loses the
+cancellation that makes the valley's thin directions thin, so leaves there must stay small.
 """
 
 from __future__ import annotations
@@ -75,9 +137,16 @@ import numpy as np
 from .bundle_sampler import _gradient6
 from .bundle_whitened import _DOMAIN, _MARGIN, _U, WhitenedBundleSampler
 from .intervals import sinc_at
-from .sphere_jacobian_bounds import term_change_bounds
+from .sphere_enclosure import CUT_MARGIN
+from .sphere_jacobian_bounds import MARGIN, PIECES, THETA_PAD, term_change_bounds
 
-__all__ = ["FarFieldBundleSampler", "leaf_geometry", "prediction_speed", "residual_angles"]
+try:
+    from ._farfield_numba import farfield_loss as _farfield_loss
+except ImportError:  # numba missing: the numpy path
+    _farfield_loss = None
+
+__all__ = ["FarFieldBundleSampler", "leaf_geometry", "leaf_losses", "prediction_speed",
+           "residual_angles"]
 
 #: Absolute slack subtracted from the float g at a leaf's centre.
 G_SLACK = 1e-10
@@ -100,14 +169,27 @@ def residual_angles(chart, z, t, y):
     return np.arctan2(np.sqrt(np.sum(cross * cross, axis=-1)), dot)
 
 
-def leaf_geometry(center, basis, slack):
-    r"""Chart speeds of parallelepipeds :math:`\{c + B\varepsilon + \zeta\}`.
+def _h_k(r):
+    r""":math:`h(r) = (1 - \mathrm{sinc}\,r)/r^2` and :math:`k(r) = (1 - \cos r)/r^2` (series
+    below 0.5, error below 1e-13 relative)."""
+    r2 = r * r
+    small = r < 0.5
+    rs = np.where(small, 1.0, r)
+    h_dir = (1.0 - np.sin(rs) / rs) / (rs * rs)
+    h_ser = 1 / 6 - r2 / 120 + r2**2 / 5040 - r2**3 / 362880 + r2**4 / 39916800
+    k = 0.5 * np.where(r > 0, np.sin(0.5 * r) / np.where(r > 0, 0.5 * r, 1.0), 1.0) ** 2
+    return np.where(small, h_ser, h_dir), k
 
-    :math:`|\delta_u|` over the region is at most the largest of :math:`|B_u\varepsilon|`
-    over the 16 vertices :math:`\varepsilon \in \{\pm1\}^4` (a convex function of
-    :math:`\varepsilon` attains its maximum over the cube at a vertex) plus :math:`|\zeta_u|`;
-    likewise :math:`|\delta_w| + k|\delta_u|` with :math:`k = W r_{max}/2` (the bound of
-    :math:`|Dv/ds|`, :mod:`~dpcore.sampling.sphere_jacobian_bounds`).
+
+#: The 8 sign vectors of {-1, 1}^4 with the last entry +1 (each vertex up to sign).
+_SIGNS = 2.0 * ((np.arange(8)[:, None] >> np.arange(4)) & 1) - 1.0
+_SIGNS[:, 3] = 1.0
+
+
+def leaf_geometry(center, basis, slack, r_cap=math.inf, w_cap=math.inf):
+    r"""Chart speeds of parallelepipeds :math:`\{c + B\varepsilon + \zeta\}` along the segments
+    from :math:`c` to their points in :math:`|u| \le` ``r_cap``, :math:`|w| \le` ``w_cap``
+    (module docstring, "Prediction speed").
 
     Parameters
     ----------
@@ -116,65 +198,148 @@ def leaf_geometry(center, basis, slack):
         Row: coordinate, column: noise symbol.
     slack : array (m, 4)
         :math:`|\zeta_k| \le` slack.
+    r_cap, w_cap : float
+        Radii of the convex region (the public support) the segments' ends lie in.
 
     Returns
     -------
-    P, N, W, r_max : ndarray (m,)
-        Bounds of :math:`|\delta_u|` and :math:`|Dv/ds|` (for :math:`\delta` = any point
-        minus the centre) and of :math:`|w|` and :math:`|u|` over the region.
-    du, dw : ndarray (m, 16, 2)
-        :math:`B_u\varepsilon` and :math:`B_w\varepsilon` at the vertices (without
-        :math:`\zeta`).
-    axis_p, axis_n : ndarray (m, 4)
-        Each noise symbol's share of ``P`` and ``N`` (to choose split axes).
+    dict
+        ``P, N, Dw, W, r_max`` (m,): bounds of :math:`|\pi|`, :math:`|\nu|`,
+        :math:`|\delta_w|`, :math:`|v|` and :math:`|u|` along the segments; ``a1, a2, b1, b2``
+        (m, 8): the components of :math:`A_\varepsilon, B_\varepsilon` along :math:`w_c/|w_c|`
+        and across at the vertices; ``wc`` (m,): :math:`|w_c|`; ``s0, s1, r0, r1`` (m,): the
+        slack's and the remainders' shares; ``col_*`` (m, 4, 2): the same components of each
+        noise symbol's column (to choose split axes).
     """
     reach = np.sum(np.abs(basis), axis=-1) + slack
     lo, hi = center - reach, center + reach
     far = np.maximum(np.abs(lo), np.abs(hi))
-    r_max = np.hypot(far[:, 0], far[:, 1])
-    w_max = np.hypot(far[:, 2], far[:, 3])
-    signs = 2.0 * ((np.arange(16)[:, None] >> np.arange(4)) & 1) - 1.0       # (16, 4)
-    delta = np.einsum("mkj,vj->mvk", basis, signs)                          # (m, 16, 4)
     up = 1.0 + 1e-12
-    du = (np.hypot(delta[..., 0], delta[..., 1]) + np.hypot(slack[:, 0], slack[:, 1])[:, None])
-    turn = w_max * 0.5 * r_max
-    dw = (np.hypot(delta[..., 2], delta[..., 3]) + np.hypot(slack[:, 2], slack[:, 3])[:, None]
-          + turn[:, None] * du)
-    du, dw = du * up, dw * up
-    du_v, dw_v = delta[..., :2], delta[..., 2:]
-    col_u = np.hypot(basis[:, 0, :], basis[:, 1, :])            # (m, 4)
-    col_w = np.hypot(basis[:, 2, :], basis[:, 3, :])
-    return (np.max(du, axis=1), np.max(dw, axis=1), w_max * up, r_max * up, du_v, dw_v,
-            col_u, col_w + turn[:, None] * col_u)
+    uc, wc = center[:, :2], center[:, 2:]
+    r_c, w_c = np.hypot(uc[:, 0], uc[:, 1]), np.hypot(wc[:, 0], wc[:, 1])
+    # |u|, |w| are convex along a segment: at most their values at the ends
+    r_max = np.maximum(np.minimum(np.hypot(far[:, 0], far[:, 1]), r_cap), r_c) * up
+    w_max = np.maximum(np.minimum(np.hypot(far[:, 2], far[:, 3]), w_cap), w_c) * up
+    h_c, k_c = _h_k(r_c)
+    delta = np.einsum("mkj,vj->mvk", basis, _SIGNS)                          # (m, 8, 4)
+    du, dw = delta[..., :2], delta[..., 2:]
+    chi = uc[:, None, 0] * du[..., 1] - uc[:, None, 1] * du[..., 0]       # u_c x delta_u
+    ju = np.stack([-uc[:, 1], uc[:, 0]], axis=-1)[:, None, :]            # J u_c
+    jw = np.stack([-wc[:, 1], wc[:, 0]], axis=-1)[:, None, :]
+    a_v = du - (h_c[:, None] * chi)[..., None] * ju
+    b_v = dw - (k_c[:, None] * chi)[..., None] * jw
+    zu, zw = np.hypot(slack[:, 0], slack[:, 1]), np.hypot(slack[:, 2], slack[:, 3])
+    P = (np.max(np.hypot(du[..., 0], du[..., 1]), axis=1) + zu) * up
+    d_w = (np.max(np.hypot(dw[..., 0], dw[..., 1]), axis=1) + zw) * up
+    X = (np.max(np.abs(chi), axis=1) + r_c * zu) * up                       # |u_c x delta_u|
+    s1 = zw + 0.5 * r_c * w_c * zu
+    r1 = X * (r_max / 12.0 * P * w_max + 0.5 * d_w)
+    nb = np.max(np.hypot(b_v[..., 0], b_v[..., 1]), axis=1) + s1 + r1
+    N = np.minimum(d_w + 0.5 * X * w_max, nb) * up
+    e = np.where(w_c[:, None] > 0, wc / np.where(w_c > 0, w_c, 1.0)[:, None], [1.0, 0.0])
+    n_ = np.stack([-e[:, 1], e[:, 0]], axis=-1)
+
+    def comp(x, d):
+        return np.einsum("m...k,mk->m...", x, d)
+
+    out = {"P": P, "N": N, "Dw": d_w, "W": w_max, "r_max": r_max, "wc": w_c,
+           "a1": comp(a_v, e), "a2": comp(a_v, n_), "b1": comp(b_v, e), "b2": comp(b_v, n_),
+           "s0": zu * (1.0 + r_c * r_c / 6.0), "s1": s1,
+           "r0": X * P * (r_max * r_max / 60.0 + 1.0 / 6.0), "r1": r1}
+    # each noise symbol's column of A and B (to choose split axes)
+    cx = uc[:, 0, None] * basis[:, 1, :] - uc[:, 1, None] * basis[:, 0, :]   # (m, 4)
+    ca = basis[:, :2, :] - (h_c[:, None] * cx)[:, None, :] * ju[:, 0, :, None]
+    cb = basis[:, 2:, :] - (k_c[:, None] * cx)[:, None, :] * jw[:, 0, :, None]
+    ca, cb = np.swapaxes(ca, 1, 2), np.swapaxes(cb, 1, 2)                    # (m, 4, 2)
+    out.update({"col_a1": comp(ca, e), "col_a2": comp(ca, n_), "col_b1": comp(cb, e),
+                "col_b2": comp(cb, n_)})
+    return out
 
 
-def prediction_speed(du, dw, slack, P, N, W, r_max, t):
+def _jacobian_norm(a1, a2, b1, b2, t, cos_r, sinc_r):
+    """|(a1 + t b1, C a2 + S t b2)| (leading axis m, then n, then the last axis of a1)."""
+    tt = t[..., None]
+    par = a1[:, None] + tt * b1[:, None]
+    perp = cos_r[..., None] * a2[:, None] + (sinc_r * t)[..., None] * b2[:, None]
+    return np.sqrt(par * par + perp * perp)
+
+
+def prediction_speed(geo, t):
     r"""Bounds (m, n) of the speed :math:`\eta_i` of each prediction :math:`\hat y_i` along
-    the segments from a parallelepiped's centre.
+    the segments from a parallelepiped's centre (module docstring, "Prediction speed").
 
-    In the radially parallel frame :math:`\Gamma` at :math:`p`,
-    :math:`\pi = \Gamma\delta_u - (1 - \mathrm{sinc}\,r)\Gamma\delta_{u\perp}` and
-    :math:`|\nu - \Gamma\delta_w| \le |w|\frac{1 - \cos r}{r}|\delta_u|`
-    (:mod:`~dpcore.sampling.sphere_jacobian_bounds`), so
-    :math:`|\pi + t\nu| \le |\delta_u + t\delta_w| + (r^2/6 + tWr/2)P`; the Jacobi field
-    :math:`J(1)` has parts :math:`\pi_\parallel + t\nu_\parallel` and
-    :math:`C(\pi_\perp + t\nu_\perp) + t(S - C)\nu_\perp`, where
-    :math:`0 \le S - C = (\sin\rho - \rho\cos\rho)/\rho \le \rho^2/3`
-    (the numerator's derivative is :math:`\rho\sin\rho \in [0, \rho^2]`), so
-    :math:`\eta \le |\pi + t\nu| + \tfrac13 t\rho^2N`. :math:`|\delta_u + t\delta_w|` is
-    convex in :math:`\varepsilon`: its maximum is at a vertex (plus the slack's share). This
-    keeps the cancellation between moving the footpoint and the shooting vector that makes the
-    valley's thin directions thin.
+    Parameters
+    ----------
+    geo : dict
+        :func:`leaf_geometry` of the parallelepipeds.
+    t : array (n,)
+        Covariates.
+
+    Returns
+    -------
+    eta0, eta1 : ndarray (m, n)
+        The speed at parameter :math:`s` of the segment is at most ``eta0 + s * eta1``.
     """
-    at = np.abs(np.asarray(t, dtype=float))
-    comb = (du[:, None, :, :] + at[None, :, None, None] * dw[:, None, :, :])   # (m, n, 16, 2)
-    lin = np.max(np.hypot(comb[..., 0], comb[..., 1]), axis=-1)
-    lin = lin + (np.hypot(slack[:, 0], slack[:, 1])[:, None]
-                 + at[None, :] * np.hypot(slack[:, 2], slack[:, 3])[:, None])
-    rho = at[None, :] * W[:, None]
-    extra = ((r_max**2 / 6.0)[:, None] + at[None, :] * (W * r_max * 0.5)[:, None]) * P[:, None]
-    extra = extra + at[None, :] * rho**2 / 3.0 * N[:, None]
-    return (lin + extra) * (1.0 + 1e-12)
+    at = np.abs(np.asarray(t, dtype=float))[None, :]
+    P, N, W, d_w = (geo[k][:, None] for k in ("P", "N", "W", "Dw"))
+    rho_c = at * geo["wc"][:, None]
+    lin = np.max(_jacobian_norm(geo["a1"], geo["a2"], geo["b1"], geo["b2"], at,
+                                np.cos(rho_c), np.sinc(rho_c / math.pi)), axis=-1)
+    rho = at * W
+    q_a = np.hypot(np.minimum(rho, 1.0), np.minimum(0.5 * rho, 0.7247))
+    eta0 = (lin * (1.0 + 1e-12) + geo["s0"][:, None] + at * geo["s1"][:, None]) * (
+        1.0 + 1e-12) + 1e-12 * (P + at * N)
+    eta1 = (geo["r0"][:, None] + at * geo["r1"][:, None]
+            + at * d_w * (q_a * P + at * 0.3727 * rho * N)) * (1.0 + 1e-12)
+    return eta0, eta1
+
+
+def leaf_losses(chart, zc, geo, t, y, tau, compiled=True):
+    r"""Mean-value losses :math:`\frac1n\sum_i\int|DG_i/ds|` (m,) and split scores (m, 4) of
+    parallelepipeds (module docstring): numba (:mod:`~dpcore.sampling._farfield_numba`) when
+    available and ``compiled``, else numpy; both evaluate the same bounds.
+
+    Parameters
+    ----------
+    chart : SphereBundleChart
+    zc : array (m, 4)
+        Centres.
+    geo : dict
+        :func:`leaf_geometry` of the parallelepipeds.
+    t, y : arrays (n,), (n, 3)
+        The data.
+    tau : float
+    compiled : bool
+
+    Returns
+    -------
+    loss : ndarray (m,)
+    score : ndarray (m, 4)
+        Each noise symbol's share of the loss (the terms' bounds per unit of prediction
+        speed times the symbol's share of each prediction's linear speed).
+    """
+    t = np.asarray(t, dtype=float)
+    if compiled and _farfield_loss is not None:
+        p, v = chart.to_bundle(zc[:, :2], zc[:, 2:])
+        geo_s = np.stack([geo[k] for k in ("P", "N", "Dw", "W", "r_max", "wc", "s0", "s1",
+                                           "r0", "r1", "wc")], axis=1)
+        geo_v = np.stack([geo[k] for k in ("a1", "a2", "b1", "b2")], axis=1)
+        geo_c = np.stack([geo[k] for k in ("col_a1", "col_a2", "col_b1", "col_b2")], axis=1)
+        return _farfield_loss(geo_s, geo_v, geo_c, p, v, np.asarray(y, dtype=float), t,
+                              float(tau), PIECES, CUT_MARGIN, THETA_PAD, MARGIN)
+    theta = residual_angles(chart, zc, t, y)
+    at = np.abs(t)
+    eta, eta1 = prediction_speed(geo, t)
+    P, N = geo["P"][:, None], geo["N"][:, None]
+    bound, smooth = term_change_bounds(theta, t, geo["P"], geo["N"], geo["W"], tau, eta=eta,
+                                       eta1=eta1)
+    n = t.size
+    loss = np.sum(bound, axis=1) / n * (1.0 + 1e-9)
+    rate = np.where(smooth, bound, 0.0) / np.maximum(np.minimum(eta, P + at * N), 1e-300)
+    rho_c = at[None, :] * geo["wc"][:, None]
+    col = _jacobian_norm(geo["col_a1"], geo["col_a2"], geo["col_b1"], geo["col_b2"],
+                         at[None, :], np.cos(rho_c), np.sinc(rho_c / math.pi))
+    return loss, np.einsum("mn,mnj->mj", rate, col) / n
 
 
 class FarFieldBundleSampler(WhitenedBundleSampler):
@@ -187,11 +352,14 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
     near_sigmas : float
         Leaves within this many :math:`\sigma` of the fit (whitened distance of the leaf's
         box) also get the parent's affine certificate.
+    compiled : bool
+        Certify leaves with the numba kernel when numba is importable (same bounds).
     """
 
-    def __init__(self, t, y, tau, sigma, lattice, *, near_sigmas=32.0, box_cost=5.0,
-                 max_boxes=20_000, **options):
+    def __init__(self, t, y, tau, sigma, lattice, *, near_sigmas=8.0, box_cost=5.0,
+                 max_boxes=20_000, compiled=True, **options):
         self.near_sigmas = float(near_sigmas)
+        self.compiled = bool(compiled)
         self.mv_evaluations = 0
         super().__init__(t, y, tau, sigma, lattice, box_cost=box_cost, max_boxes=max_boxes,
                          **options)
@@ -210,21 +378,12 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
 
     def _mean_value(self, zc, basis, zslack):
         """(g lower bound, g at the centre, per-axis score) of parallelepipeds."""
-        P, N, W, r_max, du, dw, axis_p, axis_n = leaf_geometry(zc, basis, zslack)
+        geo = leaf_geometry(zc, basis, zslack, self.lattice.radius, self.lattice.max_speed)
         g_c = np.sqrt(np.sum(_gradient6(self.chart, zc, self.t, self.y, self.tau) ** 2,
                              axis=-1))
-        theta = residual_angles(self.chart, zc, self.t, self.y)
-        at = np.abs(self.t)
-        eta = prediction_speed(du, dw, zslack, P, N, W, r_max, self.t)
-        bound, smooth = term_change_bounds(theta, self.t, P, N, W, self.tau, eta=eta)
-        n = self.t.size
-        loss = np.sum(bound, axis=1) / n * (1.0 + 1e-9)
+        loss, score = leaf_losses(self.chart, zc, geo, self.t, self.y, self.tau,
+                                  compiled=self.compiled)
         g_lb = np.maximum(g_c - loss - G_SLACK, 0.0)
-        # each axis's share of the loss: weight P and N by the terms' mean-value rates
-        at = at[None, :]
-        rate = np.where(smooth, bound, 0.0) / np.maximum(P[:, None] + at * N[:, None], 1e-300)
-        lam_p, lam_n = np.sum(rate, axis=1), np.sum(rate * at, axis=1)
-        score = (lam_p[:, None] * axis_p + lam_n[:, None] * axis_n) / n
         self.mv_evaluations += zc.shape[0]
         return g_lb, g_c, score
 

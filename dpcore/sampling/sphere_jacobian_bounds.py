@@ -9,18 +9,22 @@ Term :math:`i` (drop the index): covariate :math:`t \in [0, 1]`, response :math:
 :math:`\hat y = Cp + SV = \mathrm{Exp}_p(V)`, :math:`\theta = d(\hat y, y)`, clipped residual
 :math:`\varepsilon = \psi(\theta)\,u`, :math:`\psi = \min(\theta, \tau)`, :math:`u` the unit
 vector at :math:`\hat y` towards :math:`y`, :math:`m = |\varepsilon| = \psi(\theta)`. Its
-gradient term is :math:`G_i = -\frac1n(a, b)` with (ambient 3-vectors in :math:`T_pS^2`)
+gradient term is :math:`G_i = -\frac1n(a, b)`, :math:`a = (d_p\mathrm{Exp})^\dagger\varepsilon`,
+:math:`b = t(d_v\mathrm{Exp})^\dagger\varepsilon` (paper 002, eqs. 5-6). By eqs. 7-8 these
+are Jacobi fields along :math:`\gamma(\lambda) = \mathrm{Exp}_p(\lambda V)`; on :math:`S^2`,
+with :math:`e` the unit direction of :math:`\gamma`, :math:`N` the unit normal (both parallel
+along :math:`\gamma`) and :math:`\Pi` parallel transport from :math:`p` to :math:`\hat y`
+along :math:`\gamma`:
 
-.. math:: a = M_a\varepsilon,\ M_a = CI - \hat y p^\top, \qquad
-          b = tM_b\varepsilon,\ M_b = S(I - pp^\top) + R(\rho)\,V(CV - \rho^2 Sp)^\top,
+.. math:: a = \Pi^{-1}Q_a\varepsilon,\ Q_a = I - (1 - C)NN^\top, \qquad
+          b = t\,\Pi^{-1}Q_b\varepsilon,\ Q_b = I - (1 - S)NN^\top
 
-:math:`R(\rho) = (1 - \mathrm{sinc}\,2\rho)/\rho^2`. On :math:`T_{\hat y}S^2` these are the
-adjoint Jacobi maps :math:`(d_p\mathrm{Exp})^\dagger` and :math:`(d_v\mathrm{Exp})^\dagger`
-(singular values :math:`1, \cos\rho` and :math:`1, \mathrm{sinc}\,\rho`), so
-:math:`|M_a x|, |M_b x| \le |x|` there; also :math:`M_a\hat y = 0`,
-:math:`M_b\hat y = S^2V`, :math:`\langle p, \varepsilon\rangle = -\alpha\sin\rho` and
-:math:`C\langle V,\varepsilon\rangle - \rho^2S\langle p,\varepsilon\rangle = \rho\alpha` with
-:math:`|\alpha| \le m`.
+(:math:`d_p\mathrm{Exp}` keeps the component along :math:`e` and multiplies the one along
+:math:`N` by :math:`C`; :math:`d_v\mathrm{Exp}` by :math:`S`; :math:`|Q_a|, |Q_b| \le 1`). In
+ambient form (the direct form below) :math:`a = M_a\varepsilon`, :math:`M_a = CI - \hat y
+p^\top`, :math:`b = tM_b\varepsilon`, :math:`M_b = S(I - pp^\top) + R(\rho)V(CV -
+\rho^2Sp)^\top`, :math:`R(\rho) = (1 - \mathrm{sinc}\,2\rho)/\rho^2`, with
+:math:`\langle p, \varepsilon\rangle = -\alpha\sin\rho`, :math:`|\alpha| \le m`.
 
 The mean-value bound (intrinsic)
 --------------------------------
@@ -29,66 +33,104 @@ Let :math:`z(s) = c + s(z - c)`, :math:`s \in [0, 1]`, be a segment of chart coo
 components; an isometry of the Sasaki norm). Then
 :math:`\frac{d}{ds}P_sG(s) = P_s\frac{DG}{ds}`, so
 
-.. math:: g(z) = |P_1G(1)| \ge g(c) - \sum_i \sup_s \Big|\frac{DG_i}{ds}\Big| ,
+.. math:: g(z) = |P_1G(1)| \ge g(c) - \sum_i \int_0^1\Big|\frac{DG_i}{ds}\Big|\,ds ,
 
-and per term also :math:`|P_1G_i(1) - G_i(0)| \le |G_i(1)| + |G_i(0)| \le
-(m(z) + m(c))\sqrt{1 + t^2}/n` (the crude bound, the only one used where :math:`\theta` may
-reach the cut locus, where the library's residual jumps to 0). :math:`D/ds` is the covariant
-derivative, i.e. the tangential part :math:`(I - pp^\top)\frac{d}{ds}` of the ambient one:
-normal parts (the turning of the tangent plane) never enter.
+and per term also :math:`|P_1G_i(1) - G_i(0)| \le (m(z) + m(c))\sqrt{1 + t^2}/n` (the crude
+bound, the only one used where :math:`\theta` may reach the cut locus, where the library's
+residual jumps to 0). :math:`G_i` is Lipschitz along the segment (:math:`\psi` has a kink at
+:math:`\tau`, the formulas below are smooth where :math:`\rho > 0`, and :math:`G_i` is smooth
+in :math:`(p, v)`), so the integral form holds with the bounds below at almost every
+:math:`s`.
 
-Speeds along the segment. With :math:`\pi = \dot p` and :math:`\nu = Dv/ds`:
-:math:`|\pi| \le |\delta_u| =: P` (:math:`d\exp_{m_0}` has singular values 1 and
-:math:`\mathrm{sinc}\,r \le 1`), and :math:`|\nu| \le |\delta_w| + |w|\frac{1-\cos r}{r}
-|\delta_u| \le N := |\delta_w| + W\frac{r_{max}}{2}P` (:math:`v = \sum_a w_af_a` with the
-radially parallel frame, whose connection form is :math:`(1 - \cos r)\,d\varphi`,
-:math:`|\dot\varphi| \le |\dot u|/r`). :math:`|\dot\rho| \le t|\nu|`,
-:math:`\dot V = t(\nu - \langle v, \pi\rangle p)`. The speed :math:`\eta` of :math:`\hat y` is
-the Jacobi field :math:`J(1)`, :math:`J(0) = \pi`, :math:`J'(0) = t\nu`: its parts along and
-across the geodesic are :math:`\pi_\parallel + t\nu_\parallel` and
-:math:`\pi_\perp C + t\nu_\perp S`, so :math:`\eta \le P + tN` (Minkowski). :math:`\theta` is
-1-Lipschitz in :math:`\hat y`, so on the segment
-:math:`\theta \in [\theta(c) - \eta_{max}, \theta(c) + \eta_{max}]`,
-:math:`\eta_{max} = P + tN`.
+Speeds along the segment
+------------------------
+:math:`\pi = \dot p`, :math:`\nu = Dv/ds` (:math:`|\pi| \le P`, :math:`|\nu| \le N`,
+:math:`|v| \le W`; from the chart, :mod:`~dpcore.sampling.bundle_farfield`, function
+``leaf_geometry``), :math:`|\dot\rho| = t|\langle\nu, e\rangle| \le tN`. The speed
+:math:`\eta` of :math:`\hat y` is :math:`|J(1)|` for the Jacobi field with
+:math:`J(0) = \pi`, :math:`J'(0) = t\nu` (eqs. 7-8): :math:`J_\parallel(\lambda) = \pi_\parallel
++ \lambda t\nu_\parallel`, :math:`J_\perp(\lambda) = \pi_\perp\cos\lambda\rho +
+t\nu_\perp\sin(\lambda\rho)/\rho`; :mod:`~dpcore.sampling.bundle_farfield` bounds it by
+:math:`\eta(s) \le \eta_0 + s\eta_1` (the exact Jacobian at the centre plus a remainder) and
+always :math:`\eta \le P + tN` (Minkowski, :math:`|C|, |S| \le 1`). :math:`\theta` is
+1-Lipschitz in :math:`\hat y`, so at parameter :math:`s`, :math:`|\theta(s) - \theta(c)| \le
+s\eta_0 + s^2\eta_1/2`.
 
 The residual's covariant derivative. :math:`u = -\nabla\theta` and
 :math:`\mathrm{Hess}\,\theta = \cot\theta\,(I - uu^\top)` on :math:`S^2`, so for
 :math:`\delta = \delta_\parallel u + \delta_\perp`:
 :math:`D_\delta\varepsilon = -\psi'\delta_\parallel u - \psi\cot\theta\,\delta_\perp`
-(orthogonal parts), hence :math:`|D\varepsilon| \le \kappa_\varepsilon\eta` with
+(orthogonal parts), hence :math:`|D\varepsilon/ds| \le \kappa_\varepsilon\eta` with
 :math:`\kappa_\varepsilon = \sup_\theta\max(\psi'(\theta), \psi(\theta)|\cot\theta|)` over the
-range (:math:`\psi` is Lipschitz, the kink at :math:`\tau` is harmless for the mean-value
-inequality). In closed form (:func:`residual_turn_rate`): 1 if the range meets
-:math:`[0, \tau)`, :math:`\theta|\cot\theta| \le 1` below :math:`\pi/2` and increasing above,
-and :math:`\tau|\cot\theta|` (decreasing then increasing) on :math:`[\max(\theta_{lo},\tau),
-\theta_{hi}]`: endpoint values. The ambient derivative is
-:math:`\dot\varepsilon = D\varepsilon - \langle\varepsilon, \dot{\hat y}\rangle\hat y`.
+range. In closed form (:func:`residual_turn_rate`): 1 if the range meets :math:`[0, \tau)`,
+:math:`\theta|\cot\theta| \le 1` below :math:`\pi/2` and increasing above, and
+:math:`\tau|\cot\theta|` (decreasing then increasing) on :math:`[\max(\theta_{lo},\tau),
+\theta_{hi}]`: endpoint values.
 
-Term bounds (:math:`\rho \le \rho_{max} = tW`, :math:`\sin\rho \le s := \min(\rho_{max}, 1)`,
-:math:`|\mathrm{sinc}'| \le \rho/3`, :math:`0 \le R \le 2/3`,
-:math:`|R'| = 2\rho B \le 4\rho/15` (:mod:`~dpcore.sampling.sphere_mean_value`: :math:`B`
-decreases from :math:`2/15`)). Differentiating :math:`a = M_a\varepsilon` and projecting:
-:math:`M_a\dot\varepsilon = M_aD\varepsilon`, :math:`|(I-pp^\top)\hat y| = \sin\rho`, so
+Term bounds, transport form (issue 28)
+--------------------------------------
+Let :math:`Z(\lambda, s)` be parallel along :math:`\gamma_s` with :math:`Z(1, s) = X(s)`, a
+field along :math:`\hat y(s)`. Then :math:`D_\lambda D_sZ = R(\partial_\lambda\gamma,
+\partial_s\gamma)Z = R(\gamma', J)Z`, and on :math:`S^2` (curvature 1)
+:math:`|R(\gamma', J)Z| = \rho|J_\perp||Z|`, so (holonomy of the thin quadrilateral swept by
+:math:`\gamma_s`)
 
-.. math:: |Da/ds| \le A := \kappa_\varepsilon\eta + m\,s\,(tN + \eta + P).
+.. math:: \Big|\frac{D}{ds}\Pi^{-1}X - \Pi^{-1}\frac{DX}{ds}\Big| \le |X|\,\Omega, \quad
+          \Omega = \int_0^\rho|J_\perp|\,dr \le P\,c_1 + tN\frac{1 - \cos\rho}{\rho}
+          \le P\,c_1 + tN\frac{\rho}2
 
-For :math:`b/t = M_b\varepsilon`: :math:`|M_b\dot\varepsilon| \le \kappa_\varepsilon\eta +
-m\eta S^2\rho` (:math:`S^2\rho \le s`), and :math:`(I - pp^\top)\dot M_b\varepsilon` has the
-terms :math:`\dot S(I-pp^\top)\varepsilon` (:math:`\le \frac{\rho}{3}tNm`),
-:math:`S\pi\langle p,\varepsilon\rangle` (:math:`\le sPm`), :math:`\dot R\rho\alpha V`
-(:math:`\le \frac{4}{15}\rho^3tNm`), :math:`RV\dot C\langle V,\varepsilon\rangle`
-(:math:`\le \frac23\rho^2stNm`), :math:`RVC\langle\dot V,\varepsilon\rangle`
-(:math:`\le \frac23\rho(tN + tWPs)m`), :math:`RV(\rho\sin\rho)^\cdot\langle p,\varepsilon
-\rangle` (:math:`\le \frac23\rho(s + \rho)s\,tNm`), :math:`RV\rho^2S\langle\pi,\varepsilon
-\rangle` (:math:`\le \frac23\rho^2sPm`) and :math:`R\rho\alpha\,Dv/ds\cdot t`
-(:math:`\le \frac23\rho m tN`), with :math:`\rho = \rho_{max}`. Their sum times :math:`t` is
-:math:`B \ge |Db/ds|`, and :math:`|DG_i/ds| \le \sqrt{A^2 + B^2}/n`.
+:math:`c_1 = \int_0^\rho|\cos r|\,dr \le \min(\rho, 1)` if :math:`\rho \le \pi/2`, else
+:math:`\le \rho` (and :math:`\int_0^\rho|\sin r|\,dr \le \rho^2/2` for every :math:`\rho`, so
+the last form holds beyond :math:`\pi` too). With :math:`X = Q_a\varepsilon` (:math:`|X| \le m`):
+:math:`D(Q_a\varepsilon) = Q_aD\varepsilon - \sin\rho\,\dot\rho\,\varepsilon_NN - (1 - C)
+(\langle\varepsilon, DN\rangle N + \varepsilon_NDN)`. :math:`DN \perp N`, so the last bracket
+has norm :math:`|DN||\varepsilon|`; :math:`|DN| = |J'_\perp(1)|/\rho \le P|\sin\rho| +
+tN|C|/\rho` (the end direction :math:`\gamma'(1)/\rho` turns at :math:`J'_\perp(1)/\rho`).
+With :math:`1 - C \le \min(\rho^2/2, 2)`, :math:`(1 - C)/\rho \le \rho/2`, :math:`|\sin\rho|
+\le s := \min(\rho, 1)`:
 
-Integration along the segment: at parameter :math:`s` the angle lies within
-:math:`\theta(c) \pm s\eta_{max}`, so :math:`\int_0^1|DG_i/ds|\,ds \le \frac1K\sum_{k=1}^K
-\sqrt{A_k^2 + B_k^2}/n` with :math:`A_k, B_k` taken over the range
-:math:`\theta(c) \pm \frac kK\eta_{max}` (:data:`PIECES` = K): near :math:`\theta = \tau`
-or the antipode the rate grows fast, and most of the segment sees a narrower range.
+.. math:: |Da/ds| \le A_T := \kappa_\varepsilon\eta + m\big(P(c_1 + \min(\tfrac{\rho^2}2, 2)s)
+          + tN(s + \rho)\big).
+
+Likewise with :math:`Q_b` (:math:`|\dot S| \le \frac\rho3|\dot\rho|`, :math:`0 \le 1 - S \le
+\rho^2/6`, :math:`(1 - S)/\rho \le \rho/6`):
+
+.. math:: |Db/ds| \le B_T := t\big(\kappa_\varepsilon\eta + m(P(c_1 + \tfrac{\rho^2}6s)
+          + tN\rho)\big).
+
+All with :math:`\rho = \rho_{max} = tW` (each bound increases with :math:`\rho`). Where
+:math:`\rho = 0` on the segment (:math:`t = 0` or :math:`v = 0`) :math:`e` is undefined but
+:math:`a, b` are smooth, so the bound (continuous in :math:`\rho`) holds in the limit.
+Compared with the direct form below, the frame's rotation and the holonomy cost
+:math:`m\rho\cdot\text{speed}/2` instead of :math:`m\sin\rho` times the sum of three speeds.
+
+Term bounds, direct form (kept; the smaller of the two is used)
+---------------------------------------------------------------
+:math:`\rho \le \rho_{max} = tW`, :math:`|\mathrm{sinc}'| \le \rho/3`, :math:`0 \le R \le
+2/3`, :math:`|R'| \le 4\rho/15` (:mod:`~dpcore.sampling.sphere_mean_value`).
+Differentiating :math:`a = M_a\varepsilon` and projecting (:math:`M_a\dot\varepsilon =
+M_aD\varepsilon`, :math:`|(I - pp^\top)\hat y| = \sin\rho`):
+:math:`|Da/ds| \le \kappa_\varepsilon\eta + m\,s\,(tN + \eta + P)`. For :math:`b/t =
+M_b\varepsilon`: :math:`|M_bD\varepsilon| \le \kappa_\varepsilon\eta + m\eta s`, and
+:math:`(I - pp^\top)\dot M_b\varepsilon` has the terms :math:`\dot S(I-pp^\top)\varepsilon`
+(:math:`\le \frac{\rho}{3}tNm`), :math:`S\pi\langle p,\varepsilon\rangle` (:math:`\le sPm`),
+:math:`\dot R\rho\alpha V` (:math:`\le \frac{4}{15}\rho^3tNm`), :math:`RV\dot C\langle V,
+\varepsilon\rangle` (:math:`\le \frac23\rho^2stNm`), :math:`RVC\langle\dot V,\varepsilon
+\rangle` (:math:`\le \frac23\rho(tN + tWPs)m`), :math:`RV(\rho\sin\rho)^\cdot\langle
+p,\varepsilon\rangle` (:math:`\le \frac23\rho(s + \rho)s\,tNm`), :math:`RV\rho^2S\langle\pi,
+\varepsilon\rangle` (:math:`\le \frac23\rho^2sPm`) and :math:`R\rho\alpha\,Dv/ds\cdot t`
+(:math:`\le \frac23\rho m tN`); their sum times :math:`t` bounds :math:`|Db/ds|`.
+
+Per term :math:`|DG_i/ds| \le \sqrt{A^2 + B^2}/n` with :math:`A = \min(A_T, A_D)`,
+:math:`B = \min(B_T, B_D)`.
+
+Integration along the segment: on :math:`[\frac{k-1}K, \frac kK]` the speed is at most
+:math:`\eta_k = \min(\eta_0 + \frac kK\eta_1, P + tN)` and the angle lies within
+:math:`\theta(c) \pm \min(\frac kK(\eta_0 + \frac k{2K}\eta_1), \frac kK(P + tN))`, so
+:math:`\int_0^1|DG_i/ds|\,ds \le \frac1K\sum_{k=1}^K\sqrt{A_k^2 + B_k^2}/n` with
+:math:`A_k, B_k` taken with :math:`\eta_k` over that range (:data:`PIECES` = K): near
+:math:`\theta = \tau` or the antipode the rate grows fast, and most of the segment sees a
+narrower range.
 
 Scope of rigour: exact real arithmetic on the float data; the few dozen float operations per
 term are covered by a relative margin of :math:`10^{-9}` on the result, and :math:`\theta(c)`
@@ -111,9 +153,7 @@ THETA_PAD = 1e-9
 #: Relative margin on the float evaluation of the bounds.
 MARGIN = 1e-9
 #: Pieces of the segment on which the rate is bounded separately.
-PIECES = 4
-
-
+PIECES = 8
 def residual_turn_rate(theta_lo, theta_hi, tau):
     r""":math:`\kappa_\varepsilon`: the largest :math:`\max(\psi', \psi|\cot\theta|)` over
     :math:`[\theta_{lo}, \theta_{hi}] \subset [0, \pi)` (module docstring).
@@ -146,7 +186,7 @@ def residual_turn_rate(theta_lo, theta_hi, tau):
     return out
 
 
-def term_change_bounds(theta_c, t, P, N, W, tau, eta=None):
+def term_change_bounds(theta_c, t, P, N, W, tau, eta=None, eta1=None, form="both"):
     r"""Per-term bounds of :math:`n\,|P_1G_i(z) - G_i(c)|` over a region (module docstring).
 
     Parameters
@@ -160,14 +200,17 @@ def term_change_bounds(theta_c, t, P, N, W, tau, eta=None):
     W : array (m,)
         Bound of :math:`|w| = |v|` over the region.
     tau : float
-    eta : array (m, n), optional
-        Bounds of the speed of each term's prediction :math:`\hat y` (default and largest
-        valid value: :math:`P + tN`).
+    eta, eta1 : array (m, n), optional
+        The speed of each term's prediction :math:`\hat y` at parameter :math:`s` of the
+        segment is at most ``eta + s * eta1`` (defaults: :math:`P + tN` and 0; the speed is
+        also capped by :math:`P + tN`).
+    form : {"both", "transport", "direct"}
+        Which term bounds to use (the smaller of the two by default; one alone for tests).
 
     Returns
     -------
     bound : ndarray (m, n)
-        :math:`\min(\sqrt{A^2 + B^2}, \text{crude})` (the mean-value bound only where the
+        :math:`\min(\int\sqrt{A^2 + B^2}, \text{crude})` (the mean-value bound only where the
         residual angle stays below :math:`\pi - \mathrm{CUT\_MARGIN}`).
     smooth : ndarray of bool (m, n)
         Where the mean-value bound was available.
@@ -175,36 +218,52 @@ def term_change_bounds(theta_c, t, P, N, W, tau, eta=None):
     t = np.abs(np.asarray(t, dtype=float))[None, :]
     P, N, W = (np.asarray(x, dtype=float)[:, None] for x in (P, N, W))
     theta_c = np.asarray(theta_c, dtype=float)
-    eta = P + t * N if eta is None else np.minimum(np.asarray(eta, dtype=float), P + t * N)
-    th_hi = theta_c + eta + THETA_PAD
+    cap = P + t * N
+    eta0 = cap if eta is None else np.minimum(np.asarray(eta, dtype=float), cap)
+    eta1 = np.zeros_like(eta0) if eta1 is None else np.asarray(eta1, dtype=float)
+    reach = np.minimum(eta0 + 0.5 * eta1, cap)          # |theta(1) - theta(c)|
+    th_hi = theta_c + reach + THETA_PAD
     smooth = th_hi < math.pi - CUT_MARGIN
     crude = (np.minimum(theta_c + THETA_PAD, tau) + np.minimum(th_hi, tau)) * np.sqrt(1.0 + t * t)
     rho = t * W
     s = np.minimum(rho, 1.0)
+    c1 = np.where(rho <= _HALF_PI, s, rho)
     tn = t * N
-    # On [s_k, s_{k+1}] of the segment theta lies within theta_c -+ s_{k+1} eta: integrate the
-    # rate piecewise (each piece bounded by its own, narrower, range).
-    mv = np.zeros(np.broadcast(theta_c, eta).shape)
+    # On [s_{k-1}, s_k] of the segment the speed is at most eta0 + s_k eta1 and theta lies
+    # within theta_c -+ (s_k eta0 + s_k^2 eta1 / 2): integrate the rate piecewise.
+    mv = np.zeros(np.broadcast(theta_c, eta0).shape)
     for k in range(PIECES):
         frac = (k + 1.0) / PIECES
-        lo = np.maximum(theta_c - frac * eta - THETA_PAD, 0.0)
-        hi = np.where(smooth, theta_c + frac * eta + THETA_PAD, 0.0)
-        mv += _rate(lo, hi, eta, P, tn, t, W, rho, s, tau) / PIECES
+        speed = np.minimum(eta0 + frac * eta1, cap)
+        half = np.minimum(frac * (eta0 + 0.5 * frac * eta1), frac * cap)
+        lo = np.maximum(theta_c - half - THETA_PAD, 0.0)
+        hi = np.where(smooth, theta_c + half + THETA_PAD, 0.0)
+        mv += _rate(lo, hi, speed, P, tn, t, W, rho, s, c1, tau, form) / PIECES
     bound = np.where(smooth, np.minimum(mv, crude), crude)
     return bound * (1.0 + MARGIN), smooth
 
 
-def _rate(lo, hi, eta, P, tn, t, W, rho, s, tau):
-    """sqrt(A^2 + B^2) of the module docstring for the angle range [lo, hi]."""
+def _rate(lo, hi, eta, P, tn, t, W, rho, s, c1, tau, form="both"):
+    """sqrt(A^2 + B^2) of the module docstring for the angle range [lo, hi] (the smaller of
+    the transport and the direct form for each of A and B/t)."""
     kappa = residual_turn_rate(lo, hi, tau)
     m = np.minimum(hi, tau)
-    a_bound = kappa * eta + m * s * (tn + eta + P)
-    b_inner = (kappa * eta + m * eta * s + rho / 3.0 * tn * m + s * P * m
-               + 4.0 / 15.0 * rho**3 * tn * m + 2.0 / 3.0 * rho**2 * s * tn * m
-               + 2.0 / 3.0 * rho * (tn + t * W * P * s) * m
-               + 2.0 / 3.0 * rho * (s + rho) * s * tn * m
-               + 2.0 / 3.0 * rho**2 * s * P * m + 2.0 / 3.0 * rho * m * tn)
-    b_bound = t * b_inner
+    ke = kappa * eta
+    rho2 = rho * rho
+    a_tr = ke + m * (P * (c1 + np.minimum(0.5 * rho2, 2.0) * s) + tn * (s + rho))
+    b_tr = ke + m * (P * (c1 + rho2 * s / 6.0) + tn * rho)
+    a_dir = ke + m * s * (tn + eta + P)
+    b_dir = (ke + m * eta * s + rho / 3.0 * tn * m + s * P * m
+             + 4.0 / 15.0 * rho**3 * tn * m + 2.0 / 3.0 * rho2 * s * tn * m
+             + 2.0 / 3.0 * rho * (tn + t * W * P * s) * m
+             + 2.0 / 3.0 * rho * (s + rho) * s * tn * m
+             + 2.0 / 3.0 * rho2 * s * P * m + 2.0 / 3.0 * rho * m * tn)
+    if form == "transport":
+        a_dir, b_dir = a_tr, b_tr
+    elif form == "direct":
+        a_tr, b_tr = a_dir, b_dir
+    a_bound = np.minimum(a_tr, a_dir)
+    b_bound = t * np.minimum(b_tr, b_dir)
     return np.sqrt(a_bound * a_bound + b_bound * b_bound)
 
 

@@ -1,85 +1,26 @@
 """Exact joint KNG on S^2 with the far-field mean-value certificate
-(dpcore.sampling.bundle_farfield, dpcore.sampling.sphere_jacobian_bounds): the closed-form
-turn rate matches a brute-force supremum, each term's transported change along a segment stays
-below its bound, the leaf lower bound of g holds pointwise (far field, thin directions and
-near-antipodal responses included), the sampler agrees with the audited uniform exact sampler
-(two-sample KS), a planted violation raises, and emitted indices are reachable for a
-neighbouring data set."""
+(dpcore.sampling.bundle_farfield; the per-term bounds are checked by brute force in
+test_sphere_jacobian_bounds.py): the leaf lower bound of g holds pointwise on the support (far
+field, thin directions and near-antipodal responses included), the sampler agrees with the
+audited uniform exact sampler (two-sample KS), a planted violation raises, and emitted indices
+are reachable for a neighbouring data set."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
 from dpcore.exceptions import EnvelopeViolation
-from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import Sphere
-from dpcore.sampling.bundle_farfield import FarFieldBundleSampler, leaf_geometry, residual_angles
+from dpcore.sampling.bundle_farfield import FarFieldBundleSampler
 from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.bundle_sampler import _g_library
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
-from dpcore.sampling.sphere_enclosure import SphereBundleChart
-from dpcore.sampling.sphere_jacobian_bounds import residual_turn_rate, term_change_bounds
 
 from .test_bundle_sampler import CENTER, TAU, g_of, joint_sigma, regression_data
 
 S2 = Sphere(2)
-
-
-def test_turn_rate_is_the_supremum(rng):
-    for _ in range(200):
-        tau = rng.uniform(0.05, 2.5)
-        lo = rng.uniform(0, 3.0)
-        hi = min(lo + rng.uniform(0, 1.0), math.pi - 1e-3)
-        lo = min(lo, hi)
-        th = np.linspace(lo, hi, 4001)
-        psi = np.minimum(th, tau)
-        brute = np.max(np.maximum((th < tau).astype(float), psi * np.abs(1 / np.tan(th))))
-        got = residual_turn_rate(lo, hi, tau)
-        assert got >= brute * (1 - 1e-12)
-        assert got <= brute * (1 + 1e-3) + 1e-12     # the sup itself, up to the grid
-
-
-def _transport_back(ps, x):
-    """Parallel transport of x (3,) along the polyline ps back to ps[0] (exact per geodesic
-    piece)."""
-    for k in range(len(ps) - 1, 0, -1):
-        a, b = ps[k], ps[k - 1]
-        axis = np.cross(a, b)
-        s = np.linalg.norm(axis)
-        if s < 1e-300:
-            continue
-        axis /= s
-        ang = math.atan2(s, a @ b)
-        x = (x * math.cos(ang) + np.cross(axis, x) * math.sin(ang)
-             + axis * (axis @ x) * (1 - math.cos(ang)))
-    return x
-
-
-def test_term_change_is_below_its_bound(rng):
-    chart = SphereBundleChart(CENTER)
-    for trial in range(48):
-        tau = float(rng.choice([0.2, 0.5, 1.0, 2.5]))
-        t = rng.uniform(0, 1, 1)
-        zc = np.concatenate([rng.uniform(-0.7, 0.7, 2), rng.uniform(-1.5, 1.5, 2)])
-        y = rng.normal(size=(1, 3))
-        if trial % 4 == 0:   # a response near the antipode of the prediction
-            p, v = chart.to_bundle(zc[None, :2], zc[None, 2:])
-            y = -S2.exp(p, t[:, None] * v) + rng.normal(0, 0.05, (1, 3))
-        y /= np.linalg.norm(y, axis=1, keepdims=True)
-        basis = rng.normal(size=(1, 4, 4)) * 10 ** rng.uniform(-3, -0.5)
-        P, N, W, *_ = leaf_geometry(zc[None], basis, np.zeros((1, 4)))
-        bound, _ = term_change_bounds(residual_angles(chart, zc[None], t, y), t, P, N, W, tau)
-        eps = rng.uniform(-1, 1, 4)
-        zs = zc + np.linspace(0, 1, 161)[:, None] * (basis[0] @ eps)
-        p, v = chart.to_bundle(zs[:, :2], zs[:, 2:])
-        gp, gv = regression_gradient(S2, p, v, t, y, tau=tau)
-        moved = np.concatenate([_transport_back(p, gp[-1]), _transport_back(p, gv[-1])])
-        change = np.linalg.norm(moved - np.concatenate([gp[0], gv[0]]))
-        assert change <= bound[0, 0] * (1 + 1e-6) + 1e-9, trial
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +46,10 @@ def test_leaf_lower_bound_is_pointwise(small_problem):
         g_lb, _, _ = sampler._mean_value(zc[None], basis, slack)
         eps = np.sign(rng.uniform(-1, 1, (200, 4))) * rng.uniform(0.3, 1, (200, 4))
         z = zc + eps @ basis[0].T + rng.uniform(-1, 1, (200, 4)) * slack
+        # the bound is claimed on the public support |u| <= R, |w| <= V only
+        z = z[(np.hypot(z[:, 0], z[:, 1]) <= lat.radius)
+              & (np.hypot(z[:, 2], z[:, 3]) <= lat.max_speed)]
+        assert z.shape[0] > 20
         g = _g_library(lat.chart, z, t, y, TAU)
         assert g_lb[0] <= g.min() + 1e-12, trial
         used += g_lb[0] > 0
