@@ -199,6 +199,11 @@ def test_the_server_runs_from_the_repository_whatever_the_working_directory(monk
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
     monkeypatch.setattr(config, "on_config_parsed", lambda fn, force_connect=False: None)
     monkeypatch.setenv(ui.serve.WARM_UP_ENV, "0")
+    from ui.session import PROGRESSIVE_ENV
+
+    # main() sets it for the server it starts: restored after the test (other tests' pages
+    # would otherwise open progressively)
+    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
     seen = []
     monkeypatch.setattr(cli, "main", lambda: seen.append(Path.cwd()) or 0)
     monkeypatch.chdir(tmp_path)
