@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ui import session
+from ui import ledger as session  # the ledger's own module: where its sidebar looks
 
 from .pages import click_release, open_app_page
 
