@@ -6,7 +6,8 @@ recorded in the session's privacy ledger. Deterministic work (data generation, t
 fit of generated data) is cached; releases and uploaded data never are. In strict mode the
 covariate range of an uploaded file may be estimated under DP with a small stated ε_b
 ("Estimate privately", :mod:`ui.logic.private_bounds`), confirmed, capped and recorded in the
-ledger like a release; the estimate fills the range fields and the release states it.
+ledger like a release; the estimate fills the range fields and the release states it. Uploads go
+through the shared upload-and-mapping widget (:mod:`ui.upload`), as on the other pages.
 
 Layout: the settings on the left; on the right the figure, the release controls under it and
 the release's numbers. The page's first run in a session reads the settings without drawing
@@ -14,10 +15,10 @@ them (:class:`ui.session.ValuesOnly`) and ends at the figure; the next run draws
 """
 
 import hashlib
+from dataclasses import replace
 
 import streamlit as st
 
-from dpcore.data import DataValidationError
 from ui import covariate_estimate as CE
 from ui import manifolds as M
 from ui import rat_preset as RP
@@ -30,6 +31,7 @@ from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
 from ui.logic import two_stage as TS
+from ui.logic import upload as U
 from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
@@ -48,6 +50,13 @@ from ui.session import (
     rows_per_person,
     set_page_rows,
     show_cost,
+)
+from ui.upload import (
+    confirm_person_rows,
+    file_bytes,
+    header_caption,
+    map_file,
+    param_from_header,
 )
 
 PAGE = "Geodesic regression"
@@ -91,74 +100,55 @@ def accuracy_section(settings, n):
         st.info("  \n".join(G.accuracy_lines(settings.kind, pred)), icon=":material/target:")
 
 
-#: Session-state keys: the file the covariate choice belongs to, and (file digest, landmarks
-#: its header names) of the last upload seen on Kendall shapes.
-MAP_FILE, HEADER_K = "gr_map_file", "gr_header_k"
-
-
-def upload_mapping(raw, digest, kind, param, ui=st):
-    """The column mapping of an uploaded file: ``(covariate, person, missing)``.
-
-    The manifold's response columns are the reader's (:func:`dpcore.data.response_columns`:
-    y1..y3, latitude and longitude, landmarks, matrix entries) and are never offered as the
-    covariate or the person column; identifiers are never offered as the covariate. Each new
-    file starts from its own default covariate (``x`` first when present, never a column
-    named like a response). ``missing`` says which column to add when the file has no
-    covariate (then ``covariate`` is None); every other column is ignored and listed.
-    """
-    try:
-        profiles, _ = D.upload_columns(raw)
-    except DataValidationError:
-        return "x", None, ""  # the reader below reports the file's problem by row and column
-    roles = D.upload_roles(profiles, kind, param)
-    if not roles.covariates:
-        return None, None, roles.missing
-    ss = st.session_state
-    if ss.get(MAP_FILE) != digest or ss.get("gr_map_x") not in roles.covariates:
-        ss["gr_map_x"], ss[MAP_FILE] = roles.covariate, digest
-    c1, c2 = ui.columns(2)
-    covariate = c1.selectbox("Covariate column", roles.covariates, key="gr_map_x",
-                             placeholder="Choose the covariate",
-                             help="The column the geodesic is a function of (age, time, …). "
-                                  "The responses' columns and columns that look like row "
-                                  "identifiers are not offered.")
-    persons = ["(none)", *(c for c in roles.persons if c != covariate)]
-    if ss.get("gr_map_person") not in persons:
-        ss["gr_map_person"] = "(none)"
-    person = c2.selectbox("Person column (optional)", persons, key="gr_map_person",
-                          help="Rows with the same value belong to one person: the page then "
-                               "counts the largest group as the rows one person contributes "
-                               "(group privacy) for its costs and the ledger.")
-    if covariate is None:
-        return None, None, roles.missing
-    return covariate, None if person == "(none)" else person, ""
-
-
-def landmarks_from_header(kind):
-    """Kendall shapes and an uploaded file: the number of landmarks its header names
-    (:func:`ui.logic.regression_data.header_landmarks`), or None. Set into the *Landmarks k*
-    field once per file, before the field is drawn (the file is in the session state already):
-    afterwards k is the user's to change."""
-    ss = st.session_state
-    uploaded = ss.get("gr_upload")
-    if kind != "kendall" or ss.get("gr_source") != "upload" or uploaded is None:
+def header_param(kind):
+    """The manifold parameter an uploaded file's header names (Kendall k from lx1..lyk,
+    Euclidean d from y1..yd), set into the page's parameter widget once per file before the
+    widget is drawn (:func:`ui.upload.param_from_header`; the file is in the session state
+    already): afterwards it is the user's to change. None without an upload."""
+    uploaded = st.session_state.get("gr_upload")
+    if (kind not in D.PARAM_RANGE or st.session_state.get("gr_source") != "upload"
+            or uploaded is None):
         return None
-    raw = uploaded.getvalue()
-    digest = hashlib.sha256(raw).hexdigest()
-    seen = ss.get(HEADER_K)
-    if seen is not None and seen[0] == digest:
-        return seen[1]
-    try:
-        profiles, _ = D.upload_columns(raw)
-    except DataValidationError:
-        k = None  # the reader reports the file's problem
-    else:
-        k = D.header_landmarks([p.name for p in profiles])
-    lo, hi, _ = D.PARAM_RANGE["kendall"]
-    if k is not None and lo <= k <= hi:
-        ss["gr_param_kendall"] = k
-    ss[HEADER_K] = (digest, k)
-    return k
+    return param_from_header("gr", kind, f"gr_param_{kind}", uploaded.getvalue(),
+                             D.PARAM_RANGE[kind])
+
+
+def upload_data(kind, param, found, ui=st):
+    """An uploaded file through the shared upload-and-mapping widget (:mod:`ui.upload`): the
+    preview, the recognised layout, the covariate (never a point column or an identifier),
+    the point's columns and the person column; ``found``: the parameter its header names
+    (:func:`header_param`). Returns ``(dataset, read, renormalize, group_ok)``: dataset and
+    read are None (the widget said why) until the file can be used; ``group_ok`` is False
+    while the rows per person of a person column are not confirmed public."""
+    target = U.UploadTarget(kind, param, covariate=True, infer_param=False,
+                            covariate_ids=False, responses=param or 1,
+                            max_responses=param if kind == "euclidean" else None)
+    raw = file_bytes("gr", label="CSV file (one observation per row)", ui=ui,
+                     caption=header_caption(target) + " See the README for the formats.",
+                     empty="Upload a file to continue, or choose other data above.")
+    renormalize = False
+    if kind == "sphere":
+        init("gr_renormalize", None, False, bool)
+        renormalize = ui.checkbox("Project points onto the sphere (renormalize) instead of "
+                                  "rejecting points off it", key="gr_renormalize")
+    if raw is None:
+        return None, None, renormalize, True
+    label = M.spec(kind).param_label if kind in D.PARAM_RANGE else ""
+    if found is not None and found == param:
+        ui.info(U.param_read_text(kind, found, label), icon=":material/scatter_plot:")
+    elif U.param_left_out(kind, found, param, label):
+        ui.warning(U.param_left_out(kind, found, param, label), icon=":material/scatter_plot:")
+    scope = f"{kind}_{hashlib.sha256(raw).hexdigest()[:12]}"
+    read = map_file(raw, "gr", replace(target, renormalize=renormalize), scope=scope,
+                    sphere_hint="Tick *Project points onto the sphere (renormalize)* above to "
+                                "project every point onto it.")
+    if read is not None and kind == "euclidean" and read.manifold.dim != param:
+        ui.info(f"*{label}* is {param}: choose {param} response columns, or set it to "
+                f"{read.manifold.dim}.")
+        read = None
+    if read is None:
+        return None, None, renormalize, True
+    return D.upload_dataset(read), read, renormalize, confirm_person_rows(read, "gr", scope)
 
 
 def useful_budget_section(settings, dataset, fit, signature):
@@ -307,10 +297,11 @@ def sampler_section(quiet=False):
     return chain, burn, sampler, fix_seed, release_seed
 
 
-def release_controls(settings, dataset, fit, source, signature, estimated):
+def release_controls(settings, dataset, fit, source, signature, estimated, group_ok=True):
     """What the release will be (its sampler and label, the predicted error, its cost and
     time), the Release button and the downloads; draws the release when the button is
-    confirmed. Returns the sampler plan (None without data)."""
+    confirmed (``group_ok``: the rows per person of an upload's person column confirmed
+    public). Returns the sampler plan (None without data)."""
     kind, param = settings.kind, settings.param
     mcmc_ok = True
     plan = None
@@ -375,9 +366,12 @@ def release_controls(settings, dataset, fit, source, signature, estimated):
 
     release_error(BUTTON)
     cancelled_notice(RUN, "The release")
+    if not group_ok:
+        st.info("Confirm above that the largest group size is public to release.",
+                icon=":material/group:")
     b1, b2, b3 = st.columns([1, 1.6, 1.4])
     pressed = release_button(BUTTON, cost, container=b1,
-                             disabled=fit is None or not mcmc_ok,
+                             disabled=fit is None or not mcmc_ok or not group_ok,
                              help="Draw a private release with these settings (after a "
                                   "confirmation stating its cost).")
     if pressed and fit is not None:
@@ -443,7 +437,7 @@ def main():
                             format_func=D.MANIFOLD_LABELS.get, on_change=manifold_changed)
             st.session_state["gr_prev_kind"] = kind
             param = None
-            header_k = landmarks_from_header(kind)
+            found = header_param(kind)
             if kind in D.PARAM_RANGE:
                 lo_p, hi_p, default_p = D.PARAM_RANGE[kind]
                 default_p = G.default_param(kind, default_p)
@@ -457,8 +451,8 @@ def main():
                                    "regression of rat skull shape on age (Bookstein 1991), with "
                                    "public bounds from the study design and 8 rows per rat.")
 
-            dataset, upload_digest, data_error = None, None, None
-            covariate, file_digest = "x", None
+            dataset, upload_digest, data_error, read = None, None, None, None
+            covariate, file_digest, renormalize, group_ok = "x", None, False, True
             set_page_rows(None)  # set again below while an uploaded file's person column is mapped
             if source == "synthetic":
                 init("gr_n", "gr_n", G.default_n(kind), int, range(10, CAPS["gr_max_n"] + 1))
@@ -495,48 +489,12 @@ def main():
                             "(group privacy). Set *Rows one person contributes* (sidebar) to 8, "
                             "or press the preset button.", icon=":material/group:")
             else:
-                uploaded = ui.file_uploader("CSV file (one observation per row)",
-                                            type=["csv", "txt"], key="gr_upload")
-                ui.caption(f"Expected header: `{D.expected_header(kind, param)}` (see the README "
-                           "for the formats; S² also reads latitude/longitude, SPD full matrices). "
-                           "Choose the covariate column below; other columns are ignored. The file "
-                           "stays in memory and is never stored.")
-                renormalize = False
-                if kind == "sphere":
-                    init("gr_renormalize", None, False, bool)
-                    renormalize = ui.checkbox("Project points onto the sphere (renormalize) "
-                                              "instead of rejecting points off it",
-                                              key="gr_renormalize")
-                if uploaded is not None:
-                    raw = uploaded.getvalue()
-                    file_digest = hashlib.sha256(raw).hexdigest()
-                    if header_k is not None and header_k == param:
-                        ui.info(D.landmarks_read_text(header_k), icon=":material/scatter_plot:")
-                    elif D.landmarks_left_out(header_k, param):
-                        ui.warning(D.landmarks_left_out(header_k, param),
-                                   icon=":material/scatter_plot:")
-                    covariate, person, missing = upload_mapping(raw, file_digest, kind, param,
-                                                                ui)
-                    upload_digest = (file_digest + ("/unit" if renormalize else "")
-                                     + f"/{covariate}/{person}")
-                    try:
-                        if missing:  # no covariate to choose: the file needs one
-                            data_error = missing
-                        else:
-                            dataset = D.parse_upload(raw, kind, param, renormalize=renormalize,
-                                                     covariate=covariate, person=person)
-                        if person is not None and dataset is not None:
-                            k = dataset.rows_per_person
-                            set_page_rows(k, f"This page counts {k} rows per person: the largest "
-                                             f"group of its person column '{person}'.")
-                    except DataValidationError as exc:
-                        # The library's hint names its keyword; here the checkbox above does it.
-                        data_error = str(exc).replace(
-                            "Pass renormalize=True to project every point onto the sphere.",
-                            "Tick *Project points onto the sphere (renormalize)* above to project "
-                            "every point onto it.")
+                dataset, read, renormalize, group_ok = upload_data(kind, param, found, ui)
+                if read is not None:
+                    covariate, file_digest = read.mapping.covariate, read.digest
+                    upload_digest = (read.digest, renormalize, read.mapping)
             if data_error:
-                ui.error(f"The uploaded file cannot be used:\n\n{data_error}")
+                ui.error(data_error)
             elif dataset is not None:
                 ui.caption(dataset.description)
 
@@ -630,9 +588,12 @@ def main():
                     ui.caption(f"The covariate range holds the range of '{covariate}' estimated "
                                f"under DP with ε_b = {estimate['epsilon']:.3g} (a release recorded "
                                "in the ledger); retyped, it is your own public choice.")
-                if scope is not None:
+                if scope is not None and group_ok:
                     CE.estimate_section(dataset.x, covariate, scope,
-                                     G.release_epsilon(scheme, eps_p, eps_v, n_foot, n_vec))
+                                        G.release_epsilon(scheme, eps_p, eps_v, n_foot, n_vec))
+                elif scope is not None:
+                    ui.caption("Confirm the rows per person above to estimate the covariate "
+                               "range privately.")
                 # One field per data source: the demonstration's speed bound is its design, not a
                 # bound for an uploaded file.
                 init(f"gr_ms_{kind}_{source}", "gr_ms", G.default_max_speed(kind, source), float,
@@ -716,7 +677,8 @@ def main():
     plan = None
     if not quiet:  # drawn under the figure, before it in the script: a release made here is in it
         with controls_box:
-            plan = release_controls(settings, dataset, fit, source, signature, estimated)
+            plan = release_controls(settings, dataset, fit, source, signature, estimated,
+                                    group_ok)
     last = st.session_state.get(LAST)
     release = last["release"] if last and last["signature"] == signature else None
 
@@ -752,7 +714,7 @@ def main():
                 init("gr_kpanels", None, 4, int, bounds=(1, 8))
                 panels = int(k2.number_input("Panels", 1, 8, key="gr_kpanels"))
             figure_kw = dict(covariate_name={"example": "age (years)",
-                                             "rats": "age (days)"}.get(source, "x"),
+                                             "rats": "age (days)"}.get(source, covariate),
                              kendall_range=kendall_range, kendall_panels=panels)
             if kind == "sphere":
                 # Stateful tabs: only the open one is drawn (the flat map first, a 2D chart; the
@@ -849,7 +811,8 @@ def main():
             {"n": n, "noise": noise, "seed": seed} if source == "synthetic" else
             {"example": (D.EXAMPLE_N, D.EXAMPLE_SEED, D.EXAMPLE_AGES)} if source == "example"
             else {"data_file": "assets/data/rat_skulls.csv"} if source == "rats" else
-            {"renormalize": renormalize, "covariate": covariate,
+            {"renormalize": renormalize, "covariate": covariate, "person": read.mapping.person,
+             "columns": U.mapped_columns(read.manifold, read.mapping),
              "data_file": getattr(st.session_state.get("gr_upload"), "name", None),
              "bounds_estimate": ({"epsilon": estimate["epsilon"], "notes": estimated}
                                  if estimated else None)}))

@@ -25,8 +25,7 @@ CONCRETE = {"Sphere", "SPD", "KendallShape", "Euclidean", "Hyperbolic"}
 #: Files over MAX_FILE_LINES today, with the size they may not exceed (to be split).
 OVERSIZE_FILES = {
     "ui/logic/geodesic_regression.py": 1032,
-    "pages/geodesic_regression.py": 900,
-    "ui/session.py": 907,
+    "pages/geodesic_regression.py": 863,
     "pages/linear_regression.py": 719,
     "dpcore/manifolds/base.py": 826,
     "dpcore/mechanisms/kng.py": 730,
@@ -36,12 +35,11 @@ OVERSIZE_FILES = {
     "dpcore/manifolds/spd.py": 640,
     "dpcore/privacy/profiles.py": 624,
     "dpcore/release/accuracy.py": 615,
-    "ui/logic/regression_data.py": 609,
     "dpcore/sampling/envelope.py": 609,
 }
 #: Functions in pages/ and ui/ over MAX_FUNCTION_LINES today, with their caps.
 OVERSIZE_FUNCTIONS = {
-    "pages/geodesic_regression.py:main": 447,
+    "pages/geodesic_regression.py:main": 416,
     "pages/linear_regression.py:main": 190,
     "ui/_preview.py:build_figures": 151,
 }

@@ -16,7 +16,7 @@ stay in this session's memory (:func:`ui.session.session_memo`, one store per pa
 ``<tag>_upload_scans`` and ``<tag>_upload_reads``), never in ``st.cache_data``, on disk or in a
 log. The pure logic is :mod:`ui.logic.upload`.
 
-A regression page (Geodesic regression) adopts it in a few lines::
+A regression page adopts it in a few lines::
 
     from ui.logic.upload import UploadTarget, mapping_param
     from ui.upload import confirm_person_rows, upload_and_map
@@ -30,7 +30,10 @@ A regression page (Geodesic regression) adopts it in a few lines::
 
 On S², ``UploadTarget(..., renormalize=True)`` projects points off the sphere onto it, and
 ``upload_and_map(..., sphere_hint="Tick *Project points onto the sphere* above.")`` words the
-reader's hint as the page's own control.
+reader's hint as the page's own control. A page whose parameter is its own widget (Geodesic
+regression: *Number of landmarks k*, *Dimension d*) keeps ``infer_param=False`` and calls
+:func:`param_from_header` before drawing that widget: the header's k or d is set into it once
+per file, the user may change it afterwards.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ from ui.logic import regression_data as D
 from ui.logic import upload as U
 from ui.session import lazy_expander, session_memo, set_page_rows
 
-__all__ = ["confirm_person_rows", "file_bytes", "map_file", "upload_and_map"]
+__all__ = ["confirm_person_rows", "file_bytes", "header_caption", "map_file",
+           "param_from_header", "upload_and_map"]
 
 ERROR_PREFIX = "The file cannot be used."
 
@@ -69,13 +73,18 @@ def upload_and_map(tag, target, *, label=None, caption=None, empty=None, sphere_
     """The file uploader and the mapping of its columns (:func:`map_file`): the data read, or
     None with a message. ``label``, ``caption``, ``empty``, ``ui``: as for :func:`file_bytes`
     (the caption by default states the expected header)."""
-    header, more = expected_header(target)
-    caption = caption or (f"Expected header: `{header}`{more}; other names are "
-                          "mapped below and other columns (an id, a name, a date) are "
-                          "ignored. The file stays in memory and is never stored.")
+    caption = caption or header_caption(target)
     kwargs = {k: v for k, v in (("label", label), ("empty", empty)) if v}
     raw = file_bytes(tag, caption=caption, ui=ui, **kwargs)
     return None if raw is None else map_file(raw, tag, target, sphere_hint=sphere_hint)
+
+
+def header_caption(target):
+    """The uploader's caption: the expected header, and that the file stays in memory."""
+    header, more = expected_header(target)
+    return (f"Expected header: `{header}`{more}; other names are mapped below and other "
+            "columns (an id, a name, a date) are ignored. The file stays in memory and is "
+            "never stored.")
 
 
 def expected_header(target):
@@ -119,11 +128,7 @@ def map_file(raw, tag, target, *, scope=None, defaults=None, preview_open=True,
     digest = hashlib.sha256(raw).hexdigest()
     scope = scope or f"{target.kind}_{digest[:12]}"
     try:
-        upload = session_memo(f"{tag}_upload_scans", digest,
-                              lambda: U.scan_upload(raw, max_bytes=upload_max_bytes(),
-                                                    max_columns=CAPS["upload_columns"]),
-                              keep_errors=(DataValidationError,), spinner="Reading the file …",
-                              max_entries=2)
+        upload = _scan(raw, tag, digest)
     except DataValidationError as exc:
         st.error(f"{ERROR_PREFIX}\n\n{exc}")
         return None
@@ -148,6 +153,38 @@ def map_file(raw, tag, target, *, scope=None, defaults=None, preview_open=True,
         return None
     st.caption(read.note + (f" {legend}" if legend else ""))
     return read
+
+
+def _scan(raw, tag, digest):
+    """The file scanned once per session (:func:`ui.logic.upload.scan_upload`, kept in the
+    page's session store ``<tag>_upload_scans``); raises DataValidationError."""
+    return session_memo(f"{tag}_upload_scans", digest,
+                        lambda: U.scan_upload(raw, max_bytes=upload_max_bytes(),
+                                              max_columns=CAPS["upload_columns"]),
+                        keep_errors=(DataValidationError,), spinner="Reading the file …",
+                        max_entries=2)
+
+
+def param_from_header(tag, kind, key, raw, param_range):
+    """The manifold parameter a file's header names (Kendall k from ``lx1..lyk``, Euclidean d
+    from ``y1..yd``: :func:`ui.logic.upload.header_param`), or None. Set into the page's
+    parameter widget ``key`` once per file and manifold, before the widget is drawn, when
+    within ``param_range`` (low, high, default); afterwards it is the user's to change. A file
+    that cannot be read gives None (:func:`map_file` reports its problem)."""
+    digest = hashlib.sha256(raw).hexdigest()
+    seen = st.session_state.get(f"{tag}_header_param")
+    if seen is not None and seen[:2] == (digest, kind):
+        return seen[2]
+    try:
+        names = [p.name for p in _scan(raw, tag, digest).profiles]
+    except DataValidationError:
+        names = []
+    found = U.header_param(kind, names)
+    lo, hi, _ = param_range
+    if found is not None and lo <= found <= hi:
+        st.session_state[key] = found
+    st.session_state[f"{tag}_header_param"] = (digest, kind, found)
+    return found
 
 
 def _preview(upload, key, expanded):
@@ -183,7 +220,7 @@ def _roles(upload, tag, target, scope, defaults):
         st.caption(roles.param_note)
     covariate = None
     if target.covariate:
-        covariate = _covariate(profiles, tag, scope, roles, defaults, label)
+        covariate = _covariate(profiles, tag, scope, target, roles, defaults, label)
         if covariate is None:
             return None
     layouts = roles.layouts
@@ -215,7 +252,10 @@ def _roles(upload, tag, target, scope, defaults):
     if None in chosen:
         level, text = U.incomplete_mapping_text(roles.manifold, layout, chosen, profiles,
                                                 exclude=(covariate,) if covariate else ())
-        (st.error if level == "error" else st.info)(text)
+        if level == "error":
+            st.error(f"{ERROR_PREFIX}\n\n{text}")
+        else:
+            st.info(text)
         return None
     ignored = [c for c in others if c != person]
     if ignored:
@@ -224,10 +264,16 @@ def _roles(upload, tag, target, scope, defaults):
     return U.PointMapping(layout, tuple(chosen), person, covariate)
 
 
-def _covariate(profiles, tag, scope, roles, defaults, label):
-    """The covariate's selectbox: every numeric column offered, the default never a point
-    column (:func:`ui.logic.upload.default_covariate`)."""
-    options = U.covariate_options(profiles)
+def _covariate(profiles, tag, scope, target, roles, defaults, label):
+    """The covariate's selectbox (:func:`ui.logic.upload.covariate_choices`), the default never
+    a point column (:func:`ui.logic.upload.default_covariate`); None with an error when the
+    file offers none (which column to add)."""
+    options = U.covariate_choices(target, roles.manifold, profiles)
+    if not options:
+        lay = roles.layouts[roles.mapping.layout]
+        points = [c for c in U.default_point_columns(roles.manifold, lay.key, profiles) if c]
+        st.error(f"{ERROR_PREFIX}\n\n{U.no_covariate_text(profiles, points)}")
+        return None
     default = defaults.covariate if defaults is not None else roles.mapping.covariate
     covariate = st.selectbox(
         "Covariate column (x)", options, format_func=label, key=f"{tag}_map_cov_{scope}",
@@ -256,26 +302,32 @@ def _responses(profiles, tag, scope, target, roles, defaults, covariate, label):
     chosen = st.multiselect("Response columns (y)", options, format_func=label,
                             default=[c for c in wanted if c in options],
                             max_selections=target.max_responses,
-                            key=f"{tag}_map_resp_{scope}_{covariate}")
+                            key=f"{tag}_map_resp_{scope}_{covariate}_{target.max_responses}")
     if defaults is None:
         st.caption(U.responses_text(list(roles.mapping.columns), profiles))
     return chosen
 
 
 def _point_columns(profiles, tag, scope, roles, layout, covariate, label):
-    """One selectbox per slot of a fixed layout (at most six a line)."""
+    """One selectbox per slot of a fixed layout: up to six on a line; more than six slots
+    (SPD(3) full, landmarks) four on a line in an expander, closed while the header names them
+    all (the sentence above lists them)."""
     lay = roles.layouts[layout]
     defaults = roles.mapping.columns
     st.caption(U.recognised_text(roles.manifold, layout, defaults, profiles))
     slots, options = lay.slot_labels, U.slot_options(profiles, lay, exclude=(covariate,))
+    per = 6 if len(slots) <= 6 else 4
+    box = st.container() if per == 6 else st.expander(
+        f"The point's {len(slots)} columns", expanded=None in defaults)
     chosen = []
-    for start in range(0, len(slots), 6):  # SPD(3): 9 entries; 8 landmarks: 16 columns
-        cols = st.columns(min(6, len(slots)))
-        for j, col in zip(range(start, min(start + 6, len(slots))), cols, strict=False):
-            chosen.append(col.selectbox(
-                slots[j], options, format_func=label, placeholder="Choose a column",
-                index=options.index(defaults[j]) if defaults[j] in options else None,
-                key=f"{tag}_map_{scope}_{layout}_{covariate}_{j}"))
+    with box:
+        for start in range(0, len(slots), per):  # SPD(3): 9 entries; 8 landmarks: 16 columns
+            cols = st.columns(min(per, len(slots)))
+            for j, col in zip(range(start, min(start + per, len(slots))), cols, strict=False):
+                chosen.append(col.selectbox(
+                    slots[j], options, format_func=label, placeholder="Choose a column",
+                    index=options.index(defaults[j]) if defaults[j] in options else None,
+                    key=f"{tag}_map_{scope}_{layout}_{covariate}_{j}"))
     return chosen
 
 

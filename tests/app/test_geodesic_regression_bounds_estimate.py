@@ -56,6 +56,18 @@ def open_upload(data=None, **budget):
     return at
 
 
+def covariate_box(at):
+    """The shared upload widget's covariate selectbox (key ``gr_map_cov_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_cov_")]
+    return box
+
+
+def person_box(at):
+    """The shared upload widget's person selectbox (key ``gr_map_person_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_person_")]
+    return box
+
+
 def widget(elements, prefix):
     found = [w for w in elements if w.key and w.key.startswith(prefix)]
     assert len(found) == 1, [w.key for w in elements]
@@ -86,7 +98,7 @@ def assumptions(at):
 
 def test_log_population_estimated_then_released(downloads):
     at = open_upload()
-    assert at.selectbox(key="gr_map_x").value == "log_pop"
+    assert covariate_box(at).value == "log_pop"
     # the default range [0, 1] clips every covariate, and the preview says so
     assert f"- {N} of {N} (100%) covariates outside the public range [0, 1]" in preview(at)
     # the enclosing interval: 'log_pop' has no known units, so the wide default must be
@@ -191,7 +203,9 @@ def test_estimate_counts_per_person_and_belongs_to_its_file_and_column():
     largest group, 29 of 200 rows in 7 groups). The estimate belongs to its file and covariate
     column: another column starts from the default range, and coming back finds it again."""
     at = open_upload()
-    at.selectbox(key="gr_map_person").set_value("region").run()
+    person_box(at).set_value("region").run()
+    assert "gr_eps_b_" not in str([n.key for n in at.number_input])  # rows per person first
+    widget(at.checkbox, "gr_group_ok_").check().run()  # the largest group confirmed public
     widget(at.checkbox, "gr_wide_ok_").check().run()
     widget(at.number_input, "gr_eps_b_").set_value(0.2).run()
     assert any("Cost of this release: ε = 5.8 per person (29 rows each)" in md.value
@@ -203,11 +217,11 @@ def test_estimate_counts_per_person_and_belongs_to_its_file_and_column():
     (stored,) = at.session_state[ESTIMATES].values()
     assert tuple(v.value for v in range_fields(at)) == stored["range"]
 
-    at.selectbox(key="gr_map_x").set_value("area").run()
+    covariate_box(at).set_value("area").run()
     low, high = range_fields(at)
     assert "_est" not in low.key and (low.value, high.value) == (0.0, 1.0)
     assert not any("holds the range of" in c.value for c in at.caption)
-    at.selectbox(key="gr_map_x").set_value("log_pop").run()
+    covariate_box(at).set_value("log_pop").run()
     assert tuple(v.value for v in range_fields(at)) == stored["range"]
 
 
@@ -251,7 +265,7 @@ def test_upload_export_reads_the_pages_covariate_and_reproduces_the_release(down
     with the page's fixed release seed, prints the page's release to 1e-12."""
     data = csv_bytes(n=20, covariate="age", low=20.0, high=80.0)
     at = open_upload(data, gr_eps_p=1.0, gr_eps_v=2.0, gr_nf=2, gr_nv=1)
-    assert at.selectbox(key="gr_map_x").value == "age"
+    assert covariate_box(at).value == "age"
     low, high = range_fields(at)
     low.set_value(0.0)
     high.set_value(100.0)

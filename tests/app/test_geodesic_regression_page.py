@@ -1,8 +1,9 @@
 """AppTest tests of the "Geodesic regression" page (driven through app.py, as a user would).
 
 Uploads: streamlit 1.67's AppTest supports ``st.file_uploader`` (``FileUploader.set_value`` with
-``(name, bytes, mime)``), so the upload path is tested end to end; the parser behind it,
-:func:`ui.logic.regression_data.parse_upload`, takes the raw bytes and is also tested directly.
+``(name, bytes, mime)``), so the upload path (the shared widget, :mod:`ui.upload`) is tested end
+to end; :func:`ui.logic.regression_data.parse_upload`, the same reading without the widget,
+takes the raw bytes and is also tested directly.
 """
 
 from pathlib import Path
@@ -32,6 +33,18 @@ quick_sampler = gr_quick_sampler
 
 
 release = gr_release
+
+
+def covariate_box(at):
+    """The shared upload widget's covariate selectbox (key ``gr_map_cov_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_cov_")]
+    return box
+
+
+def person_box(at):
+    """The shared upload widget's person selectbox (key ``gr_map_person_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_person_")]
+    return box
 
 
 def metric_labels(at):
@@ -627,11 +640,12 @@ def test_upload_column_mapping_and_person_column():
     at.file_uploader(key="gr_upload").set_value(
         ("people.csv", "\n".join(lines).encode(), "text/csv")).run()
     assert not at.exception and not at.error
-    assert at.selectbox(key="gr_map_x").value == "age"
-    assert "id" not in at.selectbox(key="gr_map_x").options
+    assert covariate_box(at).value == "age"
+    assert "id" not in covariate_box(at).options
     caption = " ".join(c.value for c in at.caption)
-    assert "n = 24 rows, covariate 'age'" in caption and "Columns not used: id, person." in caption
-    at.selectbox(key="gr_map_person").set_value("person").run()
+    assert "n = 24 rows, covariate 'age'" in caption
+    assert "Columns ignored: 'id' (looks like an identifier), 'person'" in caption
+    person_box(at).set_value("person").run()
     assert not at.exception and not at.error
     assert any("counts 4 rows per person" in c.value for c in at.sidebar.caption) or any(
         "counts 4 rows per person" in m.value for m in at.sidebar.markdown)

@@ -70,6 +70,18 @@ def rat_landmarks():
     return ("age" + header[1:] + "\n" + rest).encode()
 
 
+def covariate_box(at):
+    """The shared upload widget's covariate selectbox (key ``gr_map_cov_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_cov_")]
+    return box
+
+
+def person_box(at):
+    """The shared upload widget's person selectbox (key ``gr_map_person_<scope>``)."""
+    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_person_")]
+    return box
+
+
 def caption_text(at):
     return " ".join(c.value for c in at.caption)
 
@@ -92,7 +104,7 @@ def upload(kind, content, name="data.csv"):
 def test_places_with_a_covariate_are_read_with_the_right_roles(make, n, covariate, lat, lon):
     at = upload("sphere", make())
     assert not at.error, [e.value for e in at.error]
-    box = at.selectbox(key="gr_map_x")
+    box = covariate_box(at)
     assert box.value == covariate
     assert lat not in box.options and lon not in box.options  # responses: never the covariate
     text = caption_text(at)
@@ -109,7 +121,7 @@ def test_places_without_a_covariate_say_which_column_to_add(make):
     assert "no covariate column" in errors[0] and "lat, lng" in errors[0]
     assert "add a numeric column" in errors[0].lower() and "'x'" in errors[0]
     assert "Traceback" not in errors[0] and "chosen for both" not in errors[0]
-    assert "gr_map_x" not in [s.key for s in at.selectbox]  # nothing to choose from
+    assert not any(s.key and s.key.startswith("gr_map_cov_") for s in at.selectbox)  # none
     assert at.button(key="gr_release_button").disabled
 
 
@@ -117,7 +129,7 @@ def test_response_column_chosen_as_the_covariate_is_a_message_not_an_exception()
     """The person column offered next to the covariate is never a response either; a conflict
     that still reaches the reader (a stale choice) is a message naming the column."""
     at = upload("sphere", cities_population())
-    person = at.selectbox(key="gr_map_person")
+    person = person_box(at)
     assert "lat" not in person.options and "lng" not in person.options
     with pytest.raises(DataValidationError, match="'lat'.*the covariate"):
         D.parse_upload(cities_population(), "sphere", None, covariate="lat")
@@ -130,7 +142,7 @@ def test_kendall_landmarks_are_counted_from_the_header():
     assert at.number_input(key="gr_param_kendall").value == 8
     infos = " ".join(i.value for i in at.info) + caption_text(at)
     assert "8 landmarks" in infos and "lx1..ly8" in infos
-    assert at.selectbox(key="gr_map_x").value == "age"
+    assert covariate_box(at).value == "age"
     text = caption_text(at)
     assert "Uploaded CSV: n = 144 rows, covariate 'age'" in text
     assert "Columns not used" not in text
@@ -145,8 +157,8 @@ def test_kendall_landmarks_are_counted_from_the_header():
 def test_a_new_file_gets_its_own_default_covariate():
     """The covariate chosen for one file does not stick to the next one."""
     at = upload("sphere", cities_population())
-    assert at.selectbox(key="gr_map_x").value == "population"
+    assert covariate_box(at).value == "population"
     at.file_uploader(key="gr_upload").set_value(("m.csv", messy_export(), "text/csv")).run()
     assert not at.exception and not at.error
-    assert at.selectbox(key="gr_map_x").value == "Year"
+    assert covariate_box(at).value == "Year"
     assert np.isfinite(float(at.metric[0].value))

@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import pickle
+import re
 import secrets
 import subprocess
 import tempfile
@@ -303,8 +304,15 @@ def test_uploaded_data_never_reach_disk_logs_or_caches(all_logs, downloads, cach
     if any(p in blob for _, blob in cache_calls for p in patterns):
         problems["st.cache_data arguments"] = sorted({name for name, blob in cache_calls
                                                      if any(p in blob for p in patterns)})
-    if any(p in data for _, _, data in downloads for p in patterns):
-        problems["downloads"] = [name for name, _, data in downloads
+    # The exported script names the uploaded file (DATA_FILE, its own name: issue 31 point 6),
+    # so that the analyst's script reads it; that line is the one place a file's name may
+    # appear in a download. Nothing else of the upload may.
+    scripts = [data for name, _, data in downloads if name.endswith("_scenario.py")]
+    assert any(f"DATA_FILE = '{token}.csv'".encode() in data for data in scripts)
+    scrubbed = [(name, re.sub(rb"DATA_FILE = '[^'\n]*'", b"", data))
+                for name, _, data in downloads]
+    if any(p in data for _, data in scrubbed for p in patterns):
+        problems["downloads"] = [name for name, data in scrubbed
                                  if any(p in data for p in patterns)]
     if any(p.decode("latin-1") in str(dict(at.query_params)) for p in patterns):
         problems["URL"] = dict(at.query_params)

@@ -10,8 +10,8 @@ as SPD(2), the rat skulls (``lx1..ly8``, k inferred) as Kendall shapes and a Euc
 d = 3 columns ``y1..y3``. The regression pages get the same files with a covariate column
 ``t`` added (the rat skulls have their own, ``x``, the age in days).
 
-Geodesic regression still has its own uploader; the cases it does not pass yet are marked
-``xfail(strict=True)``: they flip (and must be unmarked) when it adopts the shared widget.
+Geodesic regression uses the shared widget too; ``GR_NOT_YET`` (cases marked
+``xfail(strict=True)``) is empty since it adopted it.
 """
 
 from __future__ import annotations
@@ -109,10 +109,13 @@ READ_AS = {"world cities": "lat (latitude) and lng (longitude)",
            "Euclidean d = 3": "columns y1..y3"}
 MEAN_PAGE = [name for name, f in FILES.items() if f[0] is not None]
 COVARIATE = {"rat skulls": "x"}
+#: The parameter each file's header names (Kendall k, Euclidean d).
+HEADER_PARAM = {"kendall": 8, "euclidean": 3}
 ADOPTS_NEXT = pytest.mark.xfail(strict=True,
                                 reason="Geodesic regression adopts the shared uploader next")
-#: Files Geodesic regression's current uploader does not read with the right roles yet.
-GR_NOT_YET = {"EMG covariances", "Euclidean d = 3"}
+#: Files Geodesic regression does not read with the right roles yet (none: it uses the shared
+#: widget).
+GR_NOT_YET = set()
 
 
 def texts(at):
@@ -204,5 +207,7 @@ def test_geodesic_regression_reads_each_layout_with_its_roles(name):
                                                  "text/csv")).run()
     no_problem(at, name)
     assert value_of(at.selectbox, "Covariate") == COVARIATE.get(name, "t"), name
+    if kind in HEADER_PARAM:  # the header's k / d set into the page's parameter widget
+        assert at.number_input(key=f"gr_param_{kind}").value == HEADER_PARAM[kind], name
     # the data accepted: every usable row read, from every point column
     read_every_point_column(at, name, n)

@@ -171,7 +171,7 @@ def frechet_script(manifold, *, source, n=None, seed=None, radius, center, epsil
 
 def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, seed=None,
                  example=None, renormalize=False, data_file=None, covariate="x",
-                 bounds_estimate=None, two_stage=None):
+                 bounds_estimate=None, two_stage=None, columns=None, person=None):
     """Script reproducing a release of the Geodesic regression page.
 
     Parameters
@@ -184,13 +184,11 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
     source : {"synthetic", "example", "upload"}
     n, noise, seed : synthetic data settings
     example : (n, seed, (low, high)), for the generated example
-    renormalize : bool
-        As ticked on the page, for an uploaded sphere file.
+    renormalize, covariate, columns, person : optional
+        An upload's "Project points onto the sphere" tick, covariate column, column mapping
+        (:func:`ui.logic.upload.mapped_columns`) and person column, read as on the page.
     data_file : str, optional
         The uploaded file's name, or a preset's path (:func:`data_file_name`).
-    covariate : str
-        The page's covariate column of an upload; as on the page, the file's columns other
-        than it and the responses are ignored.
     bounds_estimate : mapping, optional
         A covariate range estimated under DP: ``epsilon`` (ε_b) and ``notes`` (bound ->
         statement); recorded in the script (:func:`ui.logic.export_setup.estimate_lines`).
@@ -233,15 +231,16 @@ def regression_script(manifold, release_kwargs, *, source, n=None, noise=None, s
                 f"data = make_regression_data(manifold, {int(en)}, rng={int(eseed)})",
                 f"x, y = {float(low)!r} + {float(high - low)!r} * data.x, data.y"]
     else:
+        mapped = [f"COLUMNS = {({str(k): str(v) for k, v in columns.items()})!r}",
+                  f"PERSON = {None if person is None else str(person)!r}"] if columns else []
         data = ["# Your data: the CSV you uploaded (it is not stored in this script).",
                 f"DATA_FILE = {data_file_name(data_file)!r}",
-                f"COVARIATE = {str(covariate)!r}",
-                "# As on the page: rows with an empty cell are left out, columns other than the "
-                "covariate and",
-                "# the responses are ignored.",
+                f"COVARIATE = {str(covariate)!r}", *mapped,
+                "# As on the page: rows with an empty cell are left out, other columns ignored.",
                 f"read = read_manifold_csv(DATA_FILE, manifold, \"regression\", blank=\"drop\", "
                 f"renormalize={bool(renormalize)!r},",
-                "                         covariate=COVARIATE, others=\"ignore\")",
+                "                         covariate=COVARIATE, " + (
+                    "columns=COLUMNS, group=PERSON)" if columns else "others=\"ignore\")"),
                 "print(read.note)",
                 "x, y = read.x, read.y"]
     settings = [f"    {k}=(np.array({_array(v[0])}), {float(v[1])!r})," if k == "center_ball"

@@ -1,7 +1,8 @@
 """Data sets of the regression pages (Geodesic regression, Budget split, Linear regression): the
-manifold choices, synthetic and example data, uploads (bytes parsed in memory, never written to
-disk), and the column mapping of uploaded tables (preview, identifier detection, roles of the
-columns, blank rows dropped with a count, rows per person from a group column)."""
+manifold choices, synthetic and example data, uploads (bytes read in memory, never written to
+disk, by the shared reader :mod:`ui.logic.upload`), and the column profiles of uploaded tables
+(preview, identifier detection, blank rows dropped with a count, rows per person from a group
+column)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from dpcore.data import (
     DataValidationError,
     make_regression_data,
     read_manifold_csv,
-    response_columns,
     to_csv,
 )
 from dpcore.data.synthetic import GENERIC_NOISE
@@ -24,12 +24,7 @@ from ui.caps import upload_max_bytes, upload_max_rows
 from ui.manifolds import make_manifold
 
 __all__ = [
-    "header_landmarks",
-    "landmarks_left_out",
-    "landmarks_read_text",
     "PersonRows",
-    "UploadRoles",
-    "upload_roles",
     "apply_mapping",
     "candidate_columns",
     "ColumnMapping",
@@ -47,7 +42,6 @@ __all__ = [
     "example_dataset",
     "EXAMPLE_N",
     "EXAMPLE_SEED",
-    "expected_header",
     "group_sizes",
     "MANIFOLD_KINDS",
     "MANIFOLD_LABELS",
@@ -55,6 +49,7 @@ __all__ = [
     "PARAM_KINDS",
     "PARAM_RANGE",
     "parse_upload",
+    "upload_dataset",
     "SPHERE_NOISE_CHOICES",
     "synthetic_dataset",
 ]
@@ -203,183 +198,68 @@ def example_dataset(kind, param):
                    truth=(d.footpoint, d.shooting_vector, EXAMPLE_AGES))
 
 
-def upload_columns(data, *, max_bytes=None):
-    """The columns of an uploaded file for its column mapping: ``(profiles, covariates)``, the
-    :class:`ColumnProfile` of every column and the names offered as the covariate (numeric,
-    not identifier-like; ``x`` first when present)."""
-    from dpcore.data import scan_table
-
-    if max_bytes is None:
-        max_bytes = upload_max_bytes()
-    table = scan_table(bytes(data), max_bytes=max_bytes, max_rows=upload_max_rows())
-    profiles = profile_columns(table)
-    names = candidate_columns(profiles)
-    names.sort(key=lambda c: c.strip().lower() != "x")
-    return profiles, names
-
-
-#: Header names of the response columns of any manifold of these pages (coordinates ``y1``…,
-#: landmarks ``lx1``/``ly1``…, matrix entries ``s11``/``s1_10``…, latitude and longitude):
-#: never a default covariate, whatever the manifold chosen.
-_RESPONSE_NAMES = re.compile(r"(?:y\d+|l[xy]\d+|s\d+(?:_\d+)?|lat|latitude|lon|lng|long|"
-                             r"longitude)", re.IGNORECASE)
-_LANDMARK = re.compile(r"l([xy])(\d+)", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class UploadRoles:
-    """The roles an uploaded file's columns may take on the Geodesic regression page.
-
-    Attributes
-    ----------
-    responses : tuple of str
-        The columns the reader takes as the responses (:func:`dpcore.data.response_columns`).
-    covariates : list of str
-        The columns offered as the covariate: numeric, not identifier-like, not responses;
-        ``x`` first when present.
-    covariate : str or None
-        The default covariate: ``x``, else the first offered column whose name is not that of
-        a response on some manifold (``y2``, ``lx5``, ``lat``); None when there is none.
-    persons : list of str
-        The columns that may be the person column (every column but the responses).
-    missing : str
-        Why there is no default covariate ('' when there is one): which column to add.
-    """
-
-    responses: tuple
-    covariates: list
-    covariate: str | None
-    persons: list
-    missing: str = ""
-
-
-def upload_roles(profiles, kind, param):
-    """Default roles of an uploaded file's columns for a manifold: responses by the reader's
-    rules, never the covariate by default (:class:`UploadRoles`)."""
-    names = [p.name for p in profiles]
-    responses = response_columns(make_manifold(kind, param), names)
-    taken = {r.lower() for r in responses}
-    covariates = [c for c in candidate_columns(profiles) if c.lower() not in taken]
-    covariates.sort(key=lambda c: c.strip().lower() != "x")
-    default = next((c for c in covariates if c.strip().lower() == "x"
-                    or not _RESPONSE_NAMES.fullmatch(c.strip())), None)
-    persons = [c for c in names if c.lower() not in taken]
-    missing = "" if default is not None else _no_covariate_text(profiles, responses, covariates)
-    return UploadRoles(tuple(responses), covariates, default, persons, missing)
-
-
-def _no_covariate_text(profiles, responses, covariates):
-    """Why a file has no default covariate, and which column to add (Markdown)."""
-    read = (f"its columns {', '.join(responses)} are the responses" if len(responses) > 1 else
-            f"its column {responses[0]} is a response" if responses else
-            "it has no response column")
-    others = [p for p in profiles if p.name not in responses and p.name not in covariates]
-    ignored = ""
-    if others:
-        listed = ", ".join(f"'{p.name}'" for p in others)
-        ignored = (f"; {listed} {'is' if len(others) == 1 else 'are'} ignored (text, empty or "
-                   "an identifier)")
-    text = (f"The file has no covariate column: {read}{ignored}. Add a numeric column holding "
-            "the covariate the responses change with (time, age, dose, …), e.g. named 'x', "
-            "and upload the file again.")
-    if covariates:
-        many = len(covariates) > 1
-        text += (f" Or choose {', '.join(covariates)} under *Covariate column*: named like "
-                 f"{'responses, they are' if many else 'a response, it is'} never the "
-                 "default.")
-    return text
-
-
-def header_landmarks(names):
-    """The number of landmarks a header names: the largest index ``i`` with both ``lx{i}`` and
-    ``ly{i}`` (any case), or None without any such pair."""
-    seen = {"x": set(), "y": set()}
-    for name in names:
-        match = _LANDMARK.fullmatch(str(name).strip())
-        if match:
-            seen[match.group(1).lower()].add(int(match.group(2)))
-    pairs = seen["x"] & seen["y"]
-    return max(pairs) if pairs else None
-
-
-def landmarks_read_text(k):
-    """What the page says when it set the number of landmarks from a file's header."""
-    return (f"The header names **{k} landmarks** (lx1..ly{k}): *Landmarks k* is set to {k}. "
-            "Change it to read fewer.")
-
-
-def landmarks_left_out(found, k):
-    """A warning when a header names ``found`` landmarks (:func:`header_landmarks`), more than
-    the ``k`` read (else '')."""
-    if found is None or found <= int(k):
-        return ""
-    return (f"The header names {found} landmarks (lx1..ly{found}) but *Landmarks k* is {k}: "
-            f"the columns lx{int(k) + 1}..ly{found} are not read. Set k to {found} to read "
-            "them all.")
-
-
-def _largest_group(data, person, rows, max_bytes):
-    """Rows of the largest group of column ``person`` among the spreadsheet rows ``rows``."""
-    from dpcore.data import scan_table
-
-    table = scan_table(bytes(data), max_bytes=max_bytes, max_rows=upload_max_rows())
-    j = list(table.columns).index(person)
-    by_row = dict(zip(table.rows.tolist(), (rec[j].strip() for rec in table.cells),
-                      strict=True))
-    values = [by_row[int(r)] for r in rows]
-    if not values:
-        return 1
-    _, counts = np.unique(np.array(values, dtype=object).astype(str), return_counts=True)
-    return int(counts.max())
+def upload_dataset(read):
+    """The :class:`Dataset` of a file read through the shared upload widget
+    (:class:`ui.logic.upload.MappedUpload`, with its covariate): its rows per person from the
+    person column, when one is mapped."""
+    person = read.mapping.person
+    who = (f"; {read.rows_per_person} rows per person (column '{person}')" if person else "")
+    return Dataset(read.x, read.y, "upload", f"Uploaded CSV: n = {read.n} rows, covariate "
+                   f"'{read.mapping.covariate}'{who}.", rows_per_person=read.rows_per_person)
 
 
 def parse_upload(data, kind, param, renormalize=False, *, max_bytes=None, covariate="x",
                  person=None):
-    """Parse the bytes of an uploaded CSV into a :class:`Dataset` (validated, in memory only).
+    """Read an uploaded CSV's bytes into a :class:`Dataset` (validated, in memory only) by the
+    shared upload logic's rules (:mod:`ui.logic.upload`: the point's columns by their header
+    names) and the library's reader with that column mapping
+    (:func:`dpcore.data.read_manifold_csv`: ``columns=``, ``covariate=``, ``group=``); every
+    other column is ignored (listed in the description). The pages map the columns with the
+    widget (:func:`ui.upload.map_file`); this is the same reading without it.
 
     Parameters
     ----------
     data : bytes
-        File contents (e.g. ``UploadedFile.getvalue()``). Nothing is written to disk or logged.
+        File contents. Nothing is written to disk or logged.
     kind, param : manifold setting, see :func:`ui.manifolds.make_manifold`
     renormalize : bool
         Sphere: project every point onto the sphere instead of rejecting points off it.
     max_bytes : int, optional
         Largest file in bytes; by default the dashboard's upload limit
-        (:func:`ui.caps.upload_max_bytes`, Streamlit's ``server.maxUploadSize``).
-    covariate : str
-        The column read as the covariate (the column mapping; default ``x``). Columns that are
-        neither it nor the manifold's response columns are ignored and listed.
-    person : str, optional
-        A person (group) column: the dataset's ``rows_per_person`` is its largest group among
-        the rows read.
-
-    Returns
-    -------
-    Dataset
+        (:func:`ui.caps.upload_max_bytes`).
 
     Raises
     ------
     dpcore.data.DataValidationError
-        With a message naming the row and column of every problem.
+        Naming the row and column of every problem (a point column given as the covariate
+        too).
     """
-    m = make_manifold(kind, param)
-    if max_bytes is None:
-        max_bytes = upload_max_bytes()
-    read = read_manifold_csv(bytes(data), m, "regression", blank="drop",
+    from . import upload as U
+
+    max_bytes = max_bytes or upload_max_bytes()
+    table = U.scan_upload(data, max_bytes=max_bytes)
+    target = U.UploadTarget(kind, param, covariate=True, infer_param=False, responses=param or 1)
+    roles = U.default_roles(target, table.profiles, covariate=covariate)
+    layout = roles.layouts[roles.mapping.layout]
+    named = U._named(layout, [p.name for p in table.profiles])  # by name, identifiers too
+    columns = (roles.mapping.columns if layout.free else tuple(named) if all(named) else
+               U.default_point_columns(roles.manifold, layout.key, table.profiles))
+    if covariate in columns:
+        raise DataValidationError(f"the column holds the point ({layout.label}) and cannot be "
+                                  "the covariate too.", row=1, column=covariate)
+    manifold = U.manifold_of(target, layout.key, len(columns))
+    if None in columns:
+        raise DataValidationError(f"a point written as {layout.label} needs one column for "
+                                  f"each of {', '.join(layout.slot_labels)}.", row=1)
+    read = read_manifold_csv(bytes(data), manifold, "regression", blank="drop",
                              renormalize=bool(renormalize), max_bytes=max_bytes,
-                             max_rows=upload_max_rows(), covariate=covariate, others="ignore")
-    rows = 1 if person is None else _largest_group(data, person, read.rows, max_bytes)
-    return Dataset(read.x, read.y, "upload",
-                   f"Uploaded CSV: n = {read.x.shape[0]} rows, covariate '{covariate}'. "
-                   f"{read.note}", rows_per_person=rows)
-
-
-def expected_header(kind, param):
-    """The header line an uploaded CSV must have (DESIGN §9)."""
-    from dpcore.data import expected_columns
-
-    return ",".join(expected_columns(make_manifold(kind, param), "regression"))
+                             max_rows=upload_max_rows(), covariate=covariate, group=person,
+                             columns=U.mapped_columns(manifold, U.PointMapping(layout.key,
+                                                                               columns)))
+    rows = 1 if person is None else int(group_sizes(read.groups)[0])
+    who = f"; {rows} rows per person (column '{person}')" if person else ""
+    return Dataset(read.x, read.y, "upload", f"Uploaded CSV: n = {read.x.shape[0]} rows, "
+                   f"covariate '{covariate}'{who}. {read.note}", rows_per_person=rows)
 
 
 def data_csv(kind, param, dataset):

@@ -1,32 +1,28 @@
 """Uploads on every page that reads a file: the roles of its columns and the data they hold.
 
 One pure module behind the one upload-and-mapping widget (:func:`ui.upload.upload_and_map`,
-:func:`ui.upload.map_file`), shared by the Fréchet mean, Linear regression and (next) Geodesic
-regression pages. No Streamlit here: a page says what it reads (:class:`UploadTarget`), the
-file is scanned once (:func:`scan_upload`), the roles get defaults from its header
+:func:`ui.upload.map_file`) of the Fréchet mean, Linear regression and Geodesic regression
+pages. No Streamlit here: a page says what it reads (:class:`UploadTarget`), the file is
+scanned once (:func:`scan_upload`), the roles get defaults from its header
 (:func:`default_roles`), the user may change them, and :func:`read_mapped` reads the mapped
 columns with the library's reader (:func:`dpcore.data.read_manifold_csv`: ``columns=``,
-``covariate=``, ``group=``), in memory only.
-
-Roles of a file's columns:
+``covariate=``, ``group=``), in memory only. Roles of a file's columns:
 
 * an optional **covariate** (regression pages): a numeric column; by default one that no point
-  layout uses (named ``t``, ``time``, ``x``, ``age``, ``dose``, … first, else the first numeric
-  column that no layout names and no point column takes, else none). A response column is never
-  the default covariate.
+  layout uses (``t``, ``time``, ``x``, ``age``, ``dose``, … first, else the first numeric
+  column no layout names, else none). A response column is never the default covariate.
 * the **point (response) columns**, by layout (:func:`layouts_for`): S² coordinates
   ``y1..y3`` or latitude and longitude in degrees; SPD(k) upper triangle or full matrix (1- or
-  0-based names: ``s11, s12, s22`` or ``s00, s01, s11``); Kendall landmarks ``lx1, ly1, …`` or
-  ``x1, y1, …`` with k inferred from the header; Euclidean coordinates, any number of columns
-  (d = those the header names ``y1..yd``, else the page's default count).
-* an optional **person** column (group privacy): never chosen by default (:func:`person_hint`
-  suggests one).
+  0-based: ``s11, s12, s22`` or ``s00, s01, s11``); Kendall landmarks ``lx1, ly1, …`` or
+  ``x1, y1, …`` (k from the header); Euclidean coordinates, any number (d = those the header
+  names ``y1..yd``, else the page's default count).
+* an optional **person** column (group privacy): never a default (:func:`person_hint`).
 
 Every other column is ignored and listed; identifier-like columns (``id``, row counters,
 distinct text) are never chosen by default. Problems are :class:`dpcore.data.DataValidationError`
-naming the row and the file's column. What the page says (recognised layout, missing roles)
-is :mod:`ui.logic.upload_text`, re-exported here. A regression page's pure part (the widget
-:func:`ui.upload.upload_and_map` does it all, with the preview and a selectbox per role)::
+naming the row and the file's column; what the page says is :mod:`ui.logic.upload_text`,
+re-exported here. A regression page's pure part (:func:`ui.upload.upload_and_map` adds the
+preview and a widget per role)::
 
     target = UploadTarget("kendall", covariate=True)           # k from the header
     upload = scan_upload(raw, max_bytes=upload_max_bytes())
@@ -37,6 +33,7 @@ is :mod:`ui.logic.upload_text`, re-exported here. A regression page's pure part 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 
@@ -49,24 +46,27 @@ from .upload_text import (
     covariate_text,
     incomplete_mapping_text,
     mapping_legend,
+    no_covariate_text,
+    param_left_out,
+    param_note,
+    param_read_text,
+    person_hint,
     person_rows_text,
     recognised_text,
     responses_text,
     user_message,
 )
 
-__all__ = ["covariate_options", "covariate_text", "default_covariate", "default_layout",
-           "default_point_columns", "default_roles", "header_param", "incomplete_mapping_text",
-           "layouts_for", "manifold_of", "mapped_columns", "MappedUpload", "mapping_legend",
-           "mapping_param", "MeanUpload", "person_hint", "person_rows_text", "point_layouts",
-           "PointLayout", "PointMapping", "read_mapped", "recognised_text", "responses_text",
-           "Roles", "scan_upload", "slot_options", "UploadTable", "UploadTarget", "user_message"]
+__all__ = ["covariate_choices", "covariate_options", "covariate_text", "default_covariate",
+           "default_layout", "default_point_columns", "default_roles", "header_param",
+           "incomplete_mapping_text", "layouts_for", "manifold_of", "mapped_columns",
+           "MappedUpload", "mapping_legend", "mapping_param", "MeanUpload", "no_covariate_text",
+           "param_left_out", "param_note", "param_read_text", "person_hint", "person_rows_text",
+           "point_layouts", "PointLayout", "PointMapping", "read_mapped", "recognised_text",
+           "responses_text", "Roles", "scan_upload", "slot_options", "UploadTable",
+           "UploadTarget", "user_message"]
 
 
-#: Names of columns that may say who a row belongs to (a hint on the page; never a default).
-_PERSON_NAMES = re.compile(r"(?:[a-z0-9]+_)?(?:person|people|subject|subj|participant|patient|"
-                           r"individual|user|respondent|customer|household|animal|rat|mouse|"
-                           r"owner)s?(?:_?(?:id|no|nr|code|name))?")
 #: Names of a covariate, first choice of the default (compared as :func:`_key` makes them).
 _COVARIATE_NAMES = ("t", "time", "x", "age", "dose", "year", "years", "day", "days", "week",
                     "month", "hour", "hours", "session_no", "visit")
@@ -108,6 +108,9 @@ class UploadTarget:
         Euclidean: most response columns.
     renormalize : bool
         S²: project points off the sphere onto it instead of reporting them.
+    covariate_ids : bool
+        Whether identifier-like columns are offered as the covariate (marked; never the
+        default). Geodesic regression offers neither them nor the point's columns.
     """
 
     kind: str
@@ -117,6 +120,7 @@ class UploadTarget:
     responses: int = 1
     max_responses: int | None = None
     renormalize: bool = False
+    covariate_ids: bool = True
 
 
 @dataclass(frozen=True)
@@ -264,20 +268,14 @@ class UploadTable:
     raw: bytes
     max_bytes: int
 
-    @property
-    def n_rows(self):
-        return len(self.table.cells)
+    n_rows = property(lambda self: len(self.table.cells))
 
     @property
     def digest(self):
         """The file's SHA-256 (hex): what names it in this session's stores."""
-        import hashlib
-
         return hashlib.sha256(self.raw).hexdigest()
 
-    @property
-    def columns(self):
-        return tuple(self.table.columns)
+    columns = property(lambda self: tuple(self.table.columns))
 
 
 @dataclass(frozen=True, eq=False)
@@ -431,6 +429,22 @@ def covariate_options(profiles):
     return [p.name for p in profiles if p.kind == "number"]
 
 
+def covariate_choices(target, manifold, profiles):
+    """The covariate's options for ``target`` (:func:`covariate_options`): with a fixed point
+    layout (S², SPD, Kendall) never a column the header names as the point's (``lat``,
+    ``y2``, ``s01``, ``lx3``, landmarks beyond k too); identifiers only with
+    ``target.covariate_ids``. A free layout (Euclidean) offers every numeric column."""
+    names = [p.name for p in profiles]
+    layouts = layouts_for(target, manifold)
+    shapes = [manifold]
+    if target.kind == "kendall" and (header_param("kendall", names) or 0) >= 3:
+        shapes.append(_build("kendall", header_param("kendall", names)))
+    points = set() if any(lay.free for lay in layouts.values()) else {
+        c for m in shapes for lay in point_layouts(m).values() for c in _named(lay, names) if c}
+    ids = set() if target.covariate_ids else {p.name for p in profiles if p.id_like}
+    return [c for c in covariate_options(profiles) if c not in points and c not in ids]
+
+
 def default_covariate(manifold, profiles, taken=()):
     """The default covariate: a numeric, non-identifier column that no point layout of
     ``manifold`` names, no point-like name (``y2``, ``lx5``, ``lat``, ``s12``) and not in
@@ -452,10 +466,10 @@ def default_covariate(manifold, profiles, taken=()):
 def default_point_columns(manifold, layout_key, profiles, exclude=(), responses=None):
     """The default column of each slot of a layout (None where the user must choose).
 
-    A slot takes the column named for it (``y1``; ``lat``/``latitude``; ``s12`` or ``s01``;
-    ``lx3`` or ``x3``) unless that column looks like an identifier or is in ``exclude`` (the
-    covariate). Slots left over take the remaining numeric columns in file order only when
-    exactly as many remain as are needed (nothing to guess); identifiers are never chosen.
+    A slot takes the column named for it (``y1``, ``lat``, ``s12``/``s01``, ``lx3``/``x3``)
+    unless empty or in ``exclude`` (the covariate), whatever its cells (a bad one is reported
+    by row and column). Slots left over take the remaining numeric columns in file order only
+    when exactly as many remain as needed (nothing to guess); identifiers are never chosen.
     ``responses`` (a free layout): the columns the header names ``y1..yd``, else the first
     ``responses`` remaining ones.
 
@@ -472,7 +486,8 @@ def default_point_columns(manifold, layout_key, profiles, exclude=(), responses=
         d = header_param("euclidean", keys) or 0
         named = [keys[f"y{i}"] for i in range(1, d + 1)]
         return tuple(named or candidates[:max(1, int(responses))])
-    chosen = [c if c in candidates else None for c in _named(layout, candidates)]
+    chosen = _named(layout, [p.name for p in profiles if p.kind != "empty"
+                             and p.name not in exclude])
     rest = [c for c in candidates if c not in chosen]
     if chosen.count(None) == len(rest):
         fill = iter(rest)
@@ -507,7 +522,7 @@ def default_roles(target, profiles, layout=None, covariate=""):
     if found is not None and spec.param_range and target.kind != "euclidean":
         lo, hi, _ = spec.param_range
         if lo <= found <= hi and found != (param or spec.default_param):
-            param, note = found, _param_note(target.kind, found)
+            param, note = found, param_note(target.kind, found)
     manifold = _build(target.kind, param)
     layouts = layouts_for(target, manifold)
     layout = layout if layout in layouts else (
@@ -521,19 +536,6 @@ def default_roles(target, profiles, layout=None, covariate=""):
     if free and target.max_responses:
         columns = columns[:target.max_responses]
     return Roles(manifold, layouts, PointMapping(layout, columns, None, covariate), note)
-
-
-def _param_note(kind, found):
-    if kind == "kendall":
-        return f"The header names **{found} landmarks** (lx1..ly{found}): read as {found}."
-    return f"The header names the entries of **{found} × {found} matrices**."
-
-
-def person_hint(profiles, exclude=()):
-    """Columns whose name suggests a person (``person``, ``subject``, ``patient_id``, …), as a
-    hint to choose the person column; never chosen by default."""
-    return [p.name for p in profiles if p.name not in exclude
-            and _PERSON_NAMES.fullmatch(re.sub(r"[\s.\-]+", "_", p.name.strip().lower()))]
 
 
 def mapped_columns(manifold, mapping):

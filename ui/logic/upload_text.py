@@ -4,10 +4,19 @@ sentence, the reader's hints in the page's words and the rows per person. No Str
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["covariate_text", "incomplete_mapping_text", "mapping_legend", "person_rows_text",
+__all__ = ["covariate_text", "incomplete_mapping_text", "mapping_legend", "no_covariate_text",
+           "param_left_out", "param_note", "param_read_text", "person_hint", "person_rows_text",
            "recognised_text", "responses_text", "user_message"]
+
+
+#: Names of columns that may say who a row belongs to (a hint on the page; never a default).
+_PERSON_NAMES = re.compile(r"(?:[a-z0-9]+_)?(?:person|people|subject|subj|participant|patient|"
+                           r"individual|user|respondent|customer|household|animal|rat|mouse|"
+                           r"owner)s?(?:_?(?:id|no|nr|code|name))?")
 
 
 def _upload():
@@ -109,3 +118,70 @@ def covariate_text(covariate, profiles):
     how = ("named like a covariate" if U._key(covariate) in U._COVARIATE_NAMES else
            "the first numeric column that holds no point and is no identifier")
     return f"Covariate: '{covariate}' ({how}); point columns are never the default."
+
+
+def no_covariate_text(profiles, responses):
+    """Why a file offers no covariate (every numeric column holds the point or is an
+    identifier, :func:`ui.logic.upload.covariate_choices` is empty), and which column to add
+    (Markdown). ``responses``: the point's columns."""
+    read = (f"its columns {', '.join(responses)} are the responses" if len(responses) > 1 else
+            f"its column {responses[0]} is a response" if responses else
+            "it has no response column")
+    others = [p.name for p in profiles if p.name not in responses]
+    ignored = ""
+    if others:
+        listed = ", ".join(f"'{c}'" for c in others)
+        ignored = (f"; {listed} {'is' if len(others) == 1 else 'are'} ignored (text, empty or "
+                   "an identifier)")
+    return (f"The file has no covariate column: {read}{ignored}. Add a numeric column holding "
+            "the covariate the responses change with (time, age, dose, …), e.g. named 'x', "
+            "and upload the file again.")
+
+
+def _param_words(kind, found, names):
+    """How a header names ``found`` (landmarks lx1..ly8 / x1..y8, coordinates y1..y3)."""
+    if kind == "kendall":
+        lx = any(str(n).strip().lower() == "lx1" for n in names)
+        return f"{found} landmarks", ("lx{}", "ly{}") if lx else ("x{}", "y{}")
+    return f"{found} coordinate{'s' if found > 1 else ''}", ("y{}", "y{}")
+
+
+def param_read_text(kind, found, label, names=("lx1",)):
+    """What a page says when it set its parameter widget (``label``: *Number of landmarks k*,
+    *Dimension d*) from a file's header (:func:`ui.logic.upload.header_param`)."""
+    what, (a, b) = _param_words(kind, found, names)
+    return (f"The header names **{what}** ({a.format(1)}..{b.format(found)}): *{label}* is "
+            f"set to {found}. Change it to read fewer.")
+
+
+def param_left_out(kind, found, param, label, names=("lx1",)):
+    """A warning when a header names ``found`` (landmarks, coordinates, matrix size), more
+    than the page's ``param`` reads (else ''). ``label``: the page's parameter widget."""
+    if found is None or param is None or found <= int(param):
+        return ""
+    if kind == "spd":
+        return (f"The header names the entries of {found} × {found} matrices, but this page "
+                f"reads {param} × {param} matrices: only the columns of their upper-left "
+                f"{param} × {param} block are read.")
+    what, (a, b) = _param_words(kind, found, names)
+    first = int(param) + 1
+    rest = a.format(first) if kind != "kendall" and first == found else (
+        f"{a.format(first)}..{b.format(found)}")
+    return (f"The header names {what} ({a.format(1)}..{b.format(found)}) but *{label}* is "
+            f"{param}: the column{'s' if rest != a.format(first) else ''} {rest} "
+            f"{'are' if rest != a.format(first) else 'is'} not read. Set it to {found} to read "
+            "them all.")
+
+
+def param_note(kind, found):
+    """Why the widget reads another parameter than the page's: the header names it."""
+    if kind == "kendall":
+        return f"The header names **{found} landmarks** (lx1..ly{found}): read as {found}."
+    return f"The header names the entries of **{found} × {found} matrices**."
+
+
+def person_hint(profiles, exclude=()):
+    """Columns whose name suggests a person (``person``, ``subject``, ``patient_id``, …), as a
+    hint to choose the person column; never chosen by default."""
+    return [p.name for p in profiles if p.name not in exclude
+            and _PERSON_NAMES.fullmatch(re.sub(r"[\s.\-]+", "_", p.name.strip().lower()))]

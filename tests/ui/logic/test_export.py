@@ -136,6 +136,44 @@ def test_regression_upload_export_reads_the_pages_covariate_and_ignores_other_co
                                np.asarray(release.values["shooting_vector"]), rtol=0, atol=1e-12)
 
 
+def test_regression_upload_export_reads_the_pages_column_mapping(tmp_path):
+    """A Geodesic regression upload read through the shared widget's mapping (latitude and
+    longitude under other names, a person column with one blank cell): the script passes the
+    same ``columns=`` and ``group=`` to the reader, so it reads the page's rows (the blank
+    person's row left out) and, seeded, prints the page's release."""
+    from dpcore.data import sphere_to_latlon
+    from ui.logic import geodesic_regression as G
+    from ui.logic import regression_data as D
+    from ui.logic import upload as U
+    from ui.manifolds import spec
+
+    d = make_regression_data(Sphere(2), 21, noise=0.003, rng=8)
+    lat, lon = sphere_to_latlon(d.y)
+    rows = [f"{float(t)!r},{a!r},{b!r},{'' if i == 4 else f'p{i // 5}'}"
+            for i, (t, a, b) in enumerate(zip(d.x, lat.tolist(), lon.tolist(), strict=True))]
+    data = ("Years,Breite (N),Länge (E),who\n" + "\n".join(rows) + "\n").encode()
+    upload = U.scan_upload(data, max_bytes=10**6)
+    mapping = U.PointMapping("latlon", ("Breite (N)", "Länge (E)"), "who", "Years")
+    read = U.read_mapped(upload, Sphere(2), mapping)
+    assert read.n == 20 and read.dropped == 1 and read.rows_per_person == 5
+    sp = spec("sphere")
+    settings = G.ReleaseSettings(kind="sphere", param=None, eps_p=1.0, eps_v=2.0, tau=sp.tau,
+                                 covariate_range=(0.0, 1.0), tau_m=sp.tau_m, n_footpoints=1,
+                                 n_vectors=1, seed=3)
+    release, _ = G.run_release(settings, D.upload_dataset(read))
+    script = E.regression_script(settings.manifold, settings.release_kwargs(), source="upload",
+                                 data_file="mapped.csv", covariate="Years", person="who",
+                                 columns=U.mapped_columns(Sphere(2), mapping))
+    assert "COLUMNS = {'lat': 'Breite (N)', 'lon': 'Länge (E)'}" in script
+    (tmp_path / "mapped.csv").write_bytes(data)
+    stdout = _run(script, tmp_path)
+    printed = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+               for line in stdout.splitlines() if ":" in line}
+    np.testing.assert_allclose(np.array(json.loads(printed["footpoint"])),
+                               np.asarray(release.values["footpoint"]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.array(json.loads(printed["shooting vector"])),
+                               np.asarray(release.values["shooting_vector"]), rtol=0, atol=1e-12)
+
 def test_notebook_has_the_script_cells():
     script = E.frechet_script(Sphere(2), source="synthetic", n=20, seed=0, radius=0.3,
                               center=[0.0, 0.0, 1.0], epsilon=1.0, mechanism="laplace")

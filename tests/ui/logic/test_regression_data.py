@@ -1,12 +1,15 @@
 """Column mapping of uploaded tables (ui.logic.regression_data): the preview's profiles,
-identifier detection, default roles, blank rows dropped with a count, errors by row and column,
-rows per person from a group column."""
+identifier detection, default roles (Geodesic regression's, through the shared reader
+ui.logic.upload), blank rows dropped with a count, errors by row and column, rows per person
+from a group column."""
 
 import numpy as np
 import pytest
 
 from dpcore.data import DataValidationError, scan_table
+from dpcore.manifolds import Sphere
 from ui.logic import regression_data as D
+from ui.logic import upload as U
 
 MESSY = (
     "ID;Subject;Age (years);Systolic BP [mmHg];Chol;Comment\n"
@@ -118,71 +121,100 @@ def test_preview_shows_the_first_rows_as_written():
 
 def test_upload_mapping_reads_a_named_covariate_and_counts_rows_per_person():
     """An uploaded file with an identifier, a renamed covariate and a person column: the
-    identifier is never offered as the covariate, the person's largest group sets the rows
-    per person, and the unread columns are listed."""
+    identifier is never offered as the covariate on Geodesic regression, the person's largest
+    group sets the rows per person, and the unread columns are listed."""
     text = ("id,age,y1,y2,y3,rat\n"
             + "".join(f"{i + 1},{t},{y}\n" for i, (t, y) in enumerate([
                 (0.1, "0,0,1,a"), (0.4, "0,1,0,a"), (0.7, "0,0.6,0.8,a"),
                 (0.2, "1,0,0,b"), (0.9, "0.6,0.8,0,b")]))).encode()
-    profiles, names = D.upload_columns(text)
+    names = U.covariate_choices(gr_target("sphere"), Sphere(2), scanned(text).profiles)
     assert "id" not in names and names[0] == "age"
     data = D.parse_upload(text, "sphere", None, covariate="age", person="rat")
     np.testing.assert_allclose(data.x, [0.1, 0.4, 0.7, 0.2, 0.9])
     assert data.rows_per_person == 3
-    assert "covariate 'age'" in data.description and "Columns not used: id, rat." in \
-        data.description
-    assert D.parse_upload(text, "sphere", None, covariate="age").rows_per_person == 1
+    assert "covariate 'age'" in data.description and "Columns not used: id." in \
+        data.description and "3 rows per person (column 'rat')" in data.description
+    plain = D.parse_upload(text, "sphere", None, covariate="age")
+    assert plain.rows_per_person == 1 and "Columns not used: id, rat." in plain.description
 
 
 # ------------------------------------------------ issue "The first hour": default roles
+def gr_target(kind, param=None):
+    """What Geodesic regression reads (:func:`pages.geodesic_regression.upload_data`)."""
+    return U.UploadTarget(kind, param, covariate=True, infer_param=False, covariate_ids=False,
+                          responses=param or 1,
+                          max_responses=param if kind == "euclidean" else None)
+
+
+def scanned(raw):
+    return U.scan_upload(raw, max_bytes=10**6)
+
+
 def test_a_response_column_is_never_the_default_covariate():
     """Latitude/longitude, y1..y3, landmarks and matrix entries are responses: never offered as
-    the default covariate (the file's 'x' first, else its first other numeric column)."""
+    the covariate on Geodesic regression (a free Euclidean layout offers every column, the
+    default never a y-named one)."""
     cities = b"city,lat,lng,population\nParis,48.85,2.35,2148000\nRome,41.9,12.5,2873000\n"
-    profiles, _ = D.upload_columns(cities)
-    roles = D.upload_roles(profiles, "sphere", None)
-    assert roles.responses == ("lat", "lng")
-    assert roles.covariates == ["population"] and roles.covariate == "population"
-    assert roles.persons == ["city", "population"]
-    rows = b"y1,y2,y3,age\n0,0,1,3\n0,1,0,4\n"
-    roles = D.upload_roles(D.upload_columns(rows)[0], "sphere", None)
-    assert roles.covariate == "age" and roles.covariates == ["age"]
+    profiles = scanned(cities).profiles
+    roles = U.default_roles(gr_target("sphere"), profiles)
+    assert roles.mapping.columns == ("lat", "lng")
+    assert U.covariate_choices(gr_target("sphere"), roles.manifold, profiles) == ["population"]
+    assert roles.mapping.covariate == "population"
+    assert [p.name for p in profiles if p.name not in roles.mapping.used] == ["city"]
+    profiles = scanned(b"y1,y2,y3,age\n0,0,1,3\n0,1,0,4\n").profiles
+    roles = U.default_roles(gr_target("sphere"), profiles)
+    assert roles.mapping.covariate == "age"
+    assert U.covariate_choices(gr_target("sphere"), roles.manifold, profiles) == ["age"]
     # Euclidean R^1 reads y1; y2 may be chosen but is not a default.
-    roles = D.upload_roles(D.upload_columns(b"y1,y2\n0,1.5\n1,2.5\n0.5,0.7\n")[0], "euclidean", 1)
-    assert roles.covariates == ["y2"] and roles.covariate is None
-    assert "no covariate column" in roles.missing
+    profiles = scanned(b"y1,y2\n0,1.5\n1,2.5\n0.5,0.7\n").profiles
+    roles = U.default_roles(gr_target("euclidean", 1), profiles)
+    assert roles.mapping.columns == ("y1",) and roles.mapping.covariate is None
+    assert "y2" in U.covariate_choices(gr_target("euclidean", 1), roles.manifold, profiles)
+    assert "No column can be the covariate" in U.covariate_text(None, profiles)
+    # Kendall: landmarks beyond the page's k are never offered either
+    header = "age," + ",".join(f"l{a}{i}" for i in range(1, 9) for a in "xy")
+    rows = "\n".join(",".join(f"{v:.3f}" for v in np.random.default_rng(i).uniform(1, 2, 17))
+                     for i in range(4))
+    profiles = scanned(f"{header}\n{rows}\n".encode()).profiles
+    roles = U.default_roles(gr_target("kendall", 4), profiles)
+    assert U.covariate_choices(gr_target("kendall", 4), roles.manifold, profiles) == ["age"]
 
 
 def test_a_file_of_places_without_a_covariate_says_which_column_to_add():
-    profiles, _ = D.upload_columns(b"city;lat;lng\nParis;48,85;2,35\nRome;41,9;12,5\n")
-    roles = D.upload_roles(profiles, "sphere", None)
-    assert roles.covariates == [] and roles.covariate is None
-    text = roles.missing
+    profiles = scanned(b"city;lat;lng\nParis;48,85;2,35\nRome;41,9;12,5\n").profiles
+    roles = U.default_roles(gr_target("sphere"), profiles)
+    assert U.covariate_choices(gr_target("sphere"), roles.manifold, profiles) == []
+    assert roles.mapping.covariate is None
+    text = U.no_covariate_text(profiles, roles.mapping.columns)
     assert "no covariate column" in text and "lat, lng" in text and "'x'" in text
     assert "'city'" in text  # the text column, said to be ignored
 
 
-def test_landmarks_counted_from_the_header():
+def test_parameters_counted_from_the_header():
     names = ["age", *[f"l{c}{i}" for i in range(1, 9) for c in "xy"]]
-    assert D.header_landmarks(names) == 8
-    assert D.header_landmarks(["x", "LX1", "LY1", "lx2", "ly2", "lx3", "ly3", "lx4"]) == 3
-    assert D.header_landmarks(["x", "y1", "y2"]) is None
-    assert "lx5..ly8" in D.landmarks_left_out(8, 4)
-    assert D.landmarks_left_out(8, 8) == D.landmarks_left_out(None, 4) == ""
+    assert U.header_param("kendall", names) == 8
+    assert U.header_param("kendall", ["x", "LX1", "LY1", "lx2", "ly2", "lx3", "ly3", "lx4"]) == 3
+    assert U.header_param("kendall", ["x", "y1", "y2"]) is None
+    k = "Number of landmarks k"
+    assert "lx5..ly8" in U.param_left_out("kendall", 8, 4, k)
+    assert U.param_left_out("kendall", 8, 8, k) == U.param_left_out("kendall", None, 4, k) == ""
+    assert "**8 landmarks** (lx1..ly8)" in U.param_read_text("kendall", 8, k)
+    assert U.header_param("euclidean", ["t", "y1", "y2", "y3"]) == 3
+    assert "the column y3 is not read" in U.param_left_out("euclidean", 3, 2, "Dimension d")
+    assert "**3 coordinates** (y1..y3)" in U.param_read_text("euclidean", 3, "Dimension d")
 
 
 def test_quoted_decimal_commas_upload_as_the_mean_page_reads_them():
     """A comma-separated file whose quoted numbers use decimal commas: the Fréchet mean page's
     reader and this page's read the same values (dpcore.data.tables, one rule for both)."""
-    from dpcore.manifolds import Sphere
     from ui.logic import frechet_mean as L
 
     raw = (b'"x","lat","lng"\n"0,5","48,85","2,35"\n"1,5","52,52","13,405"\n'
            b'"2,5","40,4168","-3,7038"\n')
-    profiles, _ = D.upload_columns(raw)
+    profiles = scanned(raw).profiles
     assert [p.kind for p in profiles] == ["number"] * 3
-    roles = D.upload_roles(profiles, "sphere", None)
-    assert roles.covariate == "x" and roles.responses == ("lat", "lng")
+    roles = U.default_roles(gr_target("sphere"), profiles)
+    assert roles.mapping.covariate == "x" and roles.mapping.columns == ("lat", "lng")
     data = D.parse_upload(raw, "sphere", None, covariate="x")
     np.testing.assert_allclose(data.x, [0.5, 1.5, 2.5])
     upload = L.scan_upload(raw, max_bytes=10**6)
