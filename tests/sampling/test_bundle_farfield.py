@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import ks_2samp
 
 from dpcore.exceptions import EnvelopeViolation
 from dpcore.manifolds import Sphere
 from dpcore.sampling.bundle_farfield import FarFieldBundleSampler
 from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.bundle_sampler import _g_library
-from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
-from .test_bundle_sampler import CENTER, TAU, g_of, joint_sigma, regression_data
+from .test_bundle_sampler import (
+    CENTER,
+    TAU,
+    assert_agrees_with_uniform_exact,
+    joint_sigma,
+    neighbour_rows,
+    regression_data,
+)
 
 S2 = Sphere(2)
 
@@ -69,22 +74,7 @@ def test_agrees_with_the_uniform_exact_sampler(small_problem):
     diag = sampler.diagnostics
     assert 0.01 < diag["beta"] < 0.99 and diag["q1_boxes"] >= 1
     assert diag["mv_evaluations"] > 4 * diag["evaluations"]
-    index, tried = sampler.sample_indices(1500, np.random.default_rng(1))
-    assert lat.in_support(index).all()
-    p, v = lat.point(index)
-
-    def g(z):
-        return g_of(t, y, z[:, 0], z[:, 1])
-
-    ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, lat.radius), 2.0),
-                              1500, np.random.default_rng(2), n_terms=t.size)
-    stats = {"distance": (S2.dist(p, CENTER), S2.dist(ref[:, 0], CENTER)),
-             "|v|": (np.linalg.norm(v, axis=1), np.linalg.norm(ref[:, 1], axis=1)),
-             "g": (g_of(t, y, p, v), g(ref))}
-    for name, (a, b) in stats.items():
-        pvalue = ks_2samp(a, b).pvalue
-        print(f"{name}: KS p = {pvalue:.3g}")
-        assert pvalue > 3e-7, name
+    tried = assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, 3e-7)
     print(f"acceptance {1500 / tried:.3g}, diagnostics {diag}")
 
 
@@ -102,8 +92,7 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     sampler = FarFieldBundleSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
                                     max_boxes=200)
     index, _ = sampler.sample_indices(200, rng)
-    t2, y2 = t.copy(), y.copy()
-    t2[5], y2[5] = 0.37, S2.random_point(rng=rng)             # one row replaced
+    t2, y2 = neighbour_rows(t, y, rng)             # one row replaced
     neighbour = FarFieldBundleSampler(t2, y2, TAU, sigma, lat, draws=200, box_cost=0.0,
                                       max_boxes=150, sigma_ratios=(2.0, 5.0))
     assert neighbour.reachable(index).all()

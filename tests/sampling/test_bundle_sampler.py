@@ -100,22 +100,7 @@ def test_agrees_with_the_uniform_exact_sampler(small_problem):
                                acceptance_goal=0.99, max_boxes=400, slack=4.0)
     diag = sampler.diagnostics
     assert 0.01 < diag["beta"] < 0.99 and diag["q1_boxes"] >= 1
-    index, tried = sampler.sample_indices(1500, np.random.default_rng(1))
-    assert lat.in_support(index).all()
-    p, v = lat.point(index)
-
-    def g(z):
-        return g_of(t, y, z[:, 0], z[:, 1])
-
-    ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, lat.radius), 2.0),
-                              1500, np.random.default_rng(2), n_terms=t.size)
-    stats = {"distance": (S2.dist(p, CENTER), S2.dist(ref[:, 0], CENTER)),
-             "|v|": (np.linalg.norm(v, axis=1), np.linalg.norm(ref[:, 1], axis=1)),
-             "g": (g_of(t, y, p, v), g(ref))}
-    for name, (a, b) in stats.items():
-        pvalue = ks_2samp(a, b).pvalue
-        print(f"{name}: KS p = {pvalue:.3g}")
-        assert pvalue > 1e-6, name
+    tried = assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, 1e-6)
     print(f"acceptance {1500 / tried:.3g}, diagnostics {diag}")
 
 
@@ -132,8 +117,7 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     rng = np.random.default_rng(4)
     sampler = BundleKNGSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0, max_boxes=200)
     index, _ = sampler.sample_indices(200, rng)
-    t2, y2 = t.copy(), y.copy()
-    t2[5], y2[5] = 0.37, S2.random_point(rng=rng)             # one row replaced
+    t2, y2 = neighbour_rows(t, y, rng)             # one row replaced
     neighbour = BundleKNGSampler(t2, y2, TAU, sigma, lat, draws=200, box_cost=0.0,
                                  max_boxes=150, sigma_ratios=(2.0, 5.0))
     assert neighbour.reachable(index).all()
@@ -153,3 +137,34 @@ def test_public_cost_prediction():
     assert first["boxes"] == again["boxes"] and first["work"] == again["work"]  # deterministic
     assert first["boxes"] >= 1 and 1.0 <= first["proposals_per_draw"] < np.inf
     assert first["work"] > 0
+
+
+# ------------------------------------------------------------------------------ shared checks
+def assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, threshold, draws=1500):
+    """The contract every bundle sampler meets: ``draws`` draws of ``sampler`` and of the audited
+    uniform exact sampler (fixed seeds 1 and 2) pass three two-sample KS tests (the footpoint's
+    distance to the centre, |v|, g) at ``threshold`` each. Returns the proposals tried."""
+    index, tried = sampler.sample_indices(draws, np.random.default_rng(1))
+    assert lat.in_support(index).all()
+    p, v = lat.point(index)
+
+    def g(z):
+        return g_of(t, y, z[:, 0], z[:, 1])
+
+    ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, lat.radius), 2.0),
+                              draws, np.random.default_rng(2), n_terms=t.size)
+    stats = {"distance": (S2.dist(p, CENTER), S2.dist(ref[:, 0], CENTER)),
+             "|v|": (np.linalg.norm(v, axis=1), np.linalg.norm(ref[:, 1], axis=1)),
+             "g": (g_of(t, y, p, v), g(ref))}
+    for name, (a, b) in stats.items():
+        pvalue = ks_2samp(a, b).pvalue
+        print(f"{name}: KS p = {pvalue:.3g}")
+        assert pvalue > threshold, name
+    return tried
+
+
+def neighbour_rows(t, y, rng):
+    """A neighbouring data set: row 5 replaced (covariate 0.37, a random response)."""
+    t2, y2 = t.copy(), y.copy()
+    t2[5], y2[5] = 0.37, S2.random_point(rng=rng)
+    return t2, y2
