@@ -27,7 +27,8 @@ from .base import (
     check_sensitivity,
     size_tuple,
 )
-from .envelopes import LATTICE_NOTE, UNIFORM_NOTE, frechet_envelope, joint_envelope
+from .envelopes import LATTICE_NOTE, UNIFORM_NOTE, frechet_envelope, joint_envelope_draws
+from .kng_bundle import bundle_preferred, regression_joint_bundle
 from .protocol import Guarantee
 
 SIGMA_RULES = ("rigorous", "paper")
@@ -659,16 +660,19 @@ def refined_joint_available(manifold):
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
-                           max_norm, refined=None, progress=None):
+                           max_norm, refined=None, bundle=None, progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
 
     The support is :math:`K \times \{\|v\| \le V\}` with :math:`K` the whole compact
-    manifold or the public footpoint ball. Two exact samplers (both rejection, δ = 0):
+    manifold or the public footpoint ball. Three exact samplers (all rejection, δ = 0):
 
     - ``refined`` (default where :func:`refined_joint_available`): a piecewise envelope from
       the gradient norm's Lipschitz constant on the product of balls
       (:class:`~dpcore.sampling.envelope.ProductBallDomain`), whose acceptance stays high
       however concentrated the target is;
+    - ``bundle`` (default where :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`: S²
+      with a public footpoint ball, where its public cost is below the uniform proposals'):
+      the certified far-field envelope of :mod:`dpcore.mechanisms.kng_bundle`;
     - proposals uniform on the support for the Sasaki volume, accepted with probability
       :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are clipped to ``tau``, which
       bounds the gradient by :func:`regression_gradient_bounds`.
@@ -696,24 +700,16 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     if refined is None:
         refined = refined_joint_available(m) and support is not None
     if refined:
-        rng = np.random.default_rng(rng)
-        out = []
-        for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)),
-                              strict=True):
-            env = joint_envelope(mech, t, y, tau=tau, support=support, max_norm=max_norm,
-                                 draws=int(size))
-            vals, tried = env.sample(int(size), rng, n_terms=t.shape[0], progress=part)
-            out.append(MechanismResult(
-                values=vals, exact=True,
-                sampler=("exact rejection sampling from a refined Lipschitz envelope on the "
-                         f"footpoint ball of radius {support.radius:g} x the shooting-vector "
-                         f"ball of radius {float(max_norm):g}"),
-                diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
-                             "envelope_cells": int(env.centers.shape[0]),
-                             "lattice_spacing": env.lattice["lattice_spacing"],
-                             "float_safety": LATTICE_NOTE},
-            ))
-        return out
+        return joint_envelope_draws(mechanisms, t, y, size, rng, tau=tau, support=support,
+                                    max_norm=max_norm, progress=progress)
+    if bundle is None:
+        bundle = bundle_preferred(
+            m, None if support is None else support.radius, max_norm,
+            g_max=float(np.hypot(*regression_gradient_bounds(m, tau, max_norm))),
+            sigma=min(k.sigma for k in mechanisms), n=t.shape[0], draws=int(size))
+    if bundle:
+        return regression_joint_bundle(mechanisms, t, y, int(size), rng, tau=tau,
+                                       support=support, max_norm=max_norm, progress=progress)
     bundle = BundleBall(_uniform_support(m, support), max_norm)
     values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
                                      bundle, int(size), rng, n_terms=t.shape[0],
@@ -722,7 +718,7 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
 
 
 __all__ = ["SIGMA_RULES", "KNormGradient", "exact_support_available", "frechet_envelope",
-           "frechet_mean_exact", "joint_envelope",
+           "frechet_mean_exact",
            "refined_chart_available", "refined_joint_available",
            "regression_gradient_bounds", "regression_joint_exact", "sample_many",
            "regression_footpoints_many", "regression_joint_many", "regression_vectors_many"]

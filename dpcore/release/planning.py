@@ -336,16 +336,17 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     out["exact_possible"] = bool(exact_support_available(m))
     out["worst_case_proposals"] = worst_case_proposals(g_max, sigma)
     out["work"] = exact_work(g_max, sigma, n, draws)
-    refined = refined_joint_available(m) and tau_m is not None
     support = (float(footpoint_radius) if footpoint_radius is not None
                else float(tau_m) + tau if tau_m is not None else None)
+    refined = refined_joint_available(m) and support is not None
     bound = (joint_exact_bound(m, tau=tau, max_speed=max_speed, sigma=sigma, n=int(n),
                                draws=draws, support_radius=support)
              if sampler == "exact" and out["exact_possible"] else None)
     # The prediction "auto" reads; a forced exact release reads it only beyond its bound.
-    predicted = (predicted_joint_kng_work(m, support, max_speed, tau, sigma, int(n), draws)
-                 if refined and (sampler == "auto" or bound is not None
-                                 and not within_limit(bound.terms)) else None)
+    predicted = (joint_prediction(m, foot_radius=support, speed_cap=max_speed, tau=tau,
+                                  sigma=sigma, n=int(n), draws=draws)
+                 if sampler == "auto" or bound is not None and not within_limit(bound.terms)
+                 else None)
     if predicted is not None:
         out["predicted_work"] = predicted
     if bound is not None:
@@ -407,6 +408,30 @@ def predicted_joint_kng_work(manifold, radius, max_norm, tau, sigma, n, draws):
                           n_terms=k, draws=draws)
     per_draw = 1.0 / max(env.acceptance_lower_bound(), 1e-300)
     return (env.centers.shape[0] + float(draws) * per_draw) * float(n)
+
+
+def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
+    """The public prediction of an exact joint release's work that ``"auto"`` reads (gradient
+    terms), or None where only the uniform proposals' worst case applies.
+
+    The refined envelope's (:func:`predicted_joint_kng_work`) on R¹ with a footpoint ball; the
+    far-field bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
+    with a footpoint ball, where its public cost is below the uniform proposals' worst case
+    (:func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`, the rule the release samples by).
+    Public inputs only.
+    """
+    from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
+
+    if foot_radius is None or speed_cap is None or tau is None:
+        return None
+    if refined_joint_available(manifold):
+        return float(batches) * predicted_joint_kng_work(manifold, foot_radius, speed_cap, tau,
+                                                         sigma, int(n), draws)
+    g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
+    if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
+                        draws=draws, batches=batches):
+        return bundle_joint_work(int(n), draws, batches)
+    return None
 
 
 def exact_work(g_max, sigma, n, draws):

@@ -36,7 +36,7 @@ from .planning import (
     _choose_exact,
     exact_work,
     joint_exact_bound,
-    predicted_joint_kng_work,
+    joint_prediction,
     within_limit,
 )
 from .record import (
@@ -410,17 +410,17 @@ def _geodesic_regression_releases(
                    and clip is not None and speed_cap is not None)
         # A forced exact release is refused in _choose_exact, before any sampling, when the
         # public worst-case work of the sampler that would run is above the limit and the
-        # refined envelope's public prediction (the one "auto" reads) is not within it (public
-        # inputs only: n, the budgets, tau, the supports, the draws, the manifold).
+        # public prediction "auto" reads is not within it (public inputs only).
         forced_bound = (joint_exact_bound(
             m, tau=tau, max_speed=speed_cap, sigma=smallest_sigma, n=int(y.shape[0]),
             draws=n_footpoints * n_vectors,
             support_radius=None if foot_support is None else foot_support[1],
             batches=len(budgets))
             if sampler == "exact" and clip is not None and speed_cap is not None else None)
-        predicted = (len(budgets) * predicted_joint_kng_work(
-            m, foot_support[1], speed_cap, tau, smallest_sigma, int(y.shape[0]),
-            n_footpoints * n_vectors) if refined and mode == "strict" and (
+        predicted = (joint_prediction(
+            m, foot_radius=None if foot_support is None else foot_support[1],
+            speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
+            draws=n_footpoints * n_vectors, batches=len(budgets)) if mode == "strict" and (
                 sampler == "auto" or forced_bound is not None
                 and not within_limit(forced_bound.terms)) else None)
         use_exact = _choose_exact(

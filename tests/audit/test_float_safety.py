@@ -23,11 +23,11 @@ from scipy import stats
 from dpcore.exceptions import EnvelopeViolation
 from dpcore.manifolds import Euclidean, Sphere
 from dpcore.mechanisms.base import Ball
+from dpcore.mechanisms.envelopes import joint_envelope
 from dpcore.mechanisms.kng import (
     KNormGradient,
     frechet_envelope,
     frechet_mean_exact,
-    joint_envelope,
     regression_joint_exact,
 )
 from dpcore.sampling.envelope import RefinedEnvelope

@@ -1,0 +1,177 @@
+r"""Exact joint KNG for geodesic regression on :math:`S^2` at large :math:`n\epsilon`, in the
+releases: the far-field bundle sampler (:class:`~dpcore.sampling.bundle_farfield.
+FarFieldBundleSampler`) on a public footpoint ball.
+
+Where it runs (public inputs only, :func:`bundle_joint_available`): the manifold is
+:math:`S^2`, the footpoint support is a public ball of radius at most
+:data:`~dpcore.sampling.bundle_lattice.MAX_RADIUS` (the lattice box must stay inside the
+chart's domain), the shooting-vector bound is at most :math:`\pi`, and the covariates are the
+release's rescaled ones (in [0, 1]). The whole sphere needs a second chart and is not covered
+yet; there the uniform proposals (or MCMC) run as before.
+
+What a release states
+---------------------
+The target is the same as the uniform proposals' (density :math:`\exp(-g/\sigma)` w.r.t. the
+Sasaki volume), restricted to the sampler's public support :math:`D_L`: the lattice cells
+inside the footpoint ball and the speed ball (a public set, two lattice spacings inside their
+boundaries). KNG restricted to any public support is :math:`\epsilon`-DP with the same
+:math:`\sigma` (DESIGN §6), and the released value is the public lattice cell of an exact draw
+(post-processing), so the release is private with :math:`\delta = 0`, float-safe by the
+lattice argument of :mod:`dpcore.sampling.bundle_sampler`. The build of the envelope reads the
+data: its run time is a timing side channel, not a change of the output's law.
+
+Public cost (what ``sampler="auto"`` reads, :func:`bundle_joint_work`)
+---------------------------------------------------------------------------
+The refinement splits leaves while a leaf costs less than the proposals it saves (a leaf costs
+about :data:`LEAF_TERMS` proposals: ``box_cost``), until the certified acceptance reaches
+:data:`ACCEPTANCE_GOAL` or the public cap of :data:`MAX_LEAVES` leaves. Stopped by that rule,
+the draws cost at most what the leaves cost, so the public prediction is twice the cap's
+cost: ``2 x MAX_LEAVES x LEAF_TERMS x n`` gradient terms per budget pair. Data whose envelope
+reaches the cap before the rule stops it sample longer (the timing side channel again); the
+decision between exact and MCMC never reads the data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._progress import report, stages
+from ..sampling.bundle_lattice import MAX_RADIUS
+from .base import MechanismResult
+from .envelopes import LATTICE_NOTE
+
+__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "bundle_joint_available",
+           "bundle_joint_work", "bundle_preferred", "regression_joint_bundle"]
+
+#: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
+#: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
+#: beyond it the cap would be reached with an acceptance nobody measured.
+MAX_N_EPS = 1000.0
+#: Largest number of leaves of one envelope (public).
+MAX_LEAVES = 60_000
+#: Certified acceptance at which the refinement stops.
+ACCEPTANCE_GOAL = 2e-3
+#: Cost of certifying one leaf, in gradient terms per observation (measured with
+#: ``python -m benchmarks.bench_exact_reach``; a term is one residual of the uniform sampler).
+LEAF_TERMS = 25.0
+
+#: Manifold classes with a bundle sampler, and the test a space of that class must pass.
+_SPACES = {}
+
+
+def _registry():
+    if not _SPACES:
+        from ..manifolds import Sphere
+
+        _SPACES[Sphere] = lambda m: m.dim == 2
+    return _SPACES
+
+
+def bundle_joint_available(manifold, support_radius, max_norm):
+    """Whether :func:`regression_joint_bundle` covers this joint release (public inputs only).
+
+    Parameters
+    ----------
+    manifold : Manifold
+    support_radius : float or None
+        Radius of the public footpoint ball (None: no ball, not covered).
+    max_norm : float or None
+        The shooting-vector bound.
+
+    Returns
+    -------
+    bool
+    """
+    if support_radius is None or max_norm is None:
+        return False
+    test = next((f for cls, f in _registry().items() if isinstance(manifold, cls)), None)
+    return bool(test is not None and test(manifold)
+                and 0.0 < float(support_radius) <= MAX_RADIUS
+                and 0.0 < float(max_norm) <= math.pi)
+
+
+def bundle_joint_work(n, draws, batches=1):
+    """Public prediction of an exact bundle-sampler release's work, in gradient terms:
+    ``batches x 2 x MAX_LEAVES x LEAF_TERMS x n`` (module docstring, "Public cost"; ``draws``
+    enters through the refinement's stop rule, not the prediction)."""
+    del draws  # the stop rule balances the draws' cost against the leaves'
+    return float(batches) * 2.0 * MAX_LEAVES * LEAF_TERMS * float(n)
+
+
+def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, draws,
+                     batches=1):
+    r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
+    where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
+    :data:`MAX_N_EPS` and its public cost (:func:`bundle_joint_work`) is below the uniform
+    proposals' public worst case, ``batches x draws x n x`` the worst-case proposals per draw
+    at the smallest ``sigma`` (public inputs only)."""
+    if not bundle_joint_available(manifold, support_radius, max_norm):
+        return False
+    if 4.0 * float(g_max) / float(sigma) > MAX_N_EPS * (1.0 + 1e-12):
+        return False
+    from ..sampling.rejection import worst_case_proposals
+
+    uniform = float(batches) * float(draws) * float(n) * worst_case_proposals(g_max, sigma)
+    return bundle_joint_work(n, draws, batches) < uniform
+
+
+def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, max_norm,
+                            progress=None):
+    r"""Exact joint KNG draws :math:`(p, v)` on :math:`S^2` with a public footpoint ball, one
+    far-field bundle sampler per mechanism (module docstring).
+
+    Parameters
+    ----------
+    mechanisms : list of KNormGradient
+        One per budget pair (their ``sigma``).
+    t : array (n,)
+        Covariates in [0, 1].
+    y : array (n, 3)
+        Responses.
+    size : int
+        Draws per mechanism.
+    rng : Generator or seed, optional
+    tau : float
+        The residual clip.
+    support : Ball
+        The public footpoint ball (``center``, ``radius``).
+    max_norm : float
+        The shooting-vector bound.
+    progress : callable, optional
+        ``progress(fraction)`` after each envelope and each mechanism's draws (it may raise
+        to cancel).
+
+    Returns
+    -------
+    list of MechanismResult
+        One per mechanism, values ``(size, 2, 3)``: lattice points of exact draws.
+    """
+    from ..sampling.bundle_farfield import FarFieldBundleSampler
+    from ..sampling.bundle_lattice import BundleLattice
+
+    rng = np.random.default_rng(rng)
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    lattice = BundleLattice(np.asarray(support.center, dtype=float), float(support.radius),
+                            float(max_norm))
+    out = []
+    for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)), strict=True):
+        report(part, 0.0)
+        sampler = FarFieldBundleSampler(t, y, float(tau), float(mech.sigma), lattice,
+                                        draws=int(size), max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                        acceptance_goal=ACCEPTANCE_GOAL)
+        report(part, 0.5)
+        p, v, tried = sampler.sample(int(size), rng)
+        report(part, 1.0)
+        out.append(MechanismResult(
+            values=np.stack([p, v], axis=1), exact=True,
+            sampler=("exact rejection sampling from a certified far-field envelope on the "
+                     f"footpoint ball of radius {float(support.radius):g} x the shooting-vector "
+                     f"ball of radius {float(max_norm):g}"),
+            diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
+                         "envelope_cells": int(sampler.diagnostics["boxes"]),
+                         "float_safety": LATTICE_NOTE, **lattice.record},
+        ))
+    return out

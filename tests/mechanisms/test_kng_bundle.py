@@ -1,0 +1,140 @@
+"""The far-field bundle sampler in the releases (dpcore.mechanisms.kng_bundle): where it runs
+(public inputs only), what ``auto`` predicts, and that a release through it is exact, private,
+on its public lattice and draws the same law as the uniform exact sampler.
+
+The sampler itself (its bounds, KS agreement with uniform proposals at 1500 draws, a planted
+violation, neighbour reachability) is tested in tests/sampling/test_bundle_farfield.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpcore.manifolds import SPD, Euclidean, Sphere
+from dpcore.mechanisms import Ball, KNormGradient
+from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_exact
+from dpcore.mechanisms.kng_bundle import (
+    LEAF_TERMS,
+    MAX_LEAVES,
+    MAX_N_EPS,
+    bundle_joint_available,
+    bundle_joint_work,
+    bundle_preferred,
+)
+from dpcore.release import plan_regression_sampler, private_geodesic_regression
+from dpcore.sampling.bundle_lattice import BundleLattice
+from dpcore.sampling.rejection import worst_case_proposals
+
+S2 = Sphere(2)
+NORTH = np.array([0.0, 0.0, 1.0])
+TAU = 0.2
+
+
+def _data(n, rng):
+    t = rng.random(n)
+    t[:2] = 0.0, 1.0
+    lat = BundleLattice(NORTH, 0.5, 1.5)
+    p, v = lat.chart.to_bundle(np.array([0.1, -0.1]), np.array([0.8, 0.5]))
+    pred = S2.exp(p, t[:, None] * v)
+    return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
+
+
+def test_available_only_on_the_two_sphere_with_a_public_ball():
+    assert bundle_joint_available(S2, 0.5, 1.5)
+    assert bundle_joint_available(S2, 2.2, math.pi)
+    assert not bundle_joint_available(S2, None, 1.5)      # the whole sphere: not yet
+    assert not bundle_joint_available(S2, 2.5, 1.5)       # beyond the chart's lattice box
+    assert not bundle_joint_available(S2, 0.5, 4.0)       # speeds beyond pi
+    assert not bundle_joint_available(Sphere(3), 0.5, 1.5)
+    assert not bundle_joint_available(SPD(2), 0.5, 1.5)
+    assert not bundle_joint_available(Euclidean(2), 0.5, 1.5)
+
+
+def test_preferred_where_its_public_cost_is_below_the_uniform_worst_case():
+    n, draws = 250, 9
+    g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, 1.5)))
+    delta = math.hypot(2 * TAU / n, 2 * TAU / n)
+    work = bundle_joint_work(n, draws)
+    assert work == pytest.approx(2 * MAX_LEAVES * LEAF_TERMS * n)
+    for n_eps in (10.0, 30.0, 60.0, 250.0, 1000.0):  # n (eps_p + eps_v)
+        sigma = 2 * delta / (n_eps / n)
+        uniform = draws * n * worst_case_proposals(g_max, sigma)
+        assert bundle_preferred(S2, 0.5, 1.5, g_max=g_max, sigma=sigma, n=n,
+                                draws=draws) == (work < uniform)
+    assert not bundle_preferred(S2, 0.5, 1.5, g_max=g_max, sigma=2 * delta / (10 / n), n=n,
+                                draws=draws)
+    assert bundle_preferred(S2, 0.5, 1.5, g_max=g_max, sigma=2 * delta / (1000 / n), n=n,
+                            draws=draws)
+    assert not bundle_preferred(S2, 0.5, 1.5, g_max=g_max,
+                                sigma=2 * delta / (1.01 * MAX_N_EPS / n), n=n, draws=draws)
+
+
+def test_plan_is_exact_at_n_eps_1000_with_a_footpoint_ball():
+    plan = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9,
+                                   footpoint_radius=0.5, max_speed=1.5)
+    assert plan["exact"] and plan["guarantee"] == "private"
+    assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9))
+    assert plan["predicted_work"] <= plan["limit"]
+    whole = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9)
+    assert not whole["exact"] and whole["guarantee"] == "approximately private"
+    # beyond the measured range n (eps_p + eps_v) <= MAX_N_EPS: not the bundle sampler
+    assert not plan_regression_sampler(S2, 250, eps_p=2.5, eps_v=2.5, tau=TAU, draws=9,
+                                       footpoint_radius=0.5, max_speed=1.5)["exact"]
+    # beyond the public cap's reach (n so large that the leaves alone exceed the limit)
+    big = plan_regression_sampler(S2, 20_000, eps_p=0.05, eps_v=0.05, tau=TAU, draws=9,
+                                  footpoint_radius=0.5, max_speed=1.5)
+    assert not big["exact"]
+
+
+def test_a_release_through_it_is_private_exact_and_on_its_lattice():
+    rng = np.random.default_rng(5)
+    n, eps = 40, 1.0                                           # n eps = 80 per geodesic
+    t, y = _data(n, rng)
+    plan = plan_regression_sampler(S2, n, eps_p=eps, eps_v=eps, tau=TAU, draws=1,
+                                   footpoint_radius=0.5, max_speed=1.5)
+    assert plan["exact"] and "predicted_work" in plan
+    rel = private_geodesic_regression(S2, t, y, eps_p=eps, eps_v=eps, tau=TAU,
+                                      covariate_range=(0, 1), center=NORTH,
+                                      footpoint_radius=0.5, max_speed=1.5, rng=3)
+    joint = rel.diagnostics["joint"]
+    assert rel.delta == 0 and "far-field" in joint["sampler"]
+    assert joint["float_safety"].startswith("each output is the public lattice cell")
+    lat = BundleLattice(NORTH, 0.5, 1.5)
+    assert list(joint["lattice_spacing"]) == lat.spacing.tolist()
+    p = np.asarray(rel.values["footpoint"]).reshape(3)
+    v = np.asarray(rel.values["shooting_vector"]).reshape(3)
+    assert S2.dist(p, NORTH) <= 0.5 and np.linalg.norm(v) <= 1.5
+    # the released pair is the public point of its lattice cell, bit for bit
+    z = np.concatenate(lat.chart.from_bundle(p[None], v[None]), axis=-1)
+    p_k, v_k = lat.point(lat.index_of(z))
+    np.testing.assert_array_equal(p_k[0], p)
+    np.testing.assert_array_equal(v_k[0], v)
+
+
+def test_same_law_as_the_uniform_exact_sampler():
+    """n = 30, n eps = 60: 400 draws of each exact sampler (fixed seeds), two-sample KS on the
+    footpoint's distance to the centre, the speed and the footpoint's first chart coordinate.
+    Each test fails falsely with chance 1e-7 when the laws agree (3e-7 in all)."""
+    rng = np.random.default_rng(11)
+    n = 30
+    t, y = _data(n, rng)
+    kng = [KNormGradient(manifold=S2, epsilon=60.0 / n,
+                         sensitivity=math.hypot(2 * TAU / n, 2 * TAU / n))]
+    ball = Ball.make(S2, NORTH, 0.5)
+    kw = dict(tau=TAU, support=ball, max_norm=1.5)
+    far = regression_joint_exact(kng, t, y, 400, 1, bundle=True, **kw)[0]
+    uni = regression_joint_exact(kng, t, y, 400, 2, bundle=False, **kw)[0]
+    assert "far-field" in far.sampler and "far-field" not in uni.sampler
+    lat = BundleLattice(NORTH, 0.5, 1.5)
+
+    def stats_of(values):
+        u, _ = lat.chart.from_bundle(values[:, 0], values[:, 1])
+        return (S2.dist(values[:, 0], NORTH), np.linalg.norm(values[:, 1], axis=-1), u[:, 0])
+
+    for a, b in zip(stats_of(np.asarray(far.values)), stats_of(np.asarray(uni.values)),
+                    strict=True):
+        assert stats.ks_2samp(a, b).pvalue > 1e-7
