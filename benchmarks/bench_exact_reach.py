@@ -2,7 +2,8 @@
 
 ``python -m benchmarks.bench_exact_reach`` prints one table. For each manifold, strict joint
 geodesic regression with the pages' public bounds (covariate range [0, 1], τ = 0.2, the
-library's default speed bound; SPD(2) also τ_m = 1 about I) at n = 100 and one draw: the
+library's default speed bound; SPD(2) also τ_m = 1 about I; S² also with a public footpoint
+ball, where the far-field bundle sampler runs) at n = 100 and one draw: the
 largest n·ε (ε = ε_p + ε_v, split evenly) at which ``sampler="auto"`` still chooses the exact
 sampler, found by bisection on :func:`dpcore.release.plan_regression_sampler` (public inputs
 only, so it is the same for every data set), and then the time of one exact release there on
@@ -44,6 +45,8 @@ def _regression_cases():
     spd = SPD(2)
     return [
         ("S²", Sphere(2), {}),
+        ("S², footpoint ball r = 0.5, |v| ≤ 1.5", Sphere(2),
+         {"center": NORTH, "footpoint_radius": 0.5, "max_speed": 1.5}),
         ("SPD(2)", spd, {"tau_m": 1.0, "center": np.eye(2)}),
         ("Kendall(4)", KendallShape(4), {}),
         ("R² (Linear regression)", Euclidean(2), {"tau_m": 1.0, "center": np.zeros(2)}),
@@ -76,17 +79,19 @@ def regression_rows():
     for name, m, extra in _regression_cases():
         tau_m = extra.get("tau_m")
 
-        def exact_at(n_eps, m=m, tau_m=tau_m):
+        def exact_at(n_eps, m=m, tau_m=tau_m, extra=extra):
             eps = n_eps / N / 2
             plan = plan_regression_sampler(m, N, eps_p=eps, eps_v=eps, tau=TAU, tau_m=tau_m,
-                                           draws=1)
+                                           draws=1, max_speed=extra.get("max_speed"),
+                                           footpoint_radius=extra.get("footpoint_radius"))
             return bool(plan["exact"])
 
         reach = _largest(exact_at)
         row = {"release": f"geodesic regression, {name}", "n": N,
                "exact up to n·ε": "never" if reach is None else f"{reach:,.0f}"}
         if reach is not None:
-            data = make_regression_data(m, N, noise=0.05, rng=1)
+            region = ((extra["center"], 0.2) if "footpoint_radius" in extra else None)
+            data = make_regression_data(m, N, noise=0.05, rng=1, footpoint_region=region)
             eps = reach / N / 2
             kw = dict(eps_p=eps, eps_v=eps, tau=TAU, covariate_range=(0.0, 1.0), rng=0,
                       max_work=float("inf"), **extra)
