@@ -43,8 +43,9 @@ OVERSIZE_FUNCTIONS = {
     "pages/linear_regression.py:main": 190,
     "ui/_preview.py:build_figures": 151,
 }
-#: Concrete-manifold switches outside dpcore/manifolds today (target MAX_SWITCHES).
-SWITCH_CAP = 18
+#: Concrete-manifold switches outside dpcore/manifolds today (within the issue's limit,
+#: MAX_SWITCHES; the cap only comes down).
+SWITCH_CAP = 9
 #: Import cycles today (sets of modules), to be broken: the work estimate times a real sweep
 #: release to calibrate itself, and the release checks its work.
 KNOWN_CYCLES = [{"dpcore.release.regression", "dpcore.release.work"}]
@@ -196,8 +197,7 @@ def test_no_page_or_ui_function_grows_past_its_cap():
 
 def test_concrete_manifold_switches_do_not_grow():
     found = concrete_switches(source_files())
-    assert len(found) <= SWITCH_CAP, (len(found), found)
-    assert SWITCH_CAP >= MAX_SWITCHES  # the cap only comes down, to the target
+    assert len(found) <= SWITCH_CAP <= MAX_SWITCHES, (len(found), found)
 
 
 def test_no_new_import_cycle():

@@ -244,16 +244,27 @@ def make_regression_data(manifold, n, *, noise=None, rng=None,
     rng = np.random.default_rng(rng)
     x = rng.uniform(0.0, 1.0, size=n)
     if footpoint_region is not None:
-        if not isinstance(m, (Sphere, SPD)):
+        region = next((f for cls, f in _REGION_PROTOCOLS.items() if isinstance(m, cls)), None)
+        if region is None:
             raise ValueError("`footpoint_region` is only available on Sphere(d) and SPD(k), "
                              f"not {m!r}.")
         center, radius = footpoint_region
-        if isinstance(m, Sphere):
-            return _sphere_protocol(m, x, noise, rng, _uniform_in_cap(m, center, radius, rng))
-        p = _uniform_in_spd_ball(m, center, radius, rng)
-        v = SPD_REGION_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
-        return _with_tangent_noise(m, x, p, v, noise, rng)
+        return region(m, x, noise, rng, center, radius)
     return _regression_protocol(m, x, noise, rng)
+
+
+def _sphere_region(m, x, noise, rng, center, radius):
+    return _sphere_protocol(m, x, noise, rng, _uniform_in_cap(m, center, radius, rng))
+
+
+def _spd_region(m, x, noise, rng, center, radius):
+    p = _uniform_in_spd_ball(m, center, radius, rng)
+    v = SPD_REGION_SHOOTING_LENGTH * _unit_tangent(m, p, rng)
+    return _with_tangent_noise(m, x, p, v, noise, rng)
+
+
+#: Regression data with the footpoint in a region (manifold class -> protocol).
+_REGION_PROTOCOLS = {Sphere: _sphere_region, SPD: _spd_region}
 
 
 def _uniform_in_cap(m, center, radius, rng):

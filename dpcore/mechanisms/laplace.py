@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_manifold
-from ..manifolds import SPD
 from .base import (
     Ball,
     MechanismResult,
@@ -224,10 +223,9 @@ def ambient_radius(manifold, center, radius):
     return manifold.ambient_radius(center, radius)
 
 
-def project_to_manifold(manifold, points, *, floor=1e-8):
-    """Map ambient points back onto the manifold (``manifold.project``)."""
-    if isinstance(manifold, SPD):  # only SPD's projection takes a parameter (its floor)
-        return manifold.project(points, floor=floor)
+def project_to_manifold(manifold, points):
+    """Map ambient points back onto the manifold (``manifold.project``; on SPD its eigenvalue
+    floor, 1e-8 x max(1, largest))."""
     return manifold.project(points)
 
 

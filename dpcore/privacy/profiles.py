@@ -474,12 +474,11 @@ def exact_gdp_accounting(manifold):
         Algorithm 1), None elsewhere: µ is then estimated by Monte Carlo
         (:func:`gdp_mu_monte_carlo`, Algorithm 2), a statistical rather than a proven value.
     """
-    from ..manifolds import Sphere
-
-    # Closed forms of the trade-off curve that exist on these two spaces only.
+    # Closed forms of the trade-off curve that exist on these two spaces only (the unit
+    # circle: the one compact 1-dimensional space of diameter pi).
     if manifold.is_linear:
         return "euclidean"
-    if isinstance(manifold, Sphere) and manifold.d == 1:
+    if manifold.dim == 1 and manifold.is_compact and manifold.diameter == math.pi:
         return "circle"
     return None
 

@@ -143,9 +143,17 @@ def _propose_in_ball(manifold, draw, m, m0, radius):
 
 
 # ---------------------------------------------------------------------- validation
+#: Spaces with a sampler of their own (manifold class -> drawer factory with the signature of
+#: :func:`_drawer`): SPD(k), whose k > 2 has no radial law (polar form, eigen-radii by MCMC).
+OWN_DRAWERS = {SPD: spd_drawer}
+
+
+def _own_drawer(manifold):
+    return next((f for cls, f in OWN_DRAWERS.items() if isinstance(manifold, cls)), None)
+
+
 def _check_supported(manifold):
-    # SPD(k > 2) has no radial law but a sampler of its own (polar form, eigen-radii by MCMC).
-    if isinstance(manifold, SPD) or volume_profile(manifold) is not None:
+    if _own_drawer(manifold) is not None or volume_profile(manifold) is not None:
         return
     raise NotImplementedError(
         f"No exact sampler for {manifold!r}: sample_laplace / sample_gaussian support Euclidean, "
@@ -208,8 +216,9 @@ def unit_tangents(manifold, center, m, rng):
 
 def _drawer(manifold, center, sigma, kind, r_lo, r_hi, rng, radial="exact"):
     """``draw(m)`` returning ``m`` draws from the law restricted to the radial shell."""
-    if isinstance(manifold, SPD):  # a sampler of its own: the polar form of dpcore.sampling._spd
-        return spd_drawer(manifold, center, sigma, kind, r_lo, r_hi, rng)
+    own = _own_drawer(manifold)
+    if own is not None:  # a sampler of its own (OWN_DRAWERS)
+        return own(manifold, center, sigma, kind, r_lo, r_hi, rng)
     profile = volume_profile(manifold)
     # A sampler of its own: the untruncated Gaussian on R^d is center + sigma N(0, I).
     if manifold.is_linear and kind == "gaussian" and r_lo == 0 and r_hi == math.inf:

@@ -128,9 +128,10 @@ def _profile_of(manifold):
     where it has no closed-form radial law."""
     manifold.radial_log_volume(1.0)  # raises where there is no closed-form radial law
     growth = manifold.volume_growth_rate
-    # A sampler that differs per space: radii of R^d and SPD(1) (isometric to R) are drawn
-    # directly (Gamma / chi) when untruncated, the others from the log-concave hull.
-    if isinstance(manifold, Euclidean) or (isinstance(manifold, SPD) and manifold.k == 1):
+    # Radii of spaces isometric to R^d (no volume growth and not compact: R^d, SPD(1),
+    # Hyperbolic(1)) are drawn directly (Gamma / chi) when untruncated, the others from the
+    # log-concave hull.
+    if growth == 0 and not manifold.is_compact:
         return VolumeProfile("power", manifold.dim - 1, manifold.diameter, growth, manifold)
     return VolumeProfile(repr(manifold), 0, manifold.diameter, growth, manifold)
 

@@ -285,7 +285,7 @@ class GeodesicRegressionRequest(Request):
         extra = {k: v for k, v in (("proposals", proposals), ("min_ess", min_ess))
                  if v is not None}
         if metric == "excess_mse":
-            if not isinstance(self.manifold, Euclidean):
+            if not self.manifold.is_linear:
                 raise ValueError(f"`metric='excess_mse'` is for linear regression on "
                                  f"Euclidean(d), not {self.manifold!r}.")
             if self.footpoint_radius is not None:
