@@ -29,7 +29,7 @@ OVERSIZE_FILES = {
     "pages/linear_regression.py": 719,
     "dpcore/manifolds/base.py": 826,
     "dpcore/mechanisms/kng.py": 724,
-    "dpcore/release/work.py": 757,
+    "dpcore/release/work.py": 735,
     "dpcore/data/tables.py": 674,
     "dpcore/release/regression.py": 654,
     "dpcore/manifolds/spd.py": 640,
@@ -48,7 +48,7 @@ OVERSIZE_FUNCTIONS = {
 SWITCH_CAP = 9
 #: Import cycles today (sets of modules), to be broken: the work estimate times a real sweep
 #: release to calibrate itself, and the release checks its work.
-KNOWN_CYCLES = [{"dpcore.release.regression", "dpcore.release.work"}]
+KNOWN_CYCLES = []
 
 
 def source_files(root=ROOT):

@@ -645,23 +645,45 @@ def _time_chain(manifold, kind, chains, n, steps):
 def _time_sweep(manifold, data, chains, steps):
     """Seconds of one batched sequential release as a budget sweep runs it: ``chains // 2``
     budget pairs of one footpoint and one vector chain each, ``steps`` steps in all (half
-    burn-in), strict mode with public bounds that hold for the calibration data."""
-    import warnings
-
-    from .regression import private_geodesic_regression_budgets
+    burn-in), with the mechanisms, supports and clip a strict sequential release passes them
+    (:func:`~dpcore.release.regression.private_geodesic_regression_budgets`, strict mode,
+    τ = 1, the footpoint ball ``B_{τ_m + τ}`` about the first response). The release's fixed
+    costs (checks, the non-private fit, the records) are left out: the calibration keeps only
+    the difference between a short and a long run, in which they cancel."""
+    from ..mechanisms import Ball
+    from ..mechanisms.kng import (
+        KNormGradient,
+        regression_footpoints_many,
+        regression_vectors_many,
+    )
+    from ..sensitivity import geodesic_regression_sensitivity
 
     y = np.asarray(data.y, dtype=float)
-    center = y[0]
+    x = np.asarray(data.x, dtype=float)
+    tau, center = 1.0, y[0]
     tau_m = float(np.max(manifold.dist(y, center))) + 1e-9
+    t = (x - x.min()) / max(float(x.max() - x.min()), 1e-300)
+    kappa_low = manifold.curvature_bounds[0]
+    d_p, d_v = geodesic_regression_sensitivity(y.shape[0], tau, kappa_low,
+                                               tau_m if kappa_low < 0 else None)
+    speed = float(manifold.diameter) if manifold.is_compact else 2.0 * (tau_m + tau)
+    pairs = max(1, int(chains) // 2)
+    length, burn = steps - steps // 2, steps // 2
+    kng_p = [KNormGradient(manifold=manifold, epsilon=1.0, sensitivity=d_p, chain_length=length,
+                           burn_in=burn) for _ in range(pairs)]
+    kng_v = [KNormGradient(manifold=manifold, epsilon=1.0, sensitivity=d_v, chain_length=length,
+                           burn_in=burn) for _ in range(pairs)]
+    p0 = np.asarray(data.footpoint, dtype=float)
+    v0 = np.asarray(manifold.proj_tangent(p0, data.shooting_vector), dtype=float)
+    ball = Ball.make(manifold, center, tau_m + tau)
     start = time.perf_counter()
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        private_geodesic_regression_budgets(
-            manifold, data.x, y, budgets=[(1.0, 1.0)] * max(1, int(chains) // 2),
-            mode="strict", scheme="sequential", tau=1.0, tau_m=tau_m, center=center,
-            covariate_range=(float(np.min(data.x)), float(np.max(data.x))), n_footpoints=1,
-            n_vectors=1, chain_length=steps - steps // 2, burn_in=steps // 2, rng=0,
-            max_work=float("inf"))
+    with np.errstate(all="ignore"):
+        feet = regression_footpoints_many(kng_p, t, y, p0, v0, size=1, rng=0, tau=tau,
+                                          support=ball)
+        points = np.concatenate([np.asarray(f.values).reshape(1, *manifold.point_shape)
+                                 for f in feet])
+        v_init = manifold.transport(np.broadcast_to(p0, points.shape), points, v0)
+        regression_vectors_many(kng_v, t, y, points, v_init, 1, 0, tau=tau, max_norm=speed)
     return time.perf_counter() - start
 
 
