@@ -27,7 +27,8 @@ from .base import (
     size_tuple,
 )
 from .envelopes import frechet_envelope
-from .kng_exact import (
+from .kng_exact import (  # noqa: F401 - _uniform_support: dpcore.release.accuracy reads it
+    _uniform_support,
     exact_support_available,
     frechet_mean_exact,
     refined_chart_available,
