@@ -28,7 +28,6 @@ OVERSIZE_FILES = {
     "pages/geodesic_regression.py": 863,
     "pages/linear_regression.py": 719,
     "dpcore/manifolds/base.py": 826,
-    "dpcore/release/work.py": 735,
     "dpcore/data/tables.py": 674,
     "dpcore/release/regression.py": 654,
     "dpcore/manifolds/spd.py": 640,
