@@ -22,6 +22,8 @@ data: its run time is a timing side channel, not a change of the output's law.
 
 Public cost (what ``sampler="auto"`` reads, :func:`bundle_joint_work`)
 ---------------------------------------------------------------------------
+Uniform proposals run wherever their public worst case is within the ``max_exact_work`` limit
+(:func:`bundle_preferred`); beyond it, the bundle sampler.
 The refinement splits leaves while a leaf costs less than the proposals it saves (a leaf costs
 about :data:`LEAF_TERMS` proposals: ``box_cost``), until the certified acceptance reaches
 :data:`ACCEPTANCE_GOAL` or the public cap of :data:`MAX_LEAVES` leaves. Stopped by that rule,
@@ -104,17 +106,20 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
                      batches=1):
     r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
     where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
-    :data:`MAX_N_EPS` and its public cost (:func:`bundle_joint_work`) is below the uniform
-    proposals' public worst case, ``batches x draws x n x`` the worst-case proposals per draw
-    at the smallest ``sigma`` (public inputs only)."""
+    :data:`MAX_N_EPS`, and the uniform proposals' public worst case (``batches x draws x n x``
+    the worst-case proposals per draw at the smallest ``sigma``) is above the
+    ``max_exact_work`` limit (:mod:`dpcore.settings`): where uniform proposals are certainly
+    practical they run (on typical data they need far fewer proposals than their worst case,
+    and no envelope), beyond it the bundle sampler. Public inputs only."""
     if not bundle_joint_available(manifold, support_radius, max_norm):
         return False
     if 4.0 * float(g_max) / float(sigma) > MAX_N_EPS * (1.0 + 1e-12):
         return False
     from ..sampling.rejection import worst_case_proposals
+    from ..settings import get_limits
 
     uniform = float(batches) * float(draws) * float(n) * worst_case_proposals(g_max, sigma)
-    return bundle_joint_work(n, draws, batches) < uniform
+    return uniform > get_limits().max_exact_work
 
 
 def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, max_norm,

@@ -313,7 +313,9 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     dict
         ``scheme``, ``exact`` (bool: the sampler that will run), ``exact_possible`` (an exact
         sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
-        terms), ``limit`` (``max_exact_work``) and ``guarantee`` (what the label will say).
+        terms), ``limit`` (``max_exact_work``), ``guarantee`` (what the label will say) and
+        ``exact_sampler`` (``"uniform proposals"``, ``"refined envelope"``, ``"far-field
+        bundle"``, or None where the release is not exact).
         With ``sampler="exact"`` also ``exact_bound`` (the public worst-case gradient terms of
         the exact sampler that would run, :func:`joint_exact_bound`) and ``refusal`` (the
         :class:`~dpcore.exceptions.ExactSamplingUnavailable` message the release would raise
@@ -359,6 +361,12 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         draws=draws, what="plan", stacklevel=2, warn=False, predicted_work=predicted,
         refined=refined)
     out["guarantee"] = "private" if out["exact"] else "approximately private"
+    from ..mechanisms.kng_bundle import bundle_preferred
+
+    bundle = bundle_preferred(m, support, max_speed, g_max=g_max, sigma=sigma, n=int(n),
+                              draws=draws)
+    out["exact_sampler"] = (None if not out["exact"] else "refined envelope" if refined
+                            else "far-field bundle" if bundle else "uniform proposals")
     return out
 
 

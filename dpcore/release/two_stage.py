@@ -267,7 +267,8 @@ def private_geodesic_regression_two_stage(
         second = estimate_regression_work(
             m, n, eps_p=eps_p, eps_v=eps_v, tau=tau, tau_m=tau_m if needs_ball else None,
             max_speed=max_speed, n_vectors=n_vectors, n_footpoints=n_footpoints,
-            chain_length=chain_length, burn_in=burn_in, scheme="joint", sampler=sampler)
+            chain_length=chain_length, burn_in=burn_in, scheme="joint", sampler=sampler,
+            footpoint_radius=footpoint_radius)
         check_work(estimate_work(*first.parts, *second.parts), max_work)
         weights = [first.worst_case_seconds, second.worst_case_seconds]
     part1, part2 = stages(progress, weights)

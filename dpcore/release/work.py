@@ -315,10 +315,11 @@ def _remeasured_before_refusing(estimator):
 def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
                              max_speed=None, n_vectors=1, n_footpoints=1, chain_length=2000,
                              burn_in=1000, mode="strict", scheme=None, sampler="auto",
-                             n_budgets=1, costs=None):
+                             n_budgets=1, costs=None, footpoint_radius=None):
     """Estimated work of :func:`~dpcore.release.private_geodesic_regression` from its public
-    inputs (the arguments have the release's meaning; ``n_budgets`` budget pairs sampled
-    together as :func:`~dpcore.release.private_geodesic_regression_budgets` does).
+    inputs (the arguments have the release's meaning, ``footpoint_radius`` included: the
+    exact sampler that runs depends on the public footpoint ball; ``n_budgets`` budget pairs
+    sampled together as :func:`~dpcore.release.private_geodesic_regression_budgets` does).
 
     Returns
     -------
@@ -334,7 +335,8 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
     if scheme == "joint" and mode_strict and tau is not None:
         plan = plan_regression_sampler(m, n, eps_p=eps_p, eps_v=eps_v, tau=tau, tau_m=tau_m,
                                        max_speed=max_speed, draws=draws, mode=mode,
-                                       scheme=scheme, sampler=sampler)
+                                       scheme=scheme, sampler=sampler,
+                                       footpoint_radius=footpoint_radius)
         if plan["exact"]:
             worst_case = "predicted_work" not in plan
             exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])

@@ -21,13 +21,14 @@ from dpcore.experiments.metrics import (
     release_mse,
 )
 from dpcore.learning import GeodesicRegression
-from dpcore.release import plan_regression_sampler, private_geodesic_regression
+from dpcore.release import private_geodesic_regression
 from dpcore.release.accuracy import predict_regression_error
 from dpcore.release.work import DEFAULT_WORK_BUDGET, estimate_regression_work
 from ui.caps import CAPS
 from ui.manifolds import make_manifold, spec
 
 from . import private_bounds as PB
+from .gr_plan import exact_plan_text, sampler_plan, time_estimate_text  # noqa: F401
 from .regression_data import PARAM_RANGE, Dataset, needs_ball
 from .regression_data import synthetic_dataset as synthetic_dataset_paper
 
@@ -248,55 +249,6 @@ def run_release(settings, dataset, progress=None):
     return release, notes
 
 
-def sampler_plan(settings, n):
-    """What the release button will run (exact or MCMC) and the label it will get, from public
-    inputs only (:func:`dpcore.release.plan_regression_sampler`), with ``refined``: whether an
-    exact draw would come from the refined envelope (R¹ with its public ball,
-    :func:`dpcore.mechanisms.kng.refined_joint_available`), whose cost the uniform proposals'
-    worst case does not describe."""
-    from dpcore.mechanisms.kng import refined_joint_available
-
-    plan = _plan_regression(settings, n)
-    plan["refined"] = bool(settings.mode == "strict" and settings.scheme == "joint"
-                           and settings.tau_m is not None
-                           and refined_joint_available(settings.manifold))
-    return plan
-
-
-def exact_plan_text(plan):
-    """The sentence above the Release button when the release will be exact and private
-    (Markdown): the sampler and the cost figure that applies to it. Uniform proposals: their
-    worst case over all data sets, per draw. The refined envelope (R¹): its predicted work
-    (from a public model data set of this n, what 'auto' decides on) or, without a
-    prediction, its own worst case -- never the uniform proposals' worst case, which can be
-    1e65 proposals per draw where the envelope takes under a second."""
-    head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
-            "**private** (ε-DP, δ = 0). ")
-    if not plan.get("refined"):
-        return (head.format(how="") + "Worst case over all data sets: "
-                f"{plan['worst_case_proposals']:.3g} proposals per draw.")
-    text = head.format(how=" from a refined envelope")
-    if plan.get("predicted_work") is not None:
-        return text + (f"Predicted work: about {plan['predicted_work']:,.0f} gradient terms (the "
-                       "envelope of a public model data set of this n; your data's may differ "
-                       "somewhat).")
-    if plan.get("exact_bound") is not None:
-        return text + (f"Worst case over all data sets for this sampler: "
-                       f"{plan['exact_bound']:.3g} gradient terms.")
-    return text.rstrip()
-
-
-def _plan_regression(settings, n):
-    return plan_regression_sampler(
-        settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
-        tau=settings.tau if settings.mode == "strict" else None,
-        tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
-        max_speed=settings.max_speed if settings.mode == "strict" else None,
-        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler,
-        footpoint_radius=(float(settings.footpoint_radius)
-                          if settings.mode == "strict" and settings.footpoint_radius else None))
-
-
 def work_estimate(settings, n):
     """The release's estimated work and time from its public inputs only
     (:func:`dpcore.release.work.estimate_regression_work`), and whether it is within the
@@ -311,34 +263,9 @@ def work_estimate(settings, n):
         settings.manifold, int(n), eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw.get("tau"),
         tau_m=kw.get("tau_m"), max_speed=kw.get("max_speed"), n_vectors=kw["n_vectors"],
         n_footpoints=kw["n_footpoints"], chain_length=kw["chain_length"],
-        burn_in=kw["burn_in"], mode=kw["mode"], scheme=kw["scheme"], sampler=kw["sampler"])
+        burn_in=kw["burn_in"], mode=kw["mode"], scheme=kw["scheme"], sampler=kw["sampler"],
+        footpoint_radius=kw.get("footpoint_radius"))
     return est, est.seconds <= DEFAULT_WORK_BUDGET
-
-
-def _duration(seconds):
-    """``'under a second'``, ``'about 42 s'``, ``'about 3 min 05 s'`` or ``'about 1 h 02 min'``."""
-    if not np.isfinite(seconds):
-        return "an unbounded time"
-    if seconds < 1:
-        return "under a second"
-    s = int(round(seconds))
-    if s < 60:
-        return f"about {s} s"
-    if s < 3600:
-        return f"about {s // 60} min {s % 60:02d} s"
-    return f"about {s // 3600} h {(s % 3600) // 60:02d} min"
-
-
-def time_estimate_text(work):
-    """One sentence for the page before a release: its estimated time (and the worst case over
-    data sets where an exact sampler's cost is only bounded), from a
-    :class:`~dpcore.release.work.WorkEstimate`."""
-    text = f"Estimated time: {_duration(work.seconds)}"
-    if work.worst_case_seconds > max(work.seconds, 1.0):
-        text += f" (up to {_duration(work.worst_case_seconds).removeprefix('about ')} for " \
-                "the worst-case data set)"
-    return (text + f", {work.operations:,.0f} gradient terms. A progress bar with the time "
-            "left and a Cancel button shows while it runs.")
 
 
 #: Share of rows clipped or projected above which the page warns (issue 14).

@@ -252,7 +252,7 @@ class GeodesicRegressionRequest(Request):
             tau_m=self.tau_m, max_speed=self.max_speed, n_vectors=self.n_vectors,
             n_footpoints=self.n_footpoints, chain_length=self.chain_length,
             burn_in=self.burn_in, mode=self.mode, scheme=self.scheme, sampler=self.sampler,
-            costs=costs)
+            costs=costs, footpoint_radius=self.footpoint_radius)
 
     def predict(self, *, metric="distance", proposals=None, min_ess=None, rng=0):
         """The predicted error of the release, from public inputs only.

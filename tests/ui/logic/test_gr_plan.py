@@ -1,0 +1,32 @@
+"""The sentence above the Release button names the exact sampler that will run and the cost
+figure that applies to it (ui.logic.gr_plan)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dpcore.mechanisms.kng_bundle import MAX_LEAVES
+from ui.logic import geodesic_regression as G
+from ui.logic.gr_plan import exact_plan_text, sampler_plan
+
+
+def test_uniform_proposals_at_the_sphere_default():
+    s = G.demo_settings("sphere")
+    plan = sampler_plan(s, G.default_n("sphere"))
+    assert plan["exact_sampler"] == "uniform proposals"
+    assert "Worst case over all data sets" in exact_plan_text(plan)
+
+
+def test_the_far_field_sampler_states_its_public_cost_bound():
+    """S² with the demonstration's footpoint ball at n (eps_p + eps_v) = 1,000: the far-field
+    bundle sampler, exact and private; the sentence gives its public cost bound, never the
+    uniform proposals' worst case (about 1e108 proposals per draw here)."""
+    s = dataclasses.replace(G.demo_settings("sphere"), eps_p=5.0, eps_v=5.0)
+    plan = sampler_plan(s, 100)
+    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    text = exact_plan_text(plan)
+    assert "labelled **private**" in text and "Public cost bound" in text
+    assert f"{plan['predicted_work']:,.0f} gradient terms" in text and f"{MAX_LEAVES:,}" in text
+    assert f"{plan['worst_case_proposals']:.3g}" not in text
+    work, ok = G.work_estimate(s, 100)
+    assert ok and work.operations >= plan["predicted_work"] * 0.999

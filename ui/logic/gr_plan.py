@@ -1,0 +1,98 @@
+"""What a geodesic-regression release will run and what it costs, in the page's words: the
+sampler plan (exact or MCMC, and which exact sampler), the sentence above the Release button
+and the time estimate's sentence. Public inputs only (:func:`dpcore.release.
+plan_regression_sampler`, :class:`~dpcore.release.work.WorkEstimate`); re-exported by
+:mod:`ui.logic.geodesic_regression`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpcore.release import plan_regression_sampler
+
+
+def sampler_plan(settings, n):
+    """What the release button will run (exact or MCMC) and the label it will get, from public
+    inputs only (:func:`dpcore.release.plan_regression_sampler`), with ``refined``: whether an
+    exact draw would come from the refined envelope (R¹ with its public ball,
+    :func:`dpcore.mechanisms.kng.refined_joint_available`), whose cost the uniform proposals'
+    worst case does not describe."""
+    from dpcore.mechanisms.kng import refined_joint_available
+
+    plan = _plan_regression(settings, n)
+    plan["refined"] = bool(settings.mode == "strict" and settings.scheme == "joint"
+                           and settings.tau_m is not None
+                           and refined_joint_available(settings.manifold))
+    return plan
+
+
+def exact_plan_text(plan):
+    """The sentence above the Release button when the release will be exact and private
+    (Markdown): the sampler and the cost figure that applies to it. Uniform proposals: their
+    worst case over all data sets, per draw. The refined envelope (R¹): its predicted work
+    (from a public model data set of this n, what 'auto' decides on) or, without a
+    prediction, its own worst case -- never the uniform proposals' worst case, which can be
+    1e65 proposals per draw where the envelope takes under a second. The far-field bundle
+    sampler (S² with a public footpoint ball): its public cost bound."""
+    head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
+            "**private** (ε-DP, δ = 0). ")
+    if plan.get("exact_sampler") == "far-field bundle":
+        from dpcore.mechanisms.kng_bundle import MAX_LEAVES
+
+        return head.format(how=" from a certified envelope about the fit") + (
+            f"Public cost bound: about {plan['predicted_work']:,.0f} gradient terms (at most "
+            f"{MAX_LEAVES:,} envelope cells); how long it takes depends on your data, which "
+            "changes the time, not the guarantee.")
+    if not plan.get("refined"):
+        return (head.format(how="") + "Worst case over all data sets: "
+                f"{plan['worst_case_proposals']:.3g} proposals per draw.")
+    text = head.format(how=" from a refined envelope")
+    if plan.get("predicted_work") is not None:
+        return text + (f"Predicted work: about {plan['predicted_work']:,.0f} gradient terms (the "
+                       "envelope of a public model data set of this n; your data's may differ "
+                       "somewhat).")
+    if plan.get("exact_bound") is not None:
+        return text + (f"Worst case over all data sets for this sampler: "
+                       f"{plan['exact_bound']:.3g} gradient terms.")
+    return text.rstrip()
+
+
+def _plan_regression(settings, n):
+    return plan_regression_sampler(
+        settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
+        tau=settings.tau if settings.mode == "strict" else None,
+        tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
+        max_speed=settings.max_speed if settings.mode == "strict" else None,
+        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler,
+        footpoint_radius=(float(settings.footpoint_radius)
+                          if settings.mode == "strict" and settings.footpoint_radius else None))
+
+
+def _duration(seconds):
+    """``'under a second'``, ``'about 42 s'``, ``'about 3 min 05 s'`` or ``'about 1 h 02 min'``."""
+    if not np.isfinite(seconds):
+        return "an unbounded time"
+    if seconds < 1:
+        return "under a second"
+    s = int(round(seconds))
+    if s < 60:
+        return f"about {s} s"
+    if s < 3600:
+        return f"about {s // 60} min {s % 60:02d} s"
+    return f"about {s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+def time_estimate_text(work):
+    """One sentence for the page before a release: its estimated time (and the worst case over
+    data sets where an exact sampler's cost is only bounded), from a
+    :class:`~dpcore.release.work.WorkEstimate`."""
+    text = f"Estimated time: {_duration(work.seconds)}"
+    if work.worst_case_seconds > max(work.seconds, 1.0):
+        text += f" (up to {_duration(work.worst_case_seconds).removeprefix('about ')} for " \
+                "the worst-case data set)"
+    return (text + f", {work.operations:,.0f} gradient terms. A progress bar with the time "
+            "left and a Cancel button shows while it runs.")
+
+
+__all__ = ["exact_plan_text", "sampler_plan", "time_estimate_text"]
