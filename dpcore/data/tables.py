@@ -6,7 +6,9 @@ one :class:`~dpcore.exceptions.DataValidationError`. It is :func:`scan_table` (d
 delimiter, the header and the rows, as text: :class:`TextTable`) followed by
 :meth:`TextTable.to_numbers` (cells to floats); the dashboard's linear-regression page calls
 the two halves separately so that only the columns a user picks are checked.
-:func:`dpcore.data.load_csv` builds the manifold formats on the same pieces.
+:func:`dpcore.data.load_csv` builds the manifold formats on the same pieces. The pieces live in
+:mod:`dpcore.data._table_rows` (records, header, data rows, the problems collector) and
+:mod:`dpcore.data._table_numbers` (cells to floats); this module holds the tables and readers.
 
 Row numbers in messages count as a spreadsheet does: the header is row 1 and the first data
 row is row 2, so "row N" is line N of the file (unless a quoted cell spans several lines).
@@ -46,11 +48,7 @@ application with a smaller cap of its own (the dashboard's upload limit) passes 
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import operator
-import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -58,8 +56,25 @@ import numpy as np
 
 from .._validation import check_choice, check_int
 from ..exceptions import MAX_PROBLEMS, DataValidationError, Problem
-from ..settings import ENV_VARS, get_limits
+from ..settings import get_limits
 from ._decoding import DELIMITERS, _read_text, _short, _sniff_delimiter
+from ._table_numbers import (  # noqa: F401  (re-exported: the CSV readers use them)
+    _DECIMAL_COMMA,
+    _THOUSANDS_OR_DECIMAL,
+    HUGE_VALUE,
+    _comma_decimals,
+    _is_number,
+    _to_numbers,
+)
+from ._table_rows import (  # noqa: F401  (re-exported: the CSV readers use them)
+    _collect_rows,
+    _Collector,
+    _first_record,
+    _header_names,
+    _is_blank,
+    _positions,
+    _records,
+)
 
 __all__ = [
     "BLANK",
@@ -75,298 +90,13 @@ __all__ = [
     "scan_table",
 ]
 
-#: Cells with a larger magnitude are rejected (almost always a unit or typing mistake).
-HUGE_VALUE = 1e12
-_DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+(?:[eE][+-]?\d+)?\s*")
-#: A comma that may as well be a thousands separator: 1 to 3 digits (not starting with 0),
-#: the comma, exactly 3 digits, nothing else (``1,000``; ``-12,500``).
-_THOUSANDS_OR_DECIMAL = re.compile(r"\s*[+-]?[1-9]\d{0,2},\d{3}\s*")
-_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:[,.' \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
-_NAN_OR_INF = re.compile(r"\s*[+-]?(?:nan|inf|infinity)\s*", re.IGNORECASE)
 #: Values of ``read_table``'s ``blank`` option: report empty cells, or drop their rows.
 BLANK = ("error", "drop")
 #: Values of ``read_table``'s ``text`` option: report text cells, or leave text columns out.
 TEXT = ("error", "skip")
 
 
-# ------------------------------------------------------------------------------- problems
-class _Collector:
-    """Accumulates problems, keeping only the first few of each kind but counting all."""
-
-    def __init__(self, order):
-        self.items: list[tuple[tuple, Problem]] = []
-        self.total = 0
-        self._order = order
-
-    def add(self, row, column, message):
-        self.total += 1
-        key = (0 if row is None else row, self._order.get(column, len(self._order)))
-        self.items.append((key, Problem(row, column, message)))
-
-    def add_rows(self, mask, rows, column, make_message):
-        """Add one problem per True entry of ``mask`` (rows given by ``rows``)."""
-        idx = np.flatnonzero(mask)
-        for i in idx[:MAX_PROBLEMS]:
-            self.add(int(rows[i]), column, make_message(i))
-        self.total += max(idx.size - MAX_PROBLEMS, 0)
-
-    def __bool__(self):
-        return self.total > 0
-
-    def raise_if_any(self):
-        if self.total:
-            ordered = [p for _, p in sorted(self.items, key=lambda kp: kp[0])]
-            raise DataValidationError(ordered[:MAX_PROBLEMS], n_problems=self.total)
-
-
-# ----------------------------------------------------------------------- records and cells
-def _records(text: str, delimiter: str):
-    """Yield ``(row_number, cells)``; row numbers count every record, blank ones included."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    row = 0
-    try:
-        for row, rec in enumerate(reader, start=1):
-            yield row, rec
-    except csv.Error as exc:
-        if "field larger than field limit" in str(exc):
-            reason = (f"a cell is longer than {csv.field_size_limit():,} characters, probably "
-                      "because a quote (\") is opened and never closed")
-        else:
-            reason = f"{exc}"
-        raise DataValidationError(
-            f"the file could not be read as CSV ({reason}); check the quotes in this row.",
-            row=row + 1,
-        ) from exc
-
-
-def _is_blank(rec) -> bool:
-    return all(not c.strip() for c in rec)
-
-
-def _parse_float(cell: str, decimal_comma: bool) -> float:
-    try:
-        return float(cell)
-    except ValueError:
-        if decimal_comma and _DECIMAL_COMMA.fullmatch(cell):
-            return float(cell.replace(",", "."))
-        raise
-
-
-def _comma_decimals(column) -> bool:
-    """Whether a column of a comma-separated file writes decimal commas: some of its cells
-    hold a decimal-comma number (quoted, since the comma would otherwise split the cell), at
-    least one of which cannot be a thousands separator, and none of its numbers has a decimal
-    point."""
-    unambiguous = False
-    for cell in column:
-        if "," not in cell:
-            if "." in cell and _looks_numeric(cell):
-                return False  # decimal points: the commas are not decimal commas
-            continue
-        if _DECIMAL_COMMA.fullmatch(cell) and not _THOUSANDS_OR_DECIMAL.fullmatch(cell):
-            unambiguous = True
-    return unambiguous
-
-
-def _decimal_commas(cells, n_columns, delimiter) -> list[bool]:
-    """Per column of ``cells`` (rows of text): whether a decimal comma is read there."""
-    if delimiter != ",":
-        return [True] * n_columns
-    if not cells:
-        return [False] * n_columns
-    return [_comma_decimals(col) for col in zip(*cells, strict=True)]
-
-
-def _not_a_number(cell: str, delimiter: str) -> str:
-    """Message for a cell that does not parse, with a hint for separators."""
-    if not cell.strip():
-        return "the cell is empty; every cell needs a number."
-    msg = f"value '{_short(cell)}' is not a number"
-    if delimiter == "," and _DECIMAL_COMMA.fullmatch(cell):
-        return (f"{msg}: in a comma-separated file a comma in a (quoted) number is read as a "
-                "decimal comma only when its whole column writes decimal commas, no decimal "
-                "points, and one of them at least cannot be a thousands separator (1,000 may "
-                "be one thousand). Write numbers with a decimal point (0.5, not 0,5) and no "
-                "thousands separator (1000, not 1,000), or separate the file by ';' or tabs.")
-    if _THOUSANDS.fullmatch(cell.strip()):
-        return f"{msg}: write numbers without a thousands separator (1000.5, not 1,000.5)."
-    return f"{msg}."
-
-
-def _too_large(cell: str) -> str:
-    return (f"value '{_short(cell)}' is too large in magnitude (the limit is {HUGE_VALUE:.0e}); "
-            "check the units or look for a typo.")
-
-
-def _to_numbers(cells, rows, columns, delimiter, problems, padded):
-    """Parse an (n, c) list of strings; report bad cells; return (values, bad_mask).
-
-    Cells in ``padded`` (positions missing from a short row, already reported) are marked bad
-    without a second message.
-    """
-    n, c = len(cells), len(columns)
-    try:
-        values = np.array(cells, dtype=float).reshape(n, c)
-        bad = np.zeros((n, c), dtype=bool)
-    except ValueError:
-        values = np.full((n, c), np.nan)
-        bad = np.zeros((n, c), dtype=bool)
-        decimal_comma = _decimal_commas(cells, c, delimiter)
-        shown = 0
-        for i, rec in enumerate(cells):
-            for j, cell in enumerate(rec):
-                try:
-                    values[i, j] = _parse_float(cell, decimal_comma[j])
-                except ValueError:
-                    bad[i, j] = True
-                    if (i, j) in padded:
-                        continue
-                    if shown >= MAX_PROBLEMS:
-                        problems.total += 1
-                        continue
-                    shown += 1
-                    problems.add(int(rows[i]), columns[j], _not_a_number(cell, delimiter))
-    nonfinite = ~bad & ~np.isfinite(values)
-    huge = ~bad & np.isfinite(values) & (np.abs(values) > HUGE_VALUE)
-
-    def nonfinite_message(i, j):
-        cell = cells[i][j]
-        if _NAN_OR_INF.fullmatch(cell):
-            return (f"value '{_short(cell)}' is not a finite number (NaN and infinity are not "
-                    "allowed).")
-        return _too_large(cell)  # a literal such as 1e400 that overflows to infinity
-
-    for mask, make in (
-        (nonfinite, nonfinite_message),
-        (huge, lambda i, j: _too_large(cells[i][j])),
-    ):
-        idx = np.argwhere(mask)
-        for i, j in idx[:MAX_PROBLEMS]:
-            problems.add(int(rows[i]), columns[j], make(i, j))
-        problems.total += max(len(idx) - MAX_PROBLEMS, 0)
-    return values, bad | nonfinite | huge
-
-
-def _values(count: int) -> str:
-    return "1 value" if count == 1 else f"{count} values"
-
-
-def _looks_numeric(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
-# --------------------------------------------------------------------- header and rows
-def _first_record(records, expect: str = "") -> list[str]:
-    """The header: the first record that is not blank. ``expect`` lists the columns wanted
-    (e.g. ``" (x, y1)"``) for the message about an empty file."""
-    for _, rec in records:
-        if not _is_blank(rec):
-            return rec
-    raise DataValidationError(
-        f"the file is empty. It needs a header row naming the columns{expect} and one row "
-        "per observation."
-    )
-
-
-def _header_names(header: list[str], expect: str = ""):
-    """``(raw, keys, names)`` of a header record: stripped names, their lower-case keys and
-    the names as shown in messages. Raise if the record looks like data."""
-    raw = [h.replace("\ufeff", "").strip() for h in header]
-    if all(_looks_numeric(h) for h in raw if h):
-        raise DataValidationError(
-            f"the first row contains only numbers, so it looks like data. The file must start "
-            f"with a header row naming the columns{expect}.",
-            row=1,
-        )
-    return raw, [h.lower() for h in raw], [_short(h) for h in raw]
-
-
-def _positions(keys, names, problems) -> dict[str, list[int]]:
-    """Field indices of each (non-empty) header key; duplicated names are reported."""
-    positions: dict[str, list[int]] = {}
-    for j, key in enumerate(keys):
-        if key:
-            positions.setdefault(key, []).append(j)
-    for where in positions.values():
-        if len(where) > 1:
-            cols = " and ".join(str(j + 1) for j in where)
-            problems.add(1, names[where[0]], f"the column name appears {len(where)} times "
-                                             f"(columns {cols}); each name must be unique.")
-    return positions
-
-
-def _collect_rows(records, index, columns, keys, max_rows, problems, delimiter, caller):
-    """The data rows: their spreadsheet row numbers, their cells at the fields ``index``
-    (named ``columns`` in messages) and the ``(i, j)`` positions filled in for short rows.
-
-    Short and long rows and values under unnamed header fields (``keys`` empty) are reported;
-    more than ``max_rows`` data rows raise at once, without reading the rest.
-    """
-    unnamed = [j for j, k in enumerate(keys) if not k]
-    width = len(keys)
-    split_hint = (" In a comma-separated file a thousands separator or a decimal comma (1,000 "
-                  "or 0,5) splits a number into two cells." if delimiter == "," else "")
-    # itemgetter: the loop runs once per row, up to max_rows (100 000 by default) times.
-    pick = operator.itemgetter(*index) if len(index) > 1 else lambda r: (r[index[0]],)
-    rows, cells, padded = [], [], set()
-    unnamed_count = ragged_count = 0
-    for row, rec in records:
-        if not (rec and rec[0].strip()) and _is_blank(rec):
-            continue
-        if len(rows) >= max_rows:
-            var = ENV_VARS["max_rows"][0]
-            raise DataValidationError(
-                f"the file has more than {max_rows:,} data rows, the limit (max_rows={max_rows}). "
-                f"Use fewer rows, or raise the limit: set the environment variable {var} (e.g. "
-                f"{var}={2 * max_rows}) before starting the app, or pass "
-                f"{caller}(..., max_rows=...)."
-            )
-        if len(rec) < width:
-            # Cells missing only under unnamed (empty) columns are fine: those columns are
-            # ignored anyway.
-            absent = [columns[i] for i, j in enumerate(index) if j >= len(rec)]
-            if absent:
-                ragged_count += 1
-                if ragged_count <= MAX_PROBLEMS:
-                    problems.add(row, absent[0], f"the row has {_values(len(rec))} but the "
-                                                 f"header has {width} columns (no value for "
-                                                 f"{', '.join(absent)}).")
-                else:
-                    problems.total += 1
-                padded.update((len(rows), i) for i, j in enumerate(index) if j >= len(rec))
-            rec = rec + [""] * (width - len(rec))
-        elif len(rec) > width and not _is_blank(rec[width:]):
-            ragged_count += 1
-            if ragged_count <= MAX_PROBLEMS:
-                problems.add(row, None, f"the row has {_values(len(rec))} but the header has "
-                                        f"{width} columns.{split_hint}")
-            else:
-                problems.total += 1
-        for j in unnamed:
-            if rec[j].strip():
-                unnamed_count += 1
-                if unnamed_count <= MAX_PROBLEMS:
-                    problems.add(row, None, f"column {j + 1} has no name in the header but holds "
-                                            f"the value '{_short(rec[j])}'.")
-                else:
-                    problems.total += 1
-        rows.append(row)
-        cells.append(pick(rec))
-    return np.asarray(rows, dtype=int), cells, padded
-
-
 # ------------------------------------------------------------------------------ the tables
-def _is_number(cell: str, decimal_comma: bool) -> bool:
-    try:
-        return math.isfinite(_parse_float(cell, decimal_comma))
-    except ValueError:
-        return False
-
-
 @dataclass(frozen=True, eq=False)
 class Table:
     """A numeric table read from CSV (see :func:`read_table`).

@@ -1,38 +1,22 @@
-"""Abstract Riemannian manifold with the operations every estimator and mechanism uses."""
+"""Abstract Riemannian manifold with the operations every estimator and mechanism uses.
+
+The CSV format of points and the volume laws are default methods kept in their own modules
+(:mod:`dpcore.manifolds._csv_format`, :mod:`dpcore.manifolds._volume`) and mixed in here.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
 
 from ..exceptions import CutLocusError  # noqa: F401  (defined in dpcore.exceptions)
+from ._csv_format import CSVFormatMixin, RowProblems, _failed  # noqa: F401  (re-exported)
 from ._functions import jacobi_point_scale, jacobi_vector_scale
+from ._volume import VolumeLawsMixin
 
 
-class RowProblems(NamedTuple):
-    """The rows of a batch of CSV values that fail one check of :meth:`Manifold.csv_problems`.
-
-    Attributes
-    ----------
-    mask : ndarray of bool, shape ``(n,)``
-        Which rows fail the check.
-    column : str or None
-        The CSV column at fault (one of :meth:`Manifold.csv_columns`), or None when the point
-        as a whole is.
-    message : callable
-        ``message(i) -> str`` describes the problem of row ``i`` (an index into the batch, for
-        ``mask[i]`` True); messages are built only for the rows a caller reports.
-    """
-
-    mask: np.ndarray
-    column: str | None
-    message: Callable[[int], str]
-
-
-class Manifold(ABC):
+class Manifold(CSVFormatMixin, VolumeLawsMixin, ABC):
     """A Riemannian manifold with closed-form geometry.
 
     Points are arrays of shape ``[..., *point_shape]``; every operation broadcasts over the
@@ -188,124 +172,6 @@ class Manifold(ABC):
         """
         self.ambient_dim  # noqa: B018 - raises where there is no embedding
         return float(radius)
-
-    # ------------------------------------------------------------------ CSV format
-    # One point is one row of a CSV file (dpcore.data.load_csv / to_csv). By default the row is
-    # the point array flattened in C order, in columns y1..yN; a space whose points read better
-    # otherwise (a symmetric matrix as its upper triangle, a preshape as raw landmarks)
-    # overrides csv_columns, to_csv_rows and from_csv_rows together, and csv_problems where
-    # its rows need checks of their own (with messages that name the columns).
-    def csv_columns(self) -> list[str]:
-        """Names of the CSV columns that hold one point, in file order.
-
-        Returns
-        -------
-        list of str
-            Here ``y1..yN``: the point array flattened in C order, ``N = prod(point_shape)``.
-        """
-        size = int(np.prod(self.point_shape))
-        return [f"y{j}" for j in range(1, size + 1)]
-
-    def _csv_span(self) -> str:
-        """The response columns as written in messages: ``y1..y3`` (or the one name)."""
-        cols = self.csv_columns()
-        return f"{cols[0]}..{cols[-1]}" if len(cols) > 1 else cols[0]
-
-    def _csv_values(self, values):
-        """``values`` as a float array whose last axis has one entry per CSV column."""
-        values = np.asarray(values, dtype=float)
-        n_cols = len(self.csv_columns())
-        if values.ndim < 1 or values.shape[-1] != n_cols:
-            raise ValueError(f"`values` must have {n_cols} columns ({self._csv_span()}) for "
-                             f"{self!r}, got shape {values.shape}.")
-        return values
-
-    def to_csv_rows(self, points):
-        """The CSV row values of points (inverse of :meth:`from_csv_rows`).
-
-        Parameters
-        ----------
-        points : array, shape ``(..., *point_shape)``
-
-        Returns
-        -------
-        ndarray, shape ``(..., len(csv_columns()))``
-            Here the points flattened in C order.
-        """
-        points = np.asarray(points, dtype=float)
-        return points.reshape(points.shape[: points.ndim - self.point_ndim] + (-1,))
-
-    def from_csv_rows(self, values, *, renormalize=False):
-        """Points from CSV row values (inverse of :meth:`to_csv_rows`).
-
-        Only conversion: rows that :meth:`csv_problems` reports give unspecified values (no
-        error, no warning).
-
-        Parameters
-        ----------
-        values : array, shape ``(..., len(csv_columns()))``
-        renormalize : bool
-            Map every row onto the manifold where the space has a natural rescaling (the
-            sphere, the hyperboloid); ignored here.
-
-        Returns
-        -------
-        ndarray, shape ``(..., *point_shape)``
-            Here the values reshaped.
-
-        Raises
-        ------
-        ValueError
-            If the last axis does not have one entry per CSV column.
-        """
-        values = self._csv_values(values)
-        return values.reshape(values.shape[:-1] + tuple(self.point_shape))
-
-    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
-        """The rows of CSV values that do not give a point of the manifold.
-
-        Parameters
-        ----------
-        values : array, shape ``(n, len(csv_columns()))``
-            Finite values, one row per point.
-        atol : float
-            Tolerance of the checks.
-        renormalize : bool
-            As for :meth:`from_csv_rows` (rows that it maps onto the manifold pass).
-
-        Returns
-        -------
-        list of RowProblems
-            One entry per failed check that some row fails, in the order the checks run;
-            empty when every row gives a point. Here one check: :meth:`belongs` (with ``atol``)
-            of the points of :meth:`from_csv_rows`.
-        """
-        values = self._csv_values(values)
-        if values.shape[0] == 0:
-            return []
-        points = self.from_csv_rows(values, renormalize=renormalize)
-        off = ~np.asarray(self.belongs(points, atol=atol), dtype=bool)
-        span = self._csv_span()
-        return _failed([RowProblems(off, None, lambda i: (
-            f"the point in columns {span} is not on {self!r} (tolerance atol={atol:g})."))])
-
-    def csv_header_hint(self, unexpected, expected) -> str:
-        """A hint appended to the error for a CSV header with unexpected columns, where they
-        suggest a known mistake (e.g. SPD files that list the lower triangle too).
-
-        Parameters
-        ----------
-        unexpected : list of str
-            The unexpected column names, as written in the header.
-        expected : list of str
-            The columns the file should have (a regression file's start with ``x``).
-
-        Returns
-        -------
-        str
-            Sentences starting with a space, or ``""`` (here always).
-        """
-        return ""
 
     # ------------------------------------------------------------------ helpers
     def _sum(self, a):
@@ -582,145 +448,6 @@ class Manifold(ABC):
         t = np.asarray(t, dtype=float)
         return self.exp(x, self.pointwise(t) * np.asarray(v, dtype=float))
 
-    # ------------------------------------------------------------------ volume
-    # The Riemannian volume in normal coordinates (the volume density of exp) and in geodesic
-    # polar coordinates (the radial volume law), as used by the samplers of distance-based
-    # densities (dpcore.sampling.radial, dpcore.sampling.envelope). A space without a closed
-    # form raises NotImplementedError; the samplers then fall back to MCMC or say so.
-    def log_volume_density(self, x, v, *, rho=None):
-        r"""Log of the volume density of the exponential map: :math:`\log|\det d\exp_x(v)|`.
-
-        The determinant is taken between orthonormal bases of :math:`T_x M` and
-        :math:`T_{\exp_x v} M`, so the Riemannian volume in normal coordinates at ``x`` is
-        :math:`\theta_x(v)\,dv` with :math:`\theta_x = \exp(\text{this})`. On a locally
-        symmetric space it is :math:`\sum_\lambda \log S(\lambda)` over the eigenvalues
-        :math:`\lambda` of the curvature operator :math:`w \mapsto R(w, v)v` (DESIGN §3),
-        :math:`S(\lambda) = \sin\sqrt\lambda/\sqrt\lambda` (``sinh`` for :math:`\lambda < 0`).
-        It is 0 at ``v = 0`` and ``-inf`` at conjugate points.
-
-        Parameters
-        ----------
-        x : array, shape ``(..., *point_shape)``
-            Base points.
-        v : array, shape ``(..., *point_shape)``
-            Tangent vectors at ``x``.
-        rho : array, shape ``(...)``, optional
-            The norms ``|v|_x`` if the caller has them already (e.g. from the coordinates of
-            ``v`` in an orthonormal basis); the spaces whose density depends on ``|v|`` alone
-            use them as given instead of recomputing them.
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-
-        Raises
-        ------
-        NotImplementedError
-            If no closed form is known for this space.
-        """
-        raise NotImplementedError(
-            f"No closed-form volume density of the exponential map is known for {self!r}.")
-
-    def log_volume_density_max(self, rho_lo, rho_hi):
-        r"""Upper bound of :meth:`log_volume_density` over ``rho_lo <= |v| <= rho_hi``.
-
-        The bound holds at every base point (it depends on the radii alone), for radii up to
-        the injectivity radius.
-
-        Parameters
-        ----------
-        rho_lo, rho_hi : array, shape ``(...)``
-            Inner and outer radii of annuli of :math:`T_x M`, ``0 <= rho_lo <= rho_hi``.
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-
-        Raises
-        ------
-        NotImplementedError
-            If no closed form is known for this space.
-        """
-        raise NotImplementedError(
-            f"No bound of the volume density of the exponential map is known for {self!r}.")
-
-    def radial_log_volume(self, r):
-        r"""Log of the radial volume law :math:`J(r)`, up to an additive constant.
-
-        The Riemannian volume in geodesic polar coordinates about any point is
-        :math:`J(r)\,dr\,d\omega` (after integrating the direction where it matters), so a
-        density :math:`\propto h(d(\eta, y))` gives the distance :math:`d(\eta, Y)` the 1-D
-        density :math:`\propto h(r) J(r)` on :math:`[0, \mathrm{diameter}]`. For a space whose
-        volume density depends on :math:`|v|` alone, :math:`J(r) = r^{d-1}\theta(r)`.
-
-        Parameters
-        ----------
-        r : array, shape ``(...)``
-            Radii in ``[0, diameter]``.
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-            (``-inf`` where :math:`J` vanishes.)
-
-        Raises
-        ------
-        NotImplementedError
-            If the space has no closed-form one-dimensional radial law.
-        """
-        raise NotImplementedError(
-            f"No exact radial law for {self!r}; use dpcore.sampling.metropolis_hastings with "
-            "the log density instead.")
-
-    def _times_dim_minus_one(self, r, fn):
-        """``fn(r, dim - 1)`` (0 in dimension 1): the radial law of a space of constant
-        curvature, whose volume density is ``J(r)^(dim - 1)``; ``fn(r, a)`` is ``a log J(r)``
-        or its derivative."""
-        r = np.asarray(r, dtype=float)
-        if self.dim == 1:
-            return np.zeros_like(r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return fn(r, self.dim - 1)
-
-    def radial_dlog_volume(self, r):
-        """Derivative of :meth:`radial_log_volume` with respect to ``r``.
-
-        Parameters
-        ----------
-        r : array, shape ``(...)``
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-
-        Raises
-        ------
-        NotImplementedError
-            If the space has no closed-form one-dimensional radial law.
-        """
-        self.radial_log_volume(r)  # raises the reason there is none
-        raise NotImplementedError(f"No derivative of the radial law of {self!r}.")
-
-    @property
-    def volume_growth_rate(self) -> float:
-        r"""Exponential growth rate of the volume of geodesic balls.
-
-        The largest :math:`c` such that :math:`\theta_x(r u) \approx e^{c r}` along some unit
-        direction :math:`u` as :math:`r \to \infty`: the Laplace density
-        :math:`\exp(-d/\sigma)` is integrable iff :math:`1/\sigma > c`. Zero on compact and
-        flat spaces.
-
-        Returns
-        -------
-        float
-
-        Raises
-        ------
-        NotImplementedError
-            If it is not known for this space.
-        """
-        raise NotImplementedError(f"no volume growth rate known for {self!r}.")
-
     # ------------------------------------------------------------------ Jacobi fields
     def _transport_back(self, p, v, w):
         """Parallel transport of ``w`` from ``Exp(p, v)`` back to ``p`` along ``t -> Exp(p, t v)``.
@@ -806,11 +533,6 @@ class Manifold(ABC):
 
     def _repr_args(self) -> str:
         return ""
-
-
-def _failed(checks):
-    """The entries of a list of :class:`RowProblems` that some row fails."""
-    return [c for c in checks if np.any(c.mask)]
 
 
 def split_along(manifold, x, v, w):

@@ -1,16 +1,20 @@
-"""Symmetric positive definite matrices with the affine-invariant metric."""
+"""Symmetric positive definite matrices with the affine-invariant metric.
+
+The CSV format and the closed-form volume laws live in :mod:`dpcore.manifolds._spd_csv` and
+:mod:`dpcore.manifolds._spd_volume` (mixed into :class:`SPD`); the matrix kernels in
+:mod:`dpcore.manifolds._spd_kernels`.
+"""
 
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 from .._validation import check_int
-from ._functions import dlog_struve_l0, log_sinhc, log_struve_l0, sinhc
+from ._functions import sinhc
+from ._spd_csv import PD_MIN_EIGENVALUE, PD_RTOL, SPDCSVMixin  # noqa: F401  (re-exported)
 from ._spd_kernels import (  # noqa: F401  (eigh, sym, sym_funm: public kernels)
-    _SQRT2,
     _TINY,
     _apply_at_2x2_scalar,
     _apply_at_3x3_scalar,
@@ -23,17 +27,11 @@ from ._spd_kernels import (  # noqa: F401  (eigh, sym, sym_funm: public kernels)
     sym,
     sym_funm,
 )
-from .base import Manifold, RowProblems, _failed
-
-#: Relative threshold below which a matrix read from CSV counts as not positive definite: its
-#: smallest eigenvalue must exceed this times the largest (:meth:`SPD.csv_problems`).
-PD_RTOL = 1e-12
-#: Smallest eigenvalue a matrix read from CSV may have: below it (e.g. at subnormal 5e-324) the
-#: matrix logarithm and the affine-invariant distance underflow.
-PD_MIN_EIGENVALUE = 1e-100
+from ._spd_volume import SPDVolumeMixin
+from .base import Manifold
 
 
-class SPD(Manifold):
+class SPD(SPDCSVMixin, SPDVolumeMixin, Manifold):
     r"""SPD(k): k x k symmetric positive definite matrices, affine-invariant metric.
 
     The metric is :math:`\langle U, V \rangle_P = \operatorname{tr}(P^{-1} U P^{-1} V)`;
@@ -155,105 +153,6 @@ class SPD(Manifold):
 
     def _repr_args(self):
         return str(self.k)
-
-    # ------------------------------------------------------------ CSV format
-    def csv_columns(self):
-        """The upper triangle, row-major: ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}``
-        when ``k >= 10``).
-
-        Returns
-        -------
-        list of str
-            ``k (k + 1) / 2`` names.
-        """
-        sep = "_" if self.k >= 10 else ""
-        return [f"s{i}{sep}{j}" for i in range(1, self.k + 1) for j in range(i, self.k + 1)]
-
-    def to_csv_rows(self, points):
-        """The upper triangle of the symmetric part of each matrix, row-major.
-
-        Parameters
-        ----------
-        points : array, shape ``(..., k, k)``
-
-        Returns
-        -------
-        ndarray, shape ``(..., k (k + 1) / 2)``
-        """
-        iu = np.triu_indices(self.k)
-        return sym(points)[..., iu[0], iu[1]]
-
-    def from_csv_rows(self, values, *, renormalize=False):
-        """The symmetric matrices of upper triangles (not checked to be positive definite).
-
-        Parameters
-        ----------
-        values : array, shape ``(..., k (k + 1) / 2)``
-        renormalize : bool
-            Ignored.
-
-        Returns
-        -------
-        ndarray, shape ``(..., k, k)``
-        """
-        values = self._csv_values(values)
-        iu = np.triu_indices(self.k)
-        mats = np.zeros(values.shape[:-1] + (self.k, self.k))
-        mats[..., iu[0], iu[1]] = values
-        return mats + np.triu(mats, 1).swapaxes(-1, -2)
-
-    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
-        """Matrices that are not safely positive definite: smallest eigenvalue at most
-        ``PD_RTOL`` times the largest, or at most ``PD_MIN_EIGENVALUE``.
-
-        Parameters
-        ----------
-        values : array, shape ``(n, k (k + 1) / 2)``
-        atol, renormalize
-            Unused (the matrices are symmetric by construction).
-
-        Returns
-        -------
-        list of RowProblems
-        """
-        values = self._csv_values(values)
-        if values.shape[0] == 0:
-            return []
-        eig = np.linalg.eigvalsh(self.from_csv_rows(values))
-        scale = np.max(np.abs(eig), axis=-1)
-        bad = eig[:, 0] <= np.maximum(PD_RTOL * scale, PD_MIN_EIGENVALUE)
-        span = self._csv_span()
-        return _failed([RowProblems(bad, None, lambda i: (
-            f"the matrix in columns {span} is not positive definite (smallest eigenvalue "
-            f"{eig[i, 0]:.6g}, largest {eig[i, -1]:.6g}); SPD data need strictly positive "
-            f"eigenvalues, at least {PD_RTOL:g} times the largest and above "
-            f"{PD_MIN_EIGENVALUE:g}."))])
-
-    def csv_header_hint(self, unexpected, expected):
-        """Explains lower-triangle columns such as ``s21``: the format lists the upper triangle.
-
-        Parameters
-        ----------
-        unexpected : list of str
-            The unexpected column names, as written in the header.
-        expected : list of str
-            The columns the file should have (a regression file's start with ``x``).
-
-        Returns
-        -------
-        str
-        """
-        for name in unexpected:
-            match = re.fullmatch(r"s(\d)(\d)|s(\d+)_(\d+)", name.lower())
-            if match:
-                i, j = (int(g) for g in match.groups() if g is not None)
-                sep = "" if match.group(1) else "_"
-                if i > j and f"s{j}{sep}{i}" in expected:
-                    return (f" SPD files list only the upper triangle ({expected[0]}, "
-                            f"{expected[1]}, ..., {expected[-1]}): the matrix is symmetric, so "
-                            f"'{name}' is the same entry as 's{j}{sep}{i}'. Drop the "
-                            "lower-triangle columns.")
-        return ""
 
     # ------------------------------------------------------------ helpers
     # Everything is computed through a square root A = Q diag(sqrt(s)) of P = Q diag(s) Q^T
@@ -522,116 +421,6 @@ class SPD(Manifold):
         """
         b, w_hat, half = self._adjoint_parts(p, v, w)
         return sym(b @ (w_hat * sinhc(half)) @ b.mT)
-
-    # ------------------------------------------------------------ volume
-    def log_volume_density(self, x, v, *, rho=None):
-        r"""``sum_{i<j} log(sinh(g_ij) / g_ij)``, ``g_ij = |lam_i − lam_j| / 2`` with ``lam``
-        the eigenvalues of ``x^{-1/2} v x^{-1/2}`` (the (i, j) direction of the curvature
-        operator has eigenvalue ``−(lam_i − lam_j)^2 / 4``, the diagonal ones 0).
-
-        Parameters
-        ----------
-        x, v : array, shape ``(..., k, k)``
-        rho : array, shape ``(...)``, optional
-            Unused: the density depends on the eigenvalues, not on ``|v|`` alone.
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-        """
-        w, q = np.linalg.eigh(np.asarray(x, dtype=float))
-        inv_sqrt = (q / np.sqrt(w)[..., None, :]) @ q.mT
-        white = inv_sqrt @ np.asarray(v, dtype=float) @ inv_sqrt
-        lam = np.linalg.eigvalsh(0.5 * (white + np.swapaxes(white, -1, -2)))
-        i, j = np.triu_indices(lam.shape[-1], 1)
-        return np.sum(log_sinhc(0.5 * np.abs(lam[..., i] - lam[..., j])), axis=-1)
-
-    def log_volume_density_max(self, rho_lo, rho_hi):
-        """``k (k − 1) / 2 · log(sinh(c) / c)``, ``c = rho_hi / sqrt 2``: each
-        ``|lam_i − lam_j| <= sqrt(2) |v|`` and ``sinh(x) / x`` increases.
-
-        Parameters
-        ----------
-        rho_lo, rho_hi : array, shape ``(...)``
-            (``rho_lo`` is not needed.)
-
-        Returns
-        -------
-        ndarray, shape of ``rho_hi``
-        """
-        k = self.k
-        return 0.5 * k * (k - 1) * log_sinhc(np.asarray(rho_hi) / math.sqrt(2.0))
-
-    def radial_log_volume(self, r):
-        r"""SPD(1): 0 (it is isometric to R); SPD(2): ``log r + log L_0(r / sqrt 2)``.
-
-        For SPD(2) the eigen-radius vector :math:`\rho` (log-eigenvalues of
-        :math:`\eta^{-1/2} y \eta^{-1/2}`, :math:`d = |\rho|`) has density
-        :math:`\propto h(|\rho|)\sinh(|\rho_1 - \rho_2|/2)`; in polar coordinates
-        :math:`|\rho_1 - \rho_2|/2 = r|\sin\psi|/\sqrt2` and
-        :math:`\int_0^{2\pi}\sinh(c|\sin\psi|)\,d\psi = 2\pi L_0(c)` (modified Struve function).
-
-        Parameters
-        ----------
-        r : array, shape ``(...)``
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-
-        Raises
-        ------
-        NotImplementedError
-            For k > 2: the eigen-radius density does not reduce to one dimension.
-        """
-        r = np.asarray(r, dtype=float)
-        if self.k == 1:
-            return np.zeros_like(r)
-        self._check_radial_law()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(r) + log_struve_l0(r / _SQRT2)
-
-    def radial_dlog_volume(self, r):
-        """Derivative of :meth:`radial_log_volume` (``L_0' = L_1 + 2 / pi``).
-
-        Parameters
-        ----------
-        r : array, shape ``(...)``
-
-        Returns
-        -------
-        ndarray, shape ``(...)``
-
-        Raises
-        ------
-        NotImplementedError
-            For k > 2.
-        """
-        r = np.asarray(r, dtype=float)
-        if self.k == 1:
-            return np.zeros_like(r)
-        self._check_radial_law()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return 1.0 / r + dlog_struve_l0(r / _SQRT2) / _SQRT2
-
-    def _check_radial_law(self):
-        if self.k > 2:
-            raise NotImplementedError(
-                f"{self!r} has no closed-form radial law for k > 2 (the eigen-radius density "
-                "does not reduce to one dimension); sample_laplace / sample_gaussian draw its "
-                "eigen-radius vector by MCMC instead."
-            )
-
-    @property
-    def volume_growth_rate(self):
-        r"""``sqrt(k (k^2 − 1) / 12)``.
-
-        The volume grows like :math:`\prod_{i<j} \sinh(|\rho_i - \rho_j|/2)`, i.e. like
-        :math:`e^{\langle w, \rho \rangle}` with :math:`w_i = (k + 1 - 2i)/2` for sorted
-        :math:`\rho`; its largest rate per unit :math:`|\rho|` is :math:`|w|`.
-        """
-        k = self.k
-        return math.sqrt(k * (k * k - 1) / 12.0)
 
     def _transport_back(self, p, v, w):
         b, c, lam = self._curvature_frame(p, v)

@@ -1,4 +1,10 @@
-"""Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8)."""
+"""Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8).
+
+This module validates a request, sets its public bounds and supports and draws the private
+geodesics (joint or sequential scheme); the public defaults (centre, chain start) and the
+assembly of each :class:`~dpcore.release.record.Release` are in
+:mod:`dpcore.release._regression_records`.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,6 @@ from .._progress import report, stages
 from .._validation import check_bound_sources, check_int, check_manifold, check_positive
 from ..exceptions import ExactSamplingUnavailable, PrivacyLeakWarning
 from ..learning import GeodesicRegression
-from ..manifolds import Sphere
 from ..mechanisms import Ball, KNormGradient
 from ..mechanisms.kng import (
     refined_joint_available,
@@ -32,6 +37,13 @@ from ._common import (
     _warn_paper_mode,
     project_to_ball,
 )
+from ._regression_records import (  # noqa: F401  (DATA_SOURCE_NOTE re-exported)
+    DATA_SOURCE_NOTE,
+    _data_note,
+    _default_center,
+    _public_start,
+    _regression_release,
+)
 from .planning import (
     _choose_exact,
     exact_work,
@@ -41,21 +53,15 @@ from .planning import (
 )
 from .record import (
     DATA_BOUNDS_CAVEAT,
-    MCMC_CAVEAT,
-    PAPER_CAVEAT,
     SAMPLERS,
     SCHEMES,
-    SEEDED_CAVEAT,
     SEQUENTIAL_CAVEAT,
     SEQUENTIAL_STRICT_CAVEAT,
-    Release,
 )
 from .work import check_work, regression_work, resolve_budget
 
 #: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
 BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
-#: The note of a supplied bound marked as taken from the data.
-DATA_SOURCE_NOTE = "supplied as taken from the data (bound_sources): not a public bound"
 
 
 # ---------------------------------------------------------------------- regression
@@ -529,32 +535,6 @@ def _geodesic_regression_releases(
     return releases
 
 
-def _data_note(source):
-    """The note of a supplied bound marked as taken from the data (``bound_sources``)."""
-    return DATA_SOURCE_NOTE if source == "data" else None
-
-
-def _default_center(m):
-    """The default centre of the public ball: the manifold's origin, or None if it has none."""
-    from ..data.synthetic import default_center  # lazy: dpcore.data loads the CSV readers
-    try:
-        return default_center(m)
-    except TypeError:
-        return None
-
-
-def _public_start(m, foot_support):
-    """A data-independent chain start ``(p, 0)`` for strict-mode MCMC: the public centre."""
-    if foot_support is not None:
-        p0 = np.asarray(foot_support[0], dtype=float)
-    elif isinstance(m, Sphere):  # its origin; other spaces keep their recorded seeded start
-        p0 = m.origin
-    else:
-        p0 = m.random_point(rng=np.random.default_rng(0))
-    return p0, np.zeros_like(p0)
-
-
-
 def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
                     clip, foot_support, speed_cap, n_draws, chain_length, burn_in, caveats,
                     exact=False, progress=None, **common):
@@ -592,63 +572,3 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
             coverage="proven" if res.exact else "mcmc", **common,
         ))
     return releases
-
-
-def _regression_release(m, footpoints, vectors, *, eps_p, eps_v, mechanism, epsilon, delta,
-                        exact, delta_note, sensitivity, sigma, diagnostics, caveats, sigma_rule,
-                        draws, lo, hi, mode, seeded, assumptions, n, kappa_low, coverage):
-    """The :class:`Release` of one budget pair from its footpoints ``(m, *ps)`` and vectors
-    ``(m, r, *ps)`` (rescaled covariate units)."""
-    n_footpoints, n_vectors = vectors.shape[:2]
-    # --- back to the original covariate units (as GeodesicRegression does) ----------------
-    fp_b = np.broadcast_to(footpoints[:, None], vectors.shape)
-    intercepts = m.exp(fp_b, (-lo / (hi - lo)) * vectors)
-    coefs = m.transport(fp_b, intercepts, vectors) / (hi - lo)
-    if not exact:
-        caveats.append(MCMC_CAVEAT)
-        delta = None
-        if coverage == "proven":
-            coverage = "mcmc"
-    if n_footpoints > 1 or n_vectors > 1:
-        caveats.append(
-            f"{draws} drawn: each geodesic costs epsilon_p + epsilon_v = {eps_p + eps_v:g}; "
-            f"publishing all of them costs epsilon = {epsilon:g}."
-        )
-    if seeded:
-        caveats.append(SEEDED_CAVEAT)
-    if mode == "paper":
-        caveats.append(PAPER_CAVEAT)
-    return Release(
-        values={
-            "footpoint": footpoints,
-            "shooting_vector": vectors,
-            "intercept": intercepts,
-            "coef": coefs,
-        },
-        mechanism=mechanism,
-        epsilon=float(epsilon),
-        delta=None if delta is None else float(delta),
-        mu=None,
-        sensitivity=sensitivity,
-        sigma=sigma,
-        assumptions=dict(assumptions),
-        diagnostics=diagnostics,
-        mode=mode,
-        seeded=seeded,
-        caveats=caveats,
-        coverage=coverage,
-        details={
-            "scheme": "joint" if mechanism == "kng_joint" else "sequential",
-            "epsilon_p": eps_p,
-            "epsilon_v": eps_v,
-            "epsilon_per_geodesic": eps_p + eps_v,
-            "n": n,
-            "n_footpoints": n_footpoints,
-            "n_vectors": n_vectors,
-            "sigma_rule": sigma_rule,
-            "kappa_low": kappa_low,
-            "manifold": repr(m),
-        },
-    )
-
-

@@ -1,0 +1,128 @@
+"""The CSV format of SPD matrices: the methods :class:`~dpcore.manifolds.SPD` overrides.
+
+A matrix is written as its upper triangle, row-major (``s11, s12, ..., skk``); reading one back
+symmetrizes it, and :meth:`SPDCSVMixin.csv_problems` reports the matrices that are not safely
+positive definite (thresholds :data:`PD_RTOL` and :data:`PD_MIN_EIGENVALUE`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._csv_format import RowProblems, _failed
+from ._spd_kernels import sym
+
+__all__ = ["PD_MIN_EIGENVALUE", "PD_RTOL", "SPDCSVMixin"]
+
+#: Relative threshold below which a matrix read from CSV counts as not positive definite: its
+#: smallest eigenvalue must exceed this times the largest (:meth:`SPD.csv_problems`).
+PD_RTOL = 1e-12
+#: Smallest eigenvalue a matrix read from CSV may have: below it (e.g. at subnormal 5e-324) the
+#: matrix logarithm and the affine-invariant distance underflow.
+PD_MIN_EIGENVALUE = 1e-100
+
+
+class SPDCSVMixin:
+    """CSV format of ``SPD(k)`` (mixed into :class:`~dpcore.manifolds.SPD`); uses its ``k``
+    and the ``_csv_values`` / ``_csv_span`` helpers of ``Manifold``."""
+
+    # ------------------------------------------------------------ CSV format
+    def csv_columns(self):
+        """The upper triangle, row-major: ``s11, s12, ..., s1k, s22, ..., skk`` (``s{i}_{j}``
+        when ``k >= 10``).
+
+        Returns
+        -------
+        list of str
+            ``k (k + 1) / 2`` names.
+        """
+        sep = "_" if self.k >= 10 else ""
+        return [f"s{i}{sep}{j}" for i in range(1, self.k + 1) for j in range(i, self.k + 1)]
+
+    def to_csv_rows(self, points):
+        """The upper triangle of the symmetric part of each matrix, row-major.
+
+        Parameters
+        ----------
+        points : array, shape ``(..., k, k)``
+
+        Returns
+        -------
+        ndarray, shape ``(..., k (k + 1) / 2)``
+        """
+        iu = np.triu_indices(self.k)
+        return sym(points)[..., iu[0], iu[1]]
+
+    def from_csv_rows(self, values, *, renormalize=False):
+        """The symmetric matrices of upper triangles (not checked to be positive definite).
+
+        Parameters
+        ----------
+        values : array, shape ``(..., k (k + 1) / 2)``
+        renormalize : bool
+            Ignored.
+
+        Returns
+        -------
+        ndarray, shape ``(..., k, k)``
+        """
+        values = self._csv_values(values)
+        iu = np.triu_indices(self.k)
+        mats = np.zeros(values.shape[:-1] + (self.k, self.k))
+        mats[..., iu[0], iu[1]] = values
+        return mats + np.triu(mats, 1).swapaxes(-1, -2)
+
+    def csv_problems(self, values, *, atol=1e-6, renormalize=False):
+        """Matrices that are not safely positive definite: smallest eigenvalue at most
+        ``PD_RTOL`` times the largest, or at most ``PD_MIN_EIGENVALUE``.
+
+        Parameters
+        ----------
+        values : array, shape ``(n, k (k + 1) / 2)``
+        atol, renormalize
+            Unused (the matrices are symmetric by construction).
+
+        Returns
+        -------
+        list of RowProblems
+        """
+        values = self._csv_values(values)
+        if values.shape[0] == 0:
+            return []
+        eig = np.linalg.eigvalsh(self.from_csv_rows(values))
+        scale = np.max(np.abs(eig), axis=-1)
+        bad = eig[:, 0] <= np.maximum(PD_RTOL * scale, PD_MIN_EIGENVALUE)
+        span = self._csv_span()
+        return _failed([RowProblems(bad, None, lambda i: (
+            f"the matrix in columns {span} is not positive definite (smallest eigenvalue "
+            f"{eig[i, 0]:.6g}, largest {eig[i, -1]:.6g}); SPD data need strictly positive "
+            f"eigenvalues, at least {PD_RTOL:g} times the largest and above "
+            f"{PD_MIN_EIGENVALUE:g}."))])
+
+    def csv_header_hint(self, unexpected, expected):
+        """Explains lower-triangle columns such as ``s21``: the format lists the upper triangle.
+
+        Parameters
+        ----------
+        unexpected : list of str
+            The unexpected column names, as written in the header.
+        expected : list of str
+            The columns the file should have (a regression file's start with ``x``).
+
+        Returns
+        -------
+        str
+        """
+        for name in unexpected:
+            match = re.fullmatch(r"s(\d)(\d)|s(\d+)_(\d+)", name.lower())
+            if match:
+                i, j = (int(g) for g in match.groups() if g is not None)
+                sep = "" if match.group(1) else "_"
+                if i > j and f"s{j}{sep}{i}" in expected:
+                    return (f" SPD files list only the upper triangle ({expected[0]}, "
+                            f"{expected[1]}, ..., {expected[-1]}): the matrix is symmetric, so "
+                            f"'{name}' is the same entry as 's{j}{sep}{i}'. Drop the "
+                            "lower-triangle columns.")
+        return ""
