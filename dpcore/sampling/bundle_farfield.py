@@ -89,8 +89,16 @@ moving the footpoint and the shooting vector that makes the valley's thin direct
 and the cosine/sinc factors of the Jacobi field exactly at the centre (the previous bound
 added :math:`t\rho^2N/3` and :math:`(r^2/6 + tWr/2)P`, first order in the leaf's size).
 
+The Gauss-Newton split bound (:mod:`~dpcore.sampling.sphere_gn_bounds`, where it is proven)
+keeps the terms' Gauss-Newton parts at the centre with their signs (they cancel in the
+valley's thin directions) and bounds only their change along the segment and the
+residual-dependent rest term by term; the compiled path evaluates it in the same loop
+(``gn_split``), and a leaf's :math:`g_B` is the larger of the two lower bounds. The same loop
+also evaluates the library's :math:`g(z_c)` (its formulas, sharing the loop's trigonometry;
+:func:`centre_gradient`).
+
 Leaves whose box comes within ``near_sigmas`` :math:`\sigma` of the fit (in whitened
-coordinates) also get the affine certificate of the parent class, and each of
+coordinates; default 0) also get the affine certificate of the parent class, and each of
 :math:`b_e, b_1` is the smaller (both are upper bounds, so is their minimum). For the others
 :math:`b_1 = \min_s(-g_B/\sigma + \max_B|x|/\sigma_s - \log c_s) + \log J_B + \log|\det A| +
 \log S` (the second form of the parent class). Every bound carries the relative margin
@@ -109,23 +117,25 @@ cell of :mod:`~dpcore.sampling.bundle_lattice`, every support cell reachable thr
 :math:`q_0` witness.
 
 Cost (measured, ``benchmarks/bench_bundle_farfield.py``, n = 250, tau = 0.2, R = 0.5,
-V = 1.5, 9 draws; shared machine, CPU seconds; refinement until the certified acceptance
-reaches :math:`2\cdot10^{-3}`, ``near_sigmas = 8``): at :math:`n\epsilon` = 250, 500 and 1000,
-96,000, 105,000 and 91,000 leaves give certified acceptances of :math:`2.1, 3.0,
-2.1\cdot10^{-3}` (measured :math:`3.4, 3.9, 2.4\cdot10^{-3}`) in 33, 33 and 27 s including
-the 9 draws (0.4-0.7 s), against :math:`4.4\cdot10^{-7}, 2.7\cdot10^{-8}, 1.7\cdot10^{-9}` for
-the whitened affine sampler with 6000 leaves (14-16 s). Before the transport-form term
-bounds, the centre Jacobian of the prediction speed and the support caps, 40,000 leaves gave
-:math:`3.0\cdot10^{-6}` at 250 and about :math:`10^{-8}` at 1000. The certified acceptance
-jumps once the heavy leaves' loss falls below :math:`g(z_c)` (at 1000, ``near_sigmas = 32``:
-:math:`8\cdot10^{-9}`, :math:`1.4\cdot10^{-6}` and :math:`3.4\cdot10^{-2}` with 10,000,
-40,000 and 100,000 leaves). ``near_sigmas`` = 32 instead of 8 needs fewer leaves but the
-affine certificate (about ten times the mean-value cost per leaf) then dominates: 127, 67 and
-33 s. What limits it now: at 1000 the numba kernel (about 60 microseconds per leaf at
-n = 250) takes about 45% of the build, the library gradient at the centres 20%; and near the
-fit (the 0-64 :math:`\sigma` shells carry 77-88% of the envelope mass) the residuals are
-unclipped, their turn rate is 1, and summing the terms' changes in absolute value loses the
-cancellation that makes the valley's thin directions thin, so leaves there must stay small.
+V = 1.5, 9 draws; shared machine, CPU seconds, numba kernels loaded; refinement until the
+certified acceptance reaches :math:`2\cdot10^{-4}`, the defaults ``near_sigmas = 0`` and
+``gn_split = True``): at :math:`n\epsilon` = 250, 500 and 1000, 46,000, 52,000 and 48,000
+leaves give certified acceptances of :math:`2.3, 2.9, 2.7\cdot10^{-4}` (measured
+:math:`2.1, 3.2, 4.4\cdot10^{-4}`) in 8.6, 8.8 and 8.8 s including the 9 draws (1.1-1.4 s).
+Before the Gauss-Newton split bound, the fused centre gradient and ``near_sigmas = 0`` the
+same run took 33, 33 and 27-34 s to :math:`2\cdot10^{-3}` with 96,000, 105,000 and 91,000
+leaves, and about 16-19 s at 1000 to :math:`1.7\cdot10^{-4}` with 67,000 leaves (the split
+bound alone: 72,000 to 48,000 leaves at 1000; the affine certificate within 8 :math:`\sigma`
+cost 2-13 s for no fewer leaves). What limits it now: the numba kernel (about 58 microseconds
+per leaf at n = 250, the Gauss-Newton split adding 2-3) is about 80% of the build, and the
+envelope mass sits at 16-256 :math:`\sigma` in leaves where about half the residuals are
+clipped (their change is still summed term by term) and where the residual-dependent part
+of every term (holonomy and frame rotation, :math:`m\alpha_a`, about a quarter of the
+mean-value loss there) is summed in absolute value although the residuals' directions
+cancel. Measured on such leaves, the true per-term second-order remainder (summed in absolute
+value) is about :math:`2\sigma`: a second-order certificate with a tight closed-form
+remainder would cover them, but the generic bound of each factor's second derivative is about
+100 times that (so that is not done here).
 """
 
 from __future__ import annotations
@@ -134,6 +144,7 @@ import math
 
 import numpy as np
 
+from ..manifolds.sphere import CUT_TOL
 from .bundle_sampler import _gradient6
 from .bundle_whitened import _DOMAIN, _MARGIN, _U, WhitenedBundleSampler
 from .intervals import sinc_at
@@ -141,9 +152,10 @@ from .sphere_enclosure import CUT_MARGIN
 from .sphere_jacobian_bounds import MARGIN, PIECES, THETA_PAD, term_change_bounds
 
 try:
+    from ._farfield_numba import centre_gradient_norm as _centre_g
     from ._farfield_numba import farfield_loss as _farfield_loss
 except ImportError:  # numba missing: the numpy path
-    _farfield_loss = None
+    _farfield_loss = _centre_g = None
 
 __all__ = ["FarFieldBundleSampler", "leaf_geometry", "leaf_losses", "prediction_speed",
            "residual_angles"]
@@ -242,7 +254,7 @@ def leaf_geometry(center, basis, slack, r_cap=math.inf, w_cap=math.inf):
     def comp(x, d):
         return np.einsum("m...k,mk->m...", x, d)
 
-    out = {"P": P, "N": N, "Dw": d_w, "W": w_max, "r_max": r_max, "wc": w_c,
+    out = {"P": P, "N": N, "Dw": d_w, "W": w_max, "r_max": r_max, "wc": w_c, "X": X,
            "a1": comp(a_v, e), "a2": comp(a_v, n_), "b1": comp(b_v, e), "b2": comp(b_v, n_),
            "s0": zu * (1.0 + r_c * r_c / 6.0), "s1": s1,
            "r0": X * P * (r_max * r_max / 60.0 + 1.0 / 6.0), "r1": r1}
@@ -294,7 +306,8 @@ def prediction_speed(geo, t):
     return eta0, eta1
 
 
-def leaf_losses(chart, zc, geo, t, y, tau, compiled=True):
+def leaf_losses(chart, zc, geo, t, y, tau, compiled=True, with_gradient=False,
+                split=False):
     r"""Mean-value losses :math:`\frac1n\sum_i\int|DG_i/ds|` (m,) and split scores (m, 4) of
     parallelepipeds (module docstring): numba (:mod:`~dpcore.sampling._farfield_numba`) when
     available and ``compiled``, else numpy; both evaluate the same bounds.
@@ -310,6 +323,13 @@ def leaf_losses(chart, zc, geo, t, y, tau, compiled=True):
         The data.
     tau : float
     compiled : bool
+    with_gradient : bool
+        Also return :math:`g` at the centres (:func:`centre_gradient`; the compiled path
+        computes it in the same loop).
+    split : bool
+        With ``with_gradient``, also return the Gauss-Newton split lower bound of :math:`g`
+        on each leaf (:mod:`~dpcore.sampling.sphere_gn_bounds`; compiled path only, -inf
+        elsewhere), before the absolute slack :data:`G_SLACK`.
 
     Returns
     -------
@@ -317,17 +337,29 @@ def leaf_losses(chart, zc, geo, t, y, tau, compiled=True):
     score : ndarray (m, 4)
         Each noise symbol's share of the loss (the terms' bounds per unit of prediction
         speed times the symbol's share of each prediction's linear speed).
+    g : ndarray (m,)
+        Only with ``with_gradient``.
+    lower : ndarray (m,)
+        Only with ``with_gradient`` and ``split``.
     """
     t = np.asarray(t, dtype=float)
     if compiled and _farfield_loss is not None:
         p, v = chart.to_bundle(zc[:, :2], zc[:, 2:])
         geo_s = np.stack([geo[k] for k in ("P", "N", "Dw", "W", "r_max", "wc", "s0", "s1",
-                                           "r0", "r1", "wc")], axis=1)
+                                           "r0", "r1", "X")], axis=1)
         geo_v = np.stack([geo[k] for k in ("a1", "a2", "b1", "b2")], axis=1)
         geo_c = np.stack([geo[k] for k in ("col_a1", "col_a2", "col_b1", "col_b2")], axis=1)
-        return _farfield_loss(geo_s, geo_v, geo_c, p, v, np.asarray(y, dtype=float), t,
-                              float(tau), PIECES, CUT_MARGIN, THETA_PAD, MARGIN)
+        loss, score, g, lower = _farfield_loss(
+            geo_s, geo_v, geo_c, p, v, np.asarray(y, dtype=float), t, float(tau), PIECES,
+            CUT_MARGIN, THETA_PAD, MARGIN, CUT_TOL, bool(split))
+        if not with_gradient:
+            return loss, score
+        bad = ~np.isfinite(g)
+        if np.any(bad):
+            g[bad] = centre_gradient(chart, zc[bad], t, y, tau, compiled=False)
+        return (loss, score, g, lower) if split else (loss, score, g)
     theta = residual_angles(chart, zc, t, y)
+    n_leaves = zc.shape[0]
     at = np.abs(t)
     eta, eta1 = prediction_speed(geo, t)
     P, N = geo["P"][:, None], geo["N"][:, None]
@@ -339,7 +371,27 @@ def leaf_losses(chart, zc, geo, t, y, tau, compiled=True):
     rho_c = at[None, :] * geo["wc"][:, None]
     col = _jacobian_norm(geo["col_a1"], geo["col_a2"], geo["col_b1"], geo["col_b2"],
                          at[None, :], np.cos(rho_c), np.sinc(rho_c / math.pi))
-    return loss, np.einsum("mn,mnj->mj", rate, col) / n
+    score = np.einsum("mn,mnj->mj", rate, col) / n
+    if with_gradient:
+        g = centre_gradient(chart, zc, t, y, tau, compiled=False)
+        return (loss, score, g, np.full(n_leaves, -np.inf)) if split else (loss, score, g)
+    return loss, score
+
+
+def centre_gradient(chart, zc, t, y, tau, compiled=True):
+    """:math:`g = |G|` (m,) at chart points ``zc`` (m, 4): the library's formulas, in one numba
+    pass per point when available and ``compiled`` (agreement to 1e-12 is tested; the
+    certificate subtracts :data:`G_SLACK`), else (and where :math:`|v| \\le 10^{-12}`) the
+    library itself."""
+    if compiled and _centre_g is not None:
+        p, v = chart.to_bundle(zc[:, :2], zc[:, 2:])
+        g = _centre_g(p, v, np.asarray(y, dtype=float), np.asarray(t, dtype=float),
+                      float(tau), CUT_TOL)
+        bad = ~np.isfinite(g)
+        if np.any(bad):
+            g[bad] = np.sqrt(np.sum(_gradient6(chart, zc[bad], t, y, tau) ** 2, axis=-1))
+        return g
+    return np.sqrt(np.sum(_gradient6(chart, zc, t, y, tau) ** 2, axis=-1))
 
 
 class FarFieldBundleSampler(WhitenedBundleSampler):
@@ -351,16 +403,23 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
 
     near_sigmas : float
         Leaves within this many :math:`\sigma` of the fit (whitened distance of the leaf's
-        box) also get the parent's affine certificate.
+        box) also get the parent's affine certificate (default 0: none; it was 8 before the
+        Gauss-Newton split bound, which made the affine certificate cost more than it saves).
     compiled : bool
         Certify leaves with the numba kernel when numba is importable (same bounds).
+    gn_split : bool
+        Also certify leaves by the Gauss-Newton split bound
+        (:mod:`~dpcore.sampling.sphere_gn_bounds`; compiled path only) and keep the larger
+        lower bound.
     """
 
-    def __init__(self, t, y, tau, sigma, lattice, *, near_sigmas=8.0, box_cost=5.0,
-                 max_boxes=20_000, compiled=True, **options):
+    def __init__(self, t, y, tau, sigma, lattice, *, near_sigmas=0.0, box_cost=5.0,
+                 max_boxes=20_000, compiled=True, gn_split=True, **options):
         self.near_sigmas = float(near_sigmas)
         self.compiled = bool(compiled)
+        self.gn_split = bool(gn_split)
         self.mv_evaluations = 0
+        self.gn_wins = 0
         super().__init__(t, y, tau, sigma, lattice, box_cost=box_cost, max_boxes=max_boxes,
                          **options)
 
@@ -379,11 +438,13 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
     def _mean_value(self, zc, basis, zslack):
         """(g lower bound, g at the centre, per-axis score) of parallelepipeds."""
         geo = leaf_geometry(zc, basis, zslack, self.lattice.radius, self.lattice.max_speed)
-        g_c = np.sqrt(np.sum(_gradient6(self.chart, zc, self.t, self.y, self.tau) ** 2,
-                             axis=-1))
-        loss, score = leaf_losses(self.chart, zc, geo, self.t, self.y, self.tau,
-                                  compiled=self.compiled)
-        g_lb = np.maximum(g_c - loss - G_SLACK, 0.0)
+        loss, score, g_c, lower = leaf_losses(self.chart, zc, geo, self.t, self.y, self.tau,
+                                              compiled=self.compiled, with_gradient=True,
+                                              split=True)
+        if not self.gn_split:
+            lower = np.full_like(g_c, -np.inf)
+        g_lb = np.maximum(np.maximum(g_c - loss, lower) - G_SLACK, 0.0)
+        self.gn_wins += int(np.sum(lower > g_c - loss))
         self.mv_evaluations += zc.shape[0]
         return g_lb, g_c, score
 
@@ -438,4 +499,5 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
         """The parent's diagnostics plus the leaves certified by the mean-value bound."""
         out = dict(super().diagnostics)
         out["mv_evaluations"] = int(self.mv_evaluations)
+        out["gn_wins"] = int(self.gn_wins)
         return out
