@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 from dpcore.manifolds import Euclidean, Sphere
+from dpcore.privacy import gdp
 from dpcore.privacy import profiles as privacy
 
 from ._timing import per_call
@@ -112,14 +113,14 @@ def closed_form_table(rng):
     mu = rng.uniform(0.05, 8, 1_000_000)
     rows = []
     cases = {
-        "delta_mu, 1e6 points": (lambda: privacy.delta_mu(eps, mu), 1_000_000),
-        "eps_to_mu, 1e6 points": (lambda: privacy.eps_to_mu(eps), 1_000_000),
+        "delta_mu, 1e6 points": (lambda: gdp.delta_mu(eps, mu), 1_000_000),
+        "eps_to_mu, 1e6 points": (lambda: gdp.eps_to_mu(eps), 1_000_000),
         "privacy_profile_circle, 1e6 points": (
             lambda: privacy.privacy_profile_circle(eps, 1.0, 1.0),
             1_000_000,
         ),
         "mu_from_delta, 1e5 points": (
-            lambda: privacy.mu_from_delta(eps[:100_000], privacy.delta_mu(eps[:100_000], 1.3)),
+            lambda: gdp.mu_from_delta(eps[:100_000], gdp.delta_mu(eps[:100_000], 1.3)),
             100_000,
         ),
         "gdp_mu_circle, one sigma": (lambda: privacy.gdp_mu_circle(1.0, 1.0), 1),
