@@ -1,37 +1,49 @@
-"""A classroom at once (issue 30 point 6): N browser sessions open Geodesic regression within a
-time window and each makes one release, against a dashboard server started for the run.
+"""A classroom at once (issue 30 point 6): N sessions open Geodesic regression within a time
+window and each makes one release, against a dashboard server started for the run.
 
 Used by ``tests/browser/test_classroom.py`` (30 sessions, correctness only) and
 ``benchmarks/bench_classroom.py`` (times and memory). :func:`run_classroom` starts the server
-exactly as ``make run`` does (``python -m ui.serve``) on a free port, launches Debian's
-Chromium once through Playwright's async API and opens one browser context per student (a
-fresh Streamlit session each), the ``i``-th at ``i * window / n`` seconds after the server
-answered. Each session:
+exactly as ``make run`` does (``python -m ui.serve``) on a free port and opens one Streamlit
+session per student, the ``i``-th at ``first_s + i * window / n`` seconds after the server
+answered. The first ``browsers`` students (1 in the test) use a real headless Chromium
+(Debian's, through Playwright's async API: one browser context each); every other student is a
+websocket client that behaves like a browser (:class:`benchmarks._ws_client.BrowserLikeClient`:
+it loads the page's HTML and static files, opens ``/_stcore/stream`` and sends the
+``BackMsg`` the frontend sends, keeps the widget states, the element tree and the message cache
+as the frontend does and fires the page's fragment timers; it renders nothing). Each session:
 
-1. opens ``/geodesic_regression`` and waits for its first plotly chart to be drawn;
+1. opens ``/geodesic_regression`` and waits for its first plotly chart (Chromium: drawn;
+   websocket: its delta received);
 2. waits for the whole page (the sidebar's ledger heading, drawn at the end of a complete run,
    and Streamlit's "not running" state), presses Release, confirms its cost when the page asks
    and waits for the release to show (its download button);
-3. stays open until every session is done (a classroom keeps its tabs open).
+3. waits for the ledger's table in the sidebar ("No releases yet." gone) and stays open until
+   every session is done (a classroom keeps its tabs open).
 
-Real Chromium pages, not websocket clients: thirty contexts of one headless Chromium take
-about 5.3 GB (proportional set size) here, where the machine has 24 GB, and only a browser
-does what the page asks of it (the progressive opening's continuation is a fragment timer the
-frontend fires, the Release confirmation a dialog, every rerun carries the widgets' states).
-The cost is that the browsers share the server's two cores: thirty sessions took about 400
-CPU seconds of Chromium against 43 of the server, so the times are those of a server *and*
-thirty renderers on one 2-core machine, an upper bound on what thirty students on their own
-machines would see.
+Why websocket clients: thirty Chromium contexts took about 400 CPU seconds of renderers
+against 40 to 60 of the server on the machine's two cores (the test ran 4.5 to 6 minutes, or
+timed out under other load), so the times were those of a server *and* thirty renderers on
+one 2-core machine. The websocket clients take about 0.3 CPU s each and cost the server what
+a browser costs (one visitor on a fresh server: 4.5 to 5.3 CPU s against 4.4 to 5.6 for
+Chromium), so the server's work, not the clients', sets the times, as with thirty students on
+their own machines. One Chromium session (25 CPU s) stays in the run so that what only a
+browser does is still exercised under that load: the frontend's own handling of the
+progressive opening (its fragment timer), the widgets it builds and the states it sends, the
+confirmation dialog, the chart drawn, the static bundle and the chart preload.
 
-Times come from the page's own clock (``performance.now()``, from the navigation's start), read
-by a ``MutationObserver`` installed before the page's scripts run, so Playwright's polling adds
-nothing to them. The server's RSS and CPU time, and the browser's (every Chromium process),
-are sampled every :data:`SAMPLE_S` seconds.
+Chromium's times come from the page's own clock (``performance.now()``, from the navigation's
+start), read by a ``MutationObserver`` installed before the page's scripts run, so Playwright's
+polling adds nothing to them; a websocket client's from ``time.monotonic()`` at its navigation
+(before it fetches the HTML) to the arrival of the message. The server's RSS and CPU time, and
+the browser's (every Chromium process), are sampled every :data:`SAMPLE_S` seconds; the CPU
+time of this process (the websocket clients, the Playwright client) is measured over the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import os
 import shutil
 import socket
@@ -48,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = "geodesic_regression"
 RELEASE_KEY = "gr_release_button"
 RELEASED_KEY = "gr_download_release"
+CONFIRM_KEY = f"{RELEASE_KEY}_confirm"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1400, "height": 900}
 #: Seconds between two samples of the server's memory and CPU time.
@@ -90,16 +103,19 @@ MCMC_OPT_IN = "Draw by MCMC anyway (approximately private)"
 
 @dataclass
 class Session:
-    """What one student's browser session saw.
+    """What one student's session saw.
 
     Attributes
     ----------
     index : int
         Order of arrival (0 first).
+    client : str
+        ``"chromium"`` (a real browser) or ``"websocket"`` (:mod:`benchmarks._ws_client`).
     opened_s : float
         When it opened the page, in seconds after the server answered.
     first_plot_s : float or None
-        Seconds from the navigation's start to the first plotly chart drawn (page clock).
+        Seconds from the navigation's start to the first plotly chart (Chromium: drawn, on the
+        page's clock; websocket: its delta received).
     release_s : float or None
         Seconds from pressing Release to the release shown, the confirmation included.
     released : bool
@@ -108,15 +124,20 @@ class Session:
         The sidebar's privacy ledger shows a table of releases at the end.
     errors : list of str
         Error elements seen, uncaught page errors and failed steps (none expected).
+    unknown_widgets : list of str
+        Widget kinds a websocket client met but does not commit states for (see
+        :data:`benchmarks._ws_client.UNKNOWN_WIDGETS`; none on this page).
     """
 
     index: int
+    client: str = "chromium"
     opened_s: float = 0.0
     first_plot_s: float | None = None
     release_s: float | None = None
     released: bool = False
     ledger: bool = False
     errors: list = field(default_factory=list)
+    unknown_widgets: list = field(default_factory=list)
 
 
 @dataclass
@@ -135,6 +156,13 @@ class Classroom:
     samples : list of tuple
         ``(t, server RSS MiB, server CPU s, browser PSS MiB, browser CPU s)`` over time
         (the browser's: its processes alive at the time, every ``BROWSER_EVERY`` samples).
+    client_cpu_s : float
+        CPU seconds of this process over the run (the websocket clients, Playwright's client,
+        the sampler).
+    phases : dict
+        Seconds outside the sessions: ``browser_launch_s`` (Chromium and Playwright, before
+        the server), ``server_start_s`` (from its launch to its first answer),
+        ``server_stop_s``.
     warm_up : str
         The server's warm-up log line ("" if none was logged).
     log_tail : str
@@ -146,6 +174,8 @@ class Classroom:
     last_opened_s: float
     wall_s: float
     samples: list
+    client_cpu_s: float = float("nan")
+    phases: dict = field(default_factory=dict)
     warm_up: str = ""
     log_tail: str = ""
 
@@ -171,22 +201,31 @@ class Classroom:
         return max((s[4] for s in self.samples), default=float("nan"))
 
     def summary(self):
-        """One row of figures: medians and 95th percentiles of the times, errors, memory."""
+        """One row of figures: medians and 95th percentiles of the times (every session's),
+        the Chromium session's own times, errors, memory and CPU."""
         plots = [s.first_plot_s for s in self.sessions if s.first_plot_s is not None]
         releases = [s.release_s for s in self.sessions if s.release_s is not None]
+        browser = [s for s in self.sessions if s.client == "chromium"]
         return {
             "sessions": len(self.sessions),
+            "chromium": len(browser),
             "first_plot_median_s": _round(median(plots)),
             "first_plot_p95_s": _round(percentile(plots, 95)),
             "release_median_s": _round(median(releases)),
             "release_p95_s": _round(percentile(releases, 95)),
+            "chromium_first_plot_s": _round(median(
+                [s.first_plot_s for s in browser if s.first_plot_s is not None])),
+            "chromium_release_s": _round(median(
+                [s.release_s for s in browser if s.release_s is not None])),
             "released": sum(s.released for s in self.sessions),
             "errors": len(self.errors),
             "peak_server_rss_mb": _round(self.peak_server_rss_mb, 0),
             "server_cpu_s": _round(self.server_cpu_s, 1),
             "peak_browser_pss_mb": _round(self.peak_browser_pss_mb, 0),
             "browser_cpu_s": _round(self.browser_cpu_s, 1),
+            "client_cpu_s": _round(self.client_cpu_s, 1),
             "wall_s": _round(self.wall_s, 1),
+            **self.phases,
         }
 
 
@@ -210,7 +249,7 @@ def percentile(values, q):
 
 
 def chromium_missing():
-    """Why the classroom cannot run here ("" when it can)."""
+    """Why the Chromium sessions cannot run here ("" when they can)."""
     if shutil.which("chromium") is None:
         return ("Debian's `chromium` is not on PATH: install it with `apt-get install -y "
                 "chromium` (.ci/run does this in CI)")
@@ -384,33 +423,84 @@ async def _visit(browser, url, session, start_at, t0, all_done):
         await context.close()
 
 
-async def _classroom(server_ready, n, window_s, first_s=0.0):
-    """Launch the browser, then ``(url, t0) = server_ready()``, then the sessions."""
-    from playwright.async_api import async_playwright
+async def _ws_visit(url, session, start_at, t0, all_done):
+    """Drive one student's session through a websocket client (the steps of :func:`_visit`);
+    record in ``session``."""
+    from benchmarks._ws_client import SIDEBAR, BrowserLikeClient
+    from ui.session import LEDGER_TITLE
 
+    session.client = "websocket"
+    timeout = STEP_TIMEOUT_MS / 1000
+    await asyncio.sleep(max(0.0, start_at - (time.monotonic() - t0)))
+    client = BrowserLikeClient(url, PAGE)
+    try:
+        session.opened_s = time.monotonic() - t0
+        await client.open()
+        await client.wait_for(lambda: client.first_plot, timeout)
+        session.first_plot_s = client.first_plot - client.started
+        await client.wait_for(lambda: client.idle and LEDGER_TITLE in client.texts(SIDEBAR)
+                              and client.widget(RELEASE_KEY), timeout)
+        opt_in = [n for n in client.elements("checkbox") if n.proto.label == MCMC_OPT_IN]
+        if opt_in:  # a release beyond the exact sampler's reach
+            await client.click_checkbox(MCMC_OPT_IN)
+        await client.wait_for(lambda: client.idle and client.widget(RELEASE_KEY)
+                              and not client.widget(RELEASE_KEY).proto.disabled, timeout)
+        pressed = time.monotonic()
+        await client.press(RELEASE_KEY)
+        await client.wait_for(lambda: client.widget(RELEASED_KEY)
+                              or (client.idle and client.widget(CONFIRM_KEY)), timeout)
+        if not client.widget(RELEASED_KEY):  # the page asks to confirm the release's cost
+            await client.press(CONFIRM_KEY)
+        await client.wait_for(lambda: client.widget(RELEASED_KEY), timeout)
+        session.release_s = client.seen_at(RELEASED_KEY) - pressed
+        session.released = True
+        await client.wait_for(lambda: client.idle and client.elements("dataframe", SIDEBAR),
+                              timeout)
+        session.ledger = not any("No releases yet." in text for text in client.texts(SIDEBAR))
+        await all_done.wait()  # the tab stays open while the others work
+    except Exception as exc:  # recorded, not raised: every session is reported
+        text = str(exc).splitlines()[0][:300] if str(exc) else "(no message)"
+        session.errors.append(f"{type(exc).__name__}: {text}")
+    finally:
+        session.errors.extend(client.errors)
+        session.unknown_widgets = sorted(client.unknown_widgets)
+        await client.close()
+
+
+async def _classroom(server_ready, n, window_s, first_s=0.0, browsers=1):
+    """Launch the browser (when ``browsers``), then ``(url, t0) = server_ready()``, then the
+    sessions: the first ``browsers`` in Chromium, the others websocket clients."""
     sessions = [Session(i) for i in range(n)]
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=shutil.which("chromium"),
-                                                   args=CHROMIUM_ARGS)
-        try:
-            url, t0 = await asyncio.to_thread(server_ready)
-            all_done = asyncio.Event()
-            tasks = [asyncio.create_task(
-                _visit(browser, url, s, first_s + i * window_s / n, t0, all_done))
-                for i, s in enumerate(sessions)]
-            # A session's tab stays open until each one has released (or failed).
-            while not all(s.released or s.errors for s in sessions):
-                if all(t.done() for t in tasks):
-                    break
-                await asyncio.sleep(0.5)
-            all_done.set()
-            await asyncio.gather(*tasks)
-        finally:
-            await browser.close()
+    browsers = min(browsers, n)
+    async with contextlib.AsyncExitStack() as stack:
+        browser = None
+        if browsers:
+            from playwright.async_api import async_playwright
+
+            playwright = await stack.enter_async_context(async_playwright())
+            browser = await playwright.chromium.launch(executable_path=shutil.which("chromium"),
+                                                       args=CHROMIUM_ARGS)
+            stack.push_async_callback(browser.close)
+        # The websocket clients fetch over HTTP in threads: enough for every student at once.
+        asyncio.get_running_loop().set_default_executor(
+            concurrent.futures.ThreadPoolExecutor(max(n, 4), thread_name_prefix="classroom"))
+        url, t0 = await asyncio.to_thread(server_ready)
+        all_done = asyncio.Event()
+        tasks = [asyncio.create_task(
+            _visit(browser, url, s, first_s + i * window_s / n, t0, all_done) if i < browsers
+             else _ws_visit(url, s, first_s + i * window_s / n, t0, all_done))
+            for i, s in enumerate(sessions)]
+        # A session's tab stays open until each one has released (or failed).
+        while not all(s.released or s.errors for s in sessions):
+            if all(t.done() for t in tasks):
+                break
+            await asyncio.sleep(0.5)
+        all_done.set()
+        await asyncio.gather(*tasks)
     return sessions
 
 
-def run_classroom(n=30, window_s=60.0, env=None, log_path=None, first_s=0.0):
+def run_classroom(n=30, window_s=60.0, env=None, log_path=None, first_s=0.0, browsers=1):
     """Open ``n`` sessions of Geodesic regression over ``window_s`` seconds; one release each.
 
     Parameters
@@ -426,6 +516,9 @@ def run_classroom(n=30, window_s=60.0, env=None, log_path=None, first_s=0.0):
         Where the server writes its log (default: a temporary file).
     first_s : float
         When the first session opens, in seconds after the server answered.
+    browsers : int
+        How many sessions (the first ones) use Chromium; the others are websocket clients.
+        0 needs neither Chromium nor Playwright.
 
     Returns
     -------
@@ -435,7 +528,9 @@ def run_classroom(n=30, window_s=60.0, env=None, log_path=None, first_s=0.0):
     box = {}
 
     def server_ready():  # called once the browser runs: the server starts, the clock too
+        phases["browser_launch_s"] = time.monotonic() - begun
         box["t0"] = server.start()
+        phases["server_start_s"] = time.monotonic() - begun - phases["browser_launch_s"]
         box["sampler"] = Sampler(server.proc.pid, box["t0"])
         box["sampler"].sample()
         box["sampler"].start()
@@ -443,26 +538,34 @@ def run_classroom(n=30, window_s=60.0, env=None, log_path=None, first_s=0.0):
 
     def target():
         try:
-            box["sessions"] = asyncio.run(_classroom(server_ready, n, window_s, first_s))
+            box["sessions"] = asyncio.run(_classroom(server_ready, n, window_s, first_s,
+                                                     browsers))
         except BaseException as exc:
             box["error"] = exc
 
+    cpu0 = time.process_time()
+    begun = time.monotonic()
+    phases = {}
     try:
-        # Playwright's async API runs in a thread of its own: the caller may hold a
-        # running event loop (or Playwright's sync API) in this one.
+        # The sessions run in an event loop of their own, in a thread of its own: the caller
+        # may hold a running event loop (or Playwright's sync API) in this one.
         worker = threading.Thread(target=target, name="classroom")
         worker.start()
         worker.join()
         if "error" in box:
             raise box["error"]
         wall = time.monotonic() - box["t0"]
+        client_cpu = time.process_time() - cpu0
     finally:
         if "sampler" in box:
             box["sampler"].stop()
+        stopping = time.monotonic()
         server.stop()
+        phases["server_stop_s"] = time.monotonic() - stopping
+    phases = {k: round(v, 1) for k, v in phases.items()}
     sampler = box["sampler"]
     log = server.log_path.read_text(errors="replace")
     warm = next((line for line in log.splitlines() if "Warm-up done:" in line), "")
     sessions = box["sessions"]
     return Classroom(sessions, window_s, max(s.opened_s for s in sessions), wall,
-                     sampler.samples, warm, log[-3000:])
+                     sampler.samples, client_cpu, phases, warm, log[-3000:])
