@@ -16,7 +16,8 @@ from .geographic import latlon_range_problems, latlon_to_sphere
 
 
 def _points(m, y, rows, ok, *, renormalize, atol, problems, names=None, span=None):
-    """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok`` rows).
+    """Turn response values (n, c) into points, reporting off-manifold rows (only ``ok``
+    rows); returns ``(points, on_manifold)`` (:meth:`~dpcore.manifolds.Manifold.csv_read`).
 
     ``names``: the file's column of each of ``m.csv_columns()`` (default those names);
     ``span``: how messages name the columns of a point when they were mapped (the manifold's
@@ -30,16 +31,17 @@ def _points(m, y, rows, ok, *, renormalize, atol, problems, names=None, span=Non
             return message
         return lambda i: message(i).replace(f"columns {_span(own)}", f"columns {span}")
 
+    points, found, on_manifold = m.csv_read(y, ok, atol=atol, renormalize=renormalize)
     if ok.any():
         checked = np.asarray(rows)[ok]
-        for check in m.csv_problems(y[ok], atol=atol, renormalize=renormalize):
+        for check in found:
             if check.column is None and file_format(m).locates_matrix_entries:
                 _add_spd_problems(m, y[ok], check.mask, reword(check.message), checked,
                                   problems, names)
             else:
                 problems.add_rows(check.mask, checked, rename.get(check.column, check.column),
                                   reword(check.message))
-    return m.from_csv_rows(y, renormalize=renormalize)
+    return points, on_manifold
 
 
 def _add_spd_problems(m, upper, mask, message, rows, problems, names):
@@ -111,13 +113,14 @@ def _are_preshapes(m, y, ok, atol) -> bool:
 
 
 def _responses(m, layout, y, rows, ok, *, renormalize, atol, problems):
-    """``(points, kind)``: the points of the response values ``y`` in ``layout`` and the
-    final layout kind (``"landmarks"`` becomes ``"preshapes"`` when every row is one)."""
+    """``(points, kind, on_manifold)``: the points of the response values ``y`` in
+    ``layout``, the final layout kind (``"landmarks"`` becomes ``"preshapes"`` when every row
+    is one) and whether every checked point is on the manifold by construction."""
     kind = layout.kind
     names = layout.values
     if kind == "latlon":
         latlon_range_problems(y[:, 0], y[:, 1], rows, names, problems)
-        return latlon_to_sphere(y[:, 0], y[:, 1]), kind
+        return latlon_to_sphere(y[:, 0], y[:, 1]), kind, False
     if kind == "spd_full":
         y, symmetric = _spd_from_full(m, y, rows, ok, atol, problems, names)
         ok = ok & symmetric
@@ -126,5 +129,6 @@ def _responses(m, layout, y, rows, ok, *, renormalize, atol, problems):
     if kind == "landmarks" and ok.any() and _are_preshapes(m, y, ok, atol):
         kind = "preshapes"
     span = layout.shown if layout.slots else None
-    return _points(m, y, rows, ok, renormalize=renormalize, atol=atol, problems=problems,
-                   names=names, span=span), kind
+    points, on_manifold = _points(m, y, rows, ok, renormalize=renormalize, atol=atol,
+                                  problems=problems, names=names, span=span)
+    return points, kind, on_manifold

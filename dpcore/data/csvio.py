@@ -305,9 +305,9 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     y = values[:, layout.n_lead:]
     # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
     y = np.where(ok[:, None], y, 0.0)
-    points, kind = _responses(m, layout, y, rows, ok, renormalize=renormalize, atol=atol,
-                              problems=problems)
-    if not problems:
+    points, kind, on_manifold = _responses(m, layout, y, rows, ok, renormalize=renormalize,
+                                           atol=atol, problems=problems)
+    if not problems and not on_manifold:
         # Safety net for rounding: every returned point must be on the manifold.
         on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
         problems.add_rows(~on, rows, None, lambda i: (

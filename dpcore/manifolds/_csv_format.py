@@ -147,6 +147,34 @@ class CSVFormatMixin:
         return _failed([RowProblems(off, None, lambda i: (
             f"the point in columns {span} is not on {self!r} (tolerance atol={atol:g})."))])
 
+    def csv_read(self, values, ok, *, atol=1e-6, renormalize=False):
+        """Points of every row and the problems of the rows ``ok``, in one pass where a space
+        shares the work (:meth:`from_csv_rows` and :meth:`csv_problems`).
+
+        Parameters
+        ----------
+        values : array, shape ``(n, len(csv_columns()))``
+        ok : bool array, shape ``(n,)``
+            The rows to check (the others are already reported).
+        atol, renormalize
+            As for :meth:`csv_problems`.
+
+        Returns
+        -------
+        points : ndarray, shape ``(n, *point_shape)``
+        problems : list of RowProblems
+            Masks over the rows ``ok``, as :meth:`csv_problems` of ``values[ok]`` gives them.
+        on_manifold : bool
+            Whether every checked row without a problem is a point that :meth:`belongs` (with
+            ``atol``) by construction, so that the reader's final check is not needed. Here
+            False.
+        """
+        points = self.from_csv_rows(values, renormalize=renormalize)
+        checked = np.asarray(values)[np.asarray(ok, dtype=bool)]
+        problems = (self.csv_problems(checked, atol=atol, renormalize=renormalize)
+                    if checked.shape[0] else [])
+        return points, problems, False
+
     def csv_header_hint(self, unexpected, expected) -> str:
         """A hint appended to the error for a CSV header with unexpected columns, where they
         suggest a known mistake (e.g. SPD files that list the lower triangle too).

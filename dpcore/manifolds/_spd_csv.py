@@ -91,7 +91,19 @@ class SPDCSVMixin:
         values = self._csv_values(values)
         if values.shape[0] == 0:
             return []
-        eig = np.linalg.eigvalsh(self.from_csv_rows(values))
+        return self._pd_problems(np.linalg.eigvalsh(self.from_csv_rows(values)))
+
+    def csv_read(self, values, ok, *, atol=1e-6, renormalize=False):
+        """:meth:`from_csv_rows` and :meth:`csv_problems` in one pass (one conversion, one
+        eigen decomposition). A checked row without a problem is exactly symmetric with
+        eigenvalues above ``PD_MIN_EIGENVALUE`` > 0, so it :meth:`belongs`: ``on_manifold``
+        is True (:meth:`~dpcore.manifolds.Manifold.csv_read`)."""
+        mats = self.from_csv_rows(values)
+        ok = np.asarray(ok, dtype=bool)
+        problems = self._pd_problems(np.linalg.eigvalsh(mats[ok])) if ok.any() else []
+        return mats, problems, True
+
+    def _pd_problems(self, eig):
         scale = np.max(np.abs(eig), axis=-1)
         bad = eig[:, 0] <= np.maximum(PD_RTOL * scale, PD_MIN_EIGENVALUE)
         span = self._csv_span()

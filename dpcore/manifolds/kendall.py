@@ -198,11 +198,22 @@ class KendallShape(Manifold):
         -------
         ndarray, shape ``(..., k_landmarks, 2)``
         """
-        centred, size, degenerate = self._csv_landmarks(values)
+        return self._csv_preshapes(*self._csv_landmarks(values))
+
+    @staticmethod
+    def _csv_preshapes(centred, size, degenerate):
         out = np.zeros(centred.shape)
         good = ~degenerate
         out[good] = centred[good] / size[good, None, None]
         return out
+
+    def csv_read(self, values, ok, *, atol=1e-6, renormalize=False):
+        """:meth:`from_csv_rows` and :meth:`csv_problems` from one centring pass
+        (:meth:`~dpcore.manifolds.Manifold.csv_read`; the reader still checks the points)."""
+        centred, size, degenerate = self._csv_landmarks(values)
+        ok = np.asarray(ok, dtype=bool)
+        return (self._csv_preshapes(centred, size, degenerate),
+                self._degenerate_problems(degenerate[ok]) if ok.any() else [], False)
 
     def csv_problems(self, values, *, atol=1e-6, renormalize=False):
         """Degenerate configurations: all landmarks at one place, so no shape.
@@ -218,6 +229,9 @@ class KendallShape(Manifold):
         list of RowProblems
         """
         _, _, degenerate = self._csv_landmarks(values)
+        return self._degenerate_problems(degenerate)
+
+    def _degenerate_problems(self, degenerate):
         span = self._csv_span()
         return _failed([RowProblems(degenerate, None, lambda i: (
             f"all {self.k_landmarks} landmarks (columns {span}) are at the same place, so the "
