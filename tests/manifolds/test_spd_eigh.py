@@ -223,7 +223,9 @@ def test_3x3_extreme_scales_fall_back_to_lapack(rng):
 def structured_spectra(draw):
     """Spectra with clusters: each eigenvalue is a scaled base value or a tiny offset of one."""
     scale = 10.0 ** draw(st.floats(-6, 6))
-    base = draw(st.lists(st.floats(-10, 10), min_size=3, max_size=3))
+    # No subnormal entries: a spectrum of subnormals (e.g. [0, 2.2e-313, 0], drawn once in a
+    # full run) carries only a few significant bits, so no kernel can meet RTOL3 relative to it.
+    base = draw(st.lists(st.floats(-10, 10, allow_subnormal=False), min_size=3, max_size=3))
     tie = draw(st.sampled_from([None, (0, 1), (1, 2), (0, 2), "all"]))
     offset = draw(st.sampled_from([0.0, 1e-14, 1e-11, 1e-9, 1e-6, 1e-4]))
     if tie == "all":
