@@ -11,8 +11,13 @@ AXE    := tests/browser/node_modules/axe-core/axe.min.js
 run: $(VENV)/.stamp-run
 	$(BIN)/python -m ui.serve --server.address localhost --server.port 8501 --server.headless true
 
+# --dist worksteal: each worker starts with one contiguous half of the suite and, once idle,
+# takes the second half of the other's queue, so a module's tests mostly share one worker (its
+# module-scoped fixtures and cached adversarial searches are built once) and the run ends on
+# stolen short tests; `--dist load` hands out ever smaller chunks in collection order and ends
+# on whatever comes last (tests/ui/logic's slow export and preset tests).
 test: $(VENV)/.stamp-dev $(AXE)
-	$(BIN)/python -m pytest -n 2 --durations=40
+	$(BIN)/python -m pytest -n 2 --dist worksteal --durations=40
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python -m benchmarks

@@ -1,5 +1,6 @@
 """Shared fixtures: a seeded generator per test so every randomized test is reproducible."""
 
+import sys
 import zlib
 
 import numpy as np
@@ -10,3 +11,30 @@ import pytest
 def rng(request):
     """A generator seeded from the test's node id (stable across runs and processes)."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+_SCAN_MEMOISED = False
+
+
+@pytest.fixture(autouse=True)
+def _scan_installed_components_once():
+    """Every ``AppTest`` scans the metadata of all installed distributions for Streamlit
+    components on its first run (``BidiComponentManager.discover_and_register_components``,
+    ~0.3 s of CPU and more wall time on a loaded machine), hundreds of times per test run. The
+    installed packages do not change during a test run, so the scan's result is kept after the
+    first one; every AppTest still gets its own component manager, registered from it."""
+    global _SCAN_MEMOISED
+    if not _SCAN_MEMOISED and "streamlit.testing.v1" in sys.modules:
+        from streamlit.components.v2 import manifest_scanner
+
+        scan = manifest_scanner.scan_component_manifests
+        found = []
+
+        def scan_once(max_workers=None):
+            if not found:
+                found.append(scan(max_workers))
+            return list(found[0])
+
+        manifest_scanner.scan_component_manifests = scan_once
+        _SCAN_MEMOISED = True
+    yield
