@@ -14,6 +14,17 @@ def rng(request):
 
 
 _SCAN_MEMOISED = False
+#: The process's own ``__main__`` (pytest's), before any test runs a script as ``__main__``.
+_REAL_MAIN = sys.modules.get("__main__")
+
+
+@pytest.fixture
+def real_main(monkeypatch):
+    """Put the process's own ``__main__`` back for the test. ``AppTest.from_function`` runs
+    its script as ``__main__`` from a temporary file and leaves that module in
+    ``sys.modules``; a process spawned afterwards (a dask Nanny's worker) re-runs the main
+    module's file first, and that script fails there (``NameError: __args``)."""
+    monkeypatch.setitem(sys.modules, "__main__", _REAL_MAIN)
 
 
 @pytest.fixture(autouse=True)

@@ -654,10 +654,13 @@ def test_upload_column_mapping_and_person_column():
 def test_exact_only_above_the_public_work_bound_is_refused_before_release():
     """'exact only' where the exact sampler's public worst-case work is above the library's
     limit: the page shows the library's refusal (the same message the release would raise,
-    made before any sampling from public inputs only) and disables the Release button."""
+    made before any sampling from public inputs only) and disables the Release button. At
+    n = 100 and ε = 10 + 10 (n·ε = 2,000 per geodesic) neither uniform proposals nor the
+    far-field bundle sampler (n·ε at most 1,000) draw exactly."""
     at = open_page()
     gr_open_sampler(at)
     at.radio(key="gr_sampler").set_value("exact").run()
+    at.slider(key="gr_n").set_value(100)
     at.select_slider(key="gr_eps_p").set_value(10.0)
     at.select_slider(key="gr_eps_v").set_value(10.0).run()
     assert not at.exception, at.exception

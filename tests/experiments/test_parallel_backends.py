@@ -39,7 +39,7 @@ def test_joblib_backends_match_in_process(reference, backend):
 
 
 @pytest.mark.slow
-def test_dask_local_cluster_matches_in_process(reference):
+def test_dask_local_cluster_matches_in_process(reference, real_main):
     distributed = pytest.importorskip("dask.distributed",
                                       reason="dask[distributed] is a dev dependency")
     import joblib
@@ -52,7 +52,7 @@ def test_dask_local_cluster_matches_in_process(reference):
 
 
 @pytest.mark.slow
-def test_ray_matches_in_process(reference):
+def test_ray_matches_in_process(reference, real_main):
     ray = pytest.importorskip("ray", reason="ray is a dev dependency")
     import joblib
     from ray.util.joblib import register_ray
@@ -95,7 +95,7 @@ def test_misaligned_inputs_give_identical_cells():
 
 
 @pytest.mark.slow
-def test_report_runs_on_a_scheduler_address(tmp_path):
+def test_report_runs_on_a_scheduler_address(tmp_path, real_main):
     """`make reproduce` on an existing cluster: the report's --scheduler option (or
     DPCORE_DASK_SCHEDULER) connects to it; one quick section builds there."""
     distributed = pytest.importorskip("dask.distributed",
