@@ -53,6 +53,8 @@ def _calibrate(manifold, kind):
         per_sample = max((t2 / r2 - t1 / r1) / (n2 - n1), 0.0)
         per_repeat = max(t1 / r1 - per_sample * n1, 0.0)
         return WorkCosts(per_step=per_repeat, per_term=0.0, per_sample=per_sample)
+    if kind == "exact":
+        return _calibrate_exact(manifold)
     short, long = _CALIBRATION_STEPS
     per_step_time = []  # seconds per step at each calibration size, per-run cost removed
     for chains, n in _CALIBRATION_RUNS:
@@ -63,6 +65,38 @@ def _calibrate(manifold, kind):
     per_term = max((per_step_time[1] - per_step_time[0]) / (c2 * n2 - c1 * n1), 1e-10)
     per_step = max(per_step_time[0] - per_term * c1 * n1, 1e-7)
     return WorkCosts(per_step=per_step, per_term=per_term)
+
+
+#: (proposals, n) of the two batched gradient evaluations timing an exact sampler's term.
+_CALIBRATION_EXACT = ((256, 16), (256, 1024))
+
+
+def _calibrate_exact(manifold):
+    """Cost of one gradient term of an exact sampler's proposals: the joint regression
+    gradient norm of a batch of public proposals, evaluated as the rejection samplers do
+    (numpy, batched; the far-field bundle sampler's leaves are priced in these proposals),
+    at two n whose difference removes the per-batch cost."""
+    from ..data import make_regression_data
+    from ..learning.regression import regression_gradient
+
+    times = []
+    for m, n in _CALIBRATION_EXACT:
+        data = make_regression_data(manifold, n, rng=0)
+        y = np.asarray(data.y, dtype=float)
+        p = np.broadcast_to(np.asarray(data.footpoint, dtype=float),
+                            (m, *manifold.point_shape))
+        v = np.broadcast_to(np.asarray(manifold.proj_tangent(data.footpoint,
+                                                             data.shooting_vector)), p.shape)
+        best = math.inf
+        for _ in range(3):
+            start = time.perf_counter()
+            with np.errstate(all="ignore"):
+                regression_gradient(manifold, p, v, data.x, y, tau=_CALIBRATION_TAU)
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+    (m1, n1), (m2, n2) = _CALIBRATION_EXACT
+    per_term = max((times[1] - times[0]) / (m2 * n2 - m1 * n1), 1e-10)
+    return WorkCosts(per_step=max(times[0] - per_term * m1 * n1, 0.0) / m1, per_term=per_term)
 
 
 #: Residual bound of the calibration chains (the dashboard's S² default).

@@ -359,7 +359,8 @@ def regression_work(manifold, n, *, draws, n_footpoints, chain_length, burn_in, 
     n, steps, k = int(n), int(chain_length) + int(burn_in), int(n_budgets)
     if costs is None:  # each stage is timed on its own code path
         sampled = scheme == "joint" or linear_exact or exact_terms is not None
-        costs = calibrated_costs(manifold, "joint" if sampled else "vector")
+        costs = calibrated_costs(manifold, "exact" if exact_terms is not None
+                                 else "joint" if sampled else "vector")
         foot_costs = None if sampled else calibrated_costs(manifold, "footpoint")
     else:
         foot_costs = costs
@@ -522,7 +523,7 @@ def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
 #: The code paths :func:`calibrated_costs` can time: the four KNG chains, the batched
 #: sequential releases of a budget sweep, and the Monte Carlo accounting of the Gaussian
 #: mechanism (imported and timed only when asked for).
-KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo")
+KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo", "exact")
 
 
 def calibrated_costs(manifold, kind="joint"):

@@ -23,6 +23,7 @@ PINNED = {
     "frechet": W.WorkCosts(per_step=1e-4, per_term=5e-8),
     "sweep": W.WorkCosts(per_step=1e-6, per_term=2e-8),
     "monte_carlo": W.WorkCosts(per_step=1e-3, per_term=0.0, per_sample=1.5e-6),
+    "exact": W.WorkCosts(per_step=1e-6, per_term=5e-8),
 }
 
 
