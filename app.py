@@ -7,7 +7,7 @@ and URLs come from :mod:`ui.registry`.
 import streamlit as st
 
 from ui.registry import PAGES
-from ui.session import begin_page_run, end_page_run, render_ledger, render_settings_io
+from ui.session import render_ledger, render_settings_io
 
 st.set_page_config(page_title="Private statistics on manifolds", layout="wide")
 
@@ -21,10 +21,7 @@ navigation = st.navigation(
 )
 
 _spec = next((p for p in PAGES if p.url_path == navigation.url_path), PAGES[0])
-# The page's first run in the session may end at its first chart (progressive opening).
-begin_page_run(_spec.url_path, _spec.open_progressively)
 navigation.run()
 # After the page, so a release made during this run is already listed.
 render_ledger()
 render_settings_io(_spec.name, _spec.url_path)
-end_page_run()

@@ -27,8 +27,7 @@ one 2-core machine. The websocket clients take about 0.3 CPU s each and cost the
 a browser costs (one visitor on a fresh server: 4.5 to 5.3 CPU s against 4.4 to 5.6 for
 Chromium), so the server's work, not the clients', sets the times, as with thirty students on
 their own machines. One Chromium session (25 CPU s) stays in the run so that what only a
-browser does is still exercised under that load: the frontend's own handling of the
-progressive opening (its fragment timer), the widgets it builds and the states it sends, the
+browser does is still exercised under that load: the widgets it builds and the states it sends, the
 confirmation dialog, the chart drawn, the static bundle and the chart preload.
 
 Chromium's times come from the page's own clock (``performance.now()``, from the navigation's

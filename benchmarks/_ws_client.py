@@ -23,8 +23,7 @@ as the frontend (streamlit 1.67, ``static/js/index.*.js``) does:
   (``clearStaleNodes``); a ``new_session`` of another page clears the tree. Cacheable messages
   are kept by hash and a ``ref_hash`` message is replaced by the one it names (the frontend's
   ``ForwardMsgCache``, without its expiry). ``auto_rerun`` starts a timer that asks for a run
-  of its fragment every ``interval`` seconds (``is_auto_rerun``; this is how a page's
-  progressive opening asks for the rest of the page, :func:`ui.progressive.after_first_chart`),
+  of its fragment every ``interval`` seconds (``is_auto_rerun``, ``st.fragment(run_every=...)``),
   ``stop_auto_rerun`` and a complete run's ``new_session`` stop them (``cleanupAutoReruns``).
 * **Widget states** (the frontend's ``WidgetStateManager``). When a widget's element arrives
   its value is committed as the frontend's widgets commit it on mount: the value the server

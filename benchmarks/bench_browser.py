@@ -7,9 +7,8 @@ clock runs from ``goto`` until:
 * ``first_plot_s``: the first plotly chart is attached and has drawn its SVG (``plot`` False:
   the page draws no chart before its button is pressed; then the time until it is idle);
 * ``idle_s``: the whole page is drawn and its run has finished (no "running" indicator, no
-  skeleton left). A page's first run in a session may end at its first chart (progressive
-  opening, ``ui.session.after_first_chart``) and a second run draws the rest; the sidebar's
-  ledger, drawn at the end of a complete run, marks the whole page.
+  skeleton left); the sidebar's ledger, drawn at the end of a complete run, marks the whole
+  page.
 
 Two rounds: ``cold`` right after the server started (its first visitor pays the imports of
 the pages it opens; one visit) and ``warm`` (later visitors: :data:`WARM_VISITS` visits per

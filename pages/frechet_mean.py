@@ -31,13 +31,10 @@ from ui.logic import frechet_simulation as S
 from ui.progress import cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
-    ValuesOnly,
     draw_release,
     export_buttons,
     formula_notes,
     group,
-    open_whole,
-    opening_run,
     planned_cost,
     query_value,
     release_button,
@@ -488,14 +485,11 @@ def main():
         "Euclidean space."
     )
     # The data and the budget on the left, the picture beside them (in view while they
-    # change). The page's first run in a session reads the settings without drawing them
-    # (ui.session.ValuesOnly) and ends at the picture; the next run draws the rest.
+    # change).
     left, right = st.columns([2, 3], gap="large")
-    ui = ValuesOnly() if opening_run() else st
     with left:
-        loaded = data_and_budget(ui)
+        loaded = data_and_budget()
     if loaded is None:
-        open_whole()
         right.info("The private means are drawn here once the data on the left can be used.",
                    icon=":material/insights:")
         return
@@ -507,7 +501,7 @@ def main():
     n = y.shape[0]
     info = L.frechet_summary(manifold, n, radius, center)
     with left:
-        data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsilon)
+        data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon)
 
     # The picture (a fragment: its own widgets rerun only it, and write their URL keys).
     with right:

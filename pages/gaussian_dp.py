@@ -39,12 +39,10 @@ from ui.logic import privacy_text as T
 from ui.progress import cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
-    ValuesOnly,
     draw_release,
     export_buttons,
     formula_notes,
     lazy_expander,
-    opening_run,
     planned_cost,
     query_value,
     release_button,
@@ -246,19 +244,19 @@ def export_section(sigma, sensitivity, n, seed, radius):
         export_buttons(script, "gaussian_dp", "gd")
 
 
-def accuracy_box(sigma, sensitivity, ui=st):
+def accuracy_box(sigma, sensitivity):
     """Predicted error of the release below, from σ alone (exact radial law), and its inverse.
-    ``ui``: ``st`` or :class:`ui.session.ValuesOnly`."""
+"""
     pred = predicted(float(sigma))
-    with ui.container(border=True):
-        ui.markdown("**Accuracy before release** (the release at the bottom of the page)")
+    with st.container(border=True):
+        st.markdown("**Accuracy before release** (the release at the bottom of the page)")
         # One under the other: their labels fit half a page.
-        ui.metric("Predicted median error", f"{pred['median_deg']:.3g}°",
+        st.metric("Predicted median error", f"{pred['median_deg']:.3g}°",
                   help=f"{pred['median']:.4g} rad: half of the releases land closer to the "
                        "non-private mean.")
-        ui.metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
+        st.metric("95% of releases within", f"{pred['q95_deg']:.3g}°",
                   help=f"{pred['q95']:.4g} rad.")
-        ui.caption(
+        st.caption(
             f"Computed from σ = {sigma:.4g} alone, before anything is spent: the distance "
             "between a Riemannian Gaussian draw and its centre has the exact density "
             "∝ exp(−ρ²/(2σ²)) sin ρ on S², whatever the data. Error unit: the great-circle "
@@ -266,12 +264,12 @@ def accuracy_box(sigma, sensitivity, ui=st):
         starting_value("gd_target", float(np.clip(query_value("gd_target", 10.0, float),
                                                   0.1, 179.0)))
         starting_value("gd_target_q", "median", ("median", "q95"))
-        c1, c2 = ui.columns(2)
+        c1, c2 = st.columns(2)
         target = c1.number_input("Target error (degrees)", 0.1, 179.0, step=1.0,
                                  key="gd_target")
         which = c2.radio("for the", ["median", "q95"], horizontal=True, key="gd_target_q",
                          format_func={"median": "median", "q95": "95% radius"}.get)
-        c3 = ui.container()
+        c3 = st.container()
         best = largest_sigma(float(target), which)
         if best is None:
             c3.warning("No σ ≥ 1e-4 reaches this target.")
@@ -285,40 +283,39 @@ def accuracy_box(sigma, sensitivity, ui=st):
     return {"gd_target": target}
 
 
-def rate_and_mu(ui, settings):
+def rate_and_mu(settings):
     """The rate σ (or a target µ) and the sensitivity Δ, with µ on S¹, R and S² and the
-    equivalent ε (``ui``: ``st`` or :class:`ui.session.ValuesOnly`). Adds the URL settings to
-    ``settings``; returns (σ, Δ, µ on S¹)."""
+    equivalent ε. Adds the URL settings to ``settings``; returns (σ, Δ, µ on S¹)."""
     modes = ["sigma", "mu"]
-    with ui.container(border=True):
-        ui.subheader("Rate and sensitivity")
+    with st.container(border=True):
+        st.subheader("Rate and sensitivity")
         starting_value("gd_mode", query_value("gd_mode", "sigma", str, choices=modes), modes)
-        mode = ui.radio("Set", modes, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
+        mode = st.radio("Set", modes, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
                         horizontal=True, key="gd_mode")
         starting_value("gd_delta", float(np.clip(query_value("gd_delta", 1.0, float), 0.05, 3.0)))
-        sensitivity = ui.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05,
+        sensitivity = st.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05,
                                 key="gd_delta")
         if mode == "sigma":
             starting_value("gd_sigma",
                            float(np.clip(query_value("gd_sigma", 1.0, float), 0.05, 4.0)))
-            sigma = ui.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
+            sigma = st.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
             mu_circle = circle_mu(float(sigma), float(sensitivity))
             settings["gd_sigma"] = sigma
         else:
             starting_value("gd_mu", float(np.clip(query_value("gd_mu", 1.0, float), 0.1, 5.0)))
-            mu_target = ui.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
-            with ui.spinner("Calibrating σ on S¹ …"):
+            mu_target = st.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
+            with st.spinner("Calibrating σ on S¹ …"):
                 sigma = circle_sigma(float(mu_target), float(sensitivity))
             mu_circle = circle_mu(float(sigma), float(sensitivity))
             settings["gd_mu"] = mu_target
         settings.update(gd_mode=mode, gd_delta=sensitivity)
-        ui.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
+        st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
-    cols = ui.columns(2)
+    cols = st.columns(2)
     cols[0].metric("Rate σ", f"{sigma:.4g}",
                    help="Calibrated on S¹ for the target µ" if mode == "mu" else None)
     cols[1].metric("µ on S¹ (exact)", f"{mu_circle:.4g}")
-    cols = ui.columns(2)
+    cols = st.columns(2)
     cols[0].metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}")
     if np.isfinite(mu_hat) and np.isfinite(mu_se):
         cols[1].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
@@ -331,10 +328,10 @@ def rate_and_mu(ui, settings):
                        help="At this σ the Monte Carlo samples of the two neighbouring "
                             "releases never overlap, so Algorithm 2 cannot resolve µ (it is "
                             "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
-    cols = ui.columns(2)
+    cols = st.columns(2)
     cols[0].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
                    help="The ε-DP budget whose GDP conversion equals µ on S¹.")
-    ui.caption(L.equal_mu_reading(mu_circle))
+    st.caption(L.equal_mu_reading(mu_circle))
     return sigma, sensitivity, mu_circle
 
 
@@ -389,14 +386,11 @@ def main():
         "mechanism at equal µ, and what µ means for an attacker."
     )
     settings = {}
-    # The rate and its µ on the left, µ against σ beside them (in view while they change). The
-    # page's first run in a session reads the settings without drawing them
-    # (ui.session.ValuesOnly) and ends at the chart; the next run draws the rest.
+    # The rate and its µ on the left, µ against σ beside them (in view while they change).
     left, right = st.columns([2, 3], gap="large")
-    ui = ValuesOnly() if opening_run() else st
     with left:
-        sigma, sensitivity, mu_circle = rate_and_mu(ui, settings)
-        settings.update(accuracy_box(float(sigma), float(sensitivity), ui))
+        sigma, sensitivity, mu_circle = rate_and_mu(settings)
+        settings.update(accuracy_box(float(sigma), float(sensitivity)))
     with right:
         mu_sigma_section(float(sigma), float(sensitivity), mu_circle, settings)
 

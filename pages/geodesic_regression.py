@@ -10,8 +10,7 @@ ledger like a release; the estimate fills the range fields and the release state
 through the shared upload-and-mapping widget (:mod:`ui.upload`), as on the other pages.
 
 Layout: the settings on the left; on the right the figure, the release controls under it and
-the release's numbers. The page's first run in a session reads the settings without drawing
-them (:class:`ui.session.ValuesOnly`) and ends at the figure; the next run draws the rest.
+the release's numbers.
 """
 
 import hashlib
@@ -36,13 +35,10 @@ from ui.progress import RunProgress, cancelled_notice, show_work
 from ui.risk import show_risk
 from ui.session import (
     PageSettings,
-    ValuesOnly,
     export_buttons,
     finish_release,
     formula_notes,
     lazy_expander,
-    open_whole,
-    opening_run,
     planned_cost,
     record_release,
     release_button,
@@ -113,7 +109,7 @@ def header_param(kind):
                              D.PARAM_RANGE[kind])
 
 
-def upload_data(kind, param, found, ui=st):
+def upload_data(kind, param, found):
     """An uploaded file through the shared upload-and-mapping widget (:mod:`ui.upload`): the
     preview, the recognised layout, the covariate (never a point column or an identifier),
     the point's columns and the person column; ``found``: the parameter its header names
@@ -123,27 +119,27 @@ def upload_data(kind, param, found, ui=st):
     target = U.UploadTarget(kind, param, covariate=True, infer_param=False,
                             covariate_ids=False, responses=param or 1,
                             max_responses=param if kind == "euclidean" else None)
-    raw = file_bytes("gr", label="CSV file (one observation per row)", ui=ui,
+    raw = file_bytes("gr", label="CSV file (one observation per row)",
                      caption=header_caption(target) + " See the README for the formats.",
                      empty="Upload a file to continue, or choose other data above.")
     renormalize = False
     if kind == "sphere":
         init("gr_renormalize", None, False, bool)
-        renormalize = ui.checkbox("Project points onto the sphere (renormalize) instead of "
+        renormalize = st.checkbox("Project points onto the sphere (renormalize) instead of "
                                   "rejecting points off it", key="gr_renormalize")
     if raw is None:
         return None, None, renormalize, True
     label = M.spec(kind).param_label if kind in D.PARAM_RANGE else ""
     if found is not None and found == param:
-        ui.info(U.param_read_text(kind, found, label), icon=":material/scatter_plot:")
+        st.info(U.param_read_text(kind, found, label), icon=":material/scatter_plot:")
     elif U.param_left_out(kind, found, param, label):
-        ui.warning(U.param_left_out(kind, found, param, label), icon=":material/scatter_plot:")
+        st.warning(U.param_left_out(kind, found, param, label), icon=":material/scatter_plot:")
     scope = f"{kind}_{hashlib.sha256(raw).hexdigest()[:12]}"
     read = map_file(raw, "gr", replace(target, renormalize=renormalize), scope=scope,
                     sphere_hint="Tick *Project points onto the sphere (renormalize)* above to "
                                 "project every point onto it.")
     if read is not None and kind == "euclidean" and read.manifold.dim != param:
-        ui.info(f"*{label}* is {param}: choose {param} response columns, or set it to "
+        st.info(f"*{label}* is {param}: choose {param} response columns, or set it to "
                 f"{read.manifold.dim}.")
         read = None
     if read is None:
@@ -177,14 +173,13 @@ def useful_budget_section(settings, dataset, fit, signature):
         st.info(st.session_state[key]["text"], icon=":material/query_stats:")
 
 
-def footpoint_region_inputs(kind, source, limit=None, ui=st):
+def footpoint_region_inputs(kind, source, limit=None):
     """The optional public footpoint region: its radius (None: the whole space, or on SPD the
     ball of radius ``limit`` = τ_m + τ) and, on the sphere, its centre as (latitude,
-    longitude); on SPD the region is about the response ball's centre c·I. ``ui``: ``st`` or
-    :class:`ui.session.ValuesOnly`."""
+    longitude); on SPD the region is about the response ball's centre c·I."""
     key = f"gr_fr_{kind}_{source}"
     init(key, None, G.default_footpoint_radius(kind, source), float, bounds=(0.0, 3.2))
-    radius = float(ui.number_input(
+    radius = float(st.number_input(
         "Footpoint region: radius r (public; 0: the whole space)", 0.0, 3.2, key=key, step=0.05,
         format="%.3g",
         help="Where the fitted curve's starting point can be, known before seeing the data "
@@ -196,7 +191,7 @@ def footpoint_region_inputs(kind, source, limit=None, ui=st):
     if kind == "sphere":
         init("gr_fc_lat", None, 90.0, float, bounds=(-90.0, 90.0))
         init("gr_fc_lon", None, 0.0, float, bounds=(-180.0, 180.0))
-        c1, c2 = ui.columns(2)
+        c1, c2 = st.columns(2)
         lat = c1.number_input("Centre latitude (°)", -90.0, 90.0, key="gr_fc_lat",
                               step=1.0, format="%.4g", disabled=not radius)
         lon = c2.number_input("Centre longitude (°)", -180.0, 180.0, key="gr_fc_lon", step=1.0,
@@ -204,14 +199,14 @@ def footpoint_region_inputs(kind, source, limit=None, ui=st):
         center = (float(lat), float(lon))
     elif kind == "spd":
         if limit is not None and radius > limit:
-            ui.error(f"The footpoint region's radius r = {radius:g} exceeds τ_m + τ = "
+            st.error(f"The footpoint region's radius r = {radius:g} exceeds τ_m + τ = "
                      f"{limit:g}: on SPD the sensitivity proof covers footpoints within "
                      "τ_m + τ of the centre only. Using r = τ_m + τ.")
             radius = 0.0
-        ui.caption("Footpoint region centre: the ball centre c·I above (0: the ball of radius "
+        st.caption("Footpoint region centre: the ball centre c·I above (0: the ball of radius "
                    "τ_m + τ, the proof's support).")
     elif radius:
-        ui.caption("Footpoint region centre: the template shape (the manifold's default "
+        st.caption("Footpoint region centre: the template shape (the manifold's default "
                    "point).")
     return (radius or None), center
 
@@ -226,19 +221,18 @@ def manifold_changed():
     ss["gr_prev_kind"] = new
 
 
-def show_clipping_preview(rows, ui=st):
-    """Counts of rows the public bounds clip or project, before the release (not released).
-    ``ui``: ``st`` or :class:`ui.session.ValuesOnly`."""
+def show_clipping_preview(rows):
+    """Counts of rows the public bounds clip or project, before the release (not released)."""
     if not rows:
         return
-    with ui.container(border=True):
-        ui.markdown("**Your data against the public bounds** — a preview for your eyes only, "
+    with st.container(border=True):
+        st.markdown("**Your data against the public bounds** — a preview for your eyes only, "
                     "computed from the data and **not released**")
-        ui.markdown("\n".join(f"- {r['count']} of {r['n']} ({100 * r['share']:.3g}%) "
+        st.markdown("\n".join(f"- {r['count']} of {r['n']} ({100 * r['share']:.3g}%) "
                                f"{r['what']}" for r in rows))
         for r in rows:
             if r["warn"]:
-                ui.warning(f"{100 * r['share']:.3g}% of the rows are affected ({r['what']}), "
+                st.warning(f"{100 * r['share']:.3g}% of the rows are affected ({r['what']}), "
                            f"more than {100 * G.CLIP_WARN:g}%: the release would describe the "
                            "clipped data, not yours. Widen the public bound from domain "
                            "knowledge (not from these counts) before releasing.",
@@ -255,14 +249,12 @@ SAMPLER_OPEN = "gr_sampler_open"
 SAMPLER_KEYS = ("gr_chain", "gr_burn", "gr_sampler", "gr_fix_seed", "gr_release_seed")
 
 
-def sampler_section(quiet=False):
+def sampler_section():
     """The "Advanced: sampler" section: (chain, burn-in, sampler, fix seed?, release seed).
 
     Built only while open (:func:`ui.session.lazy_expander`: five input widgets less before the
     page's first plot); closed, its values come from the session (a shared URL's included). It
     opens on the first run when a setting differs from its default (a shared scenario says so).
-    ``quiet``: the page's opening run, whose settings are read, not drawn
-    (:class:`ui.session.ValuesOnly`).
     """
     init("gr_chain", "gr_chain", G.DEFAULT_CHAIN, int, range(50, CAPS["gr_chain"] + 1))
     init("gr_burn", "gr_burn", G.DEFAULT_BURN_IN, int, range(0, CAPS["gr_chain"] + 1))
@@ -272,7 +264,7 @@ def sampler_section(quiet=False):
     ss = st.session_state
     changed = (ss["gr_chain"] != G.DEFAULT_CHAIN or ss["gr_burn"] != G.DEFAULT_BURN_IN
                or ss["gr_sampler"] != "auto" or ss["gr_fix_seed"])
-    box = None if quiet else lazy_expander("Advanced: sampler", SAMPLER_OPEN, expanded=changed,
+    box = lazy_expander("Advanced: sampler", SAMPLER_OPEN, expanded=changed,
                                            keep=SAMPLER_KEYS)
     if box is None:
         return (int(ss["gr_chain"]), int(ss["gr_burn"]), ss["gr_sampler"],
@@ -418,22 +410,17 @@ def main():
 
     # ============================================================================== settings
     # The settings on the left; on the right the figure, the release under it and its numbers:
-    # the figure stays in view while the settings change. In the progressive opening run the
-    # settings are read from the session, not drawn (ui.session.ValuesOnly), nor is anything
-    # under the figure: the figure comes first and stays where it is when the rest arrives
-    # with the next run.
+    # the figure stays in view while the settings change.
     left, right = st.columns([2, 3], gap="large")
     fig_box, controls_box, numbers_box = right.container(), right.container(), right.container()
-    quiet = opening_run()
-    ui = ValuesOnly() if quiet else st
     with left:
-        with ui.container(border=True):
-            ui.subheader("1 · Manifold and data")
+        with st.container(border=True):
+            st.subheader("1 · Manifold and data")
             # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
             init("gr_manifold", "gr_m", "sphere", M.canonical, D.MANIFOLD_KINDS)
             # Radio buttons, not a select box: four choices in view, and one kind of widget less
             # to load before the page's first plot (the select box's script chunks, 0.04 s).
-            kind = ui.radio("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
+            kind = st.radio("Manifold", D.MANIFOLD_KINDS, key="gr_manifold",
                             format_func=D.MANIFOLD_LABELS.get, on_change=manifold_changed)
             st.session_state["gr_prev_kind"] = kind
             param = None
@@ -443,9 +430,9 @@ def main():
                 default_p = G.default_param(kind, default_p)
                 key = f"gr_param_{kind}"
                 init(key, f"gr_{M.spec(kind).param}", default_p, int, range(lo_p, hi_p + 1))
-                param = int(ui.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
+                param = int(st.number_input(M.spec(kind).param_label, lo_p, hi_p, key=key, step=1))
             init("gr_source", "gr_src", "synthetic", str, tuple(SOURCES))
-            source = ui.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
+            source = st.radio("Data", tuple(SOURCES), key="gr_source", format_func=SOURCES.get,
                               horizontal=True, on_change=RP.source_changed,
                               help="*Preset: rat skulls* is real data in one click: Kendall "
                                    "regression of rat skull shape on age (Bookstein 1991), with "
@@ -456,20 +443,20 @@ def main():
             set_page_rows(None)  # set again below while an uploaded file's person column is mapped
             if source == "synthetic":
                 init("gr_n", "gr_n", G.default_n(kind), int, range(10, CAPS["gr_max_n"] + 1))
-                n = ui.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
+                n = st.slider("Sample size n", 10, CAPS["gr_max_n"], key="gr_n", step=5)
                 noise_key = f"gr_noise_{kind}"
                 if kind == "sphere":
                     init(noise_key, "gr_noise", G.default_noise(kind, D.SPHERE_NOISE_CHOICES[0]),
                          float, D.SPHERE_NOISE_CHOICES)
-                    noise = ui.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
+                    noise = st.select_slider("Noise variance δ (ambient Gaussian, paper 002 §4.1)",
                                              D.SPHERE_NOISE_CHOICES, key=noise_key)
                 else:
                     init(noise_key, "gr_noise", G.default_noise(kind, D.default_noise(kind)), float,
                          bounds=(0.0, 2.0))
-                    noise = ui.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
+                    noise = st.number_input("Noise standard deviation (tangent Gaussian)", 0.0, 2.0,
                                             key=noise_key, step=0.01, format="%.3f")
                 init("gr_seed", "gr_seed", 0, int, bounds=(0, 10**6))
-                seed = int(ui.number_input("Data seed", 0, 10**6, key="gr_seed", step=1))
+                seed = int(st.number_input("Data seed", 0, 10**6, key="gr_seed", step=1))
                 dataset = cached_synthetic(kind, param, int(n), float(noise), seed)
             elif source == "example":
                 dataset = cached_example(kind, param)
@@ -482,81 +469,81 @@ def main():
                 else:
                     dataset = RP.rat_skulls_dataset()
                     if rows_per_person() != preset["rows_per_person"]:
-                        ui.warning(
+                        st.warning(
                             f"Each rat contributes {preset['rows_per_person']} rows, but the "
                             f"ledger counts {rows_per_person()} row(s) per person: the guarantee "
                             f"per rat is {preset['rows_per_person']} times the ε shown per row "
                             "(group privacy). Set *Rows one person contributes* (sidebar) to 8, "
                             "or press the preset button.", icon=":material/group:")
             else:
-                dataset, read, renormalize, group_ok = upload_data(kind, param, found, ui)
+                dataset, read, renormalize, group_ok = upload_data(kind, param, found)
                 if read is not None:
                     covariate, file_digest = read.mapping.covariate, read.digest
                     upload_digest = (read.digest, renormalize, read.mapping)
             if data_error:
-                ui.error(data_error)
+                st.error(data_error)
             elif dataset is not None:
-                ui.caption(dataset.description)
+                st.caption(dataset.description)
 
-        with ui.container(border=True):
-            ui.subheader("2 · Privacy budget")
+        with st.container(border=True):
+            st.subheader("2 · Privacy budget")
             init("gr_budget_input", "gr_bi", "separate", str, ("separate", "total"))
-            budget_input = ui.radio("Set", ("separate", "total"), key="gr_budget_input",
+            budget_input = st.radio("Set", ("separate", "total"), key="gr_budget_input",
                                     horizontal=True,
                                     format_func={"separate": "ε_p and ε_v",
                                                  "total": "total ε and a split"}.get)
             if budget_input == "separate":
                 init("gr_eps_p", "gr_ep", G.DEFAULT_EPS[0], float, D.EPS_GRID)
                 init("gr_eps_v", "gr_ev", G.DEFAULT_EPS[1], float, D.EPS_GRID)
-                eps_p = ui.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
+                eps_p = st.select_slider("ε_p — footpoint budget (log scale)", D.EPS_GRID,
                                          key="gr_eps_p")
-                eps_v = ui.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
+                eps_v = st.select_slider("ε_v — shooting-vector budget (log scale)", D.EPS_GRID,
                                          key="gr_eps_v")
             else:
                 init("gr_total", "gr_tot", 3.0, float, D.EPS_GRID)
                 init("gr_share", "gr_share", 35, int, range(5, 96, 5))
-                total = ui.select_slider("Total ε per geodesic (log scale)", D.EPS_GRID,
+                total = st.select_slider("Total ε per geodesic (log scale)", D.EPS_GRID,
                                          key="gr_total")
-                share = ui.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
+                share = st.slider("Share of ε for the footpoint (%)", 5, 95, key="gr_share", step=5)
                 eps_p, eps_v = total * share / 100.0, total * (100 - share) / 100.0
-                ui.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
-            ui.caption("One geodesic: " + T.epsilon_reading(eps_p + eps_v, rows=rows_per_person()))
+                st.caption(f"ε_p = {eps_p:.3g}, ε_v = {eps_v:.3g}")
+            st.caption("One geodesic: " + T.epsilon_reading(eps_p + eps_v, rows=rows_per_person()))
             init("gr_scheme", "gr_scheme", "joint", str, G.SCHEME_LABELS)
-            scheme = ui.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
+            scheme = st.radio("Scheme", tuple(G.SCHEME_LABELS), key="gr_scheme", horizontal=True,
                               format_func=G.SCHEME_LABELS.get,
                               help=SCHEME_HELP)
             init("gr_nf", "gr_nf", G.DEFAULT_DRAWS[0], int, range(1, CAPS["gr_footpoints"] + 1))
             init("gr_nv", "gr_nv", G.DEFAULT_DRAWS[1], int, range(1, CAPS["gr_vectors"] + 1))
-            c1, c2 = ui.columns(2)
+            c1, c2 = st.columns(2)
             n_foot = int(c1.number_input("Private footpoints", 1, CAPS["gr_footpoints"],
                                          key="gr_nf"))
             n_vec = int(c2.number_input("Vectors per footpoint", 1, CAPS["gr_vectors"],
                                         key="gr_nv"))
             if scheme == "joint":
-                ui.caption(
+                st.caption(
                     f"One private geodesic costs ε = ε_p + ε_v = {eps_p + eps_v:.3g}. The joint "
                     f"scheme draws {n_foot * n_vec} independent (footpoint, vector) pairs; "
                     f"publishing all costs **{n_foot * n_vec * (eps_p + eps_v):.3g}**, the amount "
                     "the ledger records."
                 )
             else:
-                ui.caption(
+                st.caption(
                     f"One private geodesic costs ε_p + ε_v = {eps_p + eps_v:.3g}. Publishing all "
                     f"{n_foot} × {n_vec} draws costs {n_foot} ε_p + {n_foot * n_vec} ε_v = "
                     f"**{n_foot * eps_p + n_foot * n_vec * eps_v:.3g}**, the amount the ledger "
                     "records."
                 )
 
-        with ui.container(border=True):
-            ui.subheader("3 · Mode and public bounds")
+        with st.container(border=True):
+            st.subheader("3 · Mode and public bounds")
             init("gr_mode", "gr_mode", "strict", str, ("strict", "paper"))
-            mode = ui.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
+            mode = st.radio("Mode", ("strict", "paper"), key="gr_mode", horizontal=True,
                             format_func={"strict": "strict (private)",
                                          "paper": "paper (NOT private)"}.get)
             tau = covariate_range = tau_m = center = max_speed = footpoint_radius = two = None
             estimated = {}
             if mode == "paper":
-                ui.warning(
+                st.warning(
                     "**Paper mode is NOT private.** τ, the covariate range"
                     + (" and τ_m" if D.needs_ball(kind) else "")
                     + " are taken from the data and σ = Δ/ε, as in the papers. Use it to reproduce "
@@ -564,7 +551,7 @@ def main():
             else:
                 init(f"gr_tau_{kind}", "gr_tau", G.default_tau(kind, M.spec(kind).tau), float,
                      bounds=(0.001, 10.0))
-                tau = float(ui.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
+                tau = float(st.number_input("τ — bound on residual norms (public)", 0.001, 10.0,
                                             key=f"gr_tau_{kind}", step=0.05, format="%.3f"))
                 scope = estimate = None
                 if G.estimate_offered(source, mode) and dataset is not None:
@@ -578,27 +565,27 @@ def main():
                 suffix = f"_{scope}_est{estimate['token']}" if estimate else ""
                 init(f"gr_lo_{source}{suffix}", "gr_lo", float(range_default[0]), float)
                 init(f"gr_hi_{source}{suffix}", "gr_hi", float(range_default[1]), float)
-                c1, c2 = ui.columns(2)
+                c1, c2 = st.columns(2)
                 lo = float(c1.number_input("Covariate range: low", key=f"gr_lo_{source}{suffix}",
                                            format="%.4g"))
                 hi = float(c2.number_input("high", key=f"gr_hi_{source}{suffix}", format="%.4g"))
                 covariate_range = (lo, hi)
                 estimated = G.covariate_estimate_note(covariate_range, estimate)
                 if estimated:
-                    ui.caption(f"The covariate range holds the range of '{covariate}' estimated "
+                    st.caption(f"The covariate range holds the range of '{covariate}' estimated "
                                f"under DP with ε_b = {estimate['epsilon']:.3g} (a release recorded "
                                "in the ledger); retyped, it is your own public choice.")
                 if scope is not None and group_ok:
                     CE.estimate_section(dataset.x, covariate, scope,
                                         G.release_epsilon(scheme, eps_p, eps_v, n_foot, n_vec))
                 elif scope is not None:
-                    ui.caption("Confirm the rows per person above to estimate the covariate "
+                    st.caption("Confirm the rows per person above to estimate the covariate "
                                "range privately.")
                 # One field per data source: the demonstration's speed bound is its design, not a
                 # bound for an uploaded file.
                 init(f"gr_ms_{kind}_{source}", "gr_ms", G.default_max_speed(kind, source), float,
                      bounds=(0.0, 100.0))
-                max_speed = float(ui.number_input(
+                max_speed = float(st.number_input(
                     "Maximal speed |v| — change of the response over the covariate range (public; "
                     "0: the default bound)", 0.0, 100.0, key=f"gr_ms_{kind}_{source}", step=0.1,
                     format="%.3g",
@@ -609,41 +596,41 @@ def main():
                 if D.needs_ball(kind):
                     init(f"gr_taum_{kind}", "gr_taum", G.default_tau_m(kind, M.spec(kind).tau_m),
                          float, bounds=(0.01, 100.0))
-                    tau_m = float(ui.number_input("τ_m — radius of the public ball holding the "
+                    tau_m = float(st.number_input("τ_m — radius of the public ball holding the "
                                                   "responses", 0.01, 100.0, key=f"gr_taum_{kind}",
                                                   step=0.5, format="%.3g"))
                     if kind == "spd":
                         init("gr_center_spd", "gr_c", 1.0, float, bounds=(0.001, 1000.0))
-                        c = float(ui.number_input("Ball centre c·I, c =", 0.001, 1000.0,
+                        c = float(st.number_input("Ball centre c·I, c =", 0.001, 1000.0,
                                                   key="gr_center_spd", format="%.4g"))
                         center = (c,)
                     elif kind == "euclidean":
                         init(f"gr_center_{param}", None, ", ".join(["0"] * int(param)), str)
-                        text = ui.text_input(f"Ball centre ({param} comma-separated numbers)",
+                        text = st.text_input(f"Ball centre ({param} comma-separated numbers)",
                                              key=f"gr_center_{param}")
                         try:
                             center = tuple(float(s) for s in text.split(","))
                             if len(center) != int(param):
                                 raise ValueError
                         except ValueError:
-                            ui.error(f"The centre must be {param} comma-separated numbers; "
+                            st.error(f"The centre must be {param} comma-separated numbers; "
                                      "using the origin.")
                             center = None
                     else:  # any other manifold: its default centre (G.center_point)
-                        ui.caption("Ball centre: the manifold's default point.")
+                        st.caption("Ball centre: the manifold's default point.")
                 if kind in G.FOOTPOINT_REGION_KINDS:
                     footpoint_radius, region_center = footpoint_region_inputs(
-                        kind, source, limit=None if tau_m is None else tau_m + tau, ui=ui)
+                        kind, source, limit=None if tau_m is None else tau_m + tau)
                     if kind != "spd":  # SPD: the region is about the ball's centre
                         center = region_center
-                two = TSW.two_stage_inputs(kind, scheme, eps_p, eps_v, n_foot * n_vec, init, ui)
-                ui.caption("Public means: fixed before seeing the data (e.g. from the study "
+                two = TSW.two_stage_inputs(kind, scheme, eps_p, eps_v, n_foot * n_vec, init)
+                st.caption("Public means: fixed before seeing the data (e.g. from the study "
                            "design). Strict mode clips covariates and residuals and projects "
                            "responses to these bounds, so the guarantee holds whatever the data.")
-            chain, burn, sampler, fix_seed, release_seed = sampler_section(quiet)
+            chain, burn, sampler, fix_seed, release_seed = sampler_section()
 
         if source == "rats" and dataset is not None:
-            RP.show_rat_preset(ui)
+            RP.show_rat_preset()
 
         settings = G.ReleaseSettings(
             kind=kind, param=param, eps_p=float(eps_p), eps_v=float(eps_v), mode=mode, tau=tau,
@@ -658,7 +645,7 @@ def main():
         range_error = None
         if covariate_range is not None and not covariate_range[1] > covariate_range[0]:
             range_error = "The covariate range needs low < high."
-            ui.error(range_error)
+            st.error(range_error)
 
         fit = None
         if dataset is not None:
@@ -668,23 +655,22 @@ def main():
                     fit = cached_fit(kind, param, dataset.x, dataset.y, cr)
                 else:
                     fit = G.fit_nonprivate(kind, param, dataset.x, dataset.y, cr)
-                show_clipping_preview(G.clipping_preview(settings, dataset, fit), ui)
+                show_clipping_preview(G.clipping_preview(settings, dataset, fit))
 
         data_key = (source, upload_digest) if source == "upload" else (source,)
         signature = (settings, data_key, getattr(dataset, "description", None))
 
     # ============================================================================== release
     plan = None
-    if not quiet:  # drawn under the figure, before it in the script: a release made here is in it
-        with controls_box:
-            plan = release_controls(settings, dataset, fit, source, signature, estimated,
-                                    group_ok)
+    # Drawn under the figure, before it in the script: a release made here is in it.
+    with controls_box:
+        plan = release_controls(settings, dataset, fit, source, signature, estimated,
+                                group_ok)
     last = st.session_state.get(LAST)
     release = last["release"] if last and last["signature"] == signature else None
 
     # ============================================================================== results
     if fit is None:
-        open_whole()  # an opening run that will draw no figure draws the whole page at once
         fig_box.info("The non-private fit and the private geodesics are drawn here once the data "
                      "and the public bounds on the left can be used.",
                      icon=":material/insights:")

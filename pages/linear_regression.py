@@ -44,7 +44,6 @@ from ui.session import (
     finish_release,
     lazy_expander,
     mark_typed,
-    opening_run,
     planned_cost,
     query_value,
     record_event,
@@ -567,11 +566,8 @@ def main():
 
     a0, b0 = L.linear_fit(x, y)
     lines = {"Non-private least squares": (a0, b0)}
-    # The figure under the data, then the budget, bounds and release. A session's first run
-    # ends at the figure (least-squares lines); the next draws the rest without moving it.
+    # The figure under the data, then the budget, bounds and release.
     figure_box = st.container()
-    if opening_run():
-        lines_figure(figure_box, x, y, responses, lines, covariate)  # ends the run
 
     with st.container(border=True):
         cols = st.columns([2, 2, 2, 2])

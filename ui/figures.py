@@ -119,11 +119,7 @@ def show_figure(where, fig, *, alt=None, **kwargs):
     # figure is handed over unvalidated: Streamlit validates a dict again (about 10 ms a figure,
     # on the way to a page's first plot) but takes a Figure as it is.
     ready = go.Figure(themed(fig), _validate=False)
-    shown = where.plotly_chart(ready, alt=alt or describe_figure(fig), **kwargs)
-    from ui.session import after_first_chart
-
-    after_first_chart()
-    return shown
+    return where.plotly_chart(ready, alt=alt or describe_figure(fig), **kwargs)
 
 
 __all__ = [

@@ -78,11 +78,10 @@ def read_digest(sha, mapping):
     return f"{sha[:16]}-{hashlib.sha256(point).hexdigest()[:8]}"
 
 
-def load_data(manifold_key, manifold, source, ui=st):
-    """Widgets for the data; returns (y, center, center_text, radius, meta) or None.
-
-    ``ui``: ``st``, or in the page's opening run :class:`ui.session.ValuesOnly` (the widgets'
-    values are read from the session state, :func:`ui.session.starting_value`)."""
+def load_data(manifold_key, manifold, source):
+    """Widgets for the data; returns (y, center, center_text, radius, meta) or None (the
+    widgets take their starting values from the session state, :func:`ui.session.
+    starting_value`)."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
     # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
@@ -97,7 +96,7 @@ def load_data(manifold_key, manifold, source, ui=st):
     radius_key = (f"fm_radius_{M.full_name(manifold_key)}"
                   + (f"_{source}" if source in PRESET_BOUNDS else ""))
     starting_value(radius_key, float(np.clip(r_start, r_lo, r_hi)))
-    radius = ui.slider(
+    radius = st.slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
         step=0.01, key=radius_key, help=L.radius_help(manifold),
     )
@@ -105,23 +104,23 @@ def load_data(manifold_key, manifold, source, ui=st):
     if isinstance(manifold, Sphere):
         if source == "cities":
             starting_value("fm_center_cities", PRESET_BOUNDS["cities"][1])
-            center_text = ui.text_input(
+            center_text = st.text_input(
                 "Public centre m₀ (latitude, longitude in degrees)", key="fm_center_cities")
         else:
             starting_value("fm_center", "0, 0, 1")
-            center_text = ui.text_input(
+            center_text = st.text_input(
                 "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key="fm_center",
                 disabled=source == "synthetic")
         try:
             center = L.parse_center_text(center_text)
         except ValueError as exc:
-            ui.error(str(exc))
+            st.error(str(exc))
             return None
     else:
         k = manifold.k
         center_key = f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}"
         starting_value(center_key, PRESET_BOUNDS.get(source, (None, "1"))[1])
-        text = ui.text_input(
+        text = st.text_input(
             "Public centre m₀ (a typical variance s for s·I, or "
             + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
             key=center_key, disabled=source == "synthetic",
@@ -131,19 +130,19 @@ def load_data(manifold_key, manifold, source, ui=st):
         try:
             center = L.parse_spd_center_text(text, k)
         except ValueError as exc:
-            ui.error(str(exc))
+            st.error(str(exc))
             return None
         center_text = L.spd_center_text(center)
     if source == "synthetic":
         starting_value("fm_n", int(np.clip(query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])))
         starting_value("fm_seed", int(np.clip(query_value("fm_seed", 0, int), 0, 10**6)))
-        c1, c2 = ui.columns(2)
+        c1, c2 = st.columns(2)
         n = c1.slider("Sample size n", 10, CAPS["fm_max_n"], key="fm_n")
         seed = c2.number_input("Seed of the synthetic data", 0, 10**6, key="fm_seed")
         try:
             y = synthetic_data(manifold_key, int(n), float(radius), int(seed))
         except (RuntimeError, ValueError) as exc:
-            ui.error(f"Could not generate the data: {exc}")
+            st.error(f"Could not generate the data: {exc}")
             return None
         meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
         center = default_center(manifold)
@@ -151,19 +150,19 @@ def load_data(manifold_key, manifold, source, ui=st):
                        L.spd_center_text(center))
         return y, center, center_text, radius, meta
     if source == "emg":
-        ui.caption(L.EMG_ATTRIBUTION)
-        ui.caption(L.EMG_PRIVACY_UNIT)
-        ui.caption(L.EMG_BOUNDS_NOTE)
+        st.caption(L.EMG_ATTRIBUTION)
+        st.caption(L.EMG_PRIVACY_UNIT)
+        st.caption(L.EMG_BOUNDS_NOTE)
         y = emg_points()
         raw = None
         digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
     elif source == "cities":
-        ui.caption(L.CITIES_ATTRIBUTION)
-        ui.caption(L.CITIES_BOUNDS_NOTE)
+        st.caption(L.CITIES_ATTRIBUTION)
+        st.caption(L.CITIES_BOUNDS_NOTE)
         raw = L.cities_bytes()
     else:
         read = upload_and_map(
-            "fm", UploadTarget(manifold_key, infer_param=False), ui=ui,
+            "fm", UploadTarget(manifold_key, infer_param=False),
             label="Upload a CSV file (a header row naming the columns, one point per row; "
                   "choose the point's columns below)",
             empty="Upload a file to continue, or switch the data to *Synthetic*.")
@@ -178,43 +177,43 @@ def load_data(manifold_key, manifold, source, ui=st):
         try:
             y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
             if note:
-                ui.caption(note)
+                st.caption(note)
         except DataValidationError as exc:
             message = str(exc).replace(
                 "Pass renormalize=True to project every point onto the sphere.",
                 "Normalize each row to unit length before uploading.")
-            ui.error(f"The file could not be used.\n\n{message}")
+            st.error(f"The file could not be used.\n\n{message}")
             return None
         digest = digest[:16]
     if y.shape[0] < 2:
-        ui.error("The file needs at least 2 data rows.")
+        st.error("The file needs at least 2 data rows.")
         return None
     preview = L.ball_preview(manifold, y, center, radius)
-    (ui.warning if preview["warn"] else ui.caption)(
+    (st.warning if preview["warn"] else st.caption)(
         L.ball_preview_text(preview, y.shape[0], radius, file_rows=source == "upload"))
     meta.update(n=int(y.shape[0]), fingerprint=f"upl-{manifold_key}-{digest}-{radius}-"
                                                  f"{center_text}")
     return y, center, center_text, radius, meta
 
 
-def data_and_budget(ui):
-    """The manifold, the data and ε (``ui``: ``st`` or :class:`ui.session.ValuesOnly`).
+def data_and_budget():
+    """The manifold, the data and ε.
 
     Returns (manifold key, manifold, source, ε, URL settings, :func:`load_data`'s tuple), or
     None when the data cannot be used (the URL is written either way)."""
-    with ui.container(border=True):
-        ui.subheader("Data and budget")
+    with st.container(border=True):
+        st.subheader("Data and budget")
         keys = list(L.FRECHET_MANIFOLDS)
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
         starting_value("fm_manifold", query_value("fm_manifold", "sphere", M.canonical,
                                                   choices=keys), keys)
-        manifold_key = ui.selectbox("Manifold", keys, format_func=M.choice_label,
+        manifold_key = st.selectbox("Manifold", keys, format_func=M.choice_label,
                                     key="fm_manifold")
         sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
             manifold_key, [])
         starting_value("fm_source", query_value("fm_source", "synthetic", str,
                                                 choices=sources), sources)
-        source = ui.radio("Data", sources,
+        source = st.radio("Data", sources,
                           format_func={"synthetic": "Synthetic (paper 001)",
                                        "upload": "Upload CSV",
                                        "cities": "Preset: world cities",
@@ -222,10 +221,10 @@ def data_and_budget(ui):
                           horizontal=True, key="fm_source")
         starting_value("fm_eps", query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS),
                        EPS_OPTIONS)
-        epsilon = ui.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
-        reading = ui.empty()  # after the data: a person column sets the rows per person
+        epsilon = st.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
+        reading = st.empty()  # after the data: a person column sets the rows per person
         manifold = M.make_manifold(manifold_key)
-        loaded = load_data(manifold_key, manifold, source, ui)
+        loaded = load_data(manifold_key, manifold, source)
         reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
     settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
     if loaded is None:
@@ -234,14 +233,14 @@ def data_and_budget(ui):
     return manifold_key, manifold, source, epsilon, settings, loaded
 
 
-def data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsilon):
+def data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon):
     """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download."""
     n = y.shape[0]
-    cols = ui.columns(2)
+    cols = st.columns(2)
     cols[0].metric("Sample size n", n)
     cols[1].metric("Radius r", f"{radius:.3g}",
                    help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
-    cols = ui.columns(2)
+    cols = st.columns(2)
     if info["delta"] is None:
         cols[0].metric("Sensitivity Δ of the mean", "none",
                        help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
@@ -249,10 +248,10 @@ def data_numbers(ui, manifold_key, manifold, source, meta, y, radius, info, epsi
     else:
         cols[0].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
         cols[1].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
-    cols = ui.columns(2)
+    cols = st.columns(2)
     cols[0].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
     if info["delta"] is None:
-        ui.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
+        st.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
                 "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
                 "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
                 "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")

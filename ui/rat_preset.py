@@ -27,16 +27,16 @@ def source_changed():
         apply_rat_preset()
 
 
-def show_rat_preset(ui=st):
+def show_rat_preset():
     """The rat preset's box: its provenance and public bounds, then today's one-stage design
     and the two-stage design side by side (issue 28 point 4; figures in ui.logic.rat_preset)."""
-    ui.info(f"**Rat skulls preset.** {RAT_PROVENANCE}\n\n{RAT_BOUNDS_NOTE}",
+    st.info(f"**Rat skulls preset.** {RAT_PROVENANCE}\n\n{RAT_BOUNDS_NOTE}",
             icon=":material/menu_book:")
-    with ui.container(border=True, key="gr_rat_designs"):
-        ui.markdown("**What a private release can do with these skulls**: the preset's budget "
+    with st.container(border=True, key="gr_rat_designs"):
+        st.markdown("**What a private release can do with these skulls**: the preset's budget "
                     "spent two ways (median draw's MSE over the non-private MSE; useful at "
                     f"most {USEFUL_RATIO:g}×).")
-        for column, (heading, figure, caption) in zip(ui.columns(2), rat_comparison(),
+        for column, (heading, figure, caption) in zip(st.columns(2), rat_comparison(),
                                                       strict=True):
             column.markdown(f"**{heading}**")
             column.markdown(f"#### {figure}")

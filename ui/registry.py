@@ -47,12 +47,6 @@ class PageSpec:
         Whether the page draws a chart as soon as it opens (before any button is pressed):
         such pages have the browser compile and run the chart library while the app boots
         (:func:`ui.serve.preload_chart_library`).
-    open_progressively : bool
-        Whether the page's first run in a session ends at its first chart, the rest drawn by
-        the next run (:func:`ui.session.after_first_chart`): for pages with widgets, tables or
-        charts below their first chart (0.25 to 0.45 s sooner to the first plot, measured).
-        A page whose settings are drawn before its chart reads them without drawing them in
-        that run (:class:`ui.session.ValuesOnly`, Geodesic regression).
     """
 
     file: str
@@ -65,7 +59,6 @@ class PageSpec:
     run_button: str | None = None
     done_button: str | None = None
     chart_on_open: bool = True
-    open_progressively: bool = False
 
     @property
     def path(self) -> Path:
@@ -89,8 +82,7 @@ PAGES: tuple[PageSpec, ...] = (
         "space or R^d, then release private footpoints and shooting vectors (ε_p, ε_v) on a "
         "button: private geodesics drawn beside the non-private fit, MSE, footpoint and angle "
         "errors, sensitivities, σ's and sampler diagnostics",
-        run_button="gr_release_button", done_button="gr_download_release",
-        open_progressively=True),
+        run_button="gr_release_button", done_button="gr_download_release"),
     PageSpec(
         "budget_split.py", "Budget split", ":material/pie_chart:", "budget_split", "bs",
         "A simulation of how splitting a total ε between footpoint (ε_p) and shooting vector "
@@ -103,25 +95,24 @@ PAGES: tuple[PageSpec, ...] = (
         "Riemannian Laplace, KNG, Riemannian Gaussian and ambient Euclidean Laplace on S² or "
         "SPD(k) at one ε: clouds of private means, error against n, empirical sensitivity "
         "against its bound, and one private release",
-        run_button="fm_release", done_button="fm_download_release", open_progressively=True),
+        run_button="fm_release", done_button="fm_download_release"),
     PageSpec(
         "gaussian_dp.py", "Gaussian DP", ":material/blur_on:", "gaussian_dp", "gd",
         "µ against σ on the circle (exact and Monte Carlo) and on the line, Gaussian versus "
         "Laplace at equal µ on S², trade-off curves, the privacy profile δ(ε), an ε ↔ µ "
         "converter and one Gaussian-DP release",
-        run_button="gd_release", done_button="gd_download_release", open_progressively=True),
+        run_button="gd_release", done_button="gd_download_release"),
     PageSpec(
         "sensitivity.py", "Sensitivity", ":material/tune:", "sensitivity", "se",
         "Theory / empirical sensitivity ratios of geodesic regression on adjacent data sets, "
-        "and the Jacobi fields (cos, 1, cosh / sin, 1, sinh) behind the curvature terms",
-        open_progressively=True),
+        "and the Jacobi fields (cos, 1, cosh / sin, 1, sinh) behind the curvature terms"),
     PageSpec(
         "linear_regression.py", "Linear regression", ":material/show_chart:",
         "linear_regression", "lr",
         "The Euclidean case on an uploaded CSV or a generated example: private and "
         "least-squares lines per response, an MSE table, and diffprivlib's LinearRegression "
         "at the same ε",
-        run_button="lr_release", done_button="lr_download_release", open_progressively=True),
+        run_button="lr_release", done_button="lr_download_release"),
 )
 
 #: The landing page.

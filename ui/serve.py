@@ -7,10 +7,9 @@ shared page link opened before anyone loaded the landing page ran that page alon
 app's sidebar and titles. Declaring navigation mode before the server starts removes that
 window. It also keeps uploads in memory up to the upload limit (the web server would otherwise
 spool bodies above 1 MB to a temporary file), preloads the chart library
-(:func:`preload_chart_library`), opens pages progressively (their first run ends at the
-first chart, :func:`ui.session.after_first_chart`) and warms the pages up once the server
-answers (:func:`warm_up_pages`), within a budget of CPU seconds and only until the first
-visitor connects (:class:`WarmUpBudget`). (Streamlit is pinned in requirements.txt;
+(:func:`preload_chart_library`) and warms the pages up once the server answers
+(:func:`warm_up_pages`), within a budget of CPU seconds and only until the first visitor
+connects (:class:`WarmUpBudget`). (Streamlit is pinned in requirements.txt;
 tests/app/test_serve.py checks the attributes used.)
 """
 
@@ -36,7 +35,6 @@ def main(argv=None):
     from streamlit.web import cli
 
     from ui.caps import MIB, upload_limit_mb
-    from ui.session import PROGRESSIVE_ENV
 
     PagesManager.uses_pages_directory = False
 
@@ -51,9 +49,6 @@ def main(argv=None):
     config.on_config_parsed(keep_uploads_in_memory, force_connect=True)
     if os.environ.get(WARM_UP_ENV, "1").strip() != "0":
         config.on_config_parsed(start_warm_up, force_connect=True)
-    # Pages open progressively under this server (ui.session.after_first_chart); a value
-    # already in the environment wins (0 turns it off).
-    os.environ.setdefault(PROGRESSIVE_ENV, "1")
     preload_chart_library()
     # Streamlit reads .streamlit/config.toml from the working directory only: started from
     # anywhere else, the project's settings would silently not apply (among them
@@ -325,8 +320,7 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, conne
     (``benchmarks/bench_browser.py``, cold against warm). This function opens one session
     over the server's websocket, like a browser, and runs each page's default scenario
     (synthetic data only; nothing is released or recorded beyond that session, which closes
-    at the end). A page that opens progressively is run twice (its opening run ends at the
-    first chart). It stops early when ``budget`` says so (:class:`WarmUpBudget`).
+    at the end). It stops early when ``budget`` says so (:class:`WarmUpBudget`).
 
     Parameters
     ----------
@@ -358,18 +352,15 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, conne
     stopped = ""
     with connect(stream, timeout) as ws:
         for spec in pages:
-            for _ in range(2 if spec.open_progressively else 1):
-                stopped = budget.reason_to_stop(start_cpu)
-                if stopped:
-                    break
-                run, stopped = _run_page(ws, spec.url_path, timeout, budget, start_cpu)
-                runs.append(run)
-                if stopped:
-                    stop = BackMsg()
-                    stop.stop_script = True
-                    ws.send(stop.SerializeToString())
-                    break
+            stopped = budget.reason_to_stop(start_cpu)
             if stopped:
+                break
+            run, stopped = _run_page(ws, spec.url_path, timeout, budget, start_cpu)
+            runs.append(run)
+            if stopped:
+                stop = BackMsg()
+                stop.stop_script = True
+                ws.send(stop.SerializeToString())
                 break
     return WarmUp(tuple(runs), stopped, budget.cpu_clock() - start_cpu)
 

@@ -7,8 +7,7 @@
 * :mod:`ui.release_flow` -- the Release button with its confirmation, the run and its record;
 * :mod:`ui.settings_file` -- a page's settings as a JSON file;
 * :mod:`ui.widgets` -- uploads kept in session memory, export buttons, lazy expanders,
-  formula notes;
-* :mod:`ui.progressive` -- progressive opening (the first run ends at the first chart).
+  formula notes.
 
 This module re-exports their names, so ``from ui.session import ...`` keeps working; new code
 imports from the module of its concern. With :mod:`ui.progress` these are the only ``ui``
@@ -51,24 +50,6 @@ from .ledger import (  # noqa: F401
     set_page_rows,
     show_cost,
 )
-from .progressive import (  # noqa: F401
-    CONTINUATION_KEY,
-    CONTINUE_AFTER_S,
-    OPENING_RUN_KEY,
-    PROGRESSIVE_ENV,
-    RESTORE_KEY,
-    RESTORE_NEXT_KEY,
-    ValuesOnly,
-    _values_only_input,
-    _values_only_skip,
-    after_first_chart,
-    begin_page_run,
-    end_page_run,
-    open_whole,
-    opening_run,
-    progressive_open_enabled,
-    starting_value,
-)
 from .release_flow import (  # noqa: F401
     _dialog_state,
     draw_release,
@@ -85,6 +66,7 @@ from .settings_file import (  # noqa: F401
 from .url_state import (  # noqa: F401
     PageSettings,
     query_value,
+    starting_value,
     write_query,
 )
 from .widgets import (  # noqa: F401

@@ -17,35 +17,34 @@ HELP = ("For data without a public footpoint region (an upload, say): most of th
         "centre. The budgets add up: total ε = ε₁ + the geodesics' ε.")
 
 
-def two_stage_inputs(kind, scheme, eps_p, eps_v, draws, init, ui=st):
+def two_stage_inputs(kind, scheme, eps_p, eps_v, draws, init):
     """The checkbox and inputs of the two-stage design; returns a
     :class:`ui.logic.two_stage.TwoStage` when it is chosen, else None. Offered in strict mode
-    with the joint scheme on :data:`ui.logic.two_stage.TWO_STAGE_KINDS` (``ui``: ``st`` or
-    :class:`ui.session.ValuesOnly`; ``init`` the page's
+    with the joint scheme on :data:`ui.logic.two_stage.TWO_STAGE_KINDS` (``init``: the page's
     :meth:`ui.session.PageSettings.init`, which gives each widget its starting value)."""
     if scheme != "joint":
         return None
     if kind not in TS.TWO_STAGE_KINDS:
-        ui.caption("Two-stage design (private centre first): needs a public ball holding the "
+        st.caption("Two-stage design (private centre first): needs a public ball holding the "
                    "shapes, which the page has no way to state for Kendall shapes; the rat "
                    "preset's box shows what it does there.")
         return None
     init("gr_two_stage", None, False, bool)
-    on = ui.checkbox("Two-stage: a private centre first, then the footpoint near it",
+    on = st.checkbox("Two-stage: a private centre first, then the footpoint near it",
                      key="gr_two_stage", help=HELP)
     if not on:
         return None
     init("gr_ts_eps", None, TS.default_center_epsilon(eps_p, eps_v, draws), float,
          bounds=(0.01, 100.0))
-    eps_center = float(ui.number_input("ε₁ of the private centre (spent once)", 0.01, 100.0,
+    eps_center = float(st.number_input("ε₁ of the private centre (spent once)", 0.01, 100.0,
                                        key="gr_ts_eps", step=0.1, format="%.3g"))
     if kind != "sphere":
-        ui.caption("Stage 1's public ball: the response ball B_τ_m(c) above.")
+        st.caption("Stage 1's public ball: the response ball B_τ_m(c) above.")
         return TS.TwoStage(eps_center)
     init("gr_ts_lat", None, 90.0, float, bounds=(-90.0, 90.0))
     init("gr_ts_lon", None, 0.0, float, bounds=(-180.0, 180.0))
     init("gr_ts_r", None, 0.5, float, bounds=(0.01, TS.SPHERE_BALL_MAX))
-    c1, c2, c3 = ui.columns(3)
+    c1, c2, c3 = st.columns(3)
     lat = c1.number_input("Data ball: latitude (°)", -90.0, 90.0, key="gr_ts_lat", step=1.0,
                           format="%.4g")
     lon = c2.number_input("longitude (°)", -180.0, 180.0, key="gr_ts_lon", step=1.0,

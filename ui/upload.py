@@ -55,27 +55,25 @@ ERROR_PREFIX = "The file cannot be used."
 
 
 def file_bytes(tag, *, label="Upload a CSV file (a header row naming the columns, one row "
-               "per observation)", caption=None, empty="Upload a file to continue.", ui=st):
+               "per observation)", caption=None, empty="Upload a file to continue."):
     """The page's file uploader (key ``<tag>_upload``): the file's bytes, or None (with
-    ``empty`` said) while there is none. ``caption`` goes under it. ``ui``: ``st``, or in a
-    page's opening run :class:`ui.session.ValuesOnly`."""
-    uploaded = ui.file_uploader(label, type=["csv", "txt"], key=f"{tag}_upload")
+    ``empty`` said) while there is none. ``caption`` goes under it."""
+    uploaded = st.file_uploader(label, type=["csv", "txt"], key=f"{tag}_upload")
     if caption:
-        ui.caption(caption)
+        st.caption(caption)
     if uploaded is None:
-        ui.info(empty)
+        st.info(empty)
         return None
     return uploaded.getvalue()
 
 
-def upload_and_map(tag, target, *, label=None, caption=None, empty=None, sphere_hint=None,
-                   ui=st):
+def upload_and_map(tag, target, *, label=None, caption=None, empty=None, sphere_hint=None):
     """The file uploader and the mapping of its columns (:func:`map_file`): the data read, or
-    None with a message. ``label``, ``caption``, ``empty``, ``ui``: as for :func:`file_bytes`
+    None with a message. ``label``, ``caption``, ``empty``: as for :func:`file_bytes`
     (the caption by default states the expected header)."""
     caption = caption or header_caption(target)
     kwargs = {k: v for k, v in (("label", label), ("empty", empty)) if v}
-    raw = file_bytes(tag, caption=caption, ui=ui, **kwargs)
+    raw = file_bytes(tag, caption=caption, **kwargs)
     return None if raw is None else map_file(raw, tag, target, sphere_hint=sphere_hint)
 
 

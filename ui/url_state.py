@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .progressive import RESTORE_KEY
-from .widgets import resend_values
-
 
 # ---------------------------------------------------------------------- query string
 def query_value(key, default, cast=None, choices=None):
@@ -75,10 +72,6 @@ class PageSettings:
         if qkey:
             self.url[qkey] = key
         if key in st.session_state:
-            if st.session_state.get(RESTORE_KEY):
-                # The run a progressive opening asked for (ui.session.after_first_chart): the
-                # browser may have built the page's widgets anew after the opening run.
-                resend_values((key,))
             return
         saved = self.saved
         if key in saved and (choices is None or saved[key] in choices):
@@ -91,7 +84,6 @@ class PageSettings:
 
     def finish(self):
         """Save the settings in the session, write them to the URL, mark the page initialised."""
-        st.session_state.pop(RESTORE_KEY, None)
         self.saved.update({k: st.session_state[k] for k in self.keys if k in st.session_state})
         query = {}
         for qkey, key in self.url.items():
@@ -101,3 +93,13 @@ class PageSettings:
             query[qkey] = value
         write_query(**query)
         st.session_state[self.flag_key] = True
+
+
+def starting_value(key, value, choices=None):
+    """Give widget ``key`` its starting value ``value`` through the session state, unless it
+    holds one (in ``choices``, when given). Returns the value held; draw the widget without
+    ``value=`` or ``index=``."""
+    ss = st.session_state
+    if key not in ss or (choices is not None and ss[key] not in choices):
+        ss[key] = value
+    return ss[key]

@@ -109,8 +109,7 @@ def _free_port():
 def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
     """``python -m ui.serve`` opens each page that draws a chart on opening once the server
     answers (its log says so, naming them), and each ran to its end without an exception;
-    a direct call reports every run (progressive pages twice: their opening run ends at the
-    first chart). The warm-up's bound is lifted here (tests/app/test_serve_warm_up.py tests
+    a direct call reports every run, one per page. The warm-up's bound is lifted here (tests/app/test_serve_warm_up.py tests
     it)."""
     import os
     import subprocess
@@ -149,8 +148,7 @@ def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
         done = ui.serve.warm_up_pages(url)
         assert done.stopped == ""
         runs = done.runs
-        expected = [p.url_path for p in chart_pages
-                    for _ in range(2 if p.open_progressively else 1)]
+        expected = [p.url_path for p in chart_pages]
         assert [r.page for r in runs] == expected
         assert all(r.status == "FINISHED_SUCCESSFULLY" and r.exceptions == () for r in runs), \
             runs
@@ -171,9 +169,6 @@ def test_warm_up_can_be_switched_off(monkeypatch):
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
     monkeypatch.setattr(cli, "main", lambda: 0)
     monkeypatch.setattr("sys.argv", ["ui.serve"])
-    from ui.session import PROGRESSIVE_ENV
-
-    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
     registered = []
     monkeypatch.setattr(config, "on_config_parsed",
                         lambda fn, force_connect=False: registered.append(fn))
@@ -199,11 +194,6 @@ def test_the_server_runs_from_the_repository_whatever_the_working_directory(monk
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
     monkeypatch.setattr(config, "on_config_parsed", lambda fn, force_connect=False: None)
     monkeypatch.setenv(ui.serve.WARM_UP_ENV, "0")
-    from ui.session import PROGRESSIVE_ENV
-
-    # main() sets it for the server it starts: restored after the test (other tests' pages
-    # would otherwise open progressively)
-    monkeypatch.setenv(PROGRESSIVE_ENV, "1")
     seen = []
     monkeypatch.setattr(cli, "main", lambda: seen.append(Path.cwd()) or 0)
     monkeypatch.chdir(tmp_path)

@@ -23,8 +23,8 @@ from ui.serve import WarmUpBudget, warm_up_pages
 #: CPU seconds the fake clock advances per poll of the warm-up (a power of two: exact sums).
 STEP = 0.125
 CHART_PAGES = [p for p in PAGES if p.chart_on_open]
-#: Runs of a complete warm-up: progressive pages twice (their opening run ends at the chart).
-ALL_RUNS = [p.url_path for p in CHART_PAGES for _ in range(2 if p.open_progressively else 1)]
+#: Runs of a complete warm-up: one per page that draws a chart on opening.
+ALL_RUNS = [p.url_path for p in CHART_PAGES]
 
 
 class FakeServer:

@@ -107,9 +107,7 @@ def wait_until_idle(page, timeout=RUN_TIMEOUT):
 def wait_until_complete(page, timeout=LOAD_TIMEOUT):
     """Wait until the whole page is drawn and its run has finished.
 
-    A page's first run may end at its first chart (progressive opening,
-    ``ui.session.after_first_chart``) and the app is idle between that run and the next, which
-    draws the rest; only a run that reaches its end draws the sidebar's ledger (``app.py``).
+    Only a run that reaches its end draws the sidebar's ledger (``app.py``).
     """
     page.locator(LEDGER_HEADING).first.wait_for(timeout=timeout)
     wait_until_idle(page, timeout)
@@ -254,40 +252,6 @@ def test_geodesic_regression_accepts_uploaded_csv(app_page):
 
 # Records, from the page's first instant, when the first plotly chart is drawn, when the
 # sidebar's ledger (drawn at the end of a complete run) appears, and every start of a run.
-PROGRESSIVE_WATCH = """
-window.__open = {runs: 0};
-document.addEventListener('DOMContentLoaded', () => {
-  const rec = window.__open;
-  const ATTR = 'data-test-script-state';
-  new MutationObserver((records) => {
-    const now = performance.now();
-    // Every change of the script state, read from the records (one callback may carry
-    // several: a run that ends and the next that starts in the same task): a run starts at
-    // each change into "running".
-    const changes = records.filter((r) => r.attributeName === ATTR);
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (app && !rec.seen) {  // the root appeared: its state then (before any change here)
-      rec.seen = true;
-      const own = changes.filter((r) => r.target === app);
-      if ((own.length ? own[0].oldValue : app.getAttribute(ATTR)) === 'running') rec.runs += 1;
-    }
-    changes.forEach((r, i) => {
-      const next = i + 1 < changes.length ? changes[i + 1].oldValue
-                                          : r.target.getAttribute(ATTR);
-      if (next === 'running' && r.oldValue !== 'running') rec.runs += 1;
-    });
-    if (rec.chart === undefined &&
-        document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"] .main-svg'))
-      rec.chart = now;
-    if (rec.ledger === undefined && [...document.querySelectorAll('[data-testid="stSidebar"] h2')]
-          .some((h) => h.textContent.includes(window.__ledger)))
-      rec.ledger = now;
-  }).observe(document.documentElement,
-             {subtree: true, childList: true, attributes: true, attributeOldValue: true});
-});
-"""
-
-
 @pytest.mark.browser
 def test_a_closed_section_shows_its_settings_again_when_reopened(app_page):
     """A lazy section (``ui.session.lazy_expander``) keeps its settings while closed; opened
@@ -320,49 +284,17 @@ def test_a_closed_section_shows_its_settings_again_when_reopened(app_page):
     assert_no_errors(page)
 
 
-def test_a_page_opens_progressively_then_stays_quiet(app_page):
-    """A page that opens progressively ends its first run at its first chart; the browser asks
-    for the rest once that chart is drawn; then the page is whole and no further run starts
-    (the timer that asked for it has stopped)."""
-    page = app_page
-    spec = next(spec for spec in PAGES if spec.open_progressively)
-    page.add_init_script(f"window.__ledger = {json.dumps(LEDGER_TITLE)};" + PROGRESSIVE_WATCH)
-    open_page(page, spec)
-    wait_for_plots(page, 1)
-    assert_no_errors(page)
-    page.locator("[data-testid='stSidebar'] h2").filter(has_text=LEDGER_TITLE).first.wait_for(
-        timeout=LOAD_TIMEOUT)  # the whole page
-    wait_until_idle(page)
-    rec = page.evaluate("() => window.__open")
-    assert rec["chart"] < rec["ledger"], rec  # the chart was on screen before the rest
-    assert rec["runs"] >= 2, rec  # the opening run and the one that drew the rest
-    # A timer tick sent while the run that draws the rest was going may still come through
-    # after it (a fragment run that finds nothing to do): allow one timer period and a run.
-    page.wait_for_timeout(500)
-    runs = page.evaluate("() => window.__open.runs")
-    page.wait_for_timeout(2_000)  # ten periods of the timer: it has stopped
-    assert page.evaluate("() => window.__open.runs") == runs
-
-
 #: Sessions opened at once by the stress test below (each a fresh browser context).
 STRESS_SESSIONS = 6
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("spec", [s for s in PAGES if s.open_progressively and s.run_button
-                                  and s.done_button.endswith("download_release")],
-                         ids=lambda s: s.url_path)
-def test_progressive_pages_keep_their_settings_and_release_under_load(
-        chromium_browser, server_url, spec):
-    """Several sessions open a progressively opening page at once, then all press Release:
-    each confirmation appears and no setting moved (the URL holds the page's settings).
-
-    Before ``ui.session.RESTORE_KEY`` this failed on Geodesic regression (6 of 16 sessions lost
-    the confirmation and every widget came back at its minimum: the browser had built the
-    widgets anew at their defaults after the opening run; session 11). With it, Geodesic
-    regression passed this test three times under load, but opened progressively it started
-    one more run once whole (the test above, in fresh-clone CI), so it still opens whole.
-    """
+def test_sessions_opened_at_once_keep_their_settings_and_release(chromium_browser, server_url):
+    """Several sessions open Geodesic regression (the page with the most settings) at once,
+    then all press Release: each confirmation appears and no setting moved (the URL holds the
+    page's settings). In session 11, when pages still opened in two runs, 6 of 16 sessions lost
+    the confirmation and every widget came back at its minimum."""
+    spec = registry.page("geodesic_regression.py")
     contexts = [chromium_browser.new_context(viewport=VIEWPORT, base_url=server_url)
                 for _ in range(STRESS_SESSIONS)]
     try:
