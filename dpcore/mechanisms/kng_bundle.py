@@ -6,8 +6,10 @@ Where it runs (public inputs only, :func:`bundle_joint_available`): the manifold
 :math:`S^2`, the footpoint support is a public ball of radius at most
 :data:`~dpcore.sampling.bundle_lattice.MAX_RADIUS` (the lattice box must stay inside the
 chart's domain), the shooting-vector bound is at most :math:`\pi`, and the covariates are the
-release's rescaled ones (in [0, 1]). The whole sphere needs a second chart and is not covered
-yet; there the uniform proposals (or MCMC) run as before.
+release's rescaled ones (in [0, 1]). Without a ball (the whole sphere, ``support_radius``
+None) the two-chart sampler of :mod:`dpcore.sampling.bundle_sphere` runs (public charts about
+the north pole and its antipode, each with its public lattice), within the smaller measured
+range :data:`SPHERE_MAX_N_EPS`.
 
 What a release states
 ---------------------
@@ -31,6 +33,19 @@ the draws cost at most what the leaves cost, so the public prediction is twice t
 cost: ``2 x MAX_LEAVES x LEAF_TERMS x n`` gradient terms per budget pair. Data whose envelope
 reaches the cap before the rule stops it sample longer (the timing side channel again); the
 decision between exact and MCMC never reads the data.
+
+The whole sphere (issue 28): the same rule with two envelopes of at most :data:`MAX_LEAVES`
+leaves each, so ``batches x 2 x 2 MAX_LEAVES x LEAF_TERMS x n``; used up to
+:data:`SPHERE_MAX_N_EPS` only. Measured (``benchmarks/bench_bundle_sphere.py``, n = 250,
+tau = 0.2, V = pi, 9 draws): the far field (geodesics far from the fit, a support about 100
+times the footpoint ball's) needs leaves whose number grows like the fourth power of the
+bound's looseness, and the mean-value bound is still 6-8 times the true variation of g there;
+so the envelopes' cost grows fast with n eps (through the releases, n = 250, 3 x 3 draws,
+synthetic data of ``make_regression_data``, two seeds, tau = 0.2 and 0.3: 1.9-8.1 CPU s at
+120, 6-12.7 s at 140; on the benchmark's data 1.7 s at 100, 8.2 s at 130, and at 250-1,000
+the cap of leaves is reached with estimated acceptances of 1.5e-6 to 7e-11).
+Beyond :data:`SPHERE_MAX_N_EPS` whole-sphere requests keep the rule of :mod:`dpcore.release.
+planning` (uniform proposals where their worst case is within the limit, else MCMC).
 """
 
 from __future__ import annotations
@@ -44,8 +59,9 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "bundle_joint_available",
-           "bundle_joint_work", "bundle_preferred", "regression_joint_bundle"]
+__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "SPHERE_CENTER",
+           "SPHERE_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work", "bundle_preferred",
+           "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
 #: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
@@ -60,6 +76,13 @@ ACCEPTANCE_GOAL = 2e-3
 #: refinement's ``box_cost``. Measured at n (eps_p + eps_v) = 1,000, n = 250, 9 draws: box
 #: costs 25, 10 and 6 gave 20, 10.9 and 10.2 CPU s on a loaded machine.
 LEAF_TERMS = 8.0
+
+#: Largest n (eps_p + eps_v) of the whole-sphere sampler (public; module docstring): the
+#: range in which 9 draws were measured within 10 CPU s (``benchmarks/bench_bundle_sphere.py``
+#: and releases on synthetic data; 140 took up to 12.7 s).
+SPHERE_MAX_N_EPS = 120.0
+#: Public centre of the whole-sphere sampler's first chart (never taken from the data).
+SPHERE_CENTER = (0.0, 0.0, 1.0)
 
 #: Manifold classes with a bundle sampler, and the test a space of that class must pass.
 _SPACES = {}
@@ -80,7 +103,7 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     ----------
     manifold : Manifold
     support_radius : float or None
-        Radius of the public footpoint ball (None: no ball, not covered).
+        Radius of the public footpoint ball (None: the whole sphere, two charts).
     max_norm : float or None
         The shooting-vector bound.
 
@@ -88,34 +111,38 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     -------
     bool
     """
-    if support_radius is None or max_norm is None:
+    if max_norm is None:
         return False
     test = next((f for cls, f in _registry().items() if isinstance(manifold, cls)), None)
     return bool(test is not None and test(manifold)
-                and 0.0 < float(support_radius) <= MAX_RADIUS
+                and (support_radius is None or 0.0 < float(support_radius) <= MAX_RADIUS)
                 and 0.0 < float(max_norm) <= math.pi)
 
 
-def bundle_joint_work(n, draws, batches=1):
+def bundle_joint_work(n, draws, batches=1, whole_sphere=False):
     """Public prediction of an exact bundle-sampler release's work, in gradient terms:
-    ``batches x 2 x MAX_LEAVES x LEAF_TERMS x n`` (module docstring, "Public cost"; ``draws``
-    enters through the refinement's stop rule, not the prediction)."""
+    ``batches x 2 x MAX_LEAVES x LEAF_TERMS x n``, twice that on the whole sphere (two
+    envelopes) (module docstring, "Public cost"; ``draws`` enters through the refinement's
+    stop rule, not the prediction)."""
     del draws  # the stop rule balances the draws' cost against the leaves'
-    return float(batches) * 2.0 * MAX_LEAVES * LEAF_TERMS * float(n)
+    charts = 2.0 if whole_sphere else 1.0
+    return float(batches) * 2.0 * charts * MAX_LEAVES * LEAF_TERMS * float(n)
 
 
 def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, draws,
                      batches=1):
     r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
     where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
-    :data:`MAX_N_EPS`, and the uniform proposals' public worst case (``batches x draws x n x``
-    the worst-case proposals per draw at the smallest ``sigma``) is above the
-    ``max_exact_work`` limit (:mod:`dpcore.settings`): where uniform proposals are certainly
-    practical they run (on typical data they need far fewer proposals than their worst case,
-    and no envelope), beyond it the bundle sampler. Public inputs only."""
+    :data:`MAX_N_EPS` (:data:`SPHERE_MAX_N_EPS` without a footpoint ball), and the uniform
+    proposals' public worst case (``batches x draws x n x`` the worst-case proposals per draw
+    at the smallest ``sigma``) is above the ``max_exact_work`` limit (:mod:`dpcore.settings`):
+    where uniform proposals are certainly practical they run (on typical data they need far
+    fewer proposals than their worst case, and no envelope), beyond it the bundle sampler.
+    Public inputs only."""
     if not bundle_joint_available(manifold, support_radius, max_norm):
         return False
-    if 4.0 * float(g_max) / float(sigma) > MAX_N_EPS * (1.0 + 1e-12):
+    reach = MAX_N_EPS if support_radius is not None else SPHERE_MAX_N_EPS
+    if 4.0 * float(g_max) / float(sigma) > reach * (1.0 + 1e-12):
         return False
     from ..sampling.rejection import worst_case_proposals
     from ..settings import get_limits
@@ -142,8 +169,10 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
     rng : Generator or seed, optional
     tau : float
         The residual clip.
-    support : Ball
-        The public footpoint ball (``center``, ``radius``).
+    support : Ball or None
+        The public footpoint ball (``center``, ``radius``); None: the whole sphere (two public
+        charts about :data:`SPHERE_CENTER` and its antipode, :mod:`dpcore.sampling.
+        bundle_sphere`).
     max_norm : float
         The shooting-vector bound.
     progress : callable, optional
@@ -161,6 +190,9 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
     rng = np.random.default_rng(rng)
     t = np.asarray(t, dtype=float)
     y = np.asarray(y, dtype=float)
+    if support is None:
+        return _whole_sphere(mechanisms, t, y, int(size), rng, tau=tau, max_norm=max_norm,
+                             progress=progress)
     lattice = BundleLattice(np.asarray(support.center, dtype=float), float(support.radius),
                             float(max_norm))
     out = []
@@ -180,5 +212,40 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
             diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
                          "envelope_cells": int(sampler.diagnostics["boxes"]),
                          "float_safety": LATTICE_NOTE, **lattice.record},
+        ))
+    return out
+
+
+def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):
+    """:func:`regression_joint_bundle` without a footpoint ball: one
+    :class:`~dpcore.sampling.bundle_sphere.WholeSphereBundleSampler` per mechanism, the
+    released values the public lattice points (of the chart whose region holds the draw)."""
+    from ..sampling.bundle_sphere import OVERLAP, SPLIT_RADIUS, WholeSphereBundleSampler
+
+    out = []
+    for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)), strict=True):
+        report(part, 0.0)
+        sampler = WholeSphereBundleSampler(t, y, float(tau), float(mech.sigma),
+                                           float(max_norm), center=SPHERE_CENTER, draws=size,
+                                           max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                           acceptance_goal=ACCEPTANCE_GOAL)
+        report(part, 0.5)
+        p, v, tried = sampler.sample(size, rng)
+        report(part, 1.0)
+        records = [lat.record for lat in sampler.lattices]
+        out.append(MechanismResult(
+            values=np.stack([p, v], axis=1), exact=True,
+            sampler=("exact rejection sampling from certified far-field envelopes on two "
+                     f"public charts covering the whole sphere (centres {SPHERE_CENTER} and "
+                     f"its antipode, footpoint radii {SPLIT_RADIUS:.4g} and "
+                     f"{SPLIT_RADIUS + OVERLAP:.4g}) x the shooting-vector ball of radius "
+                     f"{float(max_norm):g}"),
+            diagnostics={"proposals": int(tried), "acceptance": float(size / tried),
+                         "envelope_cells": int(sampler.diagnostics["boxes"]),
+                         "float_safety": LATTICE_NOTE, "partition": (
+                             "region A: the first chart's support cells; region B: the second "
+                             "chart's support cells whose lattice point is not in A, minus A "
+                             "(public, disjoint; dpcore.sampling.bundle_sphere)"),
+                         "lattices": records, **records[0]},
         ))
     return out

@@ -424,21 +424,24 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
 
     The refined envelope's (:func:`predicted_joint_kng_work`) on R¹ with a footpoint ball; the
     far-field bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
-    with a footpoint ball, where its public cost is below the uniform proposals' worst case
+    with a footpoint ball, or on the whole sphere (``foot_radius`` None, two public charts),
+    where its public cost is below the uniform proposals' worst case
     (:func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`, the rule the release samples by).
     Public inputs only.
     """
     from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
 
-    if foot_radius is None or speed_cap is None or tau is None:
+    if speed_cap is None or tau is None:
         return None
     if refined_joint_available(manifold):
+        if foot_radius is None:
+            return None
         return float(batches) * predicted_joint_kng_work(manifold, foot_radius, speed_cap, tau,
                                                          sigma, int(n), draws)
     g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
     if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
                         draws=draws, batches=batches):
-        return bundle_joint_work(int(n), draws, batches)
+        return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None)
     return None
 
 

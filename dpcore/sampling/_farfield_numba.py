@@ -27,6 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .sphere_jacobian_bounds import K_CS, K_SC
+
 _HALF_PI = 0.5 * math.pi
 
 
@@ -54,14 +56,28 @@ def _turn_rate(lo, hi, tau):
 
 
 @njit(cache=True, error_model="numpy")
-def _rate(kappa, m, eta, s, al_a, al_b, be_a, be_b, t):
+def _rate(kappa, m, eta, s, al_a, al_b, be_a, be_b, t, sin_env, pp_tn2, beta_b):
     """Scalar ``sphere_jacobian_bounds._rate`` with its piece-independent parts hoisted:
     ``A_T = ke + m al_a``, ``B_T/t = ke + m al_b``, ``A_D = ke + m (be_a + s eta)``,
-    ``B_D/t = ke + m (eta s + be_b)``, ``ke = kappa eta``."""
+    ``B_D/t = ke + m (eta s + be_b)``, ``A_R = ke + m sin_env sqrt(P^2 + t^2N^2 + eta^2)``
+    (``pp_tn2 = P^2 + t^2N^2``), ``B_R/t = ke + m beta_b``, ``ke = kappa eta``."""
     ke = kappa * eta
-    a_b = ke + m * min(al_a, be_a + s * eta)
-    b_b = t * (ke + m * min(al_b, eta * s + be_b))
+    beta_a = sin_env * math.sqrt(pp_tn2 + eta * eta)
+    a_b = ke + m * min(min(al_a, be_a + s * eta), beta_a)
+    b_b = t * (ke + m * min(min(al_b, eta * s + be_b), beta_b))
     return math.sqrt(a_b * a_b + b_b * b_b)
+
+
+@njit(cache=True, error_model="numpy")
+def _rotating(rho, P, tn):
+    """``(sin_env, P^2 + t^2N^2, beta_b)`` of ``sphere_jacobian_bounds.rotating_factors``."""
+    sin_env = math.sin(min(rho, _HALF_PI))
+    k_cs = min(rho / 3.0, K_CS)
+    k_sc = min(2.0 * rho / 3.0, K_SC)
+    x = P * sin_env + tn * k_cs
+    z = tn * k_sc + sin_env * P
+    w = k_cs * tn
+    return sin_env, P * P + tn * tn, math.sqrt(x * x + z * z + w * w)
 
 
 @njit(cache=True, error_model="numpy")
@@ -98,6 +114,7 @@ def _term(theta, at, P, N, W, eta0, eta1, tau, pieces, cut, pad, margin):
     be_b = (rho / 3.0 * tn + s * P + 4.0 / 15.0 * rho**3 * tn + 2.0 / 3.0 * rho2 * s * tn
             + 2.0 / 3.0 * rho * (tn + at * W * P * s) + 2.0 / 3.0 * rho * (s + rho) * s * tn
             + 2.0 / 3.0 * rho2 * s * P + 2.0 / 3.0 * rho * tn)
+    sin_env, pp_tn2, beta_b = _rotating(rho, P, tn)
     mv = 0.0
     for k in range(pieces):
         frac = (k + 1.0) / pieces
@@ -106,7 +123,7 @@ def _term(theta, at, P, N, W, eta0, eta1, tau, pieces, cut, pad, margin):
         lo = max(theta - half - pad, 0.0)
         hi = theta + half + pad
         mv += _rate(_turn_rate(lo, hi, tau), min(hi, tau), speed, s, al_a, al_b, be_a, be_b,
-                    at) / pieces
+                    at, sin_env, pp_tn2, beta_b) / pieces
     return min(mv, crude) * (1.0 + margin), True
 
 
@@ -326,6 +343,8 @@ def gn_term(theta, at, P, N, W, eta0, eta1, tau, pieces, pad, margin, X, d_w, s0
     rho2 = rho * rho
     al_a = P * (c1 + min(0.5 * rho2, 2.0) * s) + tn * (s + rho)
     al_b = P * (c1 + rho2 * s / 6.0) + tn * rho
+    sin_env, pp_tn2, beta_b = _rotating(rho, P, tn)
+    al_b = min(al_b, beta_b)
     gn = 0.0
     for k in range(pieces):
         frac = (k + 1.0) / pieces
@@ -333,7 +352,7 @@ def gn_term(theta, at, P, N, W, eta0, eta1, tau, pieces, pad, margin, X, d_w, s0
         half = min(frac * (eta0 + 0.5 * frac * eta1), frac * cap)
         hi = theta + half + pad
         lam = hi * hi / 3.0 + hi**4 / 40.0 if hi <= 1.0 else 1.0 - hi / math.tan(hi)
-        a = lam * speed + hi * al_a
+        a = lam * speed + hi * min(al_a, sin_env * math.sqrt(pp_tn2 + speed * speed))
         b = at * (lam * speed + hi * al_b)
         gn += math.sqrt(a * a + b * b) / pieces
     eta_max = min(eta0 + eta1, cap)

@@ -116,6 +116,12 @@ every leaf (on :math:`D`), a proposal whose ratio exceeds :math:`1 + 10^{-9}` ra
 cell of :mod:`~dpcore.sampling.bundle_lattice`, every support cell reachable through the
 :math:`q_0` witness.
 
+With the rotating-form term bound of :mod:`~dpcore.sampling.sphere_jacobian_bounds`
+(issue 28, whole sphere; the smallest of three term bounds) the same benchmark, measured in
+one run against the previous kernel: 31,000 leaves and 4.8-4.9 CPU s in total at
+:math:`n\epsilon` = 250 and 1000, against 46,000-48,000 leaves and 6.3-6.6 s (the figures
+below are the earlier, more loaded measurement).
+
 Cost (measured, ``benchmarks/bench_bundle_farfield.py``, n = 250, tau = 0.2, R = 0.5,
 V = 1.5, 9 draws; shared machine, CPU seconds, numba kernels loaded; refinement until the
 certified acceptance reaches :math:`2\cdot10^{-4}`, the defaults ``near_sigmas = 0`` and

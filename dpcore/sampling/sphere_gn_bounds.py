@@ -47,7 +47,10 @@ to at most :math:`2.035(x/\pi)^6/(1 - \pi^{-2}) < 0.00236x^4`, while
 :math:`Da/ds = \Pi^{-1}Q_aD\varepsilon/ds + R_a`, :math:`|R_a| \le m\,\alpha_a`,
 :math:`\alpha_a = P(c_1 + \min(\rho^2/2, 2)s) + tN(s + \rho)` (the holonomy and the
 rotation of :math:`Q_a`'s frame), and :math:`Db/ds = t\Pi^{-1}Q_bD\varepsilon/ds + R_b`,
-:math:`|R_b| \le tm\,\alpha_b`, :math:`\alpha_b = P(c_1 + \rho^2s/6) + tN\rho`. Since
+:math:`|R_b| \le tm\,\alpha_b`, :math:`\alpha_b = P(c_1 + \rho^2s/6) + tN\rho`; each
+:math:`\alpha` is replaced by the smaller rotating-form bound :math:`\beta_a` (with the
+piece's speed) or :math:`\beta_b` where that is smaller (the same :math:`R_a, R_b`,
+bounded in the rotating frame of :mod:`~dpcore.sampling.sphere_jacobian_bounds`). Since
 :math:`\Pi^{-1}Q_a\dot{\hat y} = Q_aL\delta` (:math:`Q_a` is diagonal in the parallel frame and
 :math:`\Pi^{-1}\dot{\hat y}` is the transported Jacobi field :math:`L\delta`),
 

@@ -104,7 +104,59 @@ All with :math:`\rho = \rho_{max} = tW` (each bound increases with :math:`\rho`)
 Compared with the direct form below, the frame's rotation and the holonomy cost
 :math:`m\rho\cdot\text{speed}/2` instead of :math:`m\sin\rho` times the sum of three speeds.
 
-Term bounds, direct form (kept; the smaller of the two is used)
+Term bounds, rotating form (issue 28, whole sphere)
+--------------------------------------------------
+The transport form pays the holonomy :math:`P c_1` and the frame's rotation separately; at
+large :math:`\rho` (speeds up to :math:`\pi`) both are first order with constants 2-5 while
+the rotation they describe is much smaller (measured on far-field leaves of the whole
+sphere: about 60% of the summed bound). Exact instead: let :math:`e_p = v/|v|`,
+:math:`N_p = Je_p` at :math:`p` and :math:`(e, N)` their parallel transports along
+:math:`\gamma` (at :math:`\hat y`: :math:`e = \gamma'(1)/\rho`). The scalars
+:math:`\varepsilon_e = \langle\varepsilon, e\rangle`, :math:`\varepsilon_N = \langle
+\varepsilon, N\rangle` and :math:`a = \varepsilon_ee_p + C\varepsilon_NN_p`,
+:math:`b = t(\varepsilon_ee_p + S\varepsilon_NN_p)` (the adjoints of :math:`d\mathrm{Exp}`
+on :math:`S^2`). Along :math:`s`: :math:`De/ds = \omega N` with
+:math:`\omega = J'_\perp(1)/\rho = -\pi_\perp\sin\rho + \nu_\perp C/|v|`
+(:math:`D_s\gamma'(1) = J'(1)`, :math:`J'_\parallel(1) = \dot\rho`), so
+:math:`\dot\varepsilon_e = D\varepsilon_e + \omega\varepsilon_N`,
+:math:`\dot\varepsilon_N = D\varepsilon_N - \omega\varepsilon_e`; and :math:`De_p/ds =
+\varphi'N_p`, :math:`\varphi' = \nu_\perp/|v|`. In a frame parallel along :math:`p(s)` the
+components of :math:`a` are :math:`R(\varphi)x`, :math:`x = (\varepsilon_e,
+C\varepsilon_N)`, whose derivative is :math:`R(\varphi)(\dot x + \varphi'Jx)`:
+
+.. math:: \frac{Da}{ds} \equiv R(\varphi)\Big[(D\varepsilon_e, CD\varepsilon_N) + \sin\rho
+          \big(-\pi_\perp\varepsilon_N,\ J_\perp(1)\varepsilon_e - \dot\rho\varepsilon_N
+          \big)\Big],
+
+using :math:`\omega - C\varphi' = -\pi_\perp\sin\rho`, :math:`\varphi' - C\omega =
+\sin\rho\,(C\pi_\perp + tS\nu_\perp) = \sin\rho\,J_\perp(1)`, :math:`\dot C =
+-\sin\rho\,\dot\rho` (the :math:`1/|v|` parts cancel). The first part is
+:math:`\Pi^{-1}Q_aD\varepsilon/ds` (norm :math:`\le \kappa_\varepsilon\eta`); the second is a
+matrix with entries :math:`\pi_\perp, J_\perp(1), \dot\rho` (Frobenius norm
+:math:`\le \sqrt{P^2 + \eta^2 + t^2N^2}`) times :math:`(\varepsilon_e, \varepsilon_N)`
+(norm :math:`m`). Likewise :math:`b`, with :math:`\omega - S\varphi' = -\pi_\perp\sin\rho +
+t\nu_\perp(C - S)/\rho`, :math:`\varphi' - S\omega = t\nu_\perp(1 - SC)/\rho +
+S\sin\rho\,\pi_\perp`, :math:`\dot S = S'\dot\rho`. With the envelopes (nondecreasing in
+:math:`\rho_{max}`, valid for every :math:`\rho \ge 0`) :math:`|\sin\rho| \le
+\sin\min(\rho, \pi/2)`, :math:`|C - S|/\rho = |S'| \le \min(\rho/3, 0.4362)` (alternating
+series :math:`C - S = \sum_{k\ge1}(-1)^k2k\rho^{2k}/(2k+1)!`, terms decreasing for
+:math:`\rho < \sqrt{10}`, and beyond that :math:`(1 + 1/\rho)/\rho < 0.42`; the supremum
+0.43618 at :math:`\rho \approx 2.08` is checked on a grid by the tests),
+:math:`(1 - SC)/\rho = (1 - \mathrm{sinc}\,2\rho)/\rho \le \min(2\rho/3, 0.6367)` (supremum
+:math:`2/\pi` at :math:`\pi/2`; :math:`1.2173/\rho < 0.39` beyond :math:`\pi`) and
+:math:`S|\sin\rho| \le \sin\min(\rho, \pi/2)`:
+
+.. math:: A_R = \kappa_\varepsilon\eta + m\beta_a,\quad \beta_a = \sin\min(\rho, \tfrac\pi2)
+          \sqrt{P^2 + \eta^2 + t^2N^2}, \qquad B_R = t(\kappa_\varepsilon\eta + m\beta_b),
+
+:math:`\beta_b = \sqrt{(P\sin_\rho + tNk_{cs})^2 + (tNk_{sc} + P\sin_\rho)^2 +
+(tNk_{cs})^2}` (:func:`rotating_factors`). The frame is undefined where :math:`v = 0`, but
+:math:`a, b` are smooth there and the bound has no :math:`1/|v|`, so it holds in the limit
+(a segment meets :math:`v = 0` at most at one :math:`s`). The same :math:`m\beta_a, tm\beta_b`
+bound the residual-dependent rest :math:`R_a, R_b` of
+:mod:`~dpcore.sampling.sphere_gn_bounds` (it is exactly the second part above).
+
+Term bounds, direct form (kept; the smallest of the three is used)
 ---------------------------------------------------------------
 :math:`\rho \le \rho_{max} = tW`, :math:`|\mathrm{sinc}'| \le \rho/3`, :math:`0 \le R \le
 2/3`, :math:`|R'| \le 4\rho/15` (:mod:`~dpcore.sampling.sphere_mean_value`).
@@ -121,8 +173,8 @@ p,\varepsilon\rangle` (:math:`\le \frac23\rho(s + \rho)s\,tNm`), :math:`RV\rho^2
 \varepsilon\rangle` (:math:`\le \frac23\rho^2sPm`) and :math:`R\rho\alpha\,Dv/ds\cdot t`
 (:math:`\le \frac23\rho m tN`); their sum times :math:`t` bounds :math:`|Db/ds|`.
 
-Per term :math:`|DG_i/ds| \le \sqrt{A^2 + B^2}/n` with :math:`A = \min(A_T, A_D)`,
-:math:`B = \min(B_T, B_D)`.
+Per term :math:`|DG_i/ds| \le \sqrt{A^2 + B^2}/n` with :math:`A = \min(A_T, A_R, A_D)`,
+:math:`B = \min(B_T, B_R, B_D)`.
 
 Integration along the segment: on :math:`[\frac{k-1}K, \frac kK]` the speed is at most
 :math:`\eta_k = \min(\eta_0 + \frac kK\eta_1, P + tN)` and the angle lies within
@@ -145,7 +197,8 @@ import numpy as np
 
 from .sphere_enclosure import CUT_MARGIN
 
-__all__ = ["residual_turn_rate", "term_change_bounds", "mean_value_loss"]
+__all__ = ["K_CS", "K_SC", "mean_value_loss", "residual_turn_rate", "rotating_factors",
+           "term_change_bounds"]
 
 _HALF_PI = 0.5 * math.pi
 #: Pad of theta(c) (covers its float evaluation by far).
@@ -154,6 +207,12 @@ THETA_PAD = 1e-9
 MARGIN = 1e-9
 #: Pieces of the segment on which the rate is bounded separately.
 PIECES = 8
+#: :math:`\sup_{\rho \in (0, \pi]}|\cos\rho - \mathrm{sinc}\,\rho|/\rho` (0.43615 at
+#: :math:`\rho \approx 2.08`), rounded up (module docstring, rotating form).
+K_CS = 0.4362
+#: :math:`\sup_{\rho \in (0, \pi]}(1 - \mathrm{sinc}\,2\rho)/\rho` (:math:`2/\pi` at
+#: :math:`\rho = \pi/2`), rounded up.
+K_SC = 0.6367
 def residual_turn_rate(theta_lo, theta_hi, tau):
     r""":math:`\kappa_\varepsilon`: the largest :math:`\max(\psi', \psi|\cot\theta|)` over
     :math:`[\theta_{lo}, \theta_{hi}] \subset [0, \pi)` (module docstring).
@@ -204,8 +263,9 @@ def term_change_bounds(theta_c, t, P, N, W, tau, eta=None, eta1=None, form="both
         The speed of each term's prediction :math:`\hat y` at parameter :math:`s` of the
         segment is at most ``eta + s * eta1`` (defaults: :math:`P + tN` and 0; the speed is
         also capped by :math:`P + tN`).
-    form : {"both", "transport", "direct"}
-        Which term bounds to use (the smaller of the two by default; one alone for tests).
+    form : {"both", "transport", "direct", "rotating"}
+        Which term bounds to use (the smallest of the three by default; one alone for
+        tests).
 
     Returns
     -------
@@ -243,15 +303,31 @@ def term_change_bounds(theta_c, t, P, N, W, tau, eta=None, eta1=None, form="both
     return bound * (1.0 + MARGIN), smooth
 
 
+def rotating_factors(rho, P, tn, eta):
+    r"""The rotating-frame bounds :math:`\beta_a, \beta_b` of the module docstring ("Term
+    bounds, rotating form"): :math:`|Da/ds - \Pi^{-1}Q_aD\varepsilon/ds| \le m\beta_a` and
+    :math:`|Db/ds - t\Pi^{-1}Q_bD\varepsilon/ds| \le tm\beta_b` for :math:`\rho \le`
+    ``rho`` (all arguments broadcast)."""
+    sin_env = np.sin(np.minimum(rho, _HALF_PI))
+    k_cs = np.minimum(rho / 3.0, K_CS)
+    k_sc = np.minimum(2.0 * rho / 3.0, K_SC)
+    beta_a = sin_env * np.sqrt(P * P + eta * eta + tn * tn)
+    beta_b = np.sqrt((P * sin_env + tn * k_cs) ** 2 + (tn * k_sc + sin_env * P) ** 2
+                     + (k_cs * tn) ** 2)
+    return beta_a, beta_b
+
+
 def _rate(lo, hi, eta, P, tn, t, W, rho, s, c1, tau, form="both"):
-    """sqrt(A^2 + B^2) of the module docstring for the angle range [lo, hi] (the smaller of
-    the transport and the direct form for each of A and B/t)."""
+    """sqrt(A^2 + B^2) of the module docstring for the angle range [lo, hi] (the smallest of
+    the transport, the direct and the rotating form for each of A and B/t)."""
     kappa = residual_turn_rate(lo, hi, tau)
     m = np.minimum(hi, tau)
     ke = kappa * eta
     rho2 = rho * rho
     a_tr = ke + m * (P * (c1 + np.minimum(0.5 * rho2, 2.0) * s) + tn * (s + rho))
     b_tr = ke + m * (P * (c1 + rho2 * s / 6.0) + tn * rho)
+    beta_a, beta_b = rotating_factors(rho, P, tn, eta)
+    a_rot, b_rot = ke + m * beta_a, ke + m * beta_b
     a_dir = ke + m * s * (tn + eta + P)
     b_dir = (ke + m * eta * s + rho / 3.0 * tn * m + s * P * m
              + 4.0 / 15.0 * rho**3 * tn * m + 2.0 / 3.0 * rho2 * s * tn * m
@@ -260,10 +336,15 @@ def _rate(lo, hi, eta, P, tn, t, W, rho, s, c1, tau, form="both"):
              + 2.0 / 3.0 * rho2 * s * P * m + 2.0 / 3.0 * rho * m * tn)
     if form == "transport":
         a_dir, b_dir = a_tr, b_tr
+        a_rot, b_rot = a_tr, b_tr
     elif form == "direct":
         a_tr, b_tr = a_dir, b_dir
-    a_bound = np.minimum(a_tr, a_dir)
-    b_bound = t * np.minimum(b_tr, b_dir)
+        a_rot, b_rot = a_dir, b_dir
+    elif form == "rotating":
+        a_tr, b_tr = a_rot, b_rot
+        a_dir, b_dir = a_rot, b_rot
+    a_bound = np.minimum(np.minimum(a_tr, a_dir), a_rot)
+    b_bound = t * np.minimum(np.minimum(b_tr, b_dir), b_rot)
     return np.sqrt(a_bound * a_bound + b_bound * b_bound)
 
 

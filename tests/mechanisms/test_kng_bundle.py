@@ -21,6 +21,7 @@ from dpcore.mechanisms.kng_bundle import (
     LEAF_TERMS,
     MAX_LEAVES,
     MAX_N_EPS,
+    SPHERE_MAX_N_EPS,
     bundle_joint_available,
     bundle_joint_work,
     bundle_preferred,
@@ -44,10 +45,12 @@ def _data(n, rng):
     return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
 
 
-def test_available_only_on_the_two_sphere_with_a_public_ball():
+def test_available_only_on_the_two_sphere():
     assert bundle_joint_available(S2, 0.5, 1.5)
     assert bundle_joint_available(S2, 2.2, math.pi)
-    assert not bundle_joint_available(S2, None, 1.5)      # the whole sphere: not yet
+    assert bundle_joint_available(S2, None, math.pi)      # the whole sphere: two charts
+    assert not bundle_joint_available(S2, None, None)
+    assert not bundle_joint_available(Sphere(3), None, 1.5)
     assert not bundle_joint_available(S2, 2.5, 1.5)       # beyond the chart's lattice box
     assert not bundle_joint_available(S2, 0.5, 4.0)       # speeds beyond pi
     assert not bundle_joint_available(Sphere(3), 0.5, 1.5)
@@ -80,6 +83,7 @@ def test_plan_is_exact_at_n_eps_1000_with_a_footpoint_ball():
     assert plan["exact"] and plan["guarantee"] == "private"
     assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9))
     assert plan["predicted_work"] <= plan["limit"]
+    # the whole sphere at n eps = 1,000: beyond SPHERE_MAX_N_EPS, MCMC
     whole = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9)
     assert not whole["exact"] and whole["guarantee"] == "approximately private"
     # beyond the measured range n (eps_p + eps_v) <= MAX_N_EPS: not the bundle sampler
@@ -139,3 +143,49 @@ def test_same_law_as_the_uniform_exact_sampler():
     for a, b in zip(stats_of(np.asarray(far.values)), stats_of(np.asarray(uni.values)),
                     strict=True):
         assert stats.ks_2samp(a, b).pvalue > 1e-7
+
+
+def test_whole_sphere_preferred_within_its_measured_range():
+    n, draws = 250, 9
+    g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))
+    delta = math.hypot(2 * TAU / n, 2 * TAU / n)
+    assert bundle_joint_work(n, draws, whole_sphere=True) == pytest.approx(
+        2 * 2 * MAX_LEAVES * LEAF_TERMS * n)
+    for n_eps in (30.0, 100.0, SPHERE_MAX_N_EPS, 1.01 * SPHERE_MAX_N_EPS, 1000.0):
+        sigma = 2 * delta / (n_eps / n)
+        uniform = draws * n * worst_case_proposals(g_max, sigma)
+        expect = uniform > get_limits().max_exact_work and n_eps <= SPHERE_MAX_N_EPS
+        assert bundle_preferred(S2, None, math.pi, g_max=g_max, sigma=sigma, n=n,
+                                draws=draws) == expect, n_eps
+    plan = plan_regression_sampler(S2, 250, eps_p=0.2, eps_v=0.2, tau=TAU, draws=9)
+    assert plan["exact"] and plan["guarantee"] == "private"
+    assert plan["exact_sampler"] == "far-field bundle"
+    assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9, whole_sphere=True))
+    assert plan["predicted_work"] <= plan["limit"]
+
+
+def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
+    from dpcore.sampling.bundle_sphere import OVERLAP, SPLIT_RADIUS
+
+    rng = np.random.default_rng(8)
+    n, eps = 40, 1.0                                           # n eps = 80 per geodesic
+    t, y = _data(n, rng)
+    rel = private_geodesic_regression(S2, t, y, eps_p=eps, eps_v=eps, tau=TAU,
+                                      covariate_range=(0, 1), rng=4)
+    joint = rel.diagnostics["joint"]
+    assert rel.delta == 0 and "two public charts" in joint["sampler"]
+    assert joint["float_safety"].startswith("each output is the public lattice cell")
+    p = np.asarray(rel.values["footpoint"]).reshape(3)
+    v = np.asarray(rel.values["shooting_vector"]).reshape(3)
+    assert np.linalg.norm(v) <= math.pi
+    # the released pair is the public point of its cell in one of the two public lattices
+    inner = BundleLattice(NORTH, SPLIT_RADIUS, math.pi)
+    outer = BundleLattice(-NORTH, SPLIT_RADIUS + OVERLAP, math.pi)
+    hits = 0
+    for lat in (inner, outer):
+        z = np.concatenate(lat.chart.from_bundle(p[None], v[None]), axis=-1)
+        p_k, v_k = lat.point(lat.index_of(z))
+        hits += bool(np.array_equal(p_k[0], p) and np.array_equal(v_k[0], v))
+    assert hits >= 1
+    assert [list(rec["lattice_spacing"]) for rec in joint["lattices"]] == [
+        inner.spacing.tolist(), outer.spacing.tolist()]
