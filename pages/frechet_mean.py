@@ -28,21 +28,15 @@ from ui.frechet_notes import assumptions_box, teaching_notes
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
 from ui.logic import frechet_simulation as S
-from ui.progress import cancelled_notice, show_work
-from ui.risk import show_risk
+from ui.release_panel import release_panel
 from ui.session import (
-    draw_release,
     export_buttons,
     formula_notes,
     group,
-    planned_cost,
     query_value,
-    release_button,
-    release_error,
     rows_per_person,
     session_memo,
     set_page_rows,
-    show_cost,
     starting_value,
     write_query,
 )
@@ -176,30 +170,22 @@ def release_section(request, y, fingerprint, group_ok=True):
             st.markdown(cached_smallest(request, target))
     event, work, work_ok = session_memo(PLAN_MEMO, request, lambda: L.release_facts(request),
                                         max_entries=8)
-    cost = planned_cost(epsilon=event.epsilon, mu=event.mu, delta=event.delta,
-                        guarantee=event.guarantee, label=event.label)
-    show_cost(cost)
-    show_risk("fm", event)
-    show_work(work, work_ok,
-              on_page="lower n (or use fewer rows), lower ε, or choose another mechanism.")
-    cancelled_notice("fm_run", "The release")
-    release_error("fm_release")
     if not group_ok:
         st.info("Confirm above that the largest group size is public (or choose no person "
                 "column) to release.", icon=":material/group:")
-    key = (fingerprint, request)
-    if release_button("fm_release", cost, disabled=not (work_ok and group_ok)):
-        draw_release(PAGE, "fm_release", "fm_run", "Drawing one private mean", work.seconds,
-                     lambda bar: request.run(y, progress=bar), LAST, key=key,
-                     rows=rows_per_person())
-    last = st.session_state.get(LAST)
-    if not last:
+    rows = rows_per_person()
+    entry = release_panel(
+        PAGE, request, lambda bar: (request.run(y, progress=bar), {"rows": rows}), key="fm",
+        signature=(fingerprint, request), work=work, work_ok=work_ok, event=event,
+        label="Drawing one private mean", disabled=not group_ok, button="fm_release",
+        run="fm_run", last=LAST,
+        on_page="lower n (or use fewer rows), lower ε, or choose another mechanism.")
+    if entry is None:
+        if st.session_state.get(LAST):
+            st.info("The settings changed since the last release (it stays in the ledger). "
+                    "Press *Release* for a release with the current settings.")
         return
-    if last["key"] != key:
-        st.info("The settings changed since the last release (it stays in the ledger). Press "
-                "*Release* for a release with the current settings.")
-        return
-    show_release(last, request, y, fingerprint)
+    show_release(entry, request, y, fingerprint)
 
 
 def show_release(last, request, y, fingerprint):

@@ -18,7 +18,6 @@ from dpcore.data import make_mean_data, to_csv
 from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import Sphere
-from dpcore.mechanisms import RiemannianGaussian
 from dpcore.privacy import (
     calibrate_sigma,
     compose_gdp,
@@ -27,7 +26,7 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
-from dpcore.release import private_frechet_mean
+from dpcore.release import GaussianReleaseRequest
 from dpcore.settings import get_limits
 from ui import manifolds as M
 from ui.caps import CAPS
@@ -36,19 +35,15 @@ from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import gaussian_dp as L
 from ui.logic import privacy_text as T
-from ui.progress import cancelled_notice, show_work
-from ui.risk import show_risk
+from ui.progress import show_work
+from ui.release_panel import release_panel
 from ui.session import (
-    draw_release,
     export_buttons,
     formula_notes,
     lazy_expander,
-    planned_cost,
     query_value,
-    release_button,
-    release_error,
     rows_per_person,
-    show_cost,
+    session_memo,
     starting_value,
     write_query,
 )
@@ -90,11 +85,11 @@ def release_data(n, seed, radius):
     return make_mean_data(Sphere(2), n, radius=radius, rng=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def release_mu(sigma, sensitivity):
-    """The µ the release records: its Monte Carlo estimate at σ plus 3 standard errors."""
-    mech = RiemannianGaussian(manifold=Sphere(2), sensitivity=sensitivity, sigma=sigma)
-    return float(mech.mu + 3.0 * mech.mu_standard_error)
+def release_event(request):
+    """The privacy event the release records (its µ: the Monte Carlo estimate at σ plus 3
+    standard errors), computed once per request in this session (it runs the mechanism on
+    a public model data set, so it is not shared between sessions through a cache)."""
+    return session_memo("gd_release_events", request, request.event, max_entries=8)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -193,25 +188,17 @@ def release_section(sigma, sensitivity):
                    "top), so no guarantee can be stated for a release: increase σ.")
         return {"gd_rel_n": n, "gd_rel_seed": seed}
     # S² is curved: its µ is a Monte Carlo estimate (approximately private, as labelled).
-    mu_release = release_mu(float(sigma), float(sensitivity))
-    cost = planned_cost(mu=mu_release, delta=None, guarantee="approximately private")
-    show_cost(cost)
-    show_risk("gd", mu=mu_release, guarantee="approximately private")
+    request = GaussianReleaseRequest(Sphere(2), int(n), sigma=float(sigma), radius=radius,
+                                     center=default_center(Sphere(2)))
     work, work_ok = L.release_work(int(n), float(sigma), radius)
-    show_work(work, work_ok, on_page="lower n or raise σ.")
-    cancelled_notice("gd_run", "The release")
-    release_error("gd_release")
-    if release_button("gd_release", cost, disabled=not work_ok):
-        draw_release(PAGE, "gd_release", "gd_run",
-                     "Estimating µ on S² and drawing one private mean", work.seconds,
-                     lambda bar: private_frechet_mean(Sphere(2), y, sigma=float(sigma),
-                                                      mechanism="gaussian", radius=radius,
-                                                      center=default_center(Sphere(2)),
-                                                      progress=bar),
-                     LAST, key=key, y=y)
+    entry = release_panel(
+        PAGE, request, lambda bar: (request.run(y, progress=bar), {"y": y}), key="gd",
+        signature=key, work=work, work_ok=work_ok, event=release_event(request),
+        label="Estimating µ on S² and drawing one private mean", button="gd_release",
+        run="gd_run", last=LAST, on_page="lower n or raise σ.")
     last = st.session_state.get(LAST)
-    if last and last["key"] == key:
-        rel = last["release"]
+    if entry is not None:
+        rel = entry["release"]
         value = np.asarray(rel.values["mean"])[0]
         mean = frechet_mean(Sphere(2), y)
         cols = st.columns(4)

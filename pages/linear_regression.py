@@ -27,9 +27,8 @@ import numpy as np
 import streamlit as st
 
 from dpcore import visualization as V
-from dpcore.manifolds import Euclidean
 from dpcore.privacy import PrivacyEvent
-from dpcore.release import private_geodesic_regression
+from dpcore.release import GeodesicRegressionRequest
 from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import common as C
@@ -38,23 +37,19 @@ from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
 from ui.logic.upload import PointMapping, UploadTarget
+from ui.lr_bounds import ESTIMATES, bounds_widgets, estimate_section
 from ui.risk import show_risk
 from ui.session import (
     export_buttons,
-    finish_release,
-    lazy_expander,
-    mark_typed,
     planned_cost,
     query_value,
     record_event,
     record_release,
     release_button,
-    release_error,
     rows_per_person,
     session_memo,
     set_page_rows,
     show_cost,
-    show_estimate_budget,
     write_query,
 )
 from ui.upload import confirm_person_rows, file_bytes, map_file
@@ -65,9 +60,6 @@ SOURCES = ["example", "upload", "wine"]
 #: Most points drawn in the figure (a seeded subsample of larger data, with a note).
 PLOT_POINTS = 5000
 LAST = "lr_last_release"
-#: Session-state key of the ranges estimated under DP, by scope (data and columns).
-ESTIMATES = "lr_bounds_estimates"
-ESTIMATE_BUTTON = "lr_bounds_estimate"
 #: Session-state key of the predictions made from bounds that hold the data's range.
 PREDICTIONS = "lr_predictions"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
@@ -182,213 +174,6 @@ def load_source(source):
     return data, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
 
 
-def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, estimate=None,
-                   describe_public=None):
-    """Public bounds (strict) or None (paper mode). Returns a dict or None on invalid input.
-
-    ``scope`` names the data and columns the bounds belong to: the widgets' keys include it,
-    so choosing another covariate or responses starts from that column's own range instead of
-    keeping the previous column's bounds (issue 14 §3). ``public`` maps column names to bounds
-    from domain knowledge (a preset's) or a generator's design, described by
-    ``describe_public``; they replace the data's range as defaults.
-    ``estimate`` (from :func:`estimate_section`) holds ranges estimated under DP; they fill the
-    fields (new keys, so the fields start from them) and the returned dict's ``estimated``
-    says which bounds still hold them, with the statement the release carries. A field still
-    holding a start taken from the data (the data's range rounded outward) is not public: a
-    warning says so, and the returned ``held`` / ``bound_sources``
-    (:func:`ui.logic.linear_regression.data_held`) make the release say so too (labelled NOT
-    PRIVATE).
-    """
-    if mode == "paper":
-        st.warning("Paper mode takes the covariate range, τ and the response ball from the "
-                   "data. The release is labelled NOT PRIVATE.")
-        return {"covariate_range": None, "tau": None, "tau_m": None, "center": None,
-                "box": [(nm, float(lo), float(hi)) for nm, lo, hi in
-                        zip(names, y.min(axis=0), y.max(axis=0), strict=True)]}
-    public = public or {}
-    ranges = estimate["ranges"] if estimate else {}
-    # An estimate gives the fields new keys: they start from it (and later edits stay).
-    suffix = f"_est{estimate['token']}" if estimate else ""
-    starts = {nm: L.start_bounds(nm, x if nm == covariate else y[:, names.index(nm)],
-                                 public=public, estimated=ranges)
-              for nm in (covariate, *names)}
-    others = [nm for nm, (_, _, origin) in starts.items() if origin == "data"]
-    if ranges:
-        st.caption(f"Bounds must be public. The fields of {', '.join(map(repr, ranges))} hold "
-                   f"the ranges estimated under DP with ε_b = {estimate['epsilon']:.3g} (a "
-                   "release recorded in the ledger)"
-                   + (f"; those of {', '.join(map(repr, others))} start from the data's range "
-                      "rounded outward, for convenience only: replace them before publishing "
-                      "anything." if others else "."))
-    elif not others:
-        st.caption("Bounds must be public: these come from "
-                   + (describe_public or "domain knowledge of the columns") + ", not from the "
-                   "data.")
-    else:
-        st.caption("Bounds must be public: set from domain knowledge, not from the data. The "
-                   "fields start from the data's range rounded outward, for convenience only: "
-                   "replace them before publishing anything, or estimate them privately "
-                   "below.")
-
-    cols = st.columns([1, 1, 1, 3])
-    lo, hi, _ = starts[covariate]
-    cov_lo = cols[0].number_input("Covariate lower bound", value=float(lo),
-                                  key=f"lr_cov_lo_{scope}{suffix}", format="%.4g")
-    cov_hi = cols[1].number_input("Covariate upper bound", value=float(hi),
-                                  key=f"lr_cov_hi_{scope}{suffix}", format="%.4g")
-    # The response box: one pair of fields per response (number fields rather than a data
-    # grid, whose first appearance costs the page's first plot about 0.25 s).
-    lower, upper = np.empty(len(names)), np.empty(len(names))
-    with cols[3]:
-        for i, nm in enumerate(names):
-            lo_nm, hi_nm, _ = starts[nm]
-            c_lo, c_hi = st.columns(2)
-            lower[i] = c_lo.number_input(f"'{nm}': lower bound", value=float(lo_nm),
-                                         key=f"lr_box_{scope}{suffix}_{nm}_lo", format="%.4g")
-            upper[i] = c_hi.number_input(f"'{nm}': upper bound", value=float(hi_nm),
-                                         key=f"lr_box_{scope}{suffix}_{nm}_hi", format="%.4g")
-    problems = []
-    if not (np.isfinite(cov_lo) and np.isfinite(cov_hi) and cov_lo < cov_hi):
-        problems.append("The covariate lower bound must be below the upper bound.")
-    for nm, a, b in zip(names, lower, upper, strict=True):
-        if not (np.isfinite(a) and np.isfinite(b) and a < b):
-            problems.append(f"Response '{nm}': the lower bound must be below the upper bound.")
-    if problems:
-        st.error("\n".join(f"- {p}" for p in problems))
-        return None
-    tau_m = 0.5 * float(np.linalg.norm(upper - lower))
-    # τ follows the box until it is typed (then it is the user's own value).
-    tau_key = f"lr_tau_{scope}{suffix}"
-    typed_key = f"{tau_key}_typed"
-    if not st.session_state.get(typed_key):
-        st.session_state[tau_key] = L.default_tau(lower, upper)
-    tau = cols[2].number_input("Residual bound τ", min_value=1e-6, key=tau_key, format="%.4g",
-                               on_change=mark_typed, args=(typed_key,),
-                               help="Residual norms are clipped to τ; the sensitivity is 2τ/n. "
-                                    "Until typed, it follows the response box.")
-    from_data = L.data_held(covariate, names, starts, (cov_lo, cov_hi),
-                            list(zip(lower, upper, strict=True)),
-                            bool(st.session_state.get(typed_key)))
-    warning = L.data_bounds_warning(covariate, from_data)
-    if warning:
-        st.warning(warning, icon=":material/warning:")
-    estimated = {}
-    if ranges:
-        note = PB.estimated_note(estimate["epsilon"], estimate["levels"])
-        if PB.matches_estimate((cov_lo, cov_hi), ranges.get(covariate)):
-            estimated["covariate_range"] = note
-        held = [nm for nm, a, b in zip(names, lower, upper, strict=True)
-                if PB.matches_estimate((a, b), ranges.get(nm))]
-        if held:
-            box_note = f"the response box of {', '.join(map(repr, held))} {note}"
-            estimated["tau_m"] = estimated["center"] = box_note
-    return {"covariate_range": (float(cov_lo), float(cov_hi)), "tau": float(tau),
-            "tau_m": tau_m, "center": 0.5 * (lower + upper),
-            "box": [(nm, float(a), float(b)) for nm, a, b in zip(names, lower, upper,
-                                                                 strict=True)],
-            "estimated": estimated, "held": from_data,
-            "bound_sources": L.bound_sources(from_data)}
-
-
-def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok):
-    """"Estimate privately": the ranges of the covariate and responses under DP with a stated
-    ε_b, spent through the same confirmation, cap and ledger as a release
-    (:mod:`ui.logic.private_bounds`). On confirmation the estimate is made, recorded and kept
-    for this scope; the rerun fills the bounds fields with it."""
-    names = [covariate, *responses]
-    eps_key, trim_key = f"lr_eps_b_{scope}", f"lr_trim_{scope}"
-    column_keys = {nm: f"lr_est_col_{scope}_{nm}" for nm in names}
-    box = lazy_expander("Estimate privately: don't know the ranges? Spend a small, stated ε_b "
-                        "on them", "lr_estimate_open",
-                        keep=[eps_key, f"{eps_key}_typed", trim_key, *column_keys.values()])
-    if box is None:
-        return
-    with box:
-        st.caption("The exponential mechanism (Smith 2011) releases a low and a high quantile "
-                   "of each chosen column inside a public enclosing interval you give (from "
-                   "the column's units, never from the data; values outside it are clipped "
-                   "to it). The estimate is a release of its own: it costs ε_b, is confirmed "
-                   "and recorded in the ledger like any release, and the ranges then fill the "
-                   "fields above.")
-        cols = st.columns([1, 1, 2])
-        # ε_b follows the page's budget until typed (then it is the user's own value).
-        typed_key = f"{eps_key}_typed"
-        if not st.session_state.get(typed_key):
-            st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 100.0)
-        eps_b = cols[0].number_input(
-            "Budget of the estimate ε_b", min_value=0.001, max_value=100.0, key=eps_key,
-            format="%.3g", on_change=mark_typed, args=(typed_key,),
-            help=f"By default {100 * PB.DEFAULT_SHARE:g}% of the page's budget ε (it follows "
-                 "ε until typed).")
-        st.session_state.setdefault(trim_key, 2.0)
-        trim = cols[1].select_slider("Rows allowed beyond each end (%)", PB.TRIM_OPTIONS,
-                                     key=trim_key)
-        with cols[2]:
-            st.caption("Columns to estimate")
-            for key in column_keys.values():
-                st.session_state.setdefault(key, True)
-            chosen = [nm for nm in names
-                      if st.checkbox(f"'{nm}'" + (" (covariate)" if nm == covariate else ""),
-                                     key=column_keys[nm])]
-        st.caption(PB.composition_text(float(eps_b), float(epsilon)))
-        if not chosen:
-            st.info("Choose at least one column to estimate.")
-            return
-        editor_key = f"lr_enclosing_{scope}_{'|'.join(chosen)}"
-        kept_key, base_key = f"lr_enclosing_kept_{scope}", f"{editor_key}_base"
-        if editor_key not in st.session_state or base_key not in st.session_state:
-            # A new editor (first shown, or shown again after closing, which drops its edits)
-            # starts from the intervals typed before; kept while it lives (edits apply to it).
-            st.session_state[base_key] = PB.enclosing_table(
-                chosen, public, kept=st.session_state.get(kept_key))
-        table = st.data_editor(
-            st.session_state[base_key], hide_index=True,
-            disabled=["column", "from"], width="stretch",
-            key=editor_key,
-            column_config={"lower": st.column_config.NumberColumn(
-                "enclosing lower end", format="%.6g"),
-                "upper": st.column_config.NumberColumn("enclosing upper end", format="%.6g"),
-                "from": st.column_config.TextColumn("default from", width="large")})
-        st.session_state[kept_key] = PB.typed_intervals(table, public,
-                                                        st.session_state.get(kept_key))
-        problems = PB.interval_problems(table)
-        if problems:
-            st.error("\n".join(f"- {p}" for p in problems))
-        wide = PB.unconfirmed_columns(table) if not problems else []
-        confirmed = True
-        if wide:
-            lo, hi = PB.WIDE_INTERVAL
-            confirmed = st.checkbox(
-                f"I confirm that every value of {', '.join(map(repr, wide))} lies in "
-                f"[{lo:,.0f}, {hi:,.0f}], or may be clipped to it (a public fact, not read "
-                "from the data)", key=f"lr_wide_ok_{scope}_{'|'.join(wide)}")
-        levels = PB.levels_of(trim)
-        cost = show_estimate_budget(eps_b, len(chosen), x.size, levels, "bounds estimate")
-        ready = not problems and confirmed and group_ok
-        if not confirmed:
-            st.info("Confirm the wide enclosing interval above (or type one from the column's "
-                    "units) before estimating.")
-        if not group_ok:
-            st.info("Confirm above that the largest group size is public before estimating.")
-        if release_button(ESTIMATE_BUTTON, cost, label="Estimate privately",
-                          disabled=not ready):
-            data = {nm: (x if nm == covariate else y[:, responses.index(nm)]) for nm in chosen}
-            intervals = {nm: (lo, hi) for nm, lo, hi in
-                         zip(table["column"], table["lower"], table["upper"], strict=True)}
-            try:
-                est = PB.estimate_bounds(data, intervals, float(eps_b), levels)
-            except ValueError as exc:
-                finish_release(ESTIMATE_BUTTON, error=exc)
-            record_release(PB.ledger_page(PAGE), est.release,
-                           note=PB.ledger_note(est, rows_per_person()))
-            store = st.session_state.setdefault(ESTIMATES, {})
-            token = store.get(scope, {}).get("token", 0) + 1
-            store[scope] = {"ranges": est.ranges, "epsilon": est.epsilon,
-                            "levels": est.levels, "token": token}
-            finish_release(ESTIMATE_BUTTON)
-        release_error(ESTIMATE_BUTTON, "The estimate")
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_prediction(n, d, epsilon, tau, tau_m, seed=0):
     """The predicted error (public inputs only, so safe to share between sessions)."""
@@ -448,15 +233,15 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
     return pred
 
 
-def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
-    """dpcore's release and (optionally) diffprivlib's; both go to the ledger. Bounds filled
-    by a private estimate are stated so in the release's assumptions."""
+def run_release(request, x, y, bounds, use_diffprivlib):
+    """dpcore's release (``request.run``) and (optionally) diffprivlib's; both go to the
+    ledger. Bounds filled by a private estimate are stated so in the release's assumptions."""
     d = y.shape[1]
+    eps_p, eps_v = request.eps_p, request.eps_v
     out = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rel = private_geodesic_regression(Euclidean(d), x, y,
-                                          **L.release_settings(eps_p, eps_v, bounds, mode))
+        rel = request.run(x, y)
     rel = PB.annotate_release(rel, bounds.get("estimated") or {})
     rel = PB.annotate_release(rel, L.data_start_notes(bounds.get("bound_sources") or {}))
     out["release"] = rel
@@ -481,15 +266,16 @@ def run_release(x, y, eps_p, eps_v, bounds, mode, use_diffprivlib):
         coef = np.asarray(model.coef_, dtype=float).reshape(d)
         intercept = np.asarray(model.intercept_, dtype=float).reshape(d)
         out["diffprivlib"] = (intercept, coef)
-        guarantee, label = L.diffprivlib_label(bounds, mode)
+        guarantee, label = L.diffprivlib_label(bounds, request.mode)
         record_event(PAGE, PrivacyEvent(epsilon=eps_p + eps_v, delta=0.0, mu=None,
                                         guarantee=guarantee, label=label),
                      mechanism="diffprivlib LinearRegression", note="diffprivlib baseline")
     return out
 
 
-def export_section(source, settings, mapping, bounds, estimate, release_kwargs):
-    """The scenario as a script or notebook that reproduces it with dpcore alone."""
+def export_section(source, settings, mapping, bounds, estimate, request):
+    """The scenario as a script or notebook that reproduces dpcore's release (its request)
+    with dpcore alone."""
     upload = st.session_state.get("lr_upload") if source == "upload" else None
     data_file = X.data_file_name(getattr(upload, "name", None))
     held = bounds.get("estimated") if estimate else None
@@ -500,7 +286,7 @@ def export_section(source, settings, mapping, bounds, estimate, release_kwargs):
                    "embedded). Its release draws from OS entropy; set RELEASE_SEED for a "
                    "reproducible demo.")
         script = X.linear_regression_script(
-            release_kwargs, source=source, covariate=mapping.covariate,
+            request.release_kwargs(), source=source, covariate=mapping.covariate,
             responses=mapping.columns, group=mapping.person,
             example=(settings.get("lr_n"), settings.get("lr_seed")), data_file=data_file,
             bounds_estimate=({"epsilon": estimate["epsilon"], "notes": held} if held
@@ -523,16 +309,9 @@ def lines_figure(where, x, y, responses, lines, covariate, epsilon=None):
                       "below use every row.")
 
 
-def main():
-    st.title("Linear regression")
-    set_page_rows(None)  # set again below while a person column is mapped
-    st.markdown(
-        "The Euclidean special case of private geodesic regression: choose a covariate and "
-        "one or more responses from a CSV file (or the generated example) and compare the "
-        "non-private least-squares lines with private ones from **dpcore** and, when "
-        "installed, **diffprivlib** at the same ε."
-    )
-    settings = {}
+def data_section(settings):
+    """The data source and the file's mapping: ``(read, source, fingerprint, example frame,
+    rows per person confirmed)``, or None while there is nothing usable (said on the page)."""
     with st.container(border=True):
         source = st.radio("Data", SOURCES, index=SOURCES.index(query_value(
             "lr_src", "example", str, choices=SOURCES)),
@@ -543,32 +322,33 @@ def main():
         data, fingerprint, example, extra = load_source(source)
         settings.update(extra)
         if data is None:
-            return write_query(**settings)
-        data_ = map_file(data, "lr", TARGET, scope=fingerprint, preview_open=source == "upload",
-                         defaults=WINE_ROLES if source == "wine" else None)
-        if data_ is None:
-            return write_query(**settings)
-        if data_.dropped:
-            st.warning(f"{data_.dropped:,} of {data_.n + data_.dropped:,} rows dropped: they "
-                       f"have an empty cell in a chosen column. {data_.n:,} rows are used.",
+            return None
+        read = map_file(data, "lr", TARGET, scope=fingerprint, preview_open=source == "upload",
+                        defaults=WINE_ROLES if source == "wine" else None)
+        if read is None:
+            return None
+        if read.dropped:
+            st.warning(f"{read.dropped:,} of {read.n + read.dropped:,} rows dropped: they "
+                       f"have an empty cell in a chosen column. {read.n:,} rows are used.",
                        icon=":material/filter_alt:")
-        group_ok = confirm_person_rows(data_, "lr", fingerprint)
-    mapping = data_.mapping
-    covariate, responses = mapping.covariate, list(mapping.columns)
-    x, y = data_.x, data_.y
+        group_ok = confirm_person_rows(read, "lr", fingerprint)
+    x = read.x
     if x.size < 3:
         st.error(f"The regression needs at least 3 rows; {x.size} are usable.")
-        return write_query(**settings)
+        return None
     if np.ptp(x) == 0:
-        st.error(f"Column '{covariate}' is constant ({x[0]:.6g} in every row): no line can "
-                 "be fitted.")
-        return write_query(**settings)
+        st.error(f"Column '{read.mapping.covariate}' is constant ({x[0]:.6g} in every row): "
+                 "no line can be fitted.")
+        return None
+    return read, source, fingerprint, example, group_ok
 
-    a0, b0 = L.linear_fit(x, y)
-    lines = {"Non-private least squares": (a0, b0)}
-    # The figure under the data, then the budget, bounds and release.
-    figure_box = st.container()
 
+def budget_section(read, source, fingerprint, group_ok, settings):
+    """The budget, its split, the mode, the diffprivlib comparison and the public bounds:
+    ``(epsilon, share, mode, use diffprivlib, bounds, estimate, slot of the prediction)``
+    (``bounds`` None on invalid input)."""
+    x, y = read.x, read.y
+    covariate, responses = read.mapping.covariate, list(read.mapping.columns)
     with st.container(border=True):
         cols = st.columns([2, 2, 2, 2])
         epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, value=query_value(
@@ -602,39 +382,42 @@ def main():
         if mode == "strict":
             estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok)
     settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
-    eps_p, eps_v = share * epsilon, (1 - share) * epsilon
-    if bounds is None:
-        return write_query(**settings)
+    return epsilon, share, mode, bool(use_dpl), bounds, estimate, accuracy_slot
 
-    key = json.dumps([fingerprint, covariate, responses, epsilon, share, mode, bool(use_dpl),
-                      bounds["covariate_range"], bounds["tau"],
-                      [list(b) for b in bounds["box"]]], default=str)
+
+def release_section(read, request, epsilon, use_dpl, bounds, group_ok, accuracy_slot, key):
+    """What dpcore's release will be (read from its request: plan, label, cost), the predicted
+    error, the Release button and the release; returns (the current release or None, the
+    prediction)."""
+    x, y = read.x, read.y
     st.subheader("Private release")
     st.caption("Pressing *Release* draws the private lines with OS entropy and records them in "
                "the privacy ledger (dpcore and diffprivlib each cost ε). Nothing private is "
                "computed before that.")
-    plan = L.release_plan(y.shape[0], y.shape[1], eps_p, eps_v, bounds, mode)
-    pred = accuracy_section(accuracy_slot, y.shape[0], y.shape[1], epsilon, bounds, mode,
-                            plan["guarantee"] == "approximately private")
+    plan = request.plan()
+    # MCMC in strict mode (whatever the label: bounds from the data make it NOT PRIVATE).
+    mcmc = request.mode == "strict" and not plan["exact"]
+    pred = accuracy_section(accuracy_slot, request.n, y.shape[1], epsilon, bounds,
+                            request.mode, mcmc)
     mcmc_ok = True
-    if plan["guarantee"] == "approximately private":
+    if mcmc:
         st.warning("dpcore's release will use **MCMC** (exact sampling could need up to "
                    f"{plan['work']:.3g} gradient terms at this n × ε, limit {plan['limit']:.3g}) "
                    "and be labelled **approximately private (MCMC; δ not certified)**. Lower ε "
                    "for an exact, private release.", icon=":material/warning:")
         mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)", key="lr_mcmc_ok")
-    total = float(epsilon) * (2 if use_dpl else 1)
-    guarantee, label = L.release_label(plan, bounds, mode)
-    cost = planned_cost(epsilon=total, guarantee=guarantee, label=label)
+    event = request.event()  # what the ledger will record for dpcore's release
+    total = float(event.epsilon) * (2 if use_dpl else 1)
+    cost = planned_cost(epsilon=total, guarantee=event.guarantee, label=event.label)
     show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
-    show_risk("lr", epsilon=total, guarantee=guarantee)
+    show_risk("lr", epsilon=total, guarantee=event.guarantee)
     if not group_ok:
         st.info("Confirm above that the largest group size is public before releasing.")
     if release_button("lr_release", cost, disabled=not (mcmc_ok and group_ok)):
         with st.status("Sampling the private intercept and slope …") as status:
             start = time.perf_counter()
             try:
-                out = run_release(x, y, eps_p, eps_v, bounds, mode, bool(use_dpl))
+                out = run_release(request, x, y, bounds, use_dpl)
             except (ValueError, RuntimeError) as exc:
                 status.update(label="The release failed", state="error")
                 st.error(f"The release failed: {exc}")
@@ -650,6 +433,13 @@ def main():
     if last and current is None:
         st.info("The data or settings changed since the last release (it stays in the "
                 "ledger). Press *Release* again for the current settings.")
+    return current, pred
+
+
+def results_section(read, lines, current, pred, epsilon, figure_box, example):
+    """The figure, the error table, the release's numbers and label and the downloads."""
+    x, y = read.x, read.y
+    covariate, responses = read.mapping.covariate, list(read.mapping.columns)
     if current is not None:
         lines["dpcore private geodesic regression"] = current["dpcore"]
         if "diffprivlib" in current:
@@ -658,7 +448,6 @@ def main():
             st.warning(message)
         if "diffprivlib_error" in current:
             st.info(current["diffprivlib_error"] + " Its comparison is skipped.")
-
     lines_figure(figure_box, x, y, responses, lines, covariate,
                  epsilon=epsilon if current else None)
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
@@ -666,40 +455,80 @@ def main():
     table = L.mse_table(y, responses, preds)
     st.table(table.style.format({name: "{:.4g}" for name in preds}))
     if current is not None:
-        rel = current["release"]
-        cols = st.columns(4)
-        if rel.delta is None:
-            cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}",
-                           help="MCMC release: no δ is certified (see its label).")
-        else:
-            cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = {rel.delta:.2g}")
-        cols[1].metric("Sensitivity Δ_p = Δ_v", f"{rel.sensitivity['footpoint']:.3g}")
-        if "joint" in rel.sigma:
-            cols[2].metric("σ (joint scheme)", f"{rel.sigma['joint']:.3g}")
-        else:
-            cols[2].metric("σ_p / σ_v", f"{rel.sigma['footpoint']:.3g} / "
-                                        f"{rel.sigma['shooting_vector']:.3g}")
-        # No release time: the run time of a strict release depends on the data.
-        cols[3].metric("Sampler", "exact" if rel.private or rel.delta == 0 else "MCMC")
-        if pred is not None and pred["available"]:
-            st.caption(f"dpcore's mean squared error is above the least-squares one by "
-                       f"{L.observed_excess(table, 'dpcore private geodesic regression'):.3g} "
-                       f"(all responses); predicted before the release: median "
-                       f"{pred['median']:.3g}, 95% radius {pred['q95']:.3g}.")
-        if rel.private:
-            st.success(f"Label: **{rel.label}**", icon=":material/lock:")
-        else:
-            st.warning(f"Label: **{rel.label}**", icon=":material/warning:")
-        st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
-                           file_name="linear_regression_release.json",
-                           mime="application/json", key="lr_download_release", on_click="ignore")
+        release_numbers(current["release"], table, pred)
     if example is not None:
         st.download_button("Download data", example.to_csv(index=False),
                            file_name="linear_regression_example.csv", mime="text/csv",
                            key="lr_download_data", on_click="ignore")
 
-    export_section(source, settings, mapping, bounds, estimate,
-                   L.release_settings(eps_p, eps_v, bounds, mode))
+
+def release_numbers(rel, table, pred):
+    """dpcore's release: its guarantee, sensitivity, σ, sampler, observed against predicted
+    error, label and download."""
+    cols = st.columns(4)
+    if rel.delta is None:
+        cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}",
+                       help="MCMC release: no δ is certified (see its label).")
+    else:
+        cols[0].metric("Guarantee (dpcore)", f"ε = {rel.epsilon:.3g}, δ = {rel.delta:.2g}")
+    cols[1].metric("Sensitivity Δ_p = Δ_v", f"{rel.sensitivity['footpoint']:.3g}")
+    if "joint" in rel.sigma:
+        cols[2].metric("σ (joint scheme)", f"{rel.sigma['joint']:.3g}")
+    else:
+        cols[2].metric("σ_p / σ_v", f"{rel.sigma['footpoint']:.3g} / "
+                                    f"{rel.sigma['shooting_vector']:.3g}")
+    # No release time: the run time of a strict release depends on the data.
+    cols[3].metric("Sampler", "exact" if rel.private or rel.delta == 0 else "MCMC")
+    if pred is not None and pred["available"]:
+        st.caption(f"dpcore's mean squared error is above the least-squares one by "
+                   f"{L.observed_excess(table, 'dpcore private geodesic regression'):.3g} "
+                   f"(all responses); predicted before the release: median "
+                   f"{pred['median']:.3g}, 95% radius {pred['q95']:.3g}.")
+    if rel.private:
+        st.success(f"Label: **{rel.label}**", icon=":material/lock:")
+    else:
+        st.warning(f"Label: **{rel.label}**", icon=":material/warning:")
+    st.download_button("Download release", json.dumps(rel.to_dict(), indent=2),
+                       file_name="linear_regression_release.json",
+                       mime="application/json", key="lr_download_release", on_click="ignore")
+
+
+def main():
+    """The page: widgets -> dpcore's request (linear regression is geodesic regression on
+    R^d) -> dpcore -> figures."""
+    st.title("Linear regression")
+    set_page_rows(None)  # set again below while a person column is mapped
+    st.markdown(
+        "The Euclidean special case of private geodesic regression: choose a covariate and "
+        "one or more responses from a CSV file (or the generated example) and compare the "
+        "non-private least-squares lines with private ones from **dpcore** and, when "
+        "installed, **diffprivlib** at the same ε."
+    )
+    settings = {}
+    loaded = data_section(settings)
+    if loaded is None:
+        return write_query(**settings)
+    read, source, fingerprint, example, group_ok = loaded
+    a0, b0 = L.linear_fit(read.x, read.y)
+    lines = {"Non-private least squares": (a0, b0)}
+    # The figure under the data, then the budget, bounds and release.
+    figure_box = st.container()
+    epsilon, share, mode, use_dpl, bounds, estimate, accuracy_slot = budget_section(
+        read, source, fingerprint, group_ok, settings)
+    eps_p, eps_v = share * epsilon, (1 - share) * epsilon
+    if bounds is None:
+        return write_query(**settings)
+    # One request describes dpcore's release: plan, label, cost, run and exported script.
+    request = GeodesicRegressionRequest.linear(
+        read.y.shape[1], read.n, **L.release_settings(eps_p, eps_v, bounds, mode))
+    covariate, responses = read.mapping.covariate, list(read.mapping.columns)
+    key = json.dumps([fingerprint, covariate, responses, epsilon, share, mode, use_dpl,
+                      bounds["covariate_range"], bounds["tau"],
+                      [list(b) for b in bounds["box"]]], default=str)
+    current, pred = release_section(read, request, epsilon, use_dpl, bounds, group_ok,
+                                    accuracy_slot, key)
+    results_section(read, lines, current, pred, epsilon, figure_box, example)
+    export_section(source, settings, read.mapping, bounds, estimate, request)
 
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):
@@ -707,9 +536,8 @@ def main():
         teaching_notes()
     with assumptions:
         assumptions_box(mode, bounds["covariate_range"], bounds["box"], bounds["tau"] or 0.0,
-                        bounds["tau_m"] or 0.0, eps_p, eps_v, bool(use_dpl),
+                        bounds["tau_m"] or 0.0, eps_p, eps_v, use_dpl,
                         estimated=bounds.get("estimated"), held=bounds.get("held"))
     write_query(**settings)
-
 
 main()

@@ -140,6 +140,14 @@ def build_figures(seed=0):
         x_grid=grid, generating_lines=edata.true_points(grid),
     )
 
+    figs.update(_study_figures(rng))
+    return figs
+
+
+def _study_figures(rng):
+    """The studies' figures (budget sweep, heatmaps, sensitivity histogram, Gaussian DP
+    curves) on made-up numbers drawn from ``rng``."""
+    figs = {}
     # Budget sweep with bands.
     eps = np.geomspace(0.02, 2.0, 12)
     series, refs = {}, {}

@@ -91,7 +91,10 @@ class RunProgress:
     def __init__(self, label, *, key, estimate=None, container=None):
         self.label, self.key, self.estimate = label, key, estimate
         st.session_state.pop(_finished(key), None)
-        self._box = (container or st).container()
+        # An st.empty placeholder holding the bar and the button: emptied, both are gone
+        # (emptying the container itself would only add an empty element to it).
+        self._slot = (container or st).empty()
+        self._box = self._slot.container()
         self._bar = self._box.progress(0.0, text=self._text(0.0, 0.0))
         self._box.button("Cancel", key=f"{key}_cancel", on_click=_mark_cancelled, args=(key,),
                          icon=":material/stop_circle:",
@@ -118,7 +121,7 @@ class RunProgress:
 
     def close(self):
         """Remove the bar and the Cancel button."""
-        self._box.empty()
+        self._slot.empty()
 
     def __enter__(self):
         return self

@@ -256,7 +256,7 @@ def test_the_prediction_cost_work_release_ledger_and_export_read_one_request(mon
     (entry,) = ledger(at)
     assert (entry["epsilon"], entry["delta"], entry["guarantee"], entry["label"]) == (
         event.epsilon, event.delta, event.guarantee, event.label)
-    assert at.session_state["fm_last_release"]["key"][1] == request
+    assert at.session_state["fm_last_release"]["signature"][1] == request
 
 
 def test_scenario_exports_as_script_and_notebook():

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore.data import DataValidationError, make_regression_data, to_csv
 from dpcore.manifolds import Sphere
 from ui.logic import geodesic_regression as G
+from ui.logic import gr_request as R
 from ui.logic import regression_data as D
 
 from .pages import gr_open_sampler, gr_quick_sampler, gr_release, open_app_page
@@ -553,18 +554,18 @@ def test_release_runs_under_a_progress_bar_and_the_button_comes_back(monkeypatch
     it the bar and its Cancel button are gone, the Release button is enabled again and the
     ledger holds the release."""
 
-    real, seen = G.run_release, []
+    real, seen = R.make_release, []
 
-    def spy(settings, dataset, progress=None):
+    def spy(request, dataset, progress=None):
         seen.append((type(progress).__name__, []))
 
         def report(fraction):
             seen[-1][1].append(fraction)
             progress(fraction)
 
-        return real(settings, dataset, progress=report)
+        return real(request, dataset, progress=report)
 
-    monkeypatch.setattr(G, "run_release", spy)
+    monkeypatch.setattr(R, "make_release", spy)
     at = release(quick_sampler(open_page()))
     assert len(seen) == 1 and seen[0][0] == "RunProgress"
     fractions = seen[0][1]
@@ -577,11 +578,11 @@ def test_release_runs_under_a_progress_bar_and_the_button_comes_back(monkeypatch
 
 def test_a_failed_release_says_why_and_records_nothing(monkeypatch):
 
-    def fail(settings, dataset, progress=None):
+    def fail(request, dataset, progress=None):
         progress(0.5)
         raise ValueError("the sampler gave up")
 
-    monkeypatch.setattr(G, "run_release", fail)
+    monkeypatch.setattr(R, "make_release", fail)
     at = release(quick_sampler(open_page()))
     errors = [e.value for e in at.error]
     assert any("The release failed: the sampler gave up" in e for e in errors), errors

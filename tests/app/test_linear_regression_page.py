@@ -362,15 +362,16 @@ def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, 
     import subprocess
     import sys
 
-    import dpcore.release
+    import dpcore.release.requests.regression as request_module
     from ui.logic import export
 
     seed, scripts = 20261125, []
     real_script = export.linear_regression_script
-    real_release = dpcore.release.private_geodesic_regression
+    # The page's release runs through its request (GeodesicRegressionRequest.run).
+    real_release = request_module.private_geodesic_regression
     monkeypatch.setattr(export, "linear_regression_script",
                         lambda *a, **k: scripts.append(real_script(*a, **k)) or scripts[-1])
-    monkeypatch.setattr(dpcore.release, "private_geodesic_regression",
+    monkeypatch.setattr(request_module, "private_geodesic_regression",
                         lambda *a, **k: real_release(*a, **{**k, "rng": seed}))
     at = open_page()
     click_release(at, "lr_release")

@@ -109,8 +109,8 @@ def _free_port():
 def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
     """``python -m ui.serve`` opens each page that draws a chart on opening once the server
     answers (its log says so, naming them), and each ran to its end without an exception;
-    a direct call reports every run, one per page. The warm-up's bound is lifted here (tests/app/test_serve_warm_up.py tests
-    it)."""
+    a direct call reports every run, one per page. The warm-up's bound is lifted here
+    (tests/app/test_serve_warm_up.py tests it)."""
     import os
     import subprocess
     import sys

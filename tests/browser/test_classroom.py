@@ -8,8 +8,9 @@ first student uses a real headless Chromium; the 29 others are websocket clients
 like browsers (``benchmarks/_ws_client.py``): each loads the page's HTML and static files,
 opens ``/_stcore/stream``, sends the ``rerun_script`` a browser sends for the page (its name,
 query string, widget states and context), reads the ForwardMsgs into an element tree as the
-frontend does (stale elements removed, the message cache, fragment timers), presses Release and Release now as trigger values sent with every widget state
-held, and sees the release as the browser does (the release panel's download button, a
+frontend does (stale elements removed, the message cache, fragment timers), presses Release
+and Release now as trigger values sent with every widget state held, and sees the release as the
+browser does (the release panel's download button, a
 ledger table in the sidebar). What they do not do: run JavaScript or render (their time to
 first plot is the chart's delta received, not drawn), fetch the chunks a browser imports on
 demand, send heartbeats or reconnect; the Chromium session keeps that path covered under the

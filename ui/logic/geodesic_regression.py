@@ -10,10 +10,9 @@ import numpy as np
 
 from dpcore.data import make_regression_data
 from dpcore.data.synthetic import SPD_REGION_SHOOTING_LENGTH
-from dpcore.exceptions import ApproximatePrivacyWarning, PrivacyLeakWarning
 from dpcore.learning import GeodesicRegression
-from dpcore.release import private_geodesic_regression
-from dpcore.release.work import DEFAULT_WORK_BUDGET, estimate_regression_work
+from dpcore.release import GeodesicRegressionRequest
+from dpcore.release.work import DEFAULT_WORK_BUDGET  # noqa: F401 - the pages read it here
 from ui.caps import CAPS
 from ui.manifolds import make_manifold, spec
 
@@ -180,6 +179,26 @@ class ReleaseSettings:
                 kw["center"] = center_point(self.kind, self.param, self.center)
         return kw
 
+    def request(self, n):
+        """The dpcore request of the release these settings make on ``n`` rows: a
+        :class:`~dpcore.release.GeodesicRegressionRequest`, or for the two-stage design a
+        :class:`~dpcore.release.TwoStageRegressionRequest` (:func:`ui.logic.two_stage.
+        request`). The page's plan, cost, work estimate, prediction, release and exported
+        script all read it (:mod:`ui.logic.gr_request`).
+
+        Raises
+        ------
+        ValueError
+            For public inputs the request rejects (e.g. a covariate range with low >= high).
+        """
+        if self.two_stage is not None:
+            from .two_stage import request
+
+            return request(self, n)
+        kw = self.release_kwargs()
+        seed = kw.pop("rng")
+        return GeodesicRegressionRequest(self.manifold, int(n), seed=seed, **kw)
+
 
 def covariate_range_for(settings, dataset):
     """The covariate range the release uses: public in strict mode, the data's in paper mode."""
@@ -218,45 +237,25 @@ def fit_nonprivate(kind, param, x, y, covariate_range):
 
 
 def run_release(settings, dataset, progress=None):
-    """Make one private release (never cached: every call draws fresh randomness).
+    """Make one private release of ``settings`` on ``dataset`` through its request
+    (:meth:`ReleaseSettings.request`, :func:`ui.logic.gr_request.make_release`):
+    ``(release, notes)``."""
+    from .gr_request import make_release
 
-    ``progress(fraction)`` follows the release (:mod:`dpcore._progress`; a page passes its
-    :class:`ui.progress.RunProgress`, whose Cancel stops the release).
-
-    Returns
-    -------
-    (release, notes) : tuple
-        The :class:`~dpcore.release.Release` and the messages of any
-        :class:`~dpcore.exceptions.PrivacyLeakWarning` raised (paper mode).
-    """
-    m = settings.manifold
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        warnings.simplefilter("always", ApproximatePrivacyWarning)
-        release = private_geodesic_regression(m, dataset.x, dataset.y, progress=progress,
-                                              **settings.release_kwargs())
-    notes = [str(w.message) for w in caught
-             if issubclass(w.category, (PrivacyLeakWarning, ApproximatePrivacyWarning))]
-    return release, notes
+    return make_release(settings.request(len(dataset.x)), dataset, progress=progress)
 
 
 def work_estimate(settings, n):
-    """The release's estimated work and time from its public inputs only
-    (:func:`dpcore.release.work.estimate_regression_work`), and whether it is within the
-    library's work budget (the release refuses above it).
+    """The release's estimated work and time from its public inputs only, and whether it is
+    within the library's work budget (:func:`ui.logic.gr_request.estimate_work` of the request).
 
     Returns
     -------
     (WorkEstimate, bool)
     """
-    kw = settings.release_kwargs()
-    est = estimate_regression_work(
-        settings.manifold, int(n), eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw.get("tau"),
-        tau_m=kw.get("tau_m"), max_speed=kw.get("max_speed"), n_vectors=kw["n_vectors"],
-        n_footpoints=kw["n_footpoints"], chain_length=kw["chain_length"],
-        burn_in=kw["burn_in"], mode=kw["mode"], scheme=kw["scheme"], sampler=kw["sampler"],
-        footpoint_radius=kw.get("footpoint_radius"))
-    return est, est.seconds <= DEFAULT_WORK_BUDGET
+    from .gr_request import estimate_work
+
+    return estimate_work(settings.request(n))
 
 
 #: Share of rows clipped or projected above which the page warns (issue 14).

@@ -9,22 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.release import plan_regression_sampler
-
 
 def sampler_plan(settings, n):
     """What the release button will run (exact or MCMC) and the label it will get, from public
-    inputs only (:func:`dpcore.release.plan_regression_sampler`), with ``refined``: whether an
-    exact draw would come from the refined envelope (R¹ with its public ball,
-    :func:`dpcore.mechanisms.kng.refined_joint_available`), whose cost the uniform proposals'
-    worst case does not describe."""
-    from dpcore.mechanisms.kng import refined_joint_available
+    inputs only: :func:`ui.logic.gr_request.plan_release` of the settings' request on ``n`` rows."""
+    from .gr_request import plan_release
 
-    plan = _plan_regression(settings, n)
-    plan["refined"] = bool(settings.mode == "strict" and settings.scheme == "joint"
-                           and settings.tau_m is not None
-                           and refined_joint_available(settings.manifold))
-    return plan
+    return plan_release(settings.request(n))
 
 
 def exact_plan_text(plan):
@@ -56,17 +47,6 @@ def exact_plan_text(plan):
         return text + (f"Worst case over all data sets for this sampler: "
                        f"{plan['exact_bound']:.3g} gradient terms.")
     return text.rstrip()
-
-
-def _plan_regression(settings, n):
-    return plan_regression_sampler(
-        settings.manifold, int(n), eps_p=float(settings.eps_p), eps_v=float(settings.eps_v),
-        tau=settings.tau if settings.mode == "strict" else None,
-        tau_m=settings.tau_m, draws=int(settings.n_footpoints * settings.n_vectors),
-        max_speed=settings.max_speed if settings.mode == "strict" else None,
-        mode=settings.mode, scheme=settings.scheme, sampler=settings.sampler,
-        footpoint_radius=(float(settings.footpoint_radius)
-                          if settings.mode == "strict" and settings.footpoint_radius else None))
 
 
 def _duration(seconds):

@@ -20,7 +20,6 @@ from dpcore.experiments.metrics import (
     release_covariate_range,
     release_mse,
 )
-from dpcore.release.accuracy import predict_regression_error
 from ui.caps import CAPS
 from ui.manifolds import make_manifold
 
@@ -316,18 +315,10 @@ def length_error_text(relative):
 
 def predict_accuracy(settings, n, *, seed=0):
     """The predicted error of the strict joint release these settings would make, from public
-    inputs only (:func:`dpcore.release.accuracy.predict_regression_error`; no data)."""
-    kw = {}
-    if needs_ball(settings.kind):
-        kw = {"tau_m": settings.tau_m,
-              "center": center_point(settings.kind, settings.param, settings.center)}
-    if settings.footpoint_radius:
-        kw.update(footpoint_radius=float(settings.footpoint_radius),
-                  center=center_point(settings.kind, settings.param, settings.center))
-    return predict_regression_error(settings.manifold, int(n), eps_p=float(settings.eps_p),
-                                    eps_v=float(settings.eps_v), tau=settings.tau,
-                                    max_speed=settings.max_speed,
-                                    proposals=ACCURACY_PROPOSALS, rng=seed, **kw)
+    inputs only (:func:`ui.logic.gr_request.predict_error` of their request; no data)."""
+    from .gr_request import predict_error
+
+    return predict_error(settings.request(n), seed=seed)
 
 
 def accuracy_lines(kind, pred):

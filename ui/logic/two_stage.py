@@ -17,14 +17,11 @@ one-stage design (delegating to :mod:`ui.logic.geodesic_regression`) or the two-
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
-from dpcore.exceptions import ApproximatePrivacyWarning
 from dpcore.release import TwoStageRegressionRequest
 from dpcore.release.two_stage import two_stage_footpoint_radius
-from dpcore.release.work import DEFAULT_WORK_BUDGET
 
 from . import geodesic_regression as G
 from .regression_data import needs_ball
@@ -115,16 +112,12 @@ def request(settings, n):
 
 
 # ------------------------------------------------------------------ the page's questions
+# Each goes through the settings' request (ReleaseSettings.request: this module's request()
+# for the two-stage design), as the page does (ui.logic.gr_request).
 def sampler_plan(settings, n):
-    """:func:`ui.logic.geodesic_regression.sampler_plan`, or for the two-stage design stage 2's
-    plan with the whole release's ``guarantee`` and ``two_stage`` (the request's plan)."""
-    if settings.two_stage is None:
-        return G.sampler_plan(settings, n)
-    req = request(settings, n)
-    whole = req.plan()
-    plan = {**whole["stage2"], "refined": False, "two_stage": whole,
-            "guarantee": whole["guarantee"], "footpoint_radius": req.footpoint_radius}
-    return plan
+    """:func:`ui.logic.gr_request.plan_release` of the settings' request: for the two-stage design
+    stage 2's plan with the whole release's ``guarantee`` and ``two_stage``."""
+    return G.sampler_plan(settings, n)
 
 
 def planned_epsilon(settings):
@@ -136,21 +129,9 @@ def planned_epsilon(settings):
 
 def work_estimate(settings, n):
     """(WorkEstimate, within the work budget) of either design."""
-    if settings.two_stage is None:
-        return G.work_estimate(settings, n)
-    est = request(settings, n).work()
-    return est, est.seconds <= DEFAULT_WORK_BUDGET
+    return G.work_estimate(settings, n)
 
 
 def run_release(settings, dataset, progress=None):
-    """(release, notes) of either design (:func:`ui.logic.geodesic_regression.run_release`);
-    the two-stage release through its request."""
-    if settings.two_stage is None:
-        return G.run_release(settings, dataset, progress=progress)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ApproximatePrivacyWarning)
-        release = request(settings, len(dataset.x)).run(dataset.x, dataset.y,
-                                                        progress=progress)
-    notes = [str(w.message) for w in caught
-             if issubclass(w.category, ApproximatePrivacyWarning)]
-    return release, notes
+    """(release, notes) of either design, through the settings' request."""
+    return G.run_release(settings, dataset, progress=progress)
