@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .ledger import planned_cost, record_release, show_cost
+from .ledger import planned_cost, show_cost
 
 
 # ---------------------------------------------------------------------- spending on purpose
@@ -67,34 +67,6 @@ def finish_release(key, error=None):
     if error is not None:
         st.session_state[f"{key}_error"] = str(error)
     st.rerun()
-
-
-def draw_release(page, button, run, label, estimate, draw, last, **extra):
-    """Draw a confirmed release under a progress bar, record it and rerun.
-
-    ``draw(progress)`` makes the release (``progress`` is the :class:`ui.progress.RunProgress`
-    bar, whose Cancel stops it); warnings are silenced (the page states the label). On a
-    ``ValueError`` or ``RuntimeError`` the error is kept for :func:`release_error` and nothing
-    is recorded. Otherwise the release is recorded in the ledger and stored in
-    ``st.session_state[last]`` as ``{"release", "seconds", **extra}``; then
-    :func:`finish_release` reruns so the button ``button`` is enabled again.
-    """
-    import time
-    import warnings
-
-    from .progress import RunProgress
-
-    start = time.perf_counter()
-    try:
-        with RunProgress(label, key=run, estimate=estimate) as bar, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            release = draw(bar)
-    except (ValueError, RuntimeError) as exc:
-        finish_release(button, error=exc)
-    seconds = time.perf_counter() - start
-    record_release(page, release)
-    st.session_state[last] = {"release": release, **extra, "seconds": seconds}
-    finish_release(button)
 
 
 def release_error(key, what="The release"):

@@ -52,7 +52,6 @@ from .ledger import (  # noqa: F401
 )
 from .release_flow import (  # noqa: F401
     _dialog_state,
-    draw_release,
     finish_release,
     release_button,
     release_error,
