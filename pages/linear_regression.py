@@ -40,9 +40,9 @@ from ui.logic.upload import PointMapping, UploadTarget
 from ui.lr_bounds import ESTIMATES, bounds_widgets, estimate_section
 from ui.risk import show_risk
 from ui.session import (
+    PageSettings,
     export_buttons,
     planned_cost,
-    query_value,
     record_event,
     record_release,
     release_button,
@@ -50,7 +50,6 @@ from ui.session import (
     session_memo,
     set_page_rows,
     show_cost,
-    write_query,
 )
 from ui.upload import confirm_person_rows, file_bytes, map_file
 
@@ -63,6 +62,8 @@ LAST = "lr_last_release"
 #: Session-state key of the predictions made from bounds that hold the data's range.
 PREDICTIONS = "lr_predictions"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
+settings_state = PageSettings("lr")
+init = settings_state.init
 #: What the page reads from a file (:mod:`ui.upload`): a covariate and Euclidean responses (one
 #: by default: a line in R¹ is drawn by the exact sampler, private with δ = 0; more go to R^d).
 TARGET = UploadTarget("euclidean", covariate=True, responses=1,
@@ -152,9 +153,10 @@ def load_source(source):
     settings), or Nones when there is nothing to read."""
     if source == "example":
         cols = st.columns(2)
-        n = cols[0].slider("Rows of the generated example", 20, 1000, value=int(np.clip(
-            query_value("lr_n", 100, int), 20, 1000)), key="lr_n")
-        seed = cols[1].number_input("Seed", 0, 10**6, value=query_value("lr_seed", 0, int),
+        init("lr_n", "lr_n", 100, int, bounds=(20, 1000))
+        init("lr_seed", "lr_seed", 0, int, bounds=(0, 10**6))
+        n = cols[0].slider("Rows of the generated example", 20, 1000, key="lr_n")
+        seed = cols[1].number_input("Seed", 0, 10**6,
                                     key="lr_seed")
         frame = example_frame(int(n), int(seed))
         return (frame.to_csv(index=False).encode(), f"example-{n}-{seed}", frame,
@@ -313,12 +315,11 @@ def data_section(settings):
     """The data source and the file's mapping: ``(read, source, fingerprint, example frame,
     rows per person confirmed)``, or None while there is nothing usable (said on the page)."""
     with st.container(border=True):
-        source = st.radio("Data", SOURCES, index=SOURCES.index(query_value(
-            "lr_src", "example", str, choices=SOURCES)),
+        init("lr_src", "lr_src", "example", str, SOURCES)
+        source = st.radio("Data", SOURCES,
             format_func={"example": "Generated example", "upload": "Upload CSV",
                          "wine": "Preset: red wine (UCI)"}.get,
             horizontal=True, key="lr_src")
-        settings["lr_src"] = source
         data, fingerprint, example, extra = load_source(source)
         settings.update(extra)
         if data is None:
@@ -351,20 +352,23 @@ def budget_section(read, source, fingerprint, group_ok, settings):
     covariate, responses = read.mapping.covariate, list(read.mapping.columns)
     with st.container(border=True):
         cols = st.columns([2, 2, 2, 2])
-        epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, value=query_value(
-            "lr_eps", 2.0, float, choices=EPS_OPTIONS), key="lr_eps")
+        init("lr_eps", "lr_eps", 2.0, float, EPS_OPTIONS)
+        epsilon = cols[0].select_slider("Total budget ε", EPS_OPTIONS, key="lr_eps")
         cols[0].caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
-        share = cols[1].slider("Share of ε for the intercept (ε_p / ε)", 0.1, 0.9, value=float(
-            np.clip(query_value("lr_split", 0.5, float), 0.1, 0.9)), step=0.05, key="lr_split")
+        init("lr_split", "lr_split", 0.5, float, bounds=(0.1, 0.9))
+        share = cols[1].slider("Share of ε for the intercept (ε_p / ε)", 0.1, 0.9, step=0.05,
+                               key="lr_split")
         modes = ["strict", "paper"]
-        mode = cols[2].radio("Bounds", modes, index=modes.index(query_value(
-            "lr_mode", "strict", str, choices=modes)),
+        init("lr_mode", "lr_mode", "strict", str, modes)
+        mode = cols[2].radio("Bounds", modes,
             format_func={"strict": "Public (strict, private)",
                          "paper": "From the data (paper mode, not private)"}.get,
             key="lr_mode")
         # The comparison is a second release of the data (it costs ε too): opt-in.
+        init("lr_dpl", "lr_dpl", False, bool)
+        if not HAS_DIFFPRIVLIB:
+            st.session_state["lr_dpl"] = False
         use_dpl = cols[3].checkbox("Compare with diffprivlib",
-                                   value=query_value("lr_dpl", False, bool) and HAS_DIFFPRIVLIB,
                                    disabled=not HAS_DIFFPRIVLIB, key="lr_dpl",
                                    help="diffprivlib's LinearRegression at the same ε: a second "
                                         "release of the data, which the ledger records too.")
@@ -381,7 +385,6 @@ def budget_section(read, source, fingerprint, group_ok, settings):
                                 describe_public=PUBLIC_BOUNDS_TEXT.get(source))
         if mode == "strict":
             estimate_section(x, y, covariate, responses, scope, epsilon, public, group_ok)
-    settings.update(lr_eps=epsilon, lr_split=share, lr_mode=mode, lr_dpl=bool(use_dpl))
     return epsilon, share, mode, bool(use_dpl), bounds, estimate, accuracy_slot
 
 
@@ -507,7 +510,7 @@ def main():
     settings = {}
     loaded = data_section(settings)
     if loaded is None:
-        return write_query(**settings)
+        return settings_state.finish()
     read, source, fingerprint, example, group_ok = loaded
     a0, b0 = L.linear_fit(read.x, read.y)
     lines = {"Non-private least squares": (a0, b0)}
@@ -517,7 +520,7 @@ def main():
         read, source, fingerprint, group_ok, settings)
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
     if bounds is None:
-        return write_query(**settings)
+        return settings_state.finish()
     # One request describes dpcore's release: plan, label, cost, run and exported script.
     request = GeodesicRegressionRequest.linear(
         read.y.shape[1], read.n, **L.release_settings(eps_p, eps_v, bounds, mode))
@@ -538,6 +541,6 @@ def main():
         assumptions_box(mode, bounds["covariate_range"], bounds["box"], bounds["tau"] or 0.0,
                         bounds["tau_m"] or 0.0, eps_p, eps_v, use_dpl,
                         estimated=bounds.get("estimated"), held=bounds.get("held"))
-    write_query(**settings)
+    settings_state.finish()
 
 main()

@@ -15,10 +15,18 @@ from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import common as C
 from ui.logic import sensitivity as L
-from ui.session import query_value, write_query
+from ui.session import PageSettings
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500]
 DEFAULT_NS = (20, 50, 100)  # paper 002 app. G
+settings_state = PageSettings("se")
+init = settings_state.init
+
+
+def sample_sizes(text):
+    """The sample sizes a URL names ("20,50,100"; unknown ones dropped), or the defaults."""
+    return [int(v) for v in str(text).split(",")
+            if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
 
 ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(L.regression_sensitivity_ratios)
 
@@ -73,24 +81,19 @@ def ratio_section():
         cols = st.columns([2, 3, 2, 2])
         keys = list(L.REGRESSION_MANIFOLDS)
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        manifold_key = cols[0].selectbox(
-            "Manifold", keys, index=keys.index(query_value("se_manifold", "sphere",
-                                                           M.canonical, choices=keys)),
-            format_func=M.choice_label, key="se_manifold")
-        default_ns = [int(v) for v in str(query_value("se_ns", "20,50,100", str)).split(",")
-                      if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
-        ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
-                                 max_selections=4, key="se_ns")
-        pairs = cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], value=int(
-            np.clip(query_value("se_pairs", 20, int), 5, CAPS["sens_pairs"])), step=5,
-            key="se_pairs")
-        log_scale = cols[3].toggle("log₁₀ ratio axis", value=query_value("se_log", False, bool),
-                                   key="se_log")
-    settings = {"se_manifold": manifold_key, "se_ns": ",".join(map(str, sorted(ns))),
-                "se_pairs": pairs, "se_log": log_scale}
+        init("se_manifold", "se_manifold", "sphere", M.canonical, keys)
+        manifold_key = cols[0].selectbox("Manifold", keys, format_func=M.choice_label,
+                                         key="se_manifold")
+        init("se_ns", "se_ns", list(DEFAULT_NS), sample_sizes)
+        ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=4, key="se_ns")
+        init("se_pairs", "se_pairs", 20, int, bounds=(5, CAPS["sens_pairs"]))
+        pairs = cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5,
+                               key="se_pairs")
+        init("se_log", "se_log", False, bool)
+        log_scale = cols[3].toggle("log₁₀ ratio axis", key="se_log")
     if not ns:
         st.info("Choose at least one sample size.")
-        return manifold_key, settings
+        return manifold_key
     with st.status("Drawing adjacent data sets and fitting …", expanded=False) as status:
         frame = ratios_cached(manifold_key, tuple(sorted(int(v) for v in ns)), int(pairs),
                               seed=0)
@@ -120,7 +123,7 @@ def ratio_section():
     st.table(shown.style.hide(axis="index").format({c: "{:.3g}" for c in ratios}))
     if (summary["bound holds"] == "NO").any():
         st.warning("Some ratio is below 1: the bound failed on at least one pair.")
-    return manifold_key, settings
+    return manifold_key
 
 
 def curvature_section(manifold_key):
@@ -134,12 +137,12 @@ def curvature_section(manifold_key):
         "sensitivity bounds carry the same factors."
     )
     cols = st.columns([1, 1, 1, 2])
-    kappa = cols[0].slider("Curvature magnitude |κ|", 0.1, 2.0, value=float(np.clip(
-        query_value("se_kappa", 0.5, float), 0.1, 2.0)), step=0.1, key="se_kappa")
-    tau_m = cols[1].slider("Response ball τ_m", 0.1, 2.0, value=float(np.clip(
-        query_value("se_tau_m", 0.75, float), 0.1, 2.0)), step=0.05, key="se_tau_m")
-    tau = cols[2].slider("Residual bound τ", 0.05, 1.0, value=float(np.clip(
-        query_value("se_tau", 0.25, float), 0.05, 1.0)), step=0.05, key="se_tau")
+    init("se_kappa", "se_kappa", 0.5, float, bounds=(0.1, 2.0))
+    init("se_tau_m", "se_tau_m", 0.75, float, bounds=(0.1, 2.0))
+    init("se_tau", "se_tau", 0.25, float, bounds=(0.05, 1.0))
+    kappa = cols[0].slider("Curvature magnitude |κ|", 0.1, 2.0, step=0.1, key="se_kappa")
+    tau_m = cols[1].slider("Response ball τ_m", 0.1, 2.0, step=0.05, key="se_tau_m")
+    tau = cols[2].slider("Residual bound τ", 0.05, 1.0, step=0.05, key="se_tau")
     reach = 2 * (tau_m + tau)
     c = math.sqrt(kappa) * (tau_m + tau)
     cols[3].markdown(
@@ -168,7 +171,6 @@ def curvature_section(manifold_key):
     )
     if kappa_low(manifold_key) >= 0:
         st.caption("Select SPD(2) above to see the ratios under the cosh / sinh bounds.")
-    return {"se_kappa": kappa, "se_tau_m": tau_m, "se_tau": tau}
 
 
 def main():
@@ -179,7 +181,7 @@ def main():
         "private geodesic regression against sensitivities measured on adjacent data sets, and "
         "explains where the curvature terms in those bounds come from."
     )
-    manifold_key, settings = ratio_section()
+    manifold_key = ratio_section()
     # The formulas under the study: typeset (KaTeX) above it, they delayed its first chart.
     notes, assumptions = st.columns(2)
     with notes, st.container(border=True):
@@ -187,8 +189,9 @@ def main():
         teaching_notes()
     with assumptions:
         assumptions_box(manifold_key)
-    settings.update(curvature_section(manifold_key))
-    write_query(**settings)
+    curvature_section(manifold_key)
+    # Settings, never data, go to the URL; also kept in the session for page switches.
+    settings_state.finish()
 
 
 main()
