@@ -5,9 +5,10 @@ event, checked against the session's cap before anything is drawn), the disclosu
 the estimated time, the notices of a cancelled or failed run, and the Release button, which
 spends only after a confirmation stating the cost. On the run the confirmation starts, the
 release runs under a progress bar with Cancel (:class:`ui.progress.RunProgress`) and is recorded
-in the ledger and kept in the session for this page. The button is drawn after the run, in its
-place, so the page shows the release in the same run: one rerun per release (the dialog's),
-where the flow before asked for a second one to enable the button again.
+in the ledger and kept in the session for this page. While it runs a disabled stand-in holds the
+button's place; the button is drawn after the run, in that place, so the page shows the release
+in the same run: one rerun per release (the dialog's), where the flow before asked for a second
+one to enable the button again.
 
 Usage in a page::
 
@@ -85,6 +86,11 @@ def release_panel(page, request, make_release, *, key, signature, work=None, wor
     slot = (button_box or st).empty()
     confirmed = st.session_state.pop(f"{button}_confirmed", False)
     if confirmed and not (disabled or not work_ok or cost["error"]):
+        # While the release runs a disabled stand-in holds the button's place: the browser
+        # would otherwise keep showing the previous run's enabled button until this run ends,
+        # and a second click would interrupt the release.
+        slot.button("Release", key=f"{button}_busy", type="primary", disabled=True,
+                    help="A release is running: wait for it, or press Cancel.")
         _run(page, make_release, run=run, label=label, last=last, signature=signature,
              estimate=None if work is None else work.seconds)
     release_button(button, cost, disabled=disabled or not work_ok, help=help,
