@@ -59,9 +59,10 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "SPHERE_CENTER",
+__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "MEASURED_BALL",
+           "SPHERE_CENTER",
            "SPHERE_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work", "bundle_preferred",
-           "regression_joint_bundle"]
+           "bundle_reach", "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
 #: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
@@ -81,6 +82,10 @@ LEAF_TERMS = 8.0
 #: range in which 9 draws were measured within 10 CPU s (``benchmarks/bench_bundle_sphere.py``
 #: and releases on synthetic data; 140 took up to 12.7 s).
 SPHERE_MAX_N_EPS = 120.0
+#: Footpoint radius and speed bound at which :data:`MAX_N_EPS` was measured
+#: (``benchmarks/bench_bundle_farfield.py``: R = 0.5, V = 1.5); larger balls or speeds reach
+#: less (:func:`bundle_reach`).
+MEASURED_BALL = (0.5, 1.5)
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
@@ -129,11 +134,28 @@ def bundle_joint_work(n, draws, batches=1, whole_sphere=False):
     return float(batches) * 2.0 * charts * MAX_LEAVES * LEAF_TERMS * float(n)
 
 
+def bundle_reach(support_radius, max_norm):
+    """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
+    (public inputs only): :data:`MAX_N_EPS` within the measured ball
+    (:data:`MEASURED_BALL`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
+    the whole sphere and for balls up to a hemisphere at any speed bound (no larger than one
+    of the whole-sphere sampler's charts), 0 beyond (not measured: a ball of radius 0.5 with
+    speeds up to pi at n eps = 1,000 ran for minutes against its seconds of public cost)."""
+    radius, speed = MEASURED_BALL
+    if support_radius is None:
+        return SPHERE_MAX_N_EPS
+    if float(support_radius) <= radius and float(max_norm) <= speed:
+        return MAX_N_EPS
+    if float(support_radius) <= 0.5 * math.pi:
+        return SPHERE_MAX_N_EPS
+    return 0.0
+
+
 def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, draws,
                      batches=1):
     r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
     where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
-    :data:`MAX_N_EPS` (:data:`SPHERE_MAX_N_EPS` without a footpoint ball), and the uniform
+    :func:`bundle_reach` (:data:`MAX_N_EPS` in the measured ball), and the uniform
     proposals' public worst case (``batches x draws x n x`` the worst-case proposals per draw
     at the smallest ``sigma``) is above the ``max_exact_work`` limit (:mod:`dpcore.settings`):
     where uniform proposals are certainly practical they run (on typical data they need far
@@ -141,8 +163,7 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
     Public inputs only."""
     if not bundle_joint_available(manifold, support_radius, max_norm):
         return False
-    reach = MAX_N_EPS if support_radius is not None else SPHERE_MAX_N_EPS
-    if 4.0 * float(g_max) / float(sigma) > reach * (1.0 + 1e-12):
+    if 4.0 * float(g_max) / float(sigma) > bundle_reach(support_radius, max_norm) * (1.0 + 1e-12):
         return False
     from ..sampling.rejection import worst_case_proposals
     from ..settings import get_limits

@@ -21,10 +21,12 @@ from dpcore.mechanisms.kng_bundle import (
     LEAF_TERMS,
     MAX_LEAVES,
     MAX_N_EPS,
+    MEASURED_BALL,
     SPHERE_MAX_N_EPS,
     bundle_joint_available,
     bundle_joint_work,
     bundle_preferred,
+    bundle_reach,
 )
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.sampling.bundle_lattice import BundleLattice
@@ -75,6 +77,24 @@ def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
                             draws=draws)
     assert not bundle_preferred(S2, 0.5, 1.5, g_max=g_max,
                                 sigma=2 * delta / (1.01 * MAX_N_EPS / n), n=n, draws=draws)
+
+
+def test_reach_is_the_measured_range_of_the_public_support():
+    """n eps = 1,000 only in the measured ball (R = 0.5, V = 1.5); a larger speed bound or a
+    ball up to a hemisphere gets the whole sphere's measured reach (120); larger balls none
+    (a ball of radius 0.5 with V = pi at n eps = 1,000 ran for minutes)."""
+    radius, speed = MEASURED_BALL
+    assert (radius, speed) == (0.5, 1.5)
+    assert bundle_reach(0.5, 1.5) == bundle_reach(0.2, 0.8) == MAX_N_EPS
+    assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == SPHERE_MAX_N_EPS
+    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS
+    assert bundle_reach(2.0, 1.0) == 0.0
+    n, draws = 250, 9
+    g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))
+    delta = math.hypot(2 * TAU / n, 2 * TAU / n)
+    at_1000 = 2 * delta / (1000 / n)
+    assert not bundle_preferred(S2, 0.5, math.pi, g_max=g_max, sigma=at_1000, n=n, draws=draws)
+    assert not bundle_preferred(S2, 2.0, 1.0, g_max=g_max, sigma=at_1000, n=n, draws=draws)
 
 
 def test_plan_is_exact_at_n_eps_1000_with_a_footpoint_ball():
