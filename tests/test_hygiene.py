@@ -20,6 +20,7 @@ CSV downloads are neutralised) is in ``tests/app/test_hygiene_app.py``.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import io
 import json
@@ -338,7 +339,9 @@ ALLOWED_CACHED_RELEASES = {
 SEED_PARAMETERS = {"seed", "config", "rng"}
 
 
+@functools.cache
 def _trees():
+    """The parsed app, pages, ui and library files (parsed once; nothing here modifies them)."""
     return {p: ast.parse(p.read_text(encoding="utf-8"), str(p))
             for p in PAGE_FILES + UI_FILES + LIB_FILES}
 
@@ -412,27 +415,47 @@ NOT_FOLLOWED = {
 }
 
 
+def _calls(func):
+    """``(receiver, name)`` of every call in the body of ``func`` (nested bodies included)."""
+    out = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+            receiver = (f.value.id if isinstance(f, ast.Attribute)
+                        and isinstance(f.value, ast.Name) else None)
+            out.append((receiver, name))
+    return out
+
+
+#: id(trees) -> (trees, {name: [(FunctionDef, its calls)]}): the index of :func:`reachable_calls`,
+#: built once per parse (``trees`` is kept with it, so the id stays its own).
+_CALL_INDEX = {}
+
+
+def _call_index(trees):
+    if id(trees) not in _CALL_INDEX:
+        index = {}
+        for tree in trees.values():
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    index.setdefault(node.name, []).append((node, _calls(node)))
+        _CALL_INDEX[id(trees)] = (trees, index)
+    return _CALL_INDEX[id(trees)][1]
+
+
 def reachable_calls(func, trees):
     """Names of every function the body of ``func`` may call, transitively (by bare name over
     dpcore, ui and pages; an over-approximation, but for :data:`NOT_FOLLOWED`)."""
-    index = {}
-    for tree in trees.values():
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                index.setdefault(node.name, []).append(node)
-    names, stack = set(), [func]
+    index = _call_index(trees)
+    names, stack = set(), [_calls(func)]
     while stack:
-        for node in ast.walk(stack.pop()):
-            if isinstance(node, ast.Call):
-                f = node.func
-                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
-                receiver = (f.value.id if isinstance(f, ast.Attribute)
-                            and isinstance(f.value, ast.Name) else None)
-                if (receiver, name) in NOT_FOLLOWED:
-                    continue
-                if name and name not in names:
-                    names.add(name)
-                    stack.extend(index.get(name, []))
+        for receiver, name in stack.pop():
+            if (receiver, name) in NOT_FOLLOWED:
+                continue
+            if name and name not in names:
+                names.add(name)
+                stack.extend(calls for _, calls in index.get(name, []))
     return names
 
 

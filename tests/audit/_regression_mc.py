@@ -9,7 +9,13 @@ A space is described by a ``geometry`` object (a module or namespace) with
 * ``support_point(a) -> (p, v)``: a smooth map onto the open support (for local searches) and
   ``support_params(p, v) -> a``, an approximate inverse giving starting rows;
 * ``response_point(a)``: rows of R^k onto the public response ball, with
-  ``n_response_params = k``.
+  ``n_response_params = k``;
+* optionally ``terms``, ``gradient_norm`` split into per-observation pieces
+  (:class:`SharedTerms`; :class:`FDTerms` for finite differences of the energy). With them
+  the oracle and the adversarial search compute each observation's part once and reuse it
+  across data sets (same numbers, bit for bit, as ``gradient_norm``: the same elementwise
+  operations and the same reductions); or ``gradient_norms(p, v, datasets)``, the list of
+  ``gradient_norm(p, v, *data)`` computed together (the same numbers).
 
 The densities are f_D ∝ exp(−g_D/σ) on the support; their normalizers are Monte Carlo
 means over common uniform points, so log Z_D − log Z_D′ has a small standard error.
@@ -20,6 +26,116 @@ from __future__ import annotations
 import numpy as np
 
 from . import _oracle as O
+
+
+def fd_norm(energies, h):
+    """‖(∂_p E, ∂_v E)‖ from the energies at :func:`FDTerms`-ordered points (central
+    differences with step ``h``)."""
+    gp = np.stack([(energies[i] - energies[i + 1]) / (2 * h)
+                   for i in range(0, len(energies), 4)], axis=-1)
+    gv = np.stack([(energies[i + 2] - energies[i + 3]) / (2 * h)
+                   for i in range(0, len(energies), 4)], axis=-1)
+    return np.sqrt(np.sum(gp**2, axis=-1) + np.sum(gv**2, axis=-1))
+
+
+class FDTerms:
+    """``terms`` of a geometry whose ``gradient_norm`` takes central differences of the energy:
+    ``fd_points(p, v)`` gives the points (p′, v′) where it evaluates the energy, in the order
+    (Exp_p(+h e_k), Exp_p(−h e_k), v + h e_k, v − h e_k) per frame vector e_k, and
+    ``term_losses(p, v, t, y)`` the per-observation Huber losses (..., n) whose mean over the
+    last axis is the energy."""
+
+    chunk = 20_000
+
+    def __init__(self, fd_points, term_losses, h):
+        self.fd_points, self.term_losses, self.h = fd_points, term_losses, h
+
+    def prepare(self, p, v):
+        return self.fd_points(p, v)
+
+    def columns(self, points, t, y):
+        return [self.term_losses(pp, vv, t, y) for pp, vv in points]
+
+    def norm(self, points, parts, t):
+        del points, t
+        return fd_norm([losses.mean(axis=-1) for losses in parts], self.h)
+
+
+def _key(t_i, y_i):
+    return float(t_i), np.asarray(y_i).tobytes()
+
+
+class SharedTerms:
+    """``geometry.gradient_norm`` at fixed points (p, v) for many data sets, sharing the work.
+
+    ``geometry.terms`` splits ``gradient_norm`` into per-observation pieces: ``prepare(p, v)``
+    (work that depends on the points only, done once per chunk of ``terms.chunk`` rows),
+    ``columns(state, t, y)`` (arrays with one entry per observation along axis 1) and
+    ``norm(state, parts, t)`` (the norms from those arrays for one data set, its observations
+    stacked along axis 1 in its own order). Each distinct observation's columns are computed
+    once per call of :meth:`norms`, or once for all calls after :meth:`pin`. Every operation
+    per observation is elementwise in it and the data set's arrays are rebuilt in its order, so
+    the norms equal ``gradient_norm``'s bit for bit (checked by the audits that use it).
+    """
+
+    def __init__(self, geometry, p, v):
+        self.terms = geometry.terms
+        p, v = np.broadcast_arrays(np.asarray(p), np.asarray(v))
+        self.shape = p.shape[:-1]  # points are vectors (..., dim)
+        flat_p, flat_v = p.reshape(-1, p.shape[-1]), v.reshape(-1, p.shape[-1])
+        step = self.terms.chunk
+        self.states = [self.terms.prepare(flat_p[s:s + step], flat_v[s:s + step])
+                       for s in range(0, flat_p.shape[0], step)]
+        self.pinned = {}
+
+    def _columns(self, obs):
+        """{key: per chunk, per part, the observation's (B, ...) column} of ``obs``."""
+        if not obs:
+            return {}
+        t = np.array([o[0] for o in obs.values()], float)
+        y = np.array([o[1] for o in obs.values()])
+        per_chunk = [self.terms.columns(state, t, y) for state in self.states]
+        return {k: [[part[:, j].copy() for part in parts] for parts in per_chunk]
+                for j, k in enumerate(obs)}
+
+    def pin(self, t, y):
+        """Keep the columns of these observations for every later call."""
+        new = {}
+        for t_i, y_i in zip(t, y, strict=True):
+            k = _key(t_i, y_i)
+            if k not in self.pinned:
+                new[k] = (t_i, y_i)
+        self.pinned.update(self._columns(new))
+
+    def norms(self, datasets):
+        """[gradient_norm(p, v, t, y) for (t, y) in datasets]."""
+        keys = [[_key(t_i, y_i) for t_i, y_i in zip(t, y, strict=True)] for t, y in datasets]
+        new = {}
+        for (t, y), ks in zip(datasets, keys, strict=True):
+            for k, t_i, y_i in zip(ks, t, y, strict=True):
+                if k not in self.pinned and k not in new:
+                    new[k] = (t_i, y_i)
+        cols = {**self.pinned, **self._columns(new)}
+        out = []
+        for (t, _), ks in zip(datasets, keys, strict=True):
+            t = np.asarray(t, float)
+            parts = []
+            for c, state in enumerate(self.states):
+                n_parts = len(cols[ks[0]][c])
+                stacked = [np.stack([cols[k][c][i] for k in ks], axis=1) for i in range(n_parts)]
+                parts.append(self.terms.norm(state, stacked, t))
+            out.append(np.concatenate(parts).reshape(self.shape))
+        return out
+
+
+def gradient_norms(geometry, p, v, datasets):
+    """``[geometry.gradient_norm(p, v, t, y) for (t, y) in datasets]``, sharing the work when
+    the geometry splits it into per-observation ``terms`` or has its own ``gradient_norms``."""
+    if getattr(geometry, "gradient_norms", None) is not None:
+        return geometry.gradient_norms(p, v, datasets)
+    if getattr(geometry, "terms", None) is not None:
+        return SharedTerms(geometry, p, v).norms(datasets)
+    return [geometry.gradient_norm(p, v, *data) for data in datasets]
 
 
 class MonteCarloOracle:
@@ -43,8 +159,7 @@ class MonteCarloOracle:
         self.geometry, self.d, self.e, self.sigma, self.n_draws = geometry, d, e, sigma, n_draws
         rng = np.random.default_rng(seed)
         self.p, self.v = geometry.uniform_support(size, rng)
-        self.g = {k: geometry.gradient_norm(self.p, self.v, *data)
-                  for k, data in (("D", d), ("E", e))}
+        self.g = dict(zip("DE", gradient_norms(geometry, self.p, self.v, (d, e)), strict=True))
         self.log_z, self.log_z_se = {}, {}
         for k in "DE":
             w = np.exp(-self.g[k] / sigma)
@@ -60,8 +175,7 @@ class MonteCarloOracle:
         return -(g_d - g_e) / self.sigma - (self.log_z["D"] - self.log_z["E"])
 
     def stat(self, p, v):
-        gn = self.geometry.gradient_norm
-        return self.stat_from_g(gn(p, v, *self.d), gn(p, v, *self.e))
+        return self.stat_from_g(*gradient_norms(self.geometry, p, v, (self.d, self.e)))
 
     def grid_stat(self):
         return self.stat_from_g(self.g["D"], self.g["E"])
@@ -95,20 +209,29 @@ def adversarial_pair(geometry, shared, rng, n_points=1500):
     replaced observation (covariate in [0, 1], response in the ball)."""
     k = geometry.n_response_params
     p, v = geometry.uniform_support(n_points, rng)
+    fd = SharedTerms(geometry, p, v) if getattr(geometry, "terms", None) is not None else None
     best = (-np.inf, None)
     for name, (t_sh, y_sh) in shared(rng).items():
         def new_obs(a):
             return (np.clip(0.5 + 0.6 * np.tanh(a[..., k]), 0, 1),
                     geometry.response_point(a[..., :k]))
 
-        def g_with(a, t_sh=t_sh, y_sh=y_sh):
+        def data_with(a, t_sh=t_sh, y_sh=y_sh):
             t_new, y_new = new_obs(a)
-            return np.array([geometry.gradient_norm(p, v, np.append(t_sh, tn),
-                                                    np.vstack([y_sh, yn]))
-                             for tn, yn in zip(t_new, y_new, strict=True)])
+            return [(np.append(t_sh, tn), np.vstack([y_sh, yn]))
+                    for tn, yn in zip(t_new, y_new, strict=True)]
+
+        if fd is not None:  # the shared observations' losses: once per configuration
+            fd.pinned = {}
+            fd.pin(t_sh, y_sh)
 
         def objective(a):
-            return np.max(np.abs(g_with(a[:, :k + 1]) - g_with(a[:, k + 1:])), axis=1)
+            sets = data_with(a[:, :k + 1]) + data_with(a[:, k + 1:])
+            if fd is not None:
+                g = np.array(fd.norms(sets))
+            else:
+                g = np.array([geometry.gradient_norm(p, v, *s) for s in sets])
+            return np.max(np.abs(g[:len(a)] - g[len(a):]), axis=1)
 
         starts = rng.normal(scale=2.0, size=(6, 2 * (k + 1)))
         starts[0] = [5.0] * (k + 1) + [-5.0] * (k + 1)

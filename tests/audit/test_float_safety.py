@@ -94,15 +94,29 @@ def test_every_draw_is_reachable_from_the_neighbour(joint_pair, direction):
 
 
 def _containing_cells(env, index):
-    """Independent lookup: the cell whose integer box holds each index (linear scan)."""
+    """Independent lookup: the cell whose integer box holds each index. Every cell is
+    considered: per refinement level (one side length s), the cells whose first corner
+    coordinate c satisfies c <= k < c + s are found exactly by binary search among the level's
+    cells sorted by c, then the second coordinate is checked the same way."""
     side = np.left_shift(np.int64(1), (env.levels - env.level).astype(np.int64))
+    index = np.asarray(index, dtype=np.int64)
+    rows_all = np.arange(index.shape[0])
+    count = np.zeros(index.shape[0], dtype=np.int64)
     out = np.full(index.shape[0], -1)
-    for j, k in enumerate(index):
-        hit = np.flatnonzero(np.all((env.corners <= k) & (k < env.corners + side[:, None]),
-                                    axis=1))
-        assert hit.size <= 1  # cells partition the lattice
-        if hit.size:
-            out[j] = hit[0]
+    for s in np.unique(side):
+        order = np.flatnonzero(side == s)
+        order = order[np.argsort(env.corners[order, 0], kind="stable")]
+        first = env.corners[order, 0]
+        start = np.searchsorted(first, index[:, 0] - s, side="right")  # c > k - s
+        stop = np.searchsorted(first, index[:, 0], side="right")  # c <= k
+        n = stop - start
+        rows = np.repeat(rows_all, n)
+        cand = order[np.repeat(start - (np.cumsum(n) - n), n) + np.arange(n.sum())]
+        c = env.corners[cand]
+        hit = np.all((c <= index[rows]) & (index[rows] < c + s), axis=1)
+        np.add.at(count, rows[hit], 1)
+        out[rows[hit]] = cand[hit]
+    assert np.all(count <= 1)  # cells partition the lattice
     return out
 
 

@@ -78,21 +78,34 @@ def chart_inv(z):
     return np.stack([mink(v, E1), mink(v, E2)], axis=-1)
 
 
+def term_losses(p, v, t, y):
+    """ρ_τ(d(Exp_p(t_i v), y_i)) per observation; p, v (..., 3), t (n,), y (n, 3) → (..., n)."""
+    q = exp(p[..., None, :], t[:, None] * v[..., None, :])
+    return O.huber(dist(q, y), TAU)
+
+
 def energy(p, v, t, y):
     """E(p, v) = (1/n) Σ ρ_τ(d(Exp_p(t_i v), y_i)); p, v (..., 3), t (n,), y (n, 3)."""
-    q = exp(p[..., None, :], t[:, None] * v[..., None, :])
-    return O.huber(dist(q, y), TAU).mean(axis=-1)
+    return term_losses(p, v, t, y).mean(axis=-1)
+
+
+def fd_points(p, v):
+    """The points (p′, v′) at which the central differences evaluate E: per frame vector e,
+    Exp_p(±h e) with v parallel-transported, then v ± h e (h = FD_H)."""
+    out = []
+    for e in frame(p):
+        w = FD_H * e
+        plus, minus = exp(p, w), exp(p, -w)
+        out += [(plus, transport(p, plus, v)), (minus, transport(p, minus, v)),
+                (p, v + w), (p, v - w)]
+    return out
 
 
 def gradient_coords(p, v, t, y):
     """(∂_p E, ∂_v E) in the frame at p by central differences; (..., 2) each."""
-    gp, gv = [], []
-    for e in frame(p):
-        w = FD_H * e
-        plus = energy(exp(p, w), transport(p, exp(p, w), v), t, y)
-        minus = energy(exp(p, -w), transport(p, exp(p, -w), v), t, y)
-        gp.append((plus - minus) / (2 * FD_H))
-        gv.append((energy(p, v + w, t, y) - energy(p, v - w, t, y)) / (2 * FD_H))
+    en = [energy(pp, vv, t, y) for pp, vv in fd_points(p, v)]
+    gp = [(en[i] - en[i + 1]) / (2 * FD_H) for i in range(0, len(en), 4)]
+    gv = [(en[i + 2] - en[i + 3]) / (2 * FD_H) for i in range(0, len(en), 4)]
     return np.stack(gp, axis=-1), np.stack(gv, axis=-1)
 
 
@@ -196,6 +209,7 @@ def support_params(p, v):
 GEOMETRY = types.SimpleNamespace(
     uniform_support=uniform_support, gradient_norm=gradient_norm, support_point=support_point,
     support_params=support_params, response_point=response_point, n_response_params=2,
+    terms=R.FDTerms(fd_points, term_losses, FD_H),
 )
 
 

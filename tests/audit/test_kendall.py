@@ -444,23 +444,15 @@ def regression_pair(n):
     """((t_D, y_D), (t_D′, y_D′), name) on S², with the largest coarse-grid log-ratio found."""
     rng = np.random.default_rng(SEED + 600 + n)
     sigma_s = 2 * reg_sigma(n)
-    grid = O.bundle_grid(6, 5, MAX_SPEED_S)
-    pts, vecs, w = grid.points, grid.vectors, grid.weights
+    search = O.PairSearchGrid(O.bundle_grid(6, 5, MAX_SPEED_S), TAU_S)
     a_r = np.arctanh(1.2 * TAU_S / (np.pi - 1e-6))
     crafted = np.array([[a_r, 0, 5, -a_r, 0, 5], [0, a_r, 5, 0, -a_r, 5]])
     best = (-np.inf, None)
     for name, (t_sh, y_sh) in _shared_configurations(n, rng).items():
-        gp_sh, gv_sh = O.regression_gradient(pts, vecs, t_sh, y_sh, TAU_S)
-        gp_sh, gv_sh = gp_sh * (n - 1), gv_sh * (n - 1)
+        shared = search.shared(t_sh, y_sh)
 
-        def log_f(t_new, y_new, gp_sh=gp_sh, gv_sh=gv_sh):
-            gp, gu = O.term_gradients(pts[None], t_new[:, None, None] * vecs[None],
-                                      y_new[:, None], TAU_S)
-            gp = (gp_sh[None] + gp) / n
-            gv = (gv_sh[None] + t_new[:, None, None] * gu) / n
-            lf = -np.sqrt(O.dot(gp, gp) + O.dot(gv, gv)) / sigma_s
-            m = lf.max(axis=1, keepdims=True)
-            return lf - (m + np.log(np.sum(w * np.exp(lf - m), axis=1, keepdims=True)))
+        def log_f(t_new, y_new, shared=shared):
+            return search.log_f(shared, n, sigma_s, t_new, y_new)
 
         def objective(a, log_f=log_f):
             return np.max(np.abs(log_f(*_new_obs(a[:, :3])) - log_f(*_new_obs(a[:, 3:]))),

@@ -430,6 +430,8 @@ def kng_sigma(n, eps=EPS):
 KNG_GEOMETRY = types.SimpleNamespace(
     uniform_support=lambda size, rng: (CHART.uniform_ball(RADIUS, size, rng),) * 2,
     gradient_norm=lambda p, v, y: G.frechet_gradient_norm(p, y),
+    # the same numbers for several data sets, their shared points' logs computed once
+    gradient_norms=lambda p, v, datasets: G.frechet_gradient_norms(p, [y for y, in datasets]),
     support_point=lambda a: (ball_pt(a),) * 2,
     support_params=lambda p, v: unsquash(CHART.inverse(p), RADIUS),
 )
@@ -582,12 +584,35 @@ def _support_params(p, v):
                            unsquash(G.coords(p, v), V_MAX)], axis=-1)
 
 
+class _RegressionTerms:
+    """``G.joint_gradient_norm`` in per-observation pieces for
+    :class:`tests.audit._regression_mc.SharedTerms`: the term gradients of
+    ``G.regression_gradient`` (observations along axis 1), then the same means and norm."""
+
+    chunk = 10_000
+
+    def prepare(self, p, v):
+        return np.asarray(p, complex), np.asarray(v, complex)
+
+    def columns(self, state, t, y):
+        p, v = state
+        return list(G.term_gradients(p[:, None], t[None, :, None] * v[:, None],
+                                     np.asarray(y, complex)[None], TAU))
+
+    def norm(self, state, parts, t):
+        del state
+        a, b = parts
+        gp, gv = a.mean(axis=1), (t[None, :, None] * b).mean(axis=1)
+        return np.sqrt(G.inner(gp, gp) + G.inner(gv, gv))
+
+
 #: Kendall Σ⁴₂ for :mod:`tests.audit._regression_mc`.
 REG_GEOMETRY = types.SimpleNamespace(
     uniform_support=_uniform_support,
     gradient_norm=lambda p, v, t, y: G.joint_gradient_norm(p, v, t, y, TAU),
     support_point=_support_point, support_params=_support_params,
     response_point=lambda a: CHART(O.squash_disk(a, FOOT_R)), n_response_params=4,
+    terms=_RegressionTerms(),
 )
 
 

@@ -114,6 +114,29 @@ class TestRegressionGradient:
             np.testing.assert_allclose(gp[i], a[0], atol=1e-14)
             np.testing.assert_allclose(gv[i], b[0], atol=1e-14)
 
+    @pytest.mark.parametrize("tau", [0.05, 0.3, 10.0])
+    def test_frame_reductions_match_the_vector_formulas(self, rng, tau):
+        """The scalar reductions of the fast paths (rejection sampler, pair searches) give the
+        vector formulas' gradient norms and log-densities to rounding."""
+        p = O.uniform_sphere(400, rng)
+        v = random_tangent(p, rng, np.pi)
+        t = rng.uniform(size=7)
+        t[0], t[1] = 0.0, 1.0
+        y = O.uniform_sphere(7, rng)
+        np.testing.assert_allclose(O.joint_gradient_norm_frame(p, v, t, y, tau),
+                                   O.joint_gradient_norm(p, v, t, y, tau), rtol=1e-12,
+                                   atol=1e-14)
+        grid = O.bundle_grid(4, 3, np.pi)
+        search = O.PairSearchGrid(grid, tau)
+        t_new, y_new = rng.uniform(size=5), O.uniform_sphere(5, rng)
+        t_new[0] = 0.0
+        got = search.log_f(search.shared(t[:6], y[:6]), 7, 0.1, t_new, y_new)
+        for k in range(5):
+            lf = -O.joint_gradient_norm(grid.points, grid.vectors, np.append(t[:6], t_new[k]),
+                                        np.vstack([y[:6], y_new[k]]), tau) / 0.1
+            want = lf - O.log_integral(lf, grid.weights)
+            np.testing.assert_allclose(got[k], want, rtol=0, atol=1e-10)
+
 
 class TestQuadrature:
     def test_sphere_grid(self):

@@ -123,23 +123,15 @@ def adversarial_ball_pair(n):
     assert O.dist(P0, CENTER) < RADIUS  # the shared configurations sit inside the domain
     rng = np.random.default_rng(BALL_SEED + n)
     sigma = _sigma(n)
-    grid = restricted_grid(5, 4)
-    pts, vecs, w = grid.points, grid.vectors, grid.weights
+    search = O.PairSearchGrid(restricted_grid(5, 4), TAU)
     best = (-np.inf, None)
     a_r = np.arctanh(1.2 * TAU / (np.pi - 1e-6))  # residual just beyond the clipping bound
     crafted = np.array([[a_r, 0, 5, -a_r, 0, 5], [0, a_r, 5, 0, -a_r, 5]])
     for name, (t_sh, y_sh) in _shared_configurations(n, rng).items():
-        gp_sh, gv_sh = O.regression_gradient(pts, vecs, t_sh, y_sh, TAU)
-        gp_sh, gv_sh = gp_sh * (n - 1), gv_sh * (n - 1)
+        shared = search.shared(t_sh, y_sh)
 
-        def log_f(t_new, y_new, gp_sh=gp_sh, gv_sh=gv_sh):
-            gp, gu = O.term_gradients(pts[None], t_new[:, None, None] * vecs[None],
-                                      y_new[:, None], TAU)
-            gp = (gp_sh[None] + gp) / n
-            gv = (gv_sh[None] + t_new[:, None, None] * gu) / n
-            lf = -np.sqrt(O.dot(gp, gp) + O.dot(gv, gv)) / sigma
-            m = lf.max(axis=1, keepdims=True)
-            return lf - (m + np.log(np.sum(w * np.exp(lf - m), axis=1, keepdims=True)))
+        def log_f(t_new, y_new, shared=shared):
+            return search.log_f(shared, n, sigma, t_new, y_new)
 
         def objective(a, log_f=log_f):
             return np.max(np.abs(log_f(*_new_obs(a[:, 0:3])) - log_f(*_new_obs(a[:, 3:6]))),
@@ -209,12 +201,12 @@ def _gof_pvalue(oracle, which, p, v, n_levels=8):
 
 
 def _oracle_draws(oracle, which, size, rng):
-    """Exact draws ∝ exp(−g/σ) on the domain: rejection from uniform proposals on it."""
+    """Exact draws ∝ exp(−g/σ) on the domain: rejection from uniform proposals on it (the
+    draws of ``O.rejection_sample`` with ``O.joint_gradient_norm``, bit for bit, by
+    ``O.rejection_sample_joint``)."""
     data = oracle.d if which == "D" else oracle.e
-    z = O.rejection_sample(
-        O.uniform_bundle(MAX_SPEED, CENTER, RADIUS),
-        lambda z: -O.joint_gradient_norm(z[:, 0], z[:, 1], *data, TAU) / oracle.sigma,
-        size, rng, batch=50_000)
+    z = O.rejection_sample_joint(O.uniform_bundle(MAX_SPEED, CENTER, RADIUS), data, TAU,
+                                 oracle.sigma, size, rng, batch=50_000)
     return z[:, 0], z[:, 1]
 
 

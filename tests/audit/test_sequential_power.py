@@ -58,9 +58,12 @@ class FootpointOracle:
 
     def log_f(self, p, t, y, fit=None):
         p_hat, v_hat = _fit(t, y) if fit is None else fit
-        lf = -O.footpoint_gradient_norm(p, p_hat, v_hat, t, y, TAU) / self.sigma
         grid_lf = -O.footpoint_gradient_norm(self.grid.points, p_hat, v_hat, t, y,
                                              TAU) / self.sigma
+        if p is self.grid.points:  # on the grid itself: the same numbers, computed once
+            lf = grid_lf
+        else:
+            lf = -O.footpoint_gradient_norm(p, p_hat, v_hat, t, y, TAU) / self.sigma
         return lf - O.log_integral(grid_lf, self.grid.weights)
 
 

@@ -101,22 +101,34 @@ def transport(p, w, v):
     return M.from_matrix(e @ mat(v) @ np.swapaxes(e, -1, -2))
 
 
+def term_losses(p, v, t, y):
+    """ρ_τ(d(Exp_p(t_i v), y_i)) per observation; p, v (..., 3), t (n,), y (n, 3) → (..., n)."""
+    q = M.spd_exp(p[..., None, :], t[:, None] * v[..., None, :])
+    return O.huber(M.spd_dist(q, y), TAU)
+
+
 def energy(p, v, t, y):
     """E(p, v) = (1/n) Σ ρ_τ(d(Exp_p(t_i v), y_i)); p, v (..., 3), t (n,), y (n, 3)."""
-    q = M.spd_exp(p[..., None, :], t[:, None] * v[..., None, :])
-    return O.huber(M.spd_dist(q, y), TAU).mean(axis=-1)
+    return term_losses(p, v, t, y).mean(axis=-1)
+
+
+def fd_points(p, v):
+    """The points (p′, v′) at which the central differences evaluate E: per frame vector e_k,
+    Exp_p(±h e_k) with v parallel-transported, then v ± h e_k (h = FD_H)."""
+    e = frame(p)
+    out = []
+    for k in range(3):
+        w = FD_H * e[..., k, :]
+        out += [(M.spd_exp(p, w), transport(p, w, v)), (M.spd_exp(p, -w), transport(p, -w, v)),
+                (p, v + w), (p, v - w)]
+    return out
 
 
 def gradient_coords(p, v, t, y):
     """(∂_p E, ∂_v E) in the orthonormal frame at p, by central differences; (..., 3) each."""
-    e = frame(p)
-    gp, gv = [], []
-    for k in range(3):
-        w = FD_H * e[..., k, :]
-        plus = energy(M.spd_exp(p, w), transport(p, w, v), t, y)
-        minus = energy(M.spd_exp(p, -w), transport(p, -w, v), t, y)
-        gp.append((plus - minus) / (2 * FD_H))
-        gv.append((energy(p, v + w, t, y) - energy(p, v - w, t, y)) / (2 * FD_H))
+    en = [energy(pp, vv, t, y) for pp, vv in fd_points(p, v)]
+    gp = [(en[i] - en[i + 1]) / (2 * FD_H) for i in range(0, len(en), 4)]
+    gv = [(en[i + 2] - en[i + 3]) / (2 * FD_H) for i in range(0, len(en), 4)]
     return np.stack(gp, axis=-1), np.stack(gv, axis=-1)
 
 
@@ -212,6 +224,7 @@ def support_params(p, v):
 GEOMETRY = types.SimpleNamespace(
     uniform_support=uniform_support, gradient_norm=gradient_norm, support_point=support_point,
     support_params=support_params, response_point=response_point, n_response_params=3,
+    terms=R.FDTerms(fd_points, term_losses, FD_H),
 )
 
 

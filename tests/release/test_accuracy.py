@@ -7,6 +7,7 @@ own weighted-quantile error is of order sqrt(q(1-q)/ESS). The tolerance is 5.5 c
 standard deviations (two-sided normal tail < 4e-8 each; four such comparisons, < 1e-6 together).
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -35,6 +36,13 @@ def _exact_footpoints(x, y, total, eps, seed, **kw):
     return np.concatenate(out)
 
 
+@functools.cache
+def _prediction_n20():
+    """The prediction both coverage tests check (S², n = 20, ε = 2, τ = 0.2): computed once
+    (seeded, rng=0: the same numbers on every call); nothing mutates the returned dict."""
+    return predict_regression_error(S2, 20, eps_p=1.0, eps_v=1.0, tau=0.2)
+
+
 def _tolerance(q, n_obs, ess):
     return 5.5 * np.sqrt(q * (1 - q) * (1 / n_obs + 1 / ess))
 
@@ -44,7 +52,7 @@ def test_prediction_covers_exact_releases_of_the_model_data():
     """On the model data itself (responses at the centre, covariates evenly spread), the
     predicted median and 95% radius of the footpoint error hold for 1200 exact releases."""
     n, eps = 20, 2.0
-    pred = predict_regression_error(S2, n, eps_p=eps / 2, eps_v=eps / 2, tau=0.2)
+    pred = _prediction_n20()
     assert pred["available"] and pred["ess"] > 5000
     t = (np.arange(n) + 0.5) / n
     y = np.broadcast_to(NORTH, (n, 3)).copy()
@@ -65,7 +73,7 @@ def test_prediction_covers_exact_releases_of_noisy_data():
     n, eps = 20, 2.0
     data = make_regression_data(S2, n, rng=5)
     fit = GeodesicRegression(S2, covariate_range=(0.0, 1.0)).fit(data.x, data.y)
-    pred = predict_regression_error(S2, n, eps_p=eps / 2, eps_v=eps / 2, tau=0.2)
+    pred = _prediction_n20()
     feet = _exact_footpoints(data.x, data.y, 1200, eps, seed=200)
     d = S2.dist(feet, fit.footpoint_)
     for q, key in ((0.5, "median"), (0.95, "q95")):

@@ -14,6 +14,7 @@ reject them; the chance that it would accept them is computed from the binomial 
 coverage the observed releases give to the wrong values, and must be below 1e-3.
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -86,14 +87,22 @@ N_OBS = 60_000
 PROPOSALS = 1_000_000
 
 
+@functools.cache
+def _model_prediction():
+    """The prediction both coverage tests check (n = 100, ε = 2, τ = τ_m = 5): computed once
+    (the prediction is deterministic: test_prediction_is_deterministic_and_decreases_with_epsilon);
+    nothing mutates the returned dict."""
+    return predict_linear_regression_error(100, 1, epsilon=2.0, tau=5.0, tau_m=5.0,
+                                           proposals=PROPOSALS)
+
+
 @pytest.mark.statistical
 def test_prediction_covers_exact_releases_of_the_model_data():
     """On the model data (covariates evenly spread over the public range, responses at the
     public centre) the prediction is the exact target's law: the median and the 95% radius
     cover 60,000 exact releases at their levels, and predictions 30% off are rejected."""
     n, eps, tau = 100, 2.0, 5.0
-    pred = predict_linear_regression_error(n, 1, epsilon=eps, tau=tau, tau_m=tau,
-                                           proposals=PROPOSALS)
+    pred = _model_prediction()
     assert pred["available"] and pred["ess"] > 100_000
     x = 10.0 * (np.arange(n) + 0.5) / n
     y = np.full((n, 1), 5.0)
@@ -108,8 +117,7 @@ def test_prediction_covers_exact_releases_of_noisy_data():
     resolution (the noise lets clipping act a little earlier: measured 95% coverage 0.947 of
     60,000 releases; the model data give 0.950)."""
     n, eps, tau = 100, 2.0, 5.0
-    pred = predict_linear_regression_error(n, 1, epsilon=eps, tau=tau, tau_m=tau,
-                                           proposals=PROPOSALS)
+    pred = _model_prediction()
     x = 10.0 * (np.arange(n) + 0.5) / n
     noise = np.random.default_rng(3).normal(0.0, 0.7, n)
     y = (5.0 + 0.3 * (x - 5.0) + noise)[:, None]
