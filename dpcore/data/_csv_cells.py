@@ -46,9 +46,18 @@ class _Cells:
 def _read_cells(m, text, task, max_rows, *, covariate="x", unread="error", mapped=None,
                 group=None, blank="error") -> _Cells:
     """The numbers of the decoded file ``text``: the vectorised reader's when it vouches for
-    them, else the row reader's (see the module's docstring)."""
-    delimiter = _sniff_delimiter(text)
-    located = _header_record(text, delimiter)
+    them, else the row reader's (see the module's docstring). ``text`` may also be plain
+    ASCII bytes (:func:`dpcore.data._decoding._read_source`), whose text is
+    ``text.decode("ascii")``: the vectorised reader parses them without decoding the file,
+    the row reader gets them decoded."""
+    head = text
+    if isinstance(text, bytes):
+        head = text[:_HEAD].decode("ascii")
+    delimiter = _sniff_delimiter(head)
+    located = _header_record(head, delimiter)
+    if located is not None and len(head) < len(text) and located[2] >= len(head) - 1:
+        # The header record reaches the end of the head: it may go on after it.
+        located = _header_record(text.decode("ascii"), delimiter)
     if located is not None:
         header_row, record, end = located
         header = _scan_header(m, record, task, covariate, unread, mapped, group)
@@ -59,8 +68,15 @@ def _read_cells(m, text, task, max_rows, *, covariate="x", unread="error", mappe
             rows, values, groups, dropped = got
             return _Cells(header.layout, header.problems, rows, values,
                           np.zeros(values.shape, dtype=bool), groups, dropped, header.ignored)
+    if isinstance(text, bytes):
+        text = text.decode("ascii")
     return _read_cells_slow(m, text, task, max_rows, covariate=covariate, unread=unread,
                             mapped=mapped, group=group, blank=blank)
+
+
+#: Characters of a file read to find its delimiter and header (as many as
+#: :func:`dpcore.data._decoding._sniff_delimiter` looks at).
+_HEAD = 65536
 
 
 def _header_record(text, delimiter):

@@ -71,6 +71,7 @@ _QUOTE, _COMMA, _LF, _CR, _ZERO = 34, 44, 10, 13, 48
 #: a thousands separator (comma-separated files with quoted decimal commas).
 _PREFIX_RECORDS = 64
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,15 @@ class _Body:
 
 def _body(text, end):
     """The :class:`_Body` after position ``end`` of ``text``; None for a lone surrogate (in
-    a text source) or no data."""
-    try:
-        buf = text.encode("utf-8")  # in one go: slicing a long str first costs more
-    except UnicodeEncodeError:
-        return None
-    start = end if len(buf) == len(text) else len(text[:end].encode("utf-8"))
+    a text source) or no data. ``text`` may be ASCII bytes (then they are the buffer)."""
+    if isinstance(text, bytes):
+        buf, start = text, end
+    else:
+        try:
+            buf = text.encode("utf-8")  # in one go: slicing a long str first costs more
+        except UnicodeEncodeError:
+            return None
+        start = end if len(buf) == len(text) else len(text[:end].encode("utf-8"))
     stop = len(buf)
     while stop > start and buf[stop - 1] in (_LF, _CR):
         stop -= 1
@@ -105,7 +109,7 @@ def _body(text, end):
         return None  # pyarrow would drop a byte-order mark there; Python keeps it
     b = np.frombuffer(buf, dtype=np.uint8, count=stop - start, offset=start)
     quoted = buf.find(b'"', start, stop) >= 0
-    quotes = np.flatnonzero(b == _QUOTE) if quoted else None
+    quotes = _where(b, _QUOTE) if quoted else None
     return _Body(buf, start, stop, b, quotes, buf.find(b"\r", start, stop) >= 0)
 
 
@@ -114,8 +118,8 @@ def read_rows(text, end, header_row, delimiter, header, max_rows, blank, need):
 
     Parameters
     ----------
-    text : str
-        The decoded file.
+    text : str or bytes
+        The decoded file, or its bytes when they are ASCII (its text decoded as ASCII).
     end : int
         Where the header record ends in ``text`` (after its line break).
     header_row : int
@@ -187,14 +191,18 @@ def _clean_quotes(body, delimiter) -> bool:
     b, q = body.b, body.quotes
     if q.size % 2:
         return False
-    edge = np.zeros(256, dtype=bool)  # what may stand beside a quote
-    edge[[ord(delimiter), _LF, _CR, _QUOTE]] = True
     opening, closing = q[0::2], q[1::2]
     first = opening[0] == 0  # a quote at the very start opens a cell
-    ok_open = edge[b[opening[int(first):] - 1]].all()
     last = closing[-1] == b.size - 1
-    ok_close = edge[b[closing[:closing.size - int(last)] + 1]].all()
-    return bool(ok_open and ok_close)
+    return (_edges(b[opening[int(first):] - 1], delimiter)
+            and _edges(b[closing[:closing.size - int(last)] + 1], delimiter))
+
+
+def _edges(beside, delimiter) -> bool:
+    """Whether every byte ``beside`` a quote may stand there: a delimiter, a line break or a
+    quote."""
+    return bool(((beside == ord(delimiter)) | (beside == _LF) | (beside == _CR)
+                 | (beside == _QUOTE)).all())
 
 
 def _short_lines(body) -> bool:
@@ -219,17 +227,12 @@ def _line_numbers(body, n_rows):
     the row numbers.
     """
     b = body.b
-    lf = b == _LF
-    lines = np.count_nonzero(lf) + 1
-    cr = None
-    if body.cr:
-        cr = b == _CR
-        lines += np.count_nonzero(cr) - np.count_nonzero(cr[:-1] & lf[1:])
+    lines = _count_lines(b, body.cr)
     if n_rows == lines:
         return np.arange(n_rows)
     if body.quotes is not None:
         return None
-    cr = b == _CR if cr is None else cr
+    lf, cr = b == _LF, b == _CR
     brk = lf.copy()
     brk[:-1] |= cr[:-1] & ~lf[1:]  # a lone \r ends a line; in \r\n the \n does
     ends = np.flatnonzero(brk)
@@ -239,6 +242,51 @@ def _line_numbers(body, n_rows):
     stops = np.concatenate([ends - crlf, [b.size]])
     full = np.flatnonzero(stops > starts)
     return full if full.size == n_rows else None
+
+
+def _count_lines(b, cr, step=1 << 18):
+    """The lines of ``b``: one more than its line breaks (``\\n``; with ``cr``, ``\\r`` too,
+    but for the one of ``\\r\\n``), counted in slices that stay in the processor's cache."""
+    total = 1
+    for i in range(0, b.size, step):
+        part = b[i:i + step + 1]  # the slice and the byte after it
+        own = part[:step]
+        total += int(np.count_nonzero(own == _LF))
+        if cr:
+            ends = own == _CR
+            total += int(np.count_nonzero(ends)) - int(np.count_nonzero(
+                ends[:part.size - 1] & (part[1:] == _LF)))
+    return total
+
+
+def _where(b, value, step=1 << 18):
+    """``np.flatnonzero(b == value)``, in slices that stay in the processor's cache."""
+    parts = [np.flatnonzero(b[i:i + step] == value) + i for i in range(0, b.size, step)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+
+
+def _risky_commas(b, step=1 << 16):
+    """Positions of the commas of ``b`` followed by ``e``, ``E``, a space or a tab, in slices
+    that stay in the processor's cache (``x | 32`` is ``e`` for ``e`` and ``E`` alone)."""
+    parts = []
+    for i in range(0, b.size, step):
+        part = b[i:i + step + 1]
+        after = part[1:]
+        hit = (part[:-1] == _COMMA) & (((after | 32) == ord("e")) | (after == ord(" "))
+                                       | (after == ord("\t")))
+        if hit.any():
+            parts.append(np.flatnonzero(hit) + i)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+
+
+def _comma_before_non_digit(b, step=1 << 16) -> bool:
+    """Whether a comma of ``b`` comes before a byte that is not a digit, in slices that stay
+    in the processor's cache."""
+    for i in range(0, b.size - 1, step):
+        part = b[i:i + step + 1]
+        if ((part[:-1] == _COMMA) & ((part[1:] - _ZERO) > 9)).any():  # uint8: wraps below 0
+            return True
+    return False
 
 
 def _plans(body, delimiter, text, end, numeric):
@@ -260,17 +308,14 @@ def _plans(body, delimiter, text, end, numeric):
         return plain
     b = body.b
     if delimiter != ",":
-        comma = b == _COMMA
-        if comma[-1] or (comma[:-1] & ((b[1:] - _ZERO) > 9)).any():  # uint8: wraps below 0
+        if b[-1] == _COMMA or _comma_before_non_digit(b):
             return plain
         return [(",", numeric), *plain]
     proven = _unambiguous(text, end, numeric)
     closing = body.quotes[1::2]
     if not proven or (b[closing - 1] == _COMMA).any():
         return plain
-    comma, after = b == _COMMA, b[1:]
-    risky = np.flatnonzero(comma[:-1] & ((after == ord("e")) | (after == ord("E"))
-                                         | (after == ord(" ")) | (after == ord("\t"))))
+    risky = _risky_commas(b)
     if risky.size:
         opening = body.quotes[0::2]
         k = np.searchsorted(opening, risky) - 1
@@ -296,7 +341,14 @@ def _unambiguous(text, end, numeric) -> list:
 def lines(text, start=0):
     """The lines of ``text`` from ``start`` with their line breaks, as
     ``io.StringIO(text, newline="")`` yields them (``\\n``, ``\\r\\n`` or ``\\r``), without
-    copying the text."""
+    copying the text. ASCII bytes give the lines of their text (decoded line by line)."""
+    if isinstance(text, bytes):
+        for match in _LINE_END_BYTES.finditer(text, start):
+            yield text[start:match.end()].decode("ascii")
+            start = match.end()
+        if start < len(text):
+            yield text[start:].decode("ascii")
+        return
     for match in _LINE_END.finditer(text, start):
         yield text[start:match.end()]
         start = match.end()
@@ -368,6 +420,7 @@ def _typed(table, numeric, strings, group, unnamed, blank, delimiter):
     n = table.num_rows
     values = np.empty((n, len(numeric)))
     empty = np.zeros(n, dtype=int)
+    floats = {}
     for i, j in enumerate(numeric):
         column = table.column(f"f{j}")
         if j in strings:
@@ -378,7 +431,8 @@ def _typed(table, numeric, strings, group, unnamed, blank, delimiter):
             continue
         if column.null_count:
             empty += pc.is_null(column).to_numpy()
-        values[:, i] = column.to_numpy()
+        floats[f"f{j}"] = i
+    _fill(values, table, floats)
     names = None
     if group is not None:
         names = _trimmed(table.column(f"f{group}"))
@@ -388,13 +442,27 @@ def _typed(table, numeric, strings, group, unnamed, blank, delimiter):
         if blank != "drop" or (empty == len(numeric) + (group is not None)).any():
             return None  # maybe a record of blank cells: the text reader tells
         keep = empty == 0
-        values = values[keep]
+        values = np.compress(keep, values, axis=0)  # faster than a mask on rows
         names = None if names is None else names.filter(pa.array(keep))
     values = _finite(values)
     if values is None:
         return None
-    groups = None if names is None else names.to_numpy()
+    groups = None if names is None else _strings(names)
     return keep, 0 if keep is None else n - int(keep.sum()), values, groups
+
+
+def _fill(values, table, columns):
+    """Write the float fields ``columns`` (name -> column of ``values``) of ``table`` into
+    ``values`` one record batch at a time, which stays in the processor's cache (a null
+    gives NaN, as ``to_numpy`` of the whole column does)."""
+    if not columns:
+        return
+    start = 0
+    for batch in table.select(list(columns)).to_batches():
+        block = values[start:start + batch.num_rows]
+        for k, i in enumerate(columns.values()):
+            block[:, i] = batch.column(k).to_numpy(zero_copy_only=False)
+        start += batch.num_rows
 
 
 def _texts(table, delimiter, numeric, group, unnamed, blank):
@@ -434,12 +502,31 @@ def _texts(table, delimiter, numeric, group, unnamed, blank):
         values[:, i] = got
     groups = None
     if group is not None:
-        groups = trimmed[group].filter(mask).to_numpy()
+        groups = _strings(trimmed[group].filter(mask))
     values = _finite(values)
     if values is None:
         return None
     # Rows dropped for a blank cell count; skipped records of blank cells do not.
     return keep, int(missing.sum()), values, groups
+
+
+def _strings(column):
+    """A string column as an object array of str, as ``to_numpy`` gives it; a column that
+    repeats its values (a group column: one name per person) through its distinct values,
+    made once each."""
+    import pyarrow.compute as pc
+
+    head = column.slice(0, _SAMPLE)
+    if len(column) < 2 * _SAMPLE or pc.count_distinct(head).as_py() > _SAMPLE // 2:
+        return column.to_numpy()
+    coded = pc.dictionary_encode(column)
+    if hasattr(coded, "combine_chunks"):  # a ChunkedArray (a table's column)
+        coded = coded.combine_chunks()
+    return coded.dictionary.to_numpy(zero_copy_only=False)[coded.indices.to_numpy()]
+
+
+#: Values of a string column :func:`_strings` looks at to tell whether it repeats them.
+_SAMPLE = 1024
 
 
 def _numbers(cells, delimiter):

@@ -183,6 +183,23 @@ def _read_text(source, max_bytes=None, caller="read_table") -> str:
     Files larger than ``max_bytes`` (characters for text sources) are rejected; a path is
     checked before it is read.
     """
+    return _text_of(_read_data(source, max_bytes, caller))
+
+
+def _read_source(source, max_bytes=None, caller="read_table") -> str | bytes:
+    """The text of ``source`` as :func:`_read_text` gives it, or the bytes themselves when
+    they are plain ASCII without a NUL or a zip signature: then their text is exactly
+    ``data.decode("ascii")`` (:func:`_decode` can find nothing wrong with them), and
+    decoding is left to the reader that needs it (the vectorised reader parses the bytes)."""
+    data = _read_data(source, max_bytes, caller)
+    if (isinstance(data, bytes) and data.isascii() and b"\x00" not in data
+            and not data.startswith(b"PK\x03\x04")):
+        return data
+    return _text_of(data)
+
+
+def _read_data(source, max_bytes, caller):
+    """The bytes or text of ``source``, under the size limit (see :func:`_read_text`)."""
     default = max_bytes is None
     max_bytes = _max_bytes(max_bytes)
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -215,7 +232,14 @@ def _read_text(source, max_bytes=None, caller="read_table") -> str:
         )
     if isinstance(data, (bytes, bytearray, memoryview, str)) and len(data) > max_bytes:
         raise _too_big(len(data), max_bytes, caller, default)
-    if isinstance(data, (bytes, bytearray, memoryview)):
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    return data
+
+
+def _text_of(data) -> str:
+    """The text of what :func:`_read_data` read (bytes decoded, a str checked)."""
+    if isinstance(data, bytes):
         return _decode(bytes(data))
     if isinstance(data, str):
         text = data.removeprefix("\ufeff")

@@ -60,7 +60,7 @@ from ._csv_layouts import (
     expected_columns,
 )
 from ._csv_points import _responses
-from ._decoding import _read_text
+from ._decoding import _read_source
 from .tables import BLANK, HUGE_VALUE
 
 __all__ = [
@@ -294,19 +294,23 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
             raise TypeError(f"`group` must be a column name, got {group!r}.")
         group = group.strip()
     mapped = None if columns is None else _check_columns(m, columns, task)
-    text = _read_text(source, max_bytes, "load_csv")
+    text = _read_source(source, max_bytes, "load_csv")
     read = _read_cells(m, text, task, max_rows, covariate=covariate.strip(), unread=others,
                        mapped=mapped, group=group, blank=blank)
     layout, problems, rows, values, bad = (read.layout, read.problems, read.rows, read.values,
                                            read.bad)
     columns = list(layout.columns)
     n = len(rows)
-    ok = ~bad.any(axis=1)
+    # (A clean file has no bad cell: one pass over the flags instead of one per row.)
+    ok = ~bad.any(axis=1) if bad.any() else np.ones(n, dtype=bool)
     y = values[:, layout.n_lead:]
-    # Rows with a bad cell are already reported; zeros keep NaN and inf out of the geometry.
-    y = np.where(ok[:, None], y, 0.0)
+    if not ok.all():
+        # Rows with a bad cell are already reported; zeros keep NaN and inf out of the
+        # geometry.
+        y = np.where(ok[:, None], y, 0.0)
     points, kind, on_manifold = _responses(m, layout, y, rows, ok, renormalize=renormalize,
                                            atol=atol, problems=problems)
+    points = np.ascontiguousarray(points)  # not a view of the covariate's table
     if not problems and not on_manifold:
         # Safety net for rounding: every returned point must be on the manifold.
         on = np.asarray(m.belongs(points, atol=atol), dtype=bool)
@@ -318,7 +322,7 @@ def read_manifold_csv(source, manifold, task="regression", *, blank="error",
     x = None
     if task == "regression":
         x = values[:, 0].copy()
-        good_x = x[~bad[:, 0]]
+        good_x = x[~bad[:, 0]] if not ok.all() else x
         if n >= 2 and good_x.size >= 2 and np.ptp(good_x) == 0:
             problems.add(None, columns[0], f"every value is {good_x[0]:.6g}; regression needs "
                                            "at least two different covariate values.")

@@ -36,6 +36,25 @@ class RowProblems(NamedTuple):
     message: Callable[[int], str]
 
 
+def _mean_rows(x):
+    """``np.mean(x, axis=-2, keepdims=True)`` of an array ``(n, k, d)``, bit for bit, a few
+    times faster on a block of rows that stays in the processor's cache: numpy sums that
+    axis in order from zero, ``0.0 + x[:, 0] + x[:, 1] + ...`` (the zero turns -0.0 into
+    +0.0), and divides by ``k`` (the tests check it against ``np.mean`` on adversarial values
+    and shapes). Only for ``d >= 2`` (numpy reduces a last axis of 1 another way)."""
+    if x.ndim != 3 or x.shape[1] < 1 or x.shape[2] < 2:
+        return np.mean(x, axis=-2, keepdims=True)
+    n, k, d = x.shape
+    out = np.empty((n, 1, d))
+    for c in range(d):  # a coordinate at a time: numpy loops fast over a long last axis
+        total = x[:, 0, c] + 0.0
+        for j in range(1, k):
+            total += x[:, j, c]
+        total /= k
+        out[:, 0, c] = total
+    return out
+
+
 def _failed(checks):
     """The entries of a list of :class:`RowProblems` that some row fails."""
     return [c for c in checks if np.any(c.mask)]
@@ -165,12 +184,16 @@ class CSVFormatMixin:
         problems : list of RowProblems
             Masks over the rows ``ok``, as :meth:`csv_problems` of ``values[ok]`` gives them.
         on_manifold : bool
-            Whether every checked row without a problem is a point that :meth:`belongs` (with
-            ``atol``) by construction, so that the reader's final check is not needed. Here
-            False.
+            Whether every checked row without a problem is known to be a point that
+            :meth:`belongs` (with ``atol``), by construction or by a check of the space's own
+            that decides as ``belongs`` would, so that the reader's final check is not needed.
+            Here False.
         """
         points = self.from_csv_rows(values, renormalize=renormalize)
-        checked = np.asarray(values)[np.asarray(ok, dtype=bool)]
+        ok = np.asarray(ok, dtype=bool)
+        checked = np.asarray(values)
+        if not ok.all():  # a copy of every row costs as much as the check
+            checked = checked[ok]
         problems = (self.csv_problems(checked, atol=atol, renormalize=renormalize)
                     if checked.shape[0] else [])
         return points, problems, False
