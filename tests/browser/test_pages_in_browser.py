@@ -282,37 +282,3 @@ def test_a_closed_section_shows_its_settings_again_when_reopened(app_page):
     expect(burn).to_have_value("300", timeout=10_000)
     assert "gr_chain=800" in page.url
     assert_no_errors(page)
-
-
-#: Sessions opened at once by the stress test below (each a fresh browser context).
-STRESS_SESSIONS = 6
-
-
-@pytest.mark.browser
-def test_sessions_opened_at_once_keep_their_settings_and_release(chromium_browser, server_url):
-    """Several sessions open Geodesic regression (the page with the most settings) at once,
-    then all press Release: each confirmation appears and no setting moved (the URL holds the
-    page's settings). In session 11, when pages still opened in two runs, 6 of 16 sessions lost
-    the confirmation and every widget came back at its minimum."""
-    spec = registry.page("geodesic_regression.py")
-    contexts = [chromium_browser.new_context(viewport=VIEWPORT, base_url=server_url)
-                for _ in range(STRESS_SESSIONS)]
-    try:
-        pages = [context.new_page() for context in contexts]
-        for page in pages:
-            page.goto(f"/{spec.url_path}", wait_until="domcontentloaded")
-        urls = []
-        for page in pages:
-            wait_until_complete(page)
-            urls.append(page.url)
-        assert len(set(urls)) == 1, urls  # the same default settings in every session
-        for page in pages:
-            keyed_button(page, spec.run_button).click()
-        for i, page in enumerate(pages):
-            page.locator(f".st-key-{spec.run_button}_confirm").get_by_role("button").wait_for(
-                state="visible", timeout=60_000)
-            assert page.url == urls[i], (i, page.url)
-            assert_no_errors(page)
-    finally:
-        for context in contexts:
-            context.close()
