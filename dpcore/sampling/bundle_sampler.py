@@ -341,6 +341,13 @@ class BundleKNGSampler(LatticeDraws):
         self._add(np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64))
         self.rounds = 0
         self._descend()
+        self._refine_by_excess()
+
+    def _refine_by_excess(self):
+        """Split the leaves whose envelope mass most exceeds their target estimate, half the
+        total excess per round, until the stop rule holds (the certified acceptance reaches
+        ``acceptance_goal``, the leaves run out, or a leaf would cost more than the proposals
+        it saves)."""
         while True:
             log_m, log_z, env, log_mass = self._state()
             boxes = self.lo_idx.shape[0]

@@ -228,7 +228,6 @@ class SphereChartSampler(BundleKNGSampler):
         self.score = np.zeros((0, 4))
         self._add(np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64))
         self.rounds = 0
-        levels = self.lattice.levels
         while True:
             open_ = ~np.isfinite(self.b_e)
             room = self.max_boxes - self.lo_idx.shape[0]
@@ -240,25 +239,7 @@ class SphereChartSampler(BundleKNGSampler):
             break
         if self.has_mode:
             self._descend()
-        while True:
-            log_m, log_z, env, log_mass = self._state()
-            boxes = self.lo_idx.shape[0]
-            room = self.max_boxes - boxes
-            proposals = self.draws * math.exp(min(log_m - log_z, 700.0))
-            if (log_z - log_m >= math.log(self.acceptance_goal) or room < 1
-                    or proposals < self.box_cost * boxes):
-                break
-            low = np.exp(np.minimum(self.b_est, self.b_e) + self.log_vol - log_m)
-            excess = np.where(env, np.exp(log_mass - log_m) - low, 0.0)
-            excess[np.all(self.lev >= levels, axis=-1) | (self.lev.sum(axis=1) >= 64)] = 0.0
-            if not np.any(excess > 0):
-                break
-            order = np.argsort(excess)[::-1]
-            cum = np.cumsum(excess[order])
-            k = int(min(room, max(1, np.searchsorted(cum, 0.5 * cum[-1]) + 1)))
-            split = order[:k]
-            self._split(split[excess[split] > 0])
-            self.rounds += 1
+        self._refine_by_excess()
 
     def _split(self, split):
         lat = self.lattice
