@@ -489,6 +489,12 @@ def test_a_request_above_the_work_budget_is_refused_with_the_library_reason(monk
     releases, and the release is recorded."""
     from dpcore.release import work
 
+    # Fixed per-unit costs: a calibration measured on the machine is measured again before a
+    # refusal and may come out lower, which made a sibling test's outcome machine-dependent.
+    monkeypatch.setattr(work, "_CACHE", {})
+    monkeypatch.setattr(work, "_MEASURED", {})
+    monkeypatch.setattr(work, "_calibrate", lambda manifold, kind: work.WorkCosts(
+        per_step=1e-4, per_term=5e-8, per_sample=1.5e-6))
     low, high = _estimate(50, "kng").seconds, _estimate(1000, "kng").seconds
     assert low < high
     monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", (low * high) ** 0.5)
