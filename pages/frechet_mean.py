@@ -4,6 +4,10 @@ Widgets (:mod:`ui.frechet_data`) -> :mod:`ui.logic.frechet_simulation` (cached p
 simulations) and one :class:`dpcore.release.FrechetMeanRequest` (:func:`release_request`),
 which the prediction, the cost line, the work estimate, the release on a button, its ledger
 entry and the exported script all read -> figures from :mod:`ui.figures`.
+
+Every widget takes its starting value from the page's :class:`ui.session.PageSettings`
+(``settings_state``); ``finish()`` keeps the settings for a page switch and writes them to the
+URL, at the end of the page and of each fragment (a fragment's own rerun runs nothing else).
 """
 
 from __future__ import annotations
@@ -30,15 +34,13 @@ from ui.logic import frechet_mean as L
 from ui.logic import frechet_simulation as S
 from ui.release_panel import release_panel
 from ui.session import (
+    PageSettings,
     export_buttons,
     formula_notes,
     group,
-    query_value,
     rows_per_person,
     session_memo,
     set_page_rows,
-    starting_value,
-    write_query,
 )
 
 PAGE = "Fréchet mean"
@@ -55,10 +57,20 @@ METRICS = {
 LAST = "fm_last_release"
 #: Session-state store of what the page states before a release, per request.
 PLAN_MEMO = "fm_release_facts"
+settings_state = PageSettings("fm")
+init = settings_state.init
 
 draws_cached = st.cache_data(show_spinner=False, max_entries=64)(S.frechet_mechanism_draws)
 sim_cached = st.cache_data(show_spinner=False, max_entries=512)(S.frechet_simulation_one_n)
 sens_cached = st.cache_data(show_spinner=False, max_entries=64)(S.frechet_sensitivity_simulation)
+
+
+def sample_sizes(text):
+    """The simulation's sample sizes a URL names ("10,20"; unknown and repeated ones dropped,
+    at most ``CAPS["sim_sizes"]``), or the defaults."""
+    sizes = [int(v) for v in str(text).split(",") if v.strip().isdigit()]
+    sizes = list(dict.fromkeys(v for v in sizes if v in N_OPTIONS))
+    return sizes[:CAPS["sim_sizes"]] or list(DEFAULT_NS)
 
 
 def guarantee_text(g):
@@ -99,10 +111,9 @@ def release_request(manifold, n, radius, center, epsilon):
     options = list(L.available_mechanisms(manifold, radius))
     if st.session_state.get("fm_mech") not in (None, *options):
         del st.session_state["fm_mech"]  # r grew past r*: only the ambient mechanism is left
-    mech = st.radio("Mechanism", options,
-                    index=options.index(query_value("fm_mech", options[0], str,
-                                                    choices=options)),
-                    format_func=V.MECHANISM_LABELS.get, horizontal=True, key="fm_mech")
+    init("fm_mech", "fm_mech", options[0], str, choices=options)
+    mech = st.radio("Mechanism", options, format_func=V.MECHANISM_LABELS.get, horizontal=True,
+                    key="fm_mech")
     note = {"gaussian": "The Gaussian release first calibrates σ by Monte Carlo: allow a few "
                         "seconds (longer on SPD).",
             "kng": "KNG is drawn exactly by rejection sampling where the library can (its run "
@@ -163,9 +174,8 @@ def release_section(request, y, fingerprint, group_ok=True):
     if pred is not None:
         with st.expander("Smallest ε for a target error"):
             # the median shrinks like 1/n: a 50,000-row file predicts errors below 1e-4
+            init("fm_target", None, float(f"{pred['median']:.2g}"), bounds=(1e-9, 10.0))
             target = st.number_input("Largest acceptable median error (distance)", 1e-9, 10.0,
-                                     value=float(np.clip(float(f"{pred['median']:.2g}"), 1e-9,
-                                                         10.0)),
                                      format="%.4g", key="fm_target")
             st.markdown(cached_smallest(request, target))
     event, work, work_ok = session_memo(PLAN_MEMO, request, lambda: L.release_facts(request),
@@ -240,14 +250,14 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
                     fingerprint=""):
     st.subheader("How the mechanisms spread")
     # The number of draws is set under the figure (drawn after it: one widget less before the
-    # page's first plot); its value is read here.
-    n_draws = starting_value("fm_draws", int(np.clip(query_value("fm_draws", 50, int), 10,
-                                                     CAPS["cloud_draws"])))
-    write_query(fm_draws=n_draws)
+    # page's first plot); its value is read here, already the slider's in a rerun it caused.
+    init("fm_draws", "fm_draws", 50, int, bounds=(10, CAPS["cloud_draws"]))
+    n_draws = st.session_state["fm_draws"]
 
     def draws_slider():
         st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"], step=10,
                   key="fm_draws")
+        settings_state.finish()  # this fragment's own rerun runs no code of the page after it
         st.caption("A simulation on the current data: seeded draws for illustration, not a "
                    "release and not recorded in the ledger. Publishing all of them would cost ε "
                    "each.")
@@ -382,30 +392,25 @@ def simulation_section(manifold_key, radius, epsilon):
         st.info(f"The simulation compares the four mechanisms, which needs r < r* = "
                 f"{info['r_star']:.3g}; lower the radius to see it.")
         return
+    kng_exact = exact_support_available(M.make_manifold(manifold_key))
+    init("fm_ns", "fm_ns", list(DEFAULT_NS), sample_sizes)
+    init("fm_reps", "fm_reps", 20, int, bounds=(5, CAPS["sim_replicates"]))
+    init("fm_kng", "fm_kng", kng_exact, bool)
+    init("fm_metric", "fm_metric", "euclidean_error", str, choices=list(METRICS))
     with st.expander("Simulation settings", expanded=False):
         cols = st.columns(4)
-        default_ns = [int(v) for v in str(query_value("fm_ns", ",".join(map(str, DEFAULT_NS)),
-                                                      str)).split(",") if v.strip().isdigit()]
-        default_ns = [v for v in default_ns if v in N_OPTIONS] or list(DEFAULT_NS)
-        ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, default=default_ns,
-                                 max_selections=CAPS["sim_sizes"], key="fm_ns")
-        reps = cols[1].slider("Replicates per n", 5, CAPS["sim_replicates"],
-                              value=int(np.clip(query_value("fm_reps", 20, int), 5,
-                                                CAPS["sim_replicates"])), step=5,
+        ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sim_sizes"],
+                                 key="fm_ns")
+        reps = cols[1].slider("Replicates per n", 5, CAPS["sim_replicates"], step=5,
                               key="fm_reps")
-        kng_exact = exact_support_available(M.make_manifold(manifold_key))
         include_kng = cols[2].checkbox(
-            "Include KNG" + ("" if kng_exact else " (MCMC here, slow)"),
-            value=query_value("fm_kng", kng_exact, bool), key="fm_kng",
+            "Include KNG" + ("" if kng_exact else " (MCMC here, slow)"), key="fm_kng",
             help=None if kng_exact else "On SPD(k ≥ 3) KNG has no exact sampler: every "
             "replicate runs its own Markov chain (approximately private), about a second each.")
         metric = cols[3].radio("Error metric", list(METRICS), format_func=METRICS.get,
-                               index=list(METRICS).index(query_value(
-                                   "fm_metric", "euclidean_error", str, choices=list(METRICS))),
                                key="fm_metric")
+    settings_state.finish()  # this fragment's own rerun runs no code of the page after it
     ns = sorted(int(v) for v in ns)
-    write_query(fm_ns=",".join(map(str, ns)), fm_reps=reps, fm_kng=include_kng,
-                fm_metric=metric)
     if not ns:
         st.info("Choose at least one sample size in the simulation settings.")
         return
@@ -474,22 +479,18 @@ def main():
     # change).
     left, right = st.columns([2, 3], gap="large")
     with left:
-        loaded = data_and_budget()
+        loaded = data_and_budget(settings_state)
     if loaded is None:
         right.info("The private means are drawn here once the data on the left can be used.",
                    icon=":material/insights:")
-        return
-    manifold_key, manifold, source, epsilon, settings, (y, center, center_text, radius,
-                                                         meta) = loaded
-    settings["fm_r"] = round(radius, 4)
-    if source == "synthetic":
-        settings.update(fm_n=meta["n"], fm_seed=meta["seed"])
+        return settings_state.finish()
+    manifold_key, manifold, source, epsilon, (y, center, center_text, radius, meta) = loaded
     n = y.shape[0]
     info = L.frechet_summary(manifold, n, radius, center)
     with left:
         data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon)
 
-    # The picture (a fragment: its own widgets rerun only it, and write their URL keys).
+    # The picture (a fragment: its own widgets rerun only it, and it saves the settings).
     with right:
         preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
                         is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
@@ -504,8 +505,6 @@ def main():
     if request is not None:
         release_section(request, y, meta["fingerprint"], group_ok=meta.get("group_ok", True))
         export_section(request, source, meta, y)
-        settings["fm_mech"] = request.mechanism
-    write_query(**settings)
     # Stateful tabs: only the open study is computed and drawn (first paint stays light).
     st.subheader("Studies on synthetic data")
     tab_sim, tab_sens = st.tabs(["Error against the sample size",
@@ -517,6 +516,8 @@ def main():
     if tab_sens.open:
         with tab_sens:
             sensitivity_section(manifold_key, radius)
+    # Settings, never data, go to the URL; also kept in the session for page switches.
+    settings_state.finish()
 
 
 main()

@@ -3,13 +3,16 @@ through the shared upload-and-mapping widget, :func:`ui.upload.upload_and_map`, 
 column), the public ball and ε, read from widgets, and the numbers of the data as set. Uploaded
 data stay in this session's memory (:func:`ui.session.session_memo`), never in
 ``st.cache_data`` nor on disk.
+
+Every widget takes its starting value from the page's :class:`ui.session.PageSettings`
+(``settings``): this session's value, else the copy kept for a page switch, else a shared
+link's (first run only), else its default; the page calls ``settings.finish()``.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-import numpy as np
 import streamlit as st
 
 from dpcore.data import DataValidationError, make_mean_data, to_csv
@@ -21,13 +24,7 @@ from ui.caps import CAPS, upload_max_bytes
 from ui.logic import frechet_mean as L
 from ui.logic import privacy_text as T
 from ui.logic.upload import UploadTarget
-from ui.session import (
-    query_value,
-    rows_per_person,
-    session_memo,
-    starting_value,
-    write_query,
-)
+from ui.session import rows_per_person, session_memo
 from ui.upload import confirm_person_rows, upload_and_map
 
 #: Session-state store of the work done on an uploaded file (never st.cache_data); the scans
@@ -38,6 +35,9 @@ EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 #: Presets: source -> (public radius, public centre as typed).
 PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
                  "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
+#: How the data sources are labelled (each manifold offers its own presets only).
+SOURCE_LABELS = {"synthetic": "Synthetic (paper 001)", "upload": "Upload CSV",
+                 "cities": "Preset: world cities", "emg": "Preset: EMG covariances"}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -78,36 +78,61 @@ def read_digest(sha, mapping):
     return f"{sha[:16]}-{hashlib.sha256(point).hexdigest()[:8]}"
 
 
-def load_data(manifold_key, manifold, source):
-    """Widgets for the data; returns (y, center, center_text, radius, meta) or None (the
-    widgets take their starting values from the session state, :func:`ui.session.
-    starting_value`)."""
+def link_float(text):
+    """A number read from a link; NaN is junk (a slider cannot hold it), ±inf is clamped."""
+    value = float(text)
+    if value != value:
+        raise ValueError("not a number")
+    return value
+
+
+def link_radius_applies(manifold_key, source):
+    """Whether a shared link's radius ``fm_r`` is one for ``manifold_key`` and ``source``: it
+    belongs to the link's manifold (a sphere radius of 0.39 is no SPD radius) and, for a
+    preset, to the link's preset (its radius comes with its centre). A junk manifold or
+    source reads as its default, as :meth:`ui.session.PageSettings.init` reads it."""
+    link = st.query_params
+    try:
+        link_manifold = M.canonical(link.get("fm_manifold", "sphere"))
+    except ValueError:
+        link_manifold = "sphere"
+    link_source = link.get("fm_source", "synthetic")
+    same = link_source == source or (link_source not in PRESET_BOUNDS
+                                     and source not in PRESET_BOUNDS)
+    return link_manifold == manifold_key and same
+
+
+def radius_widget(settings, manifold_key, manifold, source):
+    """The public radius: one widget key per manifold (and preset), so each starts from its
+    own default, or from the value it had in this session."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
-    # The URL's radius belongs to the URL's manifold: after switching manifold, start from the
-    # new one's default (a sphere radius of 0.39 is no SPD radius).
-    # So does a preset's: its radius comes with its centre.
-    url_manifold = query_value("fm_manifold", "sphere", M.canonical)
-    url_source = query_value("fm_source", "synthetic", str)
-    same = url_source == source or (url_source not in PRESET_BOUNDS
-                                    and source not in PRESET_BOUNDS)
-    r_start = (query_value("fm_r", r_default, float)
-               if url_manifold == manifold_key and same else r_default)
     radius_key = (f"fm_radius_{M.full_name(manifold_key)}"
                   + (f"_{source}" if source in PRESET_BOUNDS else ""))
-    starting_value(radius_key, float(np.clip(r_start, r_lo, r_hi)))
-    radius = st.slider(
+    # The URL is read on the page's first run only (later runs wrote it from the widgets):
+    # there, a link's radius for another manifold or preset is not this one's. Either way the
+    # radius in force is written back to ``fm_r``.
+    if settings.first_run and not link_radius_applies(manifold_key, source):
+        settings.init(radius_key, None, r_default, bounds=(r_lo, r_hi))
+    settings.init(radius_key, "fm_r", r_default, link_float, bounds=(r_lo, r_hi))
+    return st.slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
         step=0.01, key=radius_key, help=L.radius_help(manifold),
     )
+
+
+def load_data(settings, manifold_key, manifold, source):
+    """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
+    init = settings.init
+    radius = radius_widget(settings, manifold_key, manifold, source)
     meta = {"radius": radius}
     if isinstance(manifold, Sphere):
         if source == "cities":
-            starting_value("fm_center_cities", PRESET_BOUNDS["cities"][1])
+            init("fm_center_cities", None, PRESET_BOUNDS["cities"][1])
             center_text = st.text_input(
                 "Public centre m₀ (latitude, longitude in degrees)", key="fm_center_cities")
         else:
-            starting_value("fm_center", "0, 0, 1")
+            init("fm_center", None, "0, 0, 1")
             center_text = st.text_input(
                 "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key="fm_center",
                 disabled=source == "synthetic")
@@ -119,7 +144,7 @@ def load_data(manifold_key, manifold, source):
     else:
         k = manifold.k
         center_key = f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}"
-        starting_value(center_key, PRESET_BOUNDS.get(source, (None, "1"))[1])
+        init(center_key, None, PRESET_BOUNDS.get(source, (None, "1"))[1])
         text = st.text_input(
             "Public centre m₀ (a typical variance s for s·I, or "
             + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
@@ -134,8 +159,8 @@ def load_data(manifold_key, manifold, source):
             return None
         center_text = L.spd_center_text(center)
     if source == "synthetic":
-        starting_value("fm_n", int(np.clip(query_value("fm_n", 50, int), 10, CAPS["fm_max_n"])))
-        starting_value("fm_seed", int(np.clip(query_value("fm_seed", 0, int), 0, 10**6)))
+        init("fm_n", "fm_n", 50, int, bounds=(10, CAPS["fm_max_n"]))
+        init("fm_seed", "fm_seed", 0, int, bounds=(0, 10**6))
         c1, c2 = st.columns(2)
         n = c1.slider("Sample size n", 10, CAPS["fm_max_n"], key="fm_n")
         seed = c2.number_input("Seed of the synthetic data", 0, 10**6, key="fm_seed")
@@ -196,41 +221,36 @@ def load_data(manifold_key, manifold, source):
     return y, center, center_text, radius, meta
 
 
-def data_and_budget():
-    """The manifold, the data and ε.
+def data_and_budget(settings):
+    """The manifold, the data and ε (their widgets' starting values from ``settings``, the
+    page's :class:`ui.session.PageSettings`).
 
-    Returns (manifold key, manifold, source, ε, URL settings, :func:`load_data`'s tuple), or
-    None when the data cannot be used (the URL is written either way)."""
+    Returns (manifold key, manifold, source, ε, :func:`load_data`'s tuple), or None when the
+    data cannot be used."""
+    init = settings.init
     with st.container(border=True):
         st.subheader("Data and budget")
         keys = list(L.FRECHET_MANIFOLDS)
         # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        starting_value("fm_manifold", query_value("fm_manifold", "sphere", M.canonical,
-                                                  choices=keys), keys)
+        init("fm_manifold", "fm_manifold", "sphere", M.canonical, choices=keys)
         manifold_key = st.selectbox("Manifold", keys, format_func=M.choice_label,
                                     key="fm_manifold")
         sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
             manifold_key, [])
-        starting_value("fm_source", query_value("fm_source", "synthetic", str,
-                                                choices=sources), sources)
-        source = st.radio("Data", sources,
-                          format_func={"synthetic": "Synthetic (paper 001)",
-                                       "upload": "Upload CSV",
-                                       "cities": "Preset: world cities",
-                                       "emg": "Preset: EMG covariances"}.get,
-                          horizontal=True, key="fm_source")
-        starting_value("fm_eps", query_value("fm_eps", 1.0, float, choices=EPS_OPTIONS),
-                       EPS_OPTIONS)
+        if st.session_state.get("fm_source") not in (None, *sources):
+            del st.session_state["fm_source"]  # a preset of the other manifold
+        init("fm_source", "fm_source", "synthetic", str, choices=sources)
+        source = st.radio("Data", sources, format_func=SOURCE_LABELS.get, horizontal=True,
+                          key="fm_source")
+        init("fm_eps", "fm_eps", 1.0, float, choices=EPS_OPTIONS)
         epsilon = st.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
         reading = st.empty()  # after the data: a person column sets the rows per person
         manifold = M.make_manifold(manifold_key)
-        loaded = load_data(manifold_key, manifold, source)
+        loaded = load_data(settings, manifold_key, manifold, source)
         reading.caption(T.epsilon_reading(epsilon, rows=rows_per_person()))
-    settings = {"fm_manifold": manifold_key, "fm_source": source, "fm_eps": epsilon}
     if loaded is None:
-        write_query(**settings)
         return None
-    return manifold_key, manifold, source, epsilon, settings, loaded
+    return manifold_key, manifold, source, epsilon, loaded
 
 
 def data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon):
