@@ -38,14 +38,12 @@ from ui.logic import privacy_text as T
 from ui.progress import show_work
 from ui.release_panel import release_panel
 from ui.session import (
+    PageSettings,
     export_buttons,
     formula_notes,
     lazy_expander,
-    query_value,
     rows_per_person,
     session_memo,
-    starting_value,
-    write_query,
 )
 
 PAGE = "Gaussian DP"
@@ -56,6 +54,15 @@ SIM_SIZES = (5, 10, 20, 50, 100)  # sample sizes of the equal-µ simulation
 UTILITY_MUS = np.array([0.1, 0.2, 0.5, 1.0, 2.0, 5.0])  # rates chosen as sigma = Delta / mu
 RELEASE_RADIUS = M.spec("sphere").radius  # π/8, the public data ball of the release
 LAST = "gd_last_release"
+MODES = ("sigma", "mu")
+TARGET_QUANTILES = ("median", "q95")
+#: Widgets drawn inside the lazy Monte Carlo and simulation expanders (kept while closed).
+MC_KEYS = ("gd_mc_n", "gd_mc_r")
+SIM_KEYS = ("gd_sim_n", "gd_sim_reps")
+# Widget starting values (URL, the session's copy for page switches, or the default); the
+# URL key of every setting is its widget key.
+settings_state = PageSettings("gd")
+init = settings_state.init
 
 table_cached = st.cache_data(show_spinner=False, max_entries=64)(L.mu_sigma_table)
 utility_cached = st.cache_data(show_spinner=False, max_entries=32)(L.gaussian_laplace_utility)
@@ -145,30 +152,30 @@ def assumptions_box(sensitivity):
 def converter():
     st.subheader("ε ↔ µ converter")
     cols = st.columns(3)
-    eps = cols[0].number_input("ε (pure DP)", min_value=0.0, max_value=50.0,
-                               value=query_value("gd_conv_eps", 1.0, float), step=0.1,
+    init("gd_conv_eps", "gd_conv_eps", 1.0, float, bounds=(0.0, 50.0))
+    init("gd_conv_mu", "gd_conv_mu", 1.0, float, bounds=(0.0, 20.0))
+    init("gd_conv_k", "gd_conv_k", 4, int, bounds=(1, 10_000))
+    eps = cols[0].number_input("ε (pure DP)", min_value=0.0, max_value=50.0, step=0.1,
                                key="gd_conv_eps")
     cols[0].metric("Equivalent µ", f"{eps_to_mu(eps):.4g}",
                    help="µ = −2 Φ⁻¹(1/(1 + e^ε)): every ε-DP mechanism is µ-GDP.")
-    mu = cols[1].number_input("µ (Gaussian DP)", min_value=0.0, max_value=20.0,
-                              value=query_value("gd_conv_mu", 1.0, float), step=0.1,
+    mu = cols[1].number_input("µ (Gaussian DP)", min_value=0.0, max_value=20.0, step=0.1,
                               key="gd_conv_mu")
     cols[1].metric("ε with this µ", f"{mu_to_eps(mu):.4g}",
                    help="ε = log(Φ(µ/2) / Φ(−µ/2)), the inverse of the conversion.")
     k = cols[2].number_input("Compose k releases at this µ", min_value=1, max_value=10_000,
-                             value=query_value("gd_conv_k", 4, int), step=1, key="gd_conv_k")
+                             step=1, key="gd_conv_k")
     cols[2].metric(f"µ of {k} releases", f"{compose_gdp([mu] * int(k)):.4g}",
                    help="GDP composes as √(Σ µᵢ²) = µ √k.")
-    return {"gd_conv_eps": eps, "gd_conv_mu": mu, "gd_conv_k": int(k)}
 
 
 def release_section(sigma, sensitivity):
     st.subheader("Try it: one Gaussian-DP release of a Fréchet mean on S²")
     cols = st.columns([1, 1, 2])
-    n = cols[0].slider("Sample size n", 10, CAPS["gd_max_n"], value=int(np.clip(
-        query_value("gd_rel_n", 10, int), 10, CAPS["gd_max_n"])), key="gd_rel_n")
-    seed = cols[1].number_input("Seed of the synthetic data", 0, 10**6,
-                                value=query_value("gd_rel_seed", 0, int), key="gd_rel_seed")
+    init("gd_rel_n", "gd_rel_n", 10, int, bounds=(10, CAPS["gd_max_n"]))
+    init("gd_rel_seed", "gd_rel_seed", 0, int, bounds=(0, 10**6))
+    n = cols[0].slider("Sample size n", 10, CAPS["gd_max_n"], key="gd_rel_n")
+    seed = cols[1].number_input("Seed of the synthetic data", 0, 10**6, key="gd_rel_seed")
     radius = L.release_radius(int(n), float(sensitivity))
     y = release_data(int(n), int(seed), radius)
     cols[2].markdown(
@@ -186,7 +193,7 @@ def release_section(sigma, sensitivity):
     if not (np.isfinite(mu_hat) and np.isfinite(mu_se)):
         st.warning("At this σ the Monte Carlo cannot resolve µ on S² (see the metric at the "
                    "top), so no guarantee can be stated for a release: increase σ.")
-        return {"gd_rel_n": n, "gd_rel_seed": seed}
+        return
     # S² is curved: its µ is a Monte Carlo estimate (approximately private, as labelled).
     request = GaussianReleaseRequest(Sphere(2), int(n), sigma=float(sigma), radius=radius,
                                      center=default_center(Sphere(2)))
@@ -218,7 +225,6 @@ def release_section(sigma, sensitivity):
     elif last:
         st.info("The settings changed since the last release (it stays in the ledger).")
     export_section(sigma, sensitivity, int(n), int(seed), radius)
-    return {"gd_rel_n": n, "gd_rel_seed": seed}
 
 
 def export_section(sigma, sensitivity, n, seed, radius):
@@ -248,13 +254,12 @@ def accuracy_box(sigma, sensitivity):
             "between a Riemannian Gaussian draw and its centre has the exact density "
             "∝ exp(−ρ²/(2σ²)) sin ρ on S², whatever the data. Error unit: the great-circle "
             "distance to the non-private mean, in degrees.")
-        starting_value("gd_target", float(np.clip(query_value("gd_target", 10.0, float),
-                                                  0.1, 179.0)))
-        starting_value("gd_target_q", "median", ("median", "q95"))
+        init("gd_target", "gd_target", 10.0, float, bounds=(0.1, 179.0))
+        init("gd_target_q", None, "median", str, TARGET_QUANTILES)  # not in the URL (as before)
         c1, c2 = st.columns(2)
         target = c1.number_input("Target error (degrees)", 0.1, 179.0, step=1.0,
                                  key="gd_target")
-        which = c2.radio("for the", ["median", "q95"], horizontal=True, key="gd_target_q",
+        which = c2.radio("for the", TARGET_QUANTILES, horizontal=True, key="gd_target_q",
                          format_func={"median": "median", "q95": "95% radius"}.get)
         c3 = st.container()
         best = largest_sigma(float(target), which)
@@ -267,35 +272,31 @@ def accuracy_box(sigma, sensitivity):
                        "to resolve at the Δ above")
             c3.metric("Largest σ for this target", f"{best:.3g}", help=mu_text)
             c3.caption(f"The smallest µ (most private) meeting the target: {mu_text}.")
-    return {"gd_target": target}
 
 
-def rate_and_mu(settings):
+def rate_and_mu():
     """The rate σ (or a target µ) and the sensitivity Δ, with µ on S¹, R and S² and the
-    equivalent ε. Adds the URL settings to ``settings``; returns (σ, Δ, µ on S¹)."""
-    modes = ["sigma", "mu"]
+    equivalent ε; returns (σ, Δ, µ on S¹)."""
     with st.container(border=True):
         st.subheader("Rate and sensitivity")
-        starting_value("gd_mode", query_value("gd_mode", "sigma", str, choices=modes), modes)
-        mode = st.radio("Set", modes, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
+        init("gd_mode", "gd_mode", "sigma", str, MODES)
+        init("gd_delta", "gd_delta", 1.0, float, bounds=(0.05, 3.0))
+        # Both of the rate and the target µ: the one not shown keeps its value (and a shared
+        # link's) for when the mode changes.
+        init("gd_sigma", "gd_sigma", 1.0, float, bounds=(0.05, 4.0))
+        init("gd_mu", "gd_mu", 1.0, float, bounds=(0.1, 5.0))
+        mode = st.radio("Set", MODES, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
                         horizontal=True, key="gd_mode")
-        starting_value("gd_delta", float(np.clip(query_value("gd_delta", 1.0, float), 0.05, 3.0)))
         sensitivity = st.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05,
                                 key="gd_delta")
         if mode == "sigma":
-            starting_value("gd_sigma",
-                           float(np.clip(query_value("gd_sigma", 1.0, float), 0.05, 4.0)))
             sigma = st.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
             mu_circle = circle_mu(float(sigma), float(sensitivity))
-            settings["gd_sigma"] = sigma
         else:
-            starting_value("gd_mu", float(np.clip(query_value("gd_mu", 1.0, float), 0.1, 5.0)))
             mu_target = st.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
             with st.spinner("Calibrating σ on S¹ …"):
                 sigma = circle_sigma(float(mu_target), float(sensitivity))
             mu_circle = circle_mu(float(sigma), float(sensitivity))
-            settings["gd_mu"] = mu_target
-        settings.update(gd_mode=mode, gd_delta=sensitivity)
         st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
     cols = st.columns(2)
@@ -322,26 +323,30 @@ def rate_and_mu(settings):
     return sigma, sensitivity, mu_circle
 
 
-def mu_sigma_section(sigma, sensitivity, mu_circle, settings):
-    """µ against σ on S¹ (exact and Monte Carlo) and on R; adds the Monte Carlo settings to
-    ``settings``."""
+def mc_repeats_limit(mc_samples):
+    """The most Monte Carlo repeats offered: samples x repeats must fit the library's Monte
+    Carlo limit (issue 13: 5000 x 50 used to pass the slider and fail in the library with a
+    traceback)."""
+    return max(5, min(CAPS["mc_repeats"], get_limits().max_mc_samples // int(mc_samples)))
+
+
+def mu_sigma_section(sigma, sensitivity, mu_circle):
+    """µ against σ on S¹ (exact and Monte Carlo) and on R."""
     st.subheader("µ against σ")
+    ss = st.session_state
+    init("gd_mc_n", "gd_mc_n", 500, int, MC_SAMPLES)
+    max_repeats = mc_repeats_limit(ss["gd_mc_n"])
+    init("gd_mc_r", "gd_mc_r", 10, int, bounds=(5, max_repeats))
+    if ss["gd_mc_r"] > max_repeats:  # kept from more samples: the limit is lower now
+        ss["gd_mc_r"] = max_repeats
     # Built only while open (its widgets would otherwise delay the first plot); closed, the
-    # settings are read from the URL, where the page keeps them.
-    box = lazy_expander("Monte Carlo settings", "gd_mc_open")
-    mc_samples = query_value("gd_mc_n", 500, int, choices=MC_SAMPLES)
+    # settings come from the session (a shared link's included).
+    box = lazy_expander("Monte Carlo settings", "gd_mc_open", keep=MC_KEYS)
     if box is not None:
         mc_cols = box.columns(2)
-        mc_samples = mc_cols[0].select_slider("Samples per centre and repeat", MC_SAMPLES,
-                                              value=mc_samples, key="gd_mc_n")
-    # samples x repeats must fit the library's Monte Carlo limit (issue 13: 5000 x 50 used to
-    # pass the slider and fail in the library with a traceback).
-    max_repeats = max(5, min(CAPS["mc_repeats"], get_limits().max_mc_samples // int(mc_samples)))
-    mc_repeats = int(np.clip(query_value("gd_mc_r", 10, int), 5, max_repeats))
-    if box is not None:
-        mc_repeats = mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats,
-                                       value=mc_repeats, key="gd_mc_r")
-    settings.update(gd_mc_n=mc_samples, gd_mc_r=mc_repeats)
+        mc_cols[0].select_slider("Samples per centre and repeat", MC_SAMPLES, key="gd_mc_n")
+        mc_cols[1].slider("Repeats (for the standard error)", 5, max_repeats, key="gd_mc_r")
+    mc_samples, mc_repeats = int(ss["gd_mc_n"]), int(ss["gd_mc_r"])
     if sensitivity > math.pi:  # the slider stops at 3: for a Δ passed in some other way
         st.error("Δ must be at most π on the circle.")
         return
@@ -363,8 +368,38 @@ def mu_sigma_section(sigma, sensitivity, mu_circle, settings):
 
 
 
+def simulation_settings():
+    """The sample size and draws of the Gaussian vs Laplace simulation, in a lazy expander
+    (closed, they come from the session, a shared link's included)."""
+    init("gd_sim_n", "gd_sim_n", 10, int, SIM_SIZES)
+    init("gd_sim_reps", "gd_sim_reps", 200, int, bounds=(50, CAPS["utility_replicates"]))
+    box = lazy_expander("Simulation settings", "gd_sim_open", keep=SIM_KEYS)
+    if box is not None:
+        sim_cols = box.columns(2)
+        sim_cols[0].select_slider("Sample size n of the data", SIM_SIZES, key="gd_sim_n")
+        sim_cols[1].slider("Draws per rate and mechanism", 50, CAPS["utility_replicates"],
+                           step=50, key="gd_sim_reps")
+    return int(st.session_state["gd_sim_n"]), int(st.session_state["gd_sim_reps"])
+
+
+def restore_lazy_settings():
+    """After a page switch, the settings drawn in the lazy expanders take the page's saved
+    copy. Streamlit keeps, under such a widget's key, a value set while the widget was not
+    drawn (the first run's, the expander closed); once the widget is drawn its later values
+    live under its element id, which a page switch drops, so the older value would come back
+    (Geodesic regression's sampler settings do that; see the report of issue 29). A switch is
+    told by ``gd_delta``, drawn on every run of this page: missing, the page was not drawn."""
+    ss = st.session_state
+    if settings_state.first_run or "gd_delta" in ss:
+        return
+    for key in MC_KEYS + SIM_KEYS:
+        if key in settings_state.saved:
+            ss[key] = settings_state.saved[key]
+
+
 def main():
     st.title("Gaussian DP")
+    restore_lazy_settings()
     st.markdown(
         "The **Riemannian Gaussian mechanism** adds noise with density ∝ exp(−d²/(2σ²)) around "
         "the statistic. Its privacy is measured by **Gaussian differential privacy** (GDP) with "
@@ -372,14 +407,13 @@ def main():
         "depends on σ on the circle and on the line, how the Gaussian compares with the Laplace "
         "mechanism at equal µ, and what µ means for an attacker."
     )
-    settings = {}
     # The rate and its µ on the left, µ against σ beside them (in view while they change).
     left, right = st.columns([2, 3], gap="large")
     with left:
-        sigma, sensitivity, mu_circle = rate_and_mu(settings)
-        settings.update(accuracy_box(float(sigma), float(sensitivity)))
+        sigma, sensitivity, mu_circle = rate_and_mu()
+        accuracy_box(float(sigma), float(sensitivity))
     with right:
-        mu_sigma_section(float(sigma), float(sensitivity), mu_circle, settings)
+        mu_sigma_section(float(sigma), float(sensitivity), mu_circle)
 
     notes, assumptions = st.columns(2)
     with notes:
@@ -388,18 +422,7 @@ def main():
         assumptions_box(sensitivity)
 
     st.subheader("Gaussian vs Laplace at equal µ on S² (simulation)")
-    box = lazy_expander("Simulation settings", "gd_sim_open")
-    sim_n = query_value("gd_sim_n", 10, int, choices=SIM_SIZES)
-    sim_reps = int(np.clip(query_value("gd_sim_reps", 200, int), 50,
-                           CAPS["utility_replicates"]))
-    if box is not None:
-        sim_cols = box.columns(2)
-        sim_n = sim_cols[0].select_slider("Sample size n of the data", SIM_SIZES, value=sim_n,
-                                          key="gd_sim_n")
-        sim_reps = sim_cols[1].slider("Draws per rate and mechanism", 50,
-                                      CAPS["utility_replicates"], value=sim_reps, step=50,
-                                      key="gd_sim_reps")
-    settings.update(gd_sim_n=sim_n, gd_sim_reps=sim_reps)
+    sim_n, sim_reps = simulation_settings()
     delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]
     bar = st.progress(0.0, text="Estimating µ on S² by Monte Carlo and drawing …")
     frame = utility_cached(delta_sim / UTILITY_MUS, n=int(sim_n), radius=math.pi / 8,
@@ -432,9 +455,10 @@ def main():
     cols[1].caption("The exact profile of the Gaussian mechanism on S¹ lies on or below δ_µ "
                     "for its µ: it is (ε, δ(ε))-DP for every ε at once.")
 
-    settings.update(converter())
-    settings.update(release_section(float(sigma), float(sensitivity)))
-    write_query(**settings)
+    converter()
+    release_section(float(sigma), float(sensitivity))
+    # Settings, never data, go to the URL; also kept in the session for page switches.
+    settings_state.finish()
 
 
 main()

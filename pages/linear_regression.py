@@ -20,14 +20,12 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import time
 import warnings
 
 import numpy as np
 import streamlit as st
 
 from dpcore import visualization as V
-from dpcore.privacy import PrivacyEvent
 from dpcore.release import GeodesicRegressionRequest
 from ui.caps import CAPS
 from ui.figures import show_figure
@@ -36,20 +34,16 @@ from ui.logic import export as X
 from ui.logic import linear_regression as L
 from ui.logic import privacy_text as T
 from ui.logic import private_bounds as PB
+from ui.logic.linear_regression_baseline import DiffprivlibRequest
 from ui.logic.upload import PointMapping, UploadTarget
 from ui.lr_bounds import ESTIMATES, bounds_widgets, estimate_section
-from ui.risk import show_risk
+from ui.release_panel import Companion, release_panel
 from ui.session import (
     PageSettings,
     export_buttons,
-    planned_cost,
-    record_event,
-    record_release,
-    release_button,
     rows_per_person,
     session_memo,
     set_page_rows,
-    show_cost,
 )
 from ui.upload import confirm_person_rows, file_bytes, map_file
 
@@ -59,6 +53,8 @@ SOURCES = ["example", "upload", "wine"]
 #: Most points drawn in the figure (a seeded subsample of larger data, with a note).
 PLOT_POINTS = 5000
 LAST = "lr_last_release"
+#: The Release button (its confirmation: ``lr_release_confirm``) and its progress bar.
+BUTTON, RUN = "lr_release", "lr_run"
 #: Session-state key of the predictions made from bounds that hold the data's range.
 PREDICTIONS = "lr_predictions"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
@@ -235,44 +231,28 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
     return pred
 
 
-def run_release(request, x, y, bounds, use_diffprivlib):
-    """dpcore's release (``request.run``) and (optionally) diffprivlib's; both go to the
-    ledger. Bounds filled by a private estimate are stated so in the release's assumptions."""
+def dpcore_lines(request, x, y, bounds, progress):
+    """dpcore's release (``request.run``, under the panel's progress bar) and what the page
+    keeps with it: its lines and the warnings its run raised. Bounds filled by a private
+    estimate, or still holding the data's range, are stated so in its assumptions."""
     d = y.shape[1]
-    eps_p, eps_v = request.eps_p, request.eps_v
-    out = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rel = request.run(x, y)
+        rel = request.run(x, y, progress=progress)
     rel = PB.annotate_release(rel, bounds.get("estimated") or {})
     rel = PB.annotate_release(rel, L.data_start_notes(bounds.get("bound_sources") or {}))
-    out["release"] = rel
-    out["dpcore"] = (np.asarray(rel.values["intercept"]).reshape(d),
-                     np.asarray(rel.values["coef"]).reshape(d))
-    out["warnings"] = sorted({str(w.message) for w in caught})
-    record_release(PAGE, rel)
-    if use_diffprivlib:
-        try:
-            from diffprivlib.models import LinearRegression
-        except ImportError as exc:  # installed but broken (e.g. an incompatible scikit-learn)
-            out["diffprivlib_error"] = f"diffprivlib could not be imported ({exc})."
-            return out
-        lo_x, hi_x = bounds["covariate_range"] or (float(x.min()), float(x.max()))
-        lower = np.array([b[1] for b in bounds["box"]])
-        upper = np.array([b[2] for b in bounds["box"]])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = LinearRegression(epsilon=eps_p + eps_v, bounds_X=([lo_x], [hi_x]),
-                                     bounds_y=(lower, upper))
-            model.fit(x[:, None], y)
-        coef = np.asarray(model.coef_, dtype=float).reshape(d)
-        intercept = np.asarray(model.intercept_, dtype=float).reshape(d)
-        out["diffprivlib"] = (intercept, coef)
-        guarantee, label = L.diffprivlib_label(bounds, request.mode)
-        record_event(PAGE, PrivacyEvent(epsilon=eps_p + eps_v, delta=0.0, mu=None,
-                                        guarantee=guarantee, label=label),
-                     mechanism="diffprivlib LinearRegression", note="diffprivlib baseline")
-    return out
+    lines = (np.asarray(rel.values["intercept"]).reshape(d),
+             np.asarray(rel.values["coef"]).reshape(d))
+    return rel, {"dpcore": lines, "warnings": sorted({str(w.message) for w in caught})}
+
+
+def diffprivlib_companion(request, bounds, x, y):
+    """diffprivlib's comparison at dpcore's ε with the same bounds: a second release on the
+    same confirmation (:class:`ui.release_panel.Companion`), whose cost and ledger entry are
+    its request's (:class:`ui.logic.linear_regression_baseline.DiffprivlibRequest`)."""
+    baseline = DiffprivlibRequest.matching(request, bounds)
+    return Companion("diffprivlib", baseline, lambda: baseline.fit_lines(x, y),
+                     what="diffprivlib's comparison")
 
 
 def export_section(source, settings, mapping, bounds, estimate, request):
@@ -409,30 +389,18 @@ def release_section(read, request, epsilon, use_dpl, bounds, group_ok, accuracy_
                    "and be labelled **approximately private (MCMC; δ not certified)**. Lower ε "
                    "for an exact, private release.", icon=":material/warning:")
         mcmc_ok = st.checkbox("Draw by MCMC anyway (approximately private)", key="lr_mcmc_ok")
-    event = request.event()  # what the ledger will record for dpcore's release
-    total = float(event.epsilon) * (2 if use_dpl else 1)
-    cost = planned_cost(epsilon=total, guarantee=event.guarantee, label=event.label)
-    show_cost(cost, " (dpcore's release and diffprivlib's, ε each.)" if use_dpl else "")
-    show_risk("lr", epsilon=total, guarantee=event.guarantee)
     if not group_ok:
         st.info("Confirm above that the largest group size is public before releasing.")
-    if release_button("lr_release", cost, disabled=not (mcmc_ok and group_ok)):
-        with st.status("Sampling the private intercept and slope …") as status:
-            start = time.perf_counter()
-            try:
-                out = run_release(request, x, y, bounds, use_dpl)
-            except (ValueError, RuntimeError) as exc:
-                status.update(label="The release failed", state="error")
-                st.error(f"The release failed: {exc}")
-                out = None
-            if out is not None:
-                out["seconds"] = time.perf_counter() - start
-                out["key"] = key
-                st.session_state[LAST] = out
-                # No run time: that of a strict release depends on the data.
-                status.update(label="Released", state="complete")
+    # The shared panel: cost (dpcore's request's event, and the comparison's when chosen),
+    # disclosure risk, estimated work, confirmation, the run with Cancel, the ledger.
+    work, work_ok = L.release_work(request)
+    current = release_panel(
+        PAGE, request, lambda bar: dpcore_lines(request, x, y, bounds, bar), key="lr",
+        signature=key, work=work, work_ok=work_ok, button=BUTTON, run=RUN, last=LAST,
+        label="Sampling the private intercept and slope", disabled=not (mcmc_ok and group_ok),
+        on_page="lower ε or the number of responses.", what="dpcore's release",
+        companions=[diffprivlib_companion(request, bounds, x, y)] if use_dpl else ())
     last = st.session_state.get(LAST)
-    current = last if last and last["key"] == key else None
     if last and current is None:
         st.info("The data or settings changed since the last release (it stays in the "
                 "ledger). Press *Release* again for the current settings.")
@@ -449,8 +417,9 @@ def results_section(read, lines, current, pred, epsilon, figure_box, example):
             lines["diffprivlib LinearRegression"] = current["diffprivlib"]
         for message in current["warnings"]:
             st.warning(message)
-        if "diffprivlib_error" in current:
-            st.info(current["diffprivlib_error"] + " Its comparison is skipped.")
+        if "diffprivlib_error" in current:  # e.g. installed but broken (scikit-learn)
+            st.info(f"diffprivlib's comparison could not be made ({current['diffprivlib_error']})"
+                    ": it is skipped, and not recorded in the ledger.")
     lines_figure(figure_box, x, y, responses, lines, covariate,
                  epsilon=epsilon if current else None)
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}

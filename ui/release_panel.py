@@ -16,24 +16,68 @@ Usage in a page::
                           key="fm", signature=(fingerprint, request), work=work)
     if entry is not None:
         show_release(entry["release"])
+
+A button may make further releases on the same confirmation (Linear regression's comparison
+with diffprivlib at the same ε): each is a :class:`Companion` with a request of its own, whose
+``event()`` enters the cost line (the total of all of them, checked against the cap as one) and
+makes its own ledger entry after the run::
+
+    dpl = Companion("diffprivlib", baseline_request, lambda: baseline_request.fit_lines(x, y),
+                    what="diffprivlib's comparison")
+    entry = release_panel(PAGE, request, make, key="lr", signature=..., companions=[dpl])
+    entry.get("diffprivlib")  # its result, or entry["diffprivlib_error"] if it failed
 """
 
 from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import streamlit as st
 
-from .ledger import planned_cost, record_release, show_cost
+from dpcore.privacy import PrivacyEvent
+from dpcore.privacy.ledger import group
+
+from .ledger import planned_cost, record_event, record_release, rows_per_person, show_cost
 from .progress import RunProgress, cancelled_notice, show_work
 from .release_flow import release_button
 from .risk import show_risk
 
 
+@dataclass(frozen=True)
+class Companion:
+    """A further release made on the confirmation of a panel's release, e.g. a baseline
+    library's at the same budget (made outside dpcore).
+
+    Parameters
+    ----------
+    key : str
+        Where its result is kept in the panel's entry (``entry[key]``); a failed one leaves
+        ``entry[f"{key}_error"]`` (the message) and nothing in the ledger.
+    request : object
+        What the release is, before any data: ``event()`` (a
+        :class:`~dpcore.privacy.PrivacyEvent` per row, with ε and no µ, e.g. ε-DP) gives its
+        part of the cost line and, after the run, its ledger entry, with ``mechanism`` and
+        ``note``.
+    make : callable
+        ``make()`` makes the release and returns its result (values for the page; nothing is
+        recorded from it).
+    what : str
+        Its name in the cost line (e.g. "diffprivlib's comparison").
+    """
+
+    key: str
+    request: object
+    make: Callable
+    what: str
+
+
 def release_panel(page, request, make_release, *, key, signature, work=None, work_ok=True,
                   work_caption=None, label="Drawing the release", on_page="", disabled=False,
-                  help=None, button_box=None, event=None, button=None, run=None, last=None):
+                  help=None, button_box=None, event=None, button=None, run=None, last=None,
+                  companions=(), what="this page's release"):
     """Draw the release panel of ``request`` and return this page's last release, if it was
     made with ``signature`` (None otherwise).
 
@@ -67,17 +111,27 @@ def release_panel(page, request, make_release, *, key, signature, work=None, wor
         Where the button goes (default: here).
     event : PrivacyEvent, optional
         The request's event, when the page has it already (default: ``request.event()``).
+    companions : sequence of Companion
+        Further releases made on the same confirmation, after this one (see
+        :class:`Companion`). The cost line and the risk box are then those of all the
+        releases together (basic composition: their ε add up), and the line names each
+        release's own cost (``what`` is this one's name there); each release gets its own
+        ledger entry. A Cancel keeps and records none of them.
 
     Returns
     -------
     dict or None
-        ``{"release", "seconds", "signature", **extra}``.
+        ``{"release", "seconds", "signature", **extra}``, with each companion's result (or
+        error) under its key.
     """
     event = request.event() if event is None else event
-    cost = planned_cost(epsilon=event.epsilon, mu=event.mu, delta=event.delta,
-                        guarantee=event.guarantee, label=event.label)
-    show_cost(cost)
-    show_risk(key, event)
+    parts = [event] + [c.request.event() for c in companions]
+    total = composed_event(parts)
+    cost = planned_cost(epsilon=total.epsilon, mu=total.mu, delta=total.delta,
+                        guarantee=total.guarantee, label=event.label)
+    show_cost(cost, parts_note([what] + [c.what for c in companions], parts)
+              if companions else "")
+    show_risk(key, total)
     if work is not None:
         show_work(work, work_ok, caption=work_caption, on_page=on_page)
     button = button or f"{key}_release"
@@ -91,29 +145,90 @@ def release_panel(page, request, make_release, *, key, signature, work=None, wor
         # and a second click would interrupt the release.
         slot.button("Release", key=f"{button}_busy", type="primary", disabled=True,
                     help="A release is running: wait for it, or press Cancel.")
-        _run(page, make_release, run=run, label=label, last=last, signature=signature,
-             estimate=None if work is None else work.seconds)
+        _make_and_record(page, make_release, run=run, label=label, last=last,
+                         signature=signature, estimate=None if work is None else work.seconds,
+                         companions=companions)
     release_button(button, cost, disabled=disabled or not work_ok, help=help,
                    container=slot.container())
     kept = st.session_state.get(last)
     return kept if kept is not None and kept["signature"] == signature else None
 
 
-def _run(page, make_release, *, run, label, last, signature, estimate):
-    """Make the release under a progress bar, record it and keep it; a failed run says why
-    (nothing is recorded). A Cancel interrupts the run inside the bar's block: nothing after
-    it runs."""
+def composed_event(events):
+    """One event for releases made together (basic composition): the first event when there
+    is one, else the sum of the ε (and δ; None when one is not certified) of those that compose,
+    approximately private if one of them is. Releases listed apart (not private) add nothing;
+    the first event when none composes.
+
+    Raises
+    ------
+    ValueError
+        For a µ (Gaussian DP) among several events: they compose in ε here.
+    """
+    if len(events) == 1:
+        return events[0]
+    if any(e.mu is not None or e.epsilon is None for e in events):
+        raise ValueError("Releases made together compose in ε here: a Gaussian-DP (µ) "
+                         "release cannot have companions.")
+    counted = [e for e in events if e.composes]
+    if not counted:
+        return events[0]
+    deltas = [e.delta for e in counted]
+    guarantee = ("approximately private" if any(e.guarantee == "approximately private"
+                                                for e in counted) else "private")
+    return PrivacyEvent(epsilon=float(sum(e.epsilon for e in counted)),
+                        delta=None if None in deltas else float(sum(deltas)), mu=None,
+                        guarantee=guarantee, label=events[0].label)
+
+
+def parts_note(names, events):
+    """After the cost line of several releases on one confirmation: each one's own cost (per
+    person at the page's rows) and label, from its event."""
+    rows = rows_per_person()
+    said = []
+    for name, e in zip(names, events, strict=True):
+        eps = group(e.epsilon, e.delta, None, rows)[0]
+        said.append(f"{name} ε = {eps:.3g} (labelled {e.label})")
+    return (f" ({len(events)} releases on one confirmation, each recorded in the ledger: "
+            + "; ".join(said) + ".)")
+
+
+def _make_and_record(page, make_release, *, run, label, last, signature, estimate,
+                     companions=()):
+    """Make the release (then its companions) under a progress bar, record each in the
+    ledger and keep them; a failed release says why (nothing is recorded), a failed companion
+    is kept as its error (nothing recorded for it). A Cancel interrupts the run inside the
+    bar's block: nothing after it runs, nothing is recorded."""
     start = time.perf_counter()
     try:
         with RunProgress(label, key=run, estimate=estimate) as bar, \
                 warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = make_release(bar)
+            made = [_make_companion(c) for c in companions]
     except Exception as exc:  # said on the page, nothing kept or recorded (a Cancel is not
         # an Exception: Streamlit's rerun and stop derive from BaseException)
         st.error(f"The release failed: {exc}", icon=":material/error:")
         return
     release, extra = out if isinstance(out, tuple) else (out, {})
     record_release(page, release)
-    st.session_state[last] = {"release": release, **extra, "signature": signature,
+    kept = {"release": release, **extra}
+    for c, (result, error) in zip(companions, made, strict=True):
+        if error is not None:
+            kept[f"{c.key}_error"] = error
+            continue
+        # Its ledger entry is its request's event, the one its cost line stated.
+        record_event(page, c.request.event(), mechanism=c.request.mechanism,
+                     note=getattr(c.request, "note", ""))
+        kept[c.key] = result
+    st.session_state[last] = {**kept, "signature": signature,
                               "seconds": time.perf_counter() - start}
+
+
+def _make_companion(companion):
+    """``(result, None)``, or ``(None, message)`` when it failed (e.g. its library could not
+    be imported): the page's release stands without it."""
+    try:
+        return companion.make(), None
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"

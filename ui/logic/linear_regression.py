@@ -27,7 +27,6 @@ __all__ = [
     "data_held",
     "data_start_notes",
     "default_tau",
-    "diffprivlib_label",
     "example_regression_frame",
     "release_label",
     "start_bounds",
@@ -40,6 +39,7 @@ __all__ = [
     "predicted_error_text",
     "plot_subsample",
     "release_plan",
+    "release_work",
     "release_settings",
     "select_numeric",
     "smallest_epsilon_text",
@@ -444,16 +444,14 @@ def release_label(plan, bounds, mode):
     return plan["guarantee"], LABELS.get(plan["guarantee"], plan["guarantee"])
 
 
-def diffprivlib_label(bounds, mode):
-    """The ledger's (guarantee, label) of the diffprivlib comparison, which gets the same
-    bounds as dpcore's release."""
-    from dpcore.release.record import DATA_BOUNDS_LABEL, LABELS
+def release_work(request):
+    """``(WorkEstimate, within the work budget)`` of dpcore's release (``request.work()``;
+    the library's budget, :data:`dpcore.release.work.DEFAULT_WORK_BUDGET`). The diffprivlib
+    comparison (a closed-form fit) adds little to it."""
+    from dpcore.release import work as W
 
-    if mode == "paper":
-        return "not private", LABELS["not private"]
-    if any(v == "data" for v in (bounds.get("bound_sources") or {}).values()):
-        return "not private", DATA_BOUNDS_LABEL
-    return "private", "private (diffprivlib)"
+    est = request.work()
+    return est, est.seconds <= W.DEFAULT_WORK_BUDGET
 
 
 # ---------------------------------------------------------------------- the red-wine preset
