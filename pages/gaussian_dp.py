@@ -382,24 +382,8 @@ def simulation_settings():
     return int(st.session_state["gd_sim_n"]), int(st.session_state["gd_sim_reps"])
 
 
-def restore_lazy_settings():
-    """After a page switch, the settings drawn in the lazy expanders take the page's saved
-    copy. Streamlit keeps, under such a widget's key, a value set while the widget was not
-    drawn (the first run's, the expander closed); once the widget is drawn its later values
-    live under its element id, which a page switch drops, so the older value would come back
-    (Geodesic regression's sampler settings do that; see the report of issue 29). A switch is
-    told by ``gd_delta``, drawn on every run of this page: missing, the page was not drawn."""
-    ss = st.session_state
-    if settings_state.first_run or "gd_delta" in ss:
-        return
-    for key in MC_KEYS + SIM_KEYS:
-        if key in settings_state.saved:
-            ss[key] = settings_state.saved[key]
-
-
 def main():
     st.title("Gaussian DP")
-    restore_lazy_settings()
     st.markdown(
         "The **Riemannian Gaussian mechanism** adds noise with density ∝ exp(−d²/(2σ²)) around "
         "the statistic. Its privacy is measured by **Gaussian differential privacy** (GDP) with "

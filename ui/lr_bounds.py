@@ -104,7 +104,7 @@ def bounds_widgets(x, y, names, mode, scope="", public=None, covariate=None, est
     # τ follows the box until it is typed (then it is the user's own value).
     tau_key = f"lr_tau_{scope}{suffix}"
     typed_key = f"{tau_key}_typed"
-    if not st.session_state.get(typed_key):
+    if not st.session_state.get(typed_key) or tau_key not in st.session_state:
         st.session_state[tau_key] = L.default_tau(lower, upper)
     tau = cols[2].number_input("Residual bound τ", min_value=1e-6, key=tau_key, format="%.4g",
                                on_change=mark_typed, args=(typed_key,),
@@ -157,7 +157,8 @@ def estimate_section(x, y, covariate, responses, scope, epsilon, public, group_o
         cols = st.columns([1, 1, 2])
         # ε_b follows the page's budget until typed (then it is the user's own value).
         typed_key = f"{eps_key}_typed"
-        if not st.session_state.get(typed_key):
+        # (a typed value the session lost on a page switch follows the budget again)
+        if not st.session_state.get(typed_key) or eps_key not in st.session_state:
             st.session_state[eps_key] = min(max(PB.default_budget(epsilon), 0.001), 100.0)
         eps_b = cols[0].number_input(
             "Budget of the estimate ε_b", min_value=0.001, max_value=100.0, key=eps_key,

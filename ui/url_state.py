@@ -47,6 +47,12 @@ class PageSettings:
     :meth:`finish` stores the copy, writes the settings to the URL (lists comma-joined) and
     marks the page as initialised.
 
+    Call :meth:`init` right before the widget is drawn. A widget given its value in a run
+    where it is not drawn (one in a section built only while open) must be listed in that
+    section's ``keep`` (:func:`ui.widgets.lazy_expander`): otherwise Streamlit keeps that
+    first value under the key next to the user's later ones, and brings it back after a page
+    switch instead of letting the saved copy in.
+
     Parameters
     ----------
     prefix : str

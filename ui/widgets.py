@@ -64,15 +64,28 @@ def export_buttons(script, stem, prefix):
 
 
 def resend_values(keys):
-    """Set each of ``keys`` present in the session to its own value, through the session state.
+    """Set each of ``keys`` present in the session to its own value, through the session state
+    under a fresh key (the key deleted first).
 
     Such a value is kept even in a run where its widget is not drawn (Streamlit drops the
     others), and is sent with the widget when it is drawn: the browser shows it even on a
     widget it builds anew, which it would otherwise build at its default (a number field's
-    minimum, an unticked box), sending that default on the next click."""
+    minimum, an unticked box), sending that default on the next click.
+
+    Why delete first: a value set while the widget has never been drawn (a lazily built
+    section's first, closed run) is kept under the key; once the widget is drawn Streamlit
+    keeps the later values under the widget's element id and leaves that first value under
+    the key. A page switch drops the element id, and the first value came back (Geodesic
+    regression's chain length went back to 300 after a visit to another page). Deleting the
+    key drops that old value and the key's link to the element id: the value is stored under
+    the key alone until the widget is drawn, then under its element id alone, which a page
+    switch drops whole, so the page takes its saved copy (``PageSettings.init``)."""
+    ss = st.session_state
     for k in keys:
-        if k in st.session_state:
-            st.session_state[k] = st.session_state[k]
+        if k in ss:
+            value = ss[k]
+            del ss[k]
+            ss[k] = value
 
 
 def mark_typed(flag):
@@ -99,8 +112,11 @@ def lazy_expander(label, key, *, expanded=False, keep=(), where=st):
     keep : iterable of str
         Widget keys drawn inside: while the expander is closed they are kept in the session
         (Streamlit drops the value of a widget that is not drawn), so reopening shows the
-        user's values. Those widgets must take their starting value from
-        ``st.session_state`` (``setdefault`` before the widget), not from ``value=``.
+        user's values, and a page switch does not bring back an older one
+        (:func:`resend_values`). Those widgets must take their starting value from
+        ``st.session_state`` (``setdefault`` or ``PageSettings.init`` before the widget), not
+        from ``value=``; every such key given a value while the expander is closed must be
+        listed here.
     where : module or DeltaGenerator
 
     Returns
