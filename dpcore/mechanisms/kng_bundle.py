@@ -40,10 +40,16 @@ leaves each, so ``batches x 2 x 2 MAX_LEAVES x LEAF_TERMS x n``; used up to
 tau = 0.2, V = pi, 9 draws): the far field (geodesics far from the fit, a support about 100
 times the footpoint ball's) needs leaves whose number grows like the fourth power of the
 bound's looseness, and the mean-value bound is still 6-8 times the true variation of g there;
-so the envelopes' cost grows fast with n eps (through the releases, n = 250, 3 x 3 draws,
-synthetic data of ``make_regression_data``, two seeds, tau = 0.2 and 0.3: 1.9-8.1 CPU s at
-120, 6-12.7 s at 140; on the benchmark's data 1.7 s at 100, 8.2 s at 130, and at 250-1,000
-the cap of leaves is reached with estimated acceptances of 1.5e-6 to 7e-11).
+so the envelopes' cost grows fast with n eps. Through the releases (n = 250, 3 x 3 draws,
+synthetic data of ``make_regression_data``, two seeds, tau = 0.2 and 0.3): 1.4-2.4 CPU s at
+120 and 4.5-5.2 s at 150, since leaves whose terms all took their crude bound are split along
+their widest axis (they used to be split along the first axis only, down to slivers: 1.9-8.1 s
+at 120 before); on the benchmark's data 4.6 s at 150, 18.8 s at 180, and at 250-1,000 the cap
+of leaves is reached with estimated acceptances of 2e-6 and below. The far-field bound sums
+each term's change in absolute value: on the leaves that hold the envelope's mass at
+n eps = 250 every residual is clipped and smooth, and the sum is 45-55 sigma where g changes
+by 1-4 sigma (the terms' changes cancel); a second-order bound with the signed first-order
+term is the next step.
 Beyond :data:`SPHERE_MAX_N_EPS` whole-sphere requests keep the rule of :mod:`dpcore.release.
 planning` (uniform proposals where their worst case is within the limit, else MCMC).
 """
@@ -61,7 +67,8 @@ from .envelopes import LATTICE_NOTE
 
 __all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "MEASURED_BALL",
            "SPHERE_CENTER",
-           "SPHERE_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work", "bundle_preferred",
+           "SPHERE_MAX_N_EPS", "BALL_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work",
+           "bundle_preferred",
            "bundle_reach", "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
@@ -80,8 +87,12 @@ LEAF_TERMS = 8.0
 
 #: Largest n (eps_p + eps_v) of the whole-sphere sampler (public; module docstring): the
 #: range in which 9 draws were measured within 10 CPU s (``benchmarks/bench_bundle_sphere.py``
-#: and releases on synthetic data; 140 took up to 12.7 s).
-SPHERE_MAX_N_EPS = 120.0
+#: and releases on synthetic data: 4.5-5.2 s at 150; the benchmark's data 18.8 s at 180).
+SPHERE_MAX_N_EPS = 150.0
+#: Largest n (eps_p + eps_v) for a footpoint ball beyond :data:`MEASURED_BALL` (radius up to
+#: pi/2, any speed bound): releases on synthetic data took 9.9-10.9 CPU s at 120 and
+#: 11.3-11.5 s at 150 (R = 1.5, V = pi).
+BALL_MAX_N_EPS = 120.0
 #: Footpoint radius and speed bound at which :data:`MAX_N_EPS` was measured
 #: (``benchmarks/bench_bundle_farfield.py``: R = 0.5, V = 1.5); larger balls or speeds reach
 #: less (:func:`bundle_reach`).
@@ -138,8 +149,8 @@ def bundle_reach(support_radius, max_norm):
     """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
     (public inputs only): :data:`MAX_N_EPS` within the measured ball
     (:data:`MEASURED_BALL`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
-    the whole sphere and for balls up to a hemisphere at any speed bound (no larger than one
-    of the whole-sphere sampler's charts), 0 beyond (not measured: a ball of radius 0.5 with
+    the whole sphere, :data:`BALL_MAX_N_EPS` for balls up to a hemisphere at any speed bound
+    (no larger than one of the whole-sphere sampler's charts), 0 beyond (not measured: a ball of radius 0.5 with
     speeds up to pi at n eps = 1,000 ran for minutes against its seconds of public cost)."""
     radius, speed = MEASURED_BALL
     if support_radius is None:
@@ -147,7 +158,7 @@ def bundle_reach(support_radius, max_norm):
     if float(support_radius) <= radius and float(max_norm) <= speed:
         return MAX_N_EPS
     if float(support_radius) <= 0.5 * math.pi:
-        return SPHERE_MAX_N_EPS
+        return BALL_MAX_N_EPS
     return 0.0
 
 

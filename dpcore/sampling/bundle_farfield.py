@@ -490,7 +490,13 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
             b_1[idx] = b1 + _MARGIN * (1 + np.abs(b1))
             j_c = self.chart.volume_density(zc[idx, :2])
             b_est[idx] = -g_c / self.sigma + np.log(j_c) + self.log_det_a
-            score[idx] = sc
+            # a leaf whose score is 0 on every axis (every term took its crude bound) keeps the
+            # geometric score above (split the widest axis), not always the first axis. (Void
+            # certificates keep their mean-value score here, unlike the whole-sphere charts:
+            # measured at n eps = 1,000, R = 0.5, V = 1.5, the widest axis took 45.6k leaves
+            # and 13.0 s where the score took 27.5k and 8.4 s.)
+            informative = np.all(np.isfinite(sc), axis=1) & (np.sum(sc, axis=1) > 0)
+            score[idx] = np.where(informative[:, None], sc, score[idx])
         near = np.flatnonzero(ok & (x_min < self.near_sigmas * self.sigma))
         if near.size:
             _, ne, n1, _, _, nsc = WhitenedBundleSampler._bounds(self, lo_idx[near], lev[near])

@@ -197,7 +197,12 @@ class SphereChartSampler(BundleKNGSampler):
             b_e[idx] = be + _MARGIN * (1 + np.abs(be))
             b_1[idx] = b1 + _MARGIN * (1 + np.abs(b1))
             b_est[idx] = -g_c / self.sigma + np.log(self.chart.volume_density(mid[:, :2]))
-            score[idx] = sc
+            # the mean-value score leaves out the terms that took their crude bound: where the
+            # certificate is void (g_lb = 0) or the score is 0 on every axis, split the leaf
+            # along its widest axis (the default above), not always along the first one
+            informative = (np.all(np.isfinite(sc), axis=1) & (np.sum(sc, axis=1) > 0)
+                           & (g_lb > 0))
+            score[idx] = np.where(informative[:, None], sc, score[idx])
         return b_e, b_1, log_vol, b_est, score
 
     # ------------------------------------------------------------------ refinement

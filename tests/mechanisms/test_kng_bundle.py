@@ -18,6 +18,7 @@ from dpcore.manifolds import SPD, Euclidean, Sphere
 from dpcore.mechanisms import Ball, KNormGradient
 from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_exact
 from dpcore.mechanisms.kng_bundle import (
+    BALL_MAX_N_EPS,
     LEAF_TERMS,
     MAX_LEAVES,
     MAX_N_EPS,
@@ -81,13 +82,14 @@ def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
 
 def test_reach_is_the_measured_range_of_the_public_support():
     """n eps = 1,000 only in the measured ball (R = 0.5, V = 1.5); a larger speed bound or a
-    ball up to a hemisphere gets the whole sphere's measured reach (120); larger balls none
-    (a ball of radius 0.5 with V = pi at n eps = 1,000 ran for minutes)."""
+    ball up to a hemisphere gets the measured reach of such balls (120), the whole sphere its
+    own (150); larger balls none (a ball of radius 0.5 with V = pi at n eps = 1,000 ran for
+    minutes)."""
     radius, speed = MEASURED_BALL
     assert (radius, speed) == (0.5, 1.5)
     assert bundle_reach(0.5, 1.5) == bundle_reach(0.2, 0.8) == MAX_N_EPS
-    assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == SPHERE_MAX_N_EPS
-    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS
+    assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == BALL_MAX_N_EPS == 120.0
+    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS == 150.0
     assert bundle_reach(2.0, 1.0) == 0.0
     n, draws = 250, 9
     g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))

@@ -151,6 +151,25 @@ def test_chart_leaf_bound_is_pointwise(problem):
     assert used > 10                                 # the bound certifies, not only holds
 
 
+def test_a_leaf_without_a_mean_value_score_splits_its_widest_axis(problem):
+    """The mean-value score leaves out the terms that took their crude bound: where the
+    certificate is void (or the score 0 on every axis) the leaf is split along its widest axis
+    (the geometric score). Such leaves used to be split along the first axis only, which cut
+    full-speed boxes into slivers of u1 until the cap of leaves was reached."""
+    t, y, tau, sigma = problem
+    lat = BundleLattice(-NORTH, SPLIT_RADIUS + OVERLAP, math.pi)
+    sampler = SphereChartSampler(t, y, tau, sigma, lat, fit=None, log_mode_mass=-20.0,
+                                 max_boxes=64, box_cost=0.0)
+    # a thin slab in u1 across all of u2 and of the speeds (such leaves got score 0)
+    lo = np.array([[1.1609, -1.5808, -3.1416, -3.1416]])
+    hi = np.array([[1.1671, 1.5808, 3.1416, 3.1416]])
+    g_lb, _, raw = sampler._certify(lo, hi)
+    *_, score = sampler._bounds(lo, hi)
+    assert g_lb[0] == 0.0 and raw[0, 0] < 1e-2 * raw[0, 1]   # the case under test
+    assert np.argmax(score[0]) != 0
+    assert np.allclose(score[0], (hi - lo)[0] * np.array([1.0, 1.0, 0.5, 0.5]))
+
+
 # --------------------------------------------------------------------- the partition
 def test_partition_covers_the_bundle_once(problem):
     t, y, tau, sigma = problem
