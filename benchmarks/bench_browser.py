@@ -18,6 +18,9 @@ a bare Streamlit page with a title and one small plotly chart (``benchmarks/_flo
 its own server, visited once before the rounds), what any Streamlit page with a plotly chart
 costs on this machine. Target: at most 2.5 s to the first plot on every page (warm median).
 
+``python -m benchmarks.bench_browser [--visits K] [page ...]``: only the pages named (title or
+url path; the floor and Home always), ``K`` warm visits each.
+
 Needs Debian's ``chromium`` and playwright (the dev environment); skipped with a message
 otherwise.
 """
@@ -110,7 +113,9 @@ def _visit(browser, url, whole=None):
     return first, idle, has_plot
 
 
-def main():
+def main(pages=None, warm_visits=WARM_VISITS):
+    """Run the rounds; ``pages``: page titles (or url paths) to visit besides the floor and
+    Home (default: every page)."""
     executable = shutil.which("chromium")
     if executable is None:
         print("skipped: Debian's chromium is not installed (apt-get install chromium)")
@@ -130,9 +135,11 @@ def main():
                                                "--disable-dev-shm-usage"])
             try:
                 _visit(browser, floor_url)  # its server's first visitor pays the imports
+                chosen = [spec for i, spec in enumerate(PAGES) if i == 0 or not pages
+                          or spec.title in pages or spec.url_path in pages]
                 targets = [(FLOOR, floor_url, None)] + [
-                    (spec.title, f"{url}/{spec.url_path}", WHOLE_PAGE) for spec in PAGES]
-                for rnd, visits in (("cold", 1), ("warm", WARM_VISITS)):
+                    (spec.title, f"{url}/{spec.url_path}", WHOLE_PAGE) for spec in chosen]
+                for rnd, visits in (("cold", 1), ("warm", warm_visits)):
                     seen = {name: [] for name, _, _ in targets}
                     for _ in range(visits):
                         for name, target, whole in targets:
@@ -160,4 +167,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # python -m benchmarks.bench_browser [--visits K] [page title or url path ...]
+    args = sys.argv[1:]
+    visits = WARM_VISITS
+    if args[:1] == ["--visits"]:
+        visits, args = int(args[1]), args[2:]
+    main(args or None, visits)
