@@ -164,6 +164,43 @@ def run_default_scenario(page, spec: PageSpec):
     wait_until_idle(page)
 
 
+#: The app's background is drawn in the theme asked for: light (luminance above 0.5) or dark.
+BACKGROUND_IN_THEME = """(theme) => {
+  const c = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
+  const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+    const s = Number(v) / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5) === (theme === "light");
+}"""
+# Resolves once the document has not changed for `ms` milliseconds (no node, attribute or text
+# mutated: every element, the plotly charts included, has been drawn again).
+DOM_QUIET = """(ms) => new Promise((resolve) => {
+  let timer;
+  const observer = new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(done, ms);
+  });
+  function done() { observer.disconnect(); resolve(true); }
+  observer.observe(document, {subtree: true, childList: true, attributes: true,
+                              characterData: true});
+  timer = setTimeout(done, ms);
+  setTimeout(done, 60000);  // a document that never stops changing: go on after a minute
+})"""
+
+
+def switch_theme(page, theme: str):
+    """Switch an open page to ``theme`` as the visitor's system setting would: the app has no
+    ``[theme] base`` and follows ``prefers-color-scheme``, also while a page is open. Waits
+    until the app's background is drawn in it, the app is idle and the document has stopped
+    changing (the charts are drawn again in the new theme)."""
+    page.emulate_media(color_scheme=theme)
+    page.theme = theme
+    page.wait_for_function(BACKGROUND_IN_THEME, arg=theme, timeout=LOAD_TIMEOUT)
+    wait_until_idle(page)
+    page.evaluate(DOM_QUIET, SETTLE_MS)
+
+
 def save_screenshot(page, name: str, minimum_plots: int = 0) -> Path:
     """Full-page screenshot. Streamlit scrolls its main area, not the document, so the viewport
     is stretched to the content's height for the shot and restored afterwards."""
