@@ -27,10 +27,9 @@ whitening and quadrature of :mod:`tests.audit._farfield_oracle`; nothing of the 
 
 (2) Why no black-box certification here. With N draws per data set the largest log-ratio one-
     sided Clopper–Pearson bounds can certify is about log(N / log(1/α)) ≈ 5, far below the
-    release's ε = 25 at this n: such a test could not fail for any mechanism, so it is not in
-    the suite. The informative black box at n·ε = 1,000 needs a small per-release ε (n = 250,
-    ε = 2 + 2), thousands of draws per neighbour and two 25-CPU-second builds: outside the
-    suite's time budget (next step: a benchmark-level audit). D′ (the observation with the
+    release's ε = 25 at this n: such a test could not fail for any mechanism. The black box
+    at n·ε = 1,000 is :mod:`tests.audit.test_farfield_blackbox` (n = 250, ε = 2 + 2, 2,000
+    draws per neighbour). D′ (the observation with the
     largest covariate moved π − 0.5 against its residual at D's fit: its clipped residual turns
     around) is law-tested as D is: the sampler must be exact on adversarial neighbours too.
 
