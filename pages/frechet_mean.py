@@ -27,7 +27,7 @@ from ui import figures
 from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import show_figure
-from ui.frechet_data import data_and_budget, data_numbers, per_data
+from ui.frechet_data import data_and_budget, data_numbers, figure_data, per_data
 from ui.frechet_notes import assumptions_box, teaching_notes
 from ui.logic import export as X
 from ui.logic import frechet_mean as L
@@ -465,6 +465,14 @@ def sensitivity_section(manifold_key, radius):
                      hide_index=True, width="stretch")
 
 
+def preview(loaded):
+    """The picture (a fragment: its own widgets rerun only it, and it saves the settings) of
+    the data :func:`ui.frechet_data.data_and_budget` returned."""
+    manifold_key, manifold, source, epsilon, (y, center, _, radius, meta) = loaded
+    preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
+                    is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
+
+
 def main():
     st.title("Fréchet mean")
     set_page_rows(None)  # set again below while an uploaded file's person column is mapped
@@ -476,24 +484,30 @@ def main():
         "Euclidean space."
     )
     # The data and the budget on the left, the picture beside them (in view while they
-    # change).
+    # change). The picture is drawn first, from the settings the widgets will show (read from
+    # the session state): the browser then draws it before the widgets on the left (each
+    # input widget drawn before a chart delays it by 10-20 ms). An upload's data come from its
+    # widgets: then the left column is drawn first.
     left, right = st.columns([2, 3], gap="large")
+    with right:
+        early = figure_data(settings_state)
+        if early is not None:
+            preview(early)
     with left:
         loaded = data_and_budget(settings_state)
     if loaded is None:
-        right.info("The private means are drawn here once the data on the left can be used.",
-                   icon=":material/insights:")
+        if early is None:  # (a figure drawn first came from the same settings: never here)
+            right.info("The private means are drawn here once the data on the left can be "
+                       "used.", icon=":material/insights:")
         return settings_state.finish()
     manifold_key, manifold, source, epsilon, (y, center, center_text, radius, meta) = loaded
     n = y.shape[0]
     info = L.frechet_summary(manifold, n, radius, center)
     with left:
         data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon)
-
-    # The picture (a fragment: its own widgets rerun only it, and it saves the settings).
-    with right:
-        preview_section(manifold_key, manifold, y, center, radius, float(epsilon),
-                        is_synthetic=source == "synthetic", fingerprint=meta["fingerprint"])
+    if early is None:
+        with right:
+            preview(loaded)
 
     notes, assumptions = st.columns([1, 1])
     with notes:

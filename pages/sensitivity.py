@@ -15,18 +15,21 @@ from ui.caps import CAPS
 from ui.figures import show_figure
 from ui.logic import common as C
 from ui.logic import sensitivity as L
-from ui.session import PageSettings
+from ui.session import PageSettings, formula_notes
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500]
 DEFAULT_NS = (20, 50, 100)  # paper 002 app. G
+MAX_NS = 4  # sample sizes compared at once
 settings_state = PageSettings("se")
 init = settings_state.init
 
 
 def sample_sizes(text):
-    """The sample sizes a URL names ("20,50,100"; unknown ones dropped), or the defaults."""
-    return [int(v) for v in str(text).split(",")
-            if v.strip().isdigit() and int(v) in N_OPTIONS] or list(DEFAULT_NS)
+    """The sample sizes a URL names ("20,50,100"; unknown and repeated ones dropped, at most
+    ``MAX_NS``: the widget holds no more), or the defaults."""
+    sizes = [int(v) for v in str(text).split(",") if v.strip().isdigit()]
+    sizes = list(dict.fromkeys(v for v in sizes if v in N_OPTIONS))
+    return sizes[:MAX_NS] or list(DEFAULT_NS)
 
 ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(L.regression_sensitivity_ratios)
 
@@ -75,23 +78,36 @@ def assumptions_box(manifold_key):
         st.markdown(C.assumptions_markdown(rows))
 
 
+def ratio_settings():
+    """The study's settings (manifold, sample sizes, pairs, log axis), read from the session
+    state after their starting values are given, before their widgets are drawn."""
+    keys = list(L.REGRESSION_MANIFOLDS)
+    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+    init("se_manifold", "se_manifold", "sphere", M.canonical, keys)
+    init("se_ns", "se_ns", list(DEFAULT_NS), sample_sizes)
+    init("se_pairs", "se_pairs", 20, int, bounds=(5, CAPS["sens_pairs"]))
+    init("se_log", "se_log", False, bool)
+    return tuple(st.session_state[k] for k in ("se_manifold", "se_ns", "se_pairs", "se_log"))
+
+
+def ratio_widgets(cols):
+    """The study's settings widgets (they show, and return, what :func:`ratio_settings` read)."""
+    keys = list(L.REGRESSION_MANIFOLDS)
+    cols[0].selectbox("Manifold", keys, format_func=M.choice_label, key="se_manifold")
+    cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=MAX_NS, key="se_ns")
+    cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5, key="se_pairs")
+    cols[3].toggle("log₁₀ ratio axis", key="se_log")
+
+
 def ratio_section():
     st.subheader("Theory / empirical ratios on adjacent data sets")
     with st.container(border=True):
-        cols = st.columns([2, 3, 2, 2])
-        keys = list(L.REGRESSION_MANIFOLDS)
-        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        init("se_manifold", "se_manifold", "sphere", M.canonical, keys)
-        manifold_key = cols[0].selectbox("Manifold", keys, format_func=M.choice_label,
-                                         key="se_manifold")
-        init("se_ns", "se_ns", list(DEFAULT_NS), sample_sizes)
-        ns = cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=4, key="se_ns")
-        init("se_pairs", "se_pairs", 20, int, bounds=(5, CAPS["sens_pairs"]))
-        pairs = cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5,
-                               key="se_pairs")
-        init("se_log", "se_log", False, bool)
-        log_scale = cols[3].toggle("log₁₀ ratio axis", key="se_log")
+        setting_cols = st.columns([2, 3, 2, 2])
+    # The histograms are drawn before the settings above them (filled in below): the browser
+    # then draws them first (each input widget drawn before a chart delays it by 10-20 ms).
+    manifold_key, ns, pairs, log_scale = ratio_settings()
     if not ns:
+        ratio_widgets(setting_cols)
         st.info("Choose at least one sample size.")
         return manifold_key
     with st.status("Drawing adjacent data sets and fitting …", expanded=False) as status:
@@ -106,6 +122,7 @@ def ratio_section():
     show_figure(cols[1], V.ratio_histogram(frame, "v", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_v")
+    ratio_widgets(setting_cols)
     summary = frame.groupby("n").agg(
         pairs=("pair", "size"),
         min_ratio_p=("ratio_p", "min"), median_ratio_p=("ratio_p", "median"),
@@ -182,11 +199,11 @@ def main():
         "explains where the curvature terms in those bounds come from."
     )
     manifold_key = ratio_section()
-    # The formulas under the study: typeset (KaTeX) above it, they delayed its first chart.
+    # The formulas under the study, typeset (KaTeX) only once their section is opened, as on
+    # the other pages: the browser renders a run's elements before it draws its first chart.
     notes, assumptions = st.columns(2)
-    with notes, st.container(border=True):
-        st.markdown("**Teaching notes**")
-        teaching_notes()
+    with notes:
+        formula_notes("se_notes", teaching_notes)
     with assumptions:
         assumptions_box(manifold_key)
     curvature_section(manifold_key)

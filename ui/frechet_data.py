@@ -102,89 +102,134 @@ def link_radius_applies(manifold_key, source):
     return link_manifold == manifold_key and same
 
 
-def radius_widget(settings, manifold_key, manifold, source):
-    """The public radius: one widget key per manifold (and preset), so each starts from its
-    own default, or from the value it had in this session."""
+def radius_key(settings, manifold_key, source):
+    """The public radius's widget key, given its starting value: one key per manifold (and
+    preset), so each starts from its own default, or from the value it had in this session."""
     r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     r_default = PRESET_BOUNDS.get(source, (M.spec(manifold_key).radius,))[0]
-    radius_key = (f"fm_radius_{M.full_name(manifold_key)}"
-                  + (f"_{source}" if source in PRESET_BOUNDS else ""))
+    key = (f"fm_radius_{M.full_name(manifold_key)}"
+           + (f"_{source}" if source in PRESET_BOUNDS else ""))
     # The URL is read on the page's first run only (later runs wrote it from the widgets):
     # there, a link's radius for another manifold or preset is not this one's. Either way the
     # radius in force is written back to ``fm_r``.
     if settings.first_run and not link_radius_applies(manifold_key, source):
-        settings.init(radius_key, None, r_default, bounds=(r_lo, r_hi))
-    settings.init(radius_key, "fm_r", r_default, link_float, bounds=(r_lo, r_hi))
+        settings.init(key, None, r_default, bounds=(r_lo, r_hi))
+    settings.init(key, "fm_r", r_default, link_float, bounds=(r_lo, r_hi))
+    return key
+
+
+def radius_widget(settings, manifold_key, manifold, source):
+    """The public radius's slider (:func:`radius_key`)."""
+    r_lo, r_hi = L.FRECHET_MANIFOLDS[manifold_key]
     return st.slider(
         "Public radius r of the data ball", min_value=float(r_lo), max_value=float(r_hi),
-        step=0.01, key=radius_key, help=L.radius_help(manifold),
+        step=0.01, key=radius_key(settings, manifold_key, source),
+        help=L.radius_help(manifold),
     )
+
+
+def spd_size(manifold):
+    """k for SPD(k), None for the sphere (the page's two kinds of manifold)."""
+    return None if isinstance(manifold, Sphere) else manifold.k
+
+
+def center_key(settings, manifold, source):
+    """The public centre's widget key (one per manifold kind and preset), given its starting
+    value."""
+    if spd_size(manifold) is None:
+        key, default = (("fm_center_cities", PRESET_BOUNDS["cities"][1]) if source == "cities"
+                        else ("fm_center", "0, 0, 1"))
+    else:
+        key = f"fm_center_spd{manifold.k}_{'emg' if source == 'emg' else 'own'}"
+        default = PRESET_BOUNDS.get(source, (None, "1"))[1]
+    settings.init(key, None, default)
+    return key
+
+
+def parse_center(manifold, text):
+    """The public centre typed as ``text``: (centre, its text for the page); ValueError when
+    it is not one."""
+    if spd_size(manifold) is None:
+        return L.parse_center_text(text), text
+    center = L.parse_spd_center_text(text, spd_size(manifold))
+    return center, L.spd_center_text(center)
+
+
+def init_synthetic(settings):
+    """Starting values of the synthetic data's sample size and seed."""
+    settings.init("fm_n", "fm_n", 50, int, bounds=(10, CAPS["fm_max_n"]))
+    settings.init("fm_seed", "fm_seed", 0, int, bounds=(0, 10**6))
+
+
+def synthetic_loaded(manifold_key, manifold, n, seed, meta):
+    """The synthetic data's (y, center, center_text, radius, meta); RuntimeError or ValueError
+    when they cannot be generated."""
+    radius = meta["radius"]
+    y = synthetic_data(manifold_key, int(n), float(radius), int(seed))
+    meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
+    center = default_center(manifold)
+    center_text = ("the north pole (0, 0, 1)" if spd_size(manifold) is None else
+                   L.spd_center_text(center))
+    return y, center, center_text, radius, meta
+
+
+def preset_points(manifold_key, source):
+    """A preset's points: (y, the reading's note or None, digest); DataValidationError when the
+    file cannot be used."""
+    if source == "emg":
+        digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
+        return emg_points(), None, digest
+    raw = L.cities_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
+    return y, note, digest[:16]
+
+
+def preset_fingerprint(manifold_key, digest, radius, center_text):
+    return f"upl-{manifold_key}-{digest}-{radius}-{center_text}"
 
 
 def load_data(settings, manifold_key, manifold, source):
     """Widgets for the data; returns (y, center, center_text, radius, meta) or None."""
-    init = settings.init
     radius = radius_widget(settings, manifold_key, manifold, source)
     meta = {"radius": radius}
-    if isinstance(manifold, Sphere):
-        if source == "cities":
-            init("fm_center_cities", None, PRESET_BOUNDS["cities"][1])
-            center_text = st.text_input(
-                "Public centre m₀ (latitude, longitude in degrees)", key="fm_center_cities")
-        else:
-            init("fm_center", None, "0, 0, 1")
-            center_text = st.text_input(
-                "Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key="fm_center",
-                disabled=source == "synthetic")
-        try:
-            center = L.parse_center_text(center_text)
-        except ValueError as exc:
-            st.error(str(exc))
-            return None
-    else:
-        k = manifold.k
-        center_key = f"fm_center_spd{k}_{'emg' if source == 'emg' else 'own'}"
-        init(center_key, None, PRESET_BOUNDS.get(source, (None, "1"))[1])
+    key = center_key(settings, manifold, source)
+    k = spd_size(manifold)
+    if k is not None:
+        label = ("Public centre m₀ (a typical variance s for s·I, or "
+                 + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"))
         text = st.text_input(
-            "Public centre m₀ (a typical variance s for s·I, or "
-            + ("s11, s12, s22)" if k == 2 else "the upper triangle s11, s12, …)"),
-            key=center_key, disabled=source == "synthetic",
+            label, key=key, disabled=source == "synthetic",
             help="From domain knowledge, never from the data: the units and a typical scale of "
                  "your matrices (e.g. a covariance of signals with variance about 10 in their "
                  "units: type 10). The ball is centred there.")
-        try:
-            center = L.parse_spd_center_text(text, k)
-        except ValueError as exc:
-            st.error(str(exc))
-            return None
-        center_text = L.spd_center_text(center)
+    elif source == "cities":
+        text = st.text_input("Public centre m₀ (latitude, longitude in degrees)", key=key)
+    else:
+        text = st.text_input("Public centre m₀ (x₁, x₂, x₃, or latitude, longitude)", key=key,
+                             disabled=source == "synthetic")
+    try:
+        center, center_text = parse_center(manifold, text)
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
     if source == "synthetic":
-        init("fm_n", "fm_n", 50, int, bounds=(10, CAPS["fm_max_n"]))
-        init("fm_seed", "fm_seed", 0, int, bounds=(0, 10**6))
+        init_synthetic(settings)
         c1, c2 = st.columns(2)
         n = c1.slider("Sample size n", 10, CAPS["fm_max_n"], key="fm_n")
         seed = c2.number_input("Seed of the synthetic data", 0, 10**6, key="fm_seed")
         try:
-            y = synthetic_data(manifold_key, int(n), float(radius), int(seed))
+            return synthetic_loaded(manifold_key, manifold, n, seed, meta)
         except (RuntimeError, ValueError) as exc:
             st.error(f"Could not generate the data: {exc}")
             return None
-        meta.update(n=int(n), seed=int(seed), fingerprint=f"syn-{manifold_key}-{n}-{radius}-{seed}")
-        center = default_center(manifold)
-        center_text = ("the north pole (0, 0, 1)" if isinstance(manifold, Sphere) else
-                       L.spd_center_text(center))
-        return y, center, center_text, radius, meta
     if source == "emg":
         st.caption(L.EMG_ATTRIBUTION)
         st.caption(L.EMG_PRIVACY_UNIT)
         st.caption(L.EMG_BOUNDS_NOTE)
-        y = emg_points()
-        raw = None
-        digest = "emg-" + "-".join(L.EMG_PRESET["channels"]) + f"-{L.EMG_PRESET['window']}"
     elif source == "cities":
         st.caption(L.CITIES_ATTRIBUTION)
         st.caption(L.CITIES_BOUNDS_NOTE)
-        raw = L.cities_bytes()
     else:
         read = upload_and_map(
             "fm", UploadTarget(manifold_key, infer_param=False),
@@ -193,14 +238,13 @@ def load_data(settings, manifold_key, manifold, source):
             empty="Upload a file to continue, or switch the data to *Synthetic*.")
         if read is None:
             return None
-        y, raw, digest = read.y, None, read_digest(read.digest, read.mapping)
+        y, digest = read.y, read_digest(read.digest, read.mapping)
         meta.update(person=read.mapping.person, mapping=read.mapping,
                     group_ok=confirm_person_rows(read, "fm",
                                                  f"{manifold_key}_{read.digest[:12]}"))
-    if raw is not None:
-        digest = hashlib.sha256(raw).hexdigest()
+    if source in PRESET_BOUNDS:
         try:
-            y, note = parse_upload(digest, raw, manifold_key, upload_max_bytes())
+            y, note, digest = preset_points(manifold_key, source)
             if note:
                 st.caption(note)
         except DataValidationError as exc:
@@ -209,16 +253,61 @@ def load_data(settings, manifold_key, manifold, source):
                 "Normalize each row to unit length before uploading.")
             st.error(f"The file could not be used.\n\n{message}")
             return None
-        digest = digest[:16]
     if y.shape[0] < 2:
         st.error("The file needs at least 2 data rows.")
         return None
     preview = L.ball_preview(manifold, y, center, radius)
     (st.warning if preview["warn"] else st.caption)(
         L.ball_preview_text(preview, y.shape[0], radius, file_rows=source == "upload"))
-    meta.update(n=int(y.shape[0]), fingerprint=f"upl-{manifold_key}-{digest}-{radius}-"
-                                                 f"{center_text}")
+    meta.update(n=int(y.shape[0]),
+                fingerprint=preset_fingerprint(manifold_key, digest, radius, center_text))
     return y, center, center_text, radius, meta
+
+
+def init_choices(settings):
+    """Starting values of the manifold, the data source and ε (a preset of the other manifold
+    is dropped); returns the manifold key and the sources it offers."""
+    keys = list(L.FRECHET_MANIFOLDS)
+    # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
+    settings.init("fm_manifold", "fm_manifold", "sphere", M.canonical, choices=keys)
+    manifold_key = st.session_state["fm_manifold"]
+    sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
+        manifold_key, [])
+    if st.session_state.get("fm_source") not in (None, *sources):
+        del st.session_state["fm_source"]  # a preset of the other manifold
+    settings.init("fm_source", "fm_source", "synthetic", str, choices=sources)
+    settings.init("fm_eps", "fm_eps", 1.0, float, choices=EPS_OPTIONS)
+    return manifold_key, sources
+
+
+def figure_data(settings):
+    """What :func:`data_and_budget` will return, read from the session state before its
+    widgets are drawn (each given its starting value first, as they will be): so the page can
+    draw its figure before them (each input widget drawn before a chart delays it in the
+    browser). None for an upload (its data come from the upload's widgets) and for data that
+    cannot be used (the widgets then say why)."""
+    ss = st.session_state
+    manifold_key, _ = init_choices(settings)
+    source, epsilon = ss["fm_source"], ss["fm_eps"]
+    if source not in ("synthetic", *PRESET_BOUNDS):
+        return None
+    manifold = M.make_manifold(manifold_key)
+    radius = ss[radius_key(settings, manifold_key, source)]
+    meta = {"radius": radius}
+    try:
+        center, center_text = parse_center(manifold, ss[center_key(settings, manifold, source)])
+        if source == "synthetic":
+            init_synthetic(settings)
+            loaded = synthetic_loaded(manifold_key, manifold, ss["fm_n"], ss["fm_seed"], meta)
+            return manifold_key, manifold, source, epsilon, loaded
+        y, _, digest = preset_points(manifold_key, source)
+    except (ValueError, RuntimeError, DataValidationError):
+        return None
+    if y.shape[0] < 2:
+        return None
+    meta.update(n=int(y.shape[0]),
+                fingerprint=preset_fingerprint(manifold_key, digest, radius, center_text))
+    return manifold_key, manifold, source, epsilon, (y, center, center_text, radius, meta)
 
 
 def data_and_budget(settings):
@@ -227,22 +316,13 @@ def data_and_budget(settings):
 
     Returns (manifold key, manifold, source, ε, :func:`load_data`'s tuple), or None when the
     data cannot be used."""
-    init = settings.init
     with st.container(border=True):
         st.subheader("Data and budget")
-        keys = list(L.FRECHET_MANIFOLDS)
-        # M.canonical reads aliases from the URL: "spd2" (an older link) is "spd".
-        init("fm_manifold", "fm_manifold", "sphere", M.canonical, choices=keys)
-        manifold_key = st.selectbox("Manifold", keys, format_func=M.choice_label,
-                                    key="fm_manifold")
-        sources = ["synthetic", "upload"] + {"sphere": ["cities"], "spd": ["emg"]}.get(
-            manifold_key, [])
-        if st.session_state.get("fm_source") not in (None, *sources):
-            del st.session_state["fm_source"]  # a preset of the other manifold
-        init("fm_source", "fm_source", "synthetic", str, choices=sources)
+        manifold_key, sources = init_choices(settings)
+        manifold_key = st.selectbox("Manifold", list(L.FRECHET_MANIFOLDS),
+                                    format_func=M.choice_label, key="fm_manifold")
         source = st.radio("Data", sources, format_func=SOURCE_LABELS.get, horizontal=True,
                           key="fm_source")
-        init("fm_eps", "fm_eps", 1.0, float, choices=EPS_OPTIONS)
         epsilon = st.select_slider("Privacy budget ε (per release)", EPS_OPTIONS, key="fm_eps")
         reading = st.empty()  # after the data: a person column sets the rows per person
         manifold = M.make_manifold(manifold_key)

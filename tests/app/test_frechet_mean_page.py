@@ -529,3 +529,41 @@ def test_a_failed_release_is_reported_and_nothing_is_recorded(monkeypatch):
     assert ledger(at) == []
     assert any("The release failed: sampler exploded" in e.value for e in at.error)
     assert not at.button(key="fm_release").disabled
+
+
+# --------------------------------------------------------------------------- figure first
+def chart_with(at, text):
+    """The spec of the one plotly chart whose (decoded) JSON mentions ``text``."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (spec,) = [s for s in specs if text in json.dumps(s, ensure_ascii=False)]
+    return json.dumps(spec, ensure_ascii=False)
+
+
+def test_the_preview_drawn_before_the_settings_follows_them_in_the_same_run():
+    """issue 29: the preview is drawn before the data's widgets (so the browser draws it
+    first), from the values those widgets hold; a change reaches it in the run it causes."""
+    at = light(open_page())
+    assert "Data (n = 50)" in chart_with(at, "Data (n = ")
+    at.slider(key="fm_n").set_value(80).run()
+    assert not at.exception, at.exception
+    assert "Data (n = 80)" in chart_with(at, "Data (n = ")
+    assert metric(at, "Sample size n") == "80"
+    at.session_state["fm_view_sphere"] = "Error distribution"
+    at.select_slider(key="fm_eps").set_value(5.0).run()
+    assert not at.exception, at.exception
+    assert "at ε = 5 " in chart_with(at, "Distribution of the error").replace(";", " ")
+
+
+def test_a_preset_is_drawn_first_and_an_upload_after_its_widgets():
+    """The world-cities preset's preview is drawn from the settings too; an upload's data come
+    from its widgets, so its preview follows them (both show the data and their preview)."""
+    at = light(open_page())
+    at.radio(key="fm_source").set_value("cities").run()
+    assert not at.exception, at.exception
+    assert not at.error
+    cities = metric(at, "Sample size n")
+    assert f"Data (n = {cities})" in chart_with(at, "Data (n = ")
+    y = make_mean_data(Sphere(2), 40, radius=0.3, rng=3)
+    upload(at, to_csv(Sphere(2), y).encode())
+    assert not at.exception, at.exception
+    assert "Data (n = 40)" in chart_with(at, "Data (n = ")

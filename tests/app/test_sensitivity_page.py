@@ -86,3 +86,38 @@ def test_empty_sample_size_choice_is_handled():
     at.multiselect(key="se_ns").set_value([]).run()
     assert not at.exception
     assert any("at least one sample size" in i.value for i in at.info)
+
+
+def test_a_link_with_more_sample_sizes_than_the_widget_holds_keeps_the_first_four():
+    """The multiselect holds at most four sizes (a fifth from a link raised an exception);
+    repeated sizes count once."""
+    at = open_page(se_ns="10,20,20,50,100,200", se_pairs="5")
+    assert not at.exception, at.exception
+    assert at.multiselect(key="se_ns").value == [10, 20, 50, 100]
+    assert list(summary(at)["n"]) == [10, 20, 50, 100]
+    assert at.query_params["se_ns"] == "10,20,50,100"
+
+
+def test_the_histograms_drawn_before_the_settings_follow_them_in_the_same_run():
+    """issue 29: the histograms are drawn before the study's widgets (so the browser draws them
+    first), from the values those widgets hold; a change reaches them in the run it causes."""
+    at = open_page(se_ns="20", se_pairs="5")
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    at.toggle(key="se_log").set_value(True).run()
+    assert not at.exception, at.exception
+    logged = [c.proto.spec for c in at.get("plotly_chart")]
+    assert logged[:2] != specs[:2] and logged[2:] == specs[2:]
+    assert list(summary(at)["n"]) == [20]
+
+
+def test_teaching_notes_are_typeset_once_opened():
+    """The formulas are in a section built only while open (no KaTeX before the first plot)."""
+    at = open_page(se_ns="20", se_pairs="5")
+    latex = [el.value for el in at.latex]
+    assert not any("cosh(2c)" in v and "kappa_l" in v for v in latex)
+    at.session_state["se_notes"] = True
+    at.run()
+    assert not at.exception, at.exception
+    text = "\n".join(el.value for el in at.latex)
+    assert r"\kappa_l \ge 0" in text and r"\kappa_l < 0" in text
+    assert any("Geodesic regression fits" in m.value for m in at.markdown)
