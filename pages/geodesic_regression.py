@@ -12,14 +12,17 @@ may be estimated under DP with a small stated ε_b ("Estimate privately",
 the estimate fills the range fields and the release states it.
 
 Layout: the settings on the left; on the right the figure, the release controls under it and
-the release's numbers.
+the release's numbers. The settings are read from the session state first (:mod:`ui.gr_values`)
+and the figure drawn before their widgets, so the browser gets the chart first.
 """
 
 import json
+from typing import NamedTuple
 
 import streamlit as st
 
 from ui import gr_settings as S
+from ui import gr_values as V
 from ui import rat_preset as RP
 from ui import two_stage as TSW
 from ui.figures import show_figure
@@ -44,6 +47,19 @@ BUTTON = "gr_release_button"
 RUN = "gr_release"  # key of the progress bar and its Cancel button
 settings_state = PageSettings("gr")
 init = settings_state.init
+
+
+class Settings(NamedTuple):
+    """What :func:`read_settings` read and derived, before any settings widget is drawn."""
+
+    settings: object  # ui.logic.geodesic_regression.ReleaseSettings
+    request: object  # the release's dpcore request, or None
+    data: object  # ui.gr_values.DataChoice
+    budget: object  # ui.gr_values.Budget
+    bounds: object  # ui.gr_values.Bounds
+    fit: object  # the non-private fit, or None
+    problem: str | None  # a public bound the request cannot use, said under the settings
+    preview: list | None  # the clipping preview's rows
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -190,14 +206,18 @@ def release_controls(settings, request, data, fit, signature, estimated):
     return plan
 
 
-def settings_column():
-    """The settings (left column): the release's settings, its request (None while the data or
-    the bounds cannot be used), the data chosen, the non-private fit and the estimate notes."""
-    data = S.data_section(init)
-    budget = S.budget_section(init)
-    bounds = S.bounds_section(init, data, budget)
-    if data.source == "rats" and data.dataset is not None:
-        RP.show_rat_preset()
+def read_settings(data_box):
+    """The settings, read from the session state before their widgets are drawn
+    (:mod:`ui.gr_values`), the release's request (None while the data or the bounds cannot be
+    used), the non-private fit and what the settings column says under its sections (a
+    problem with the public bounds, the clipping preview). An uploaded file is read through
+    its widgets: section 1 is then drawn here, into ``data_box``."""
+    data = V.read_data(init)
+    if data.source == "upload":
+        with data_box:
+            data = S.data_section(data, init)
+    budget = V.read_budget(init)
+    bounds = V.read_bounds(init, data, budget)
     settings = G.ReleaseSettings(
         kind=data.kind, param=data.param, eps_p=budget.eps_p, eps_v=budget.eps_v,
         mode=bounds.mode, tau=bounds.tau, covariate_range=bounds.covariate_range,
@@ -208,22 +228,39 @@ def settings_column():
     # Settings, never data, go to the URL; also keep an in-session copy for page switches.
     settings_state.finish()
 
-    request = fit = None
+    request = fit = problem = preview = None
     cr = bounds.covariate_range
     if cr is not None and not cr[1] > cr[0]:
-        st.error("The covariate range needs low < high.")
+        problem = "The covariate range needs low < high."
     elif data.dataset is not None:
         dataset = data.dataset
         try:
             request = settings.request(dataset.n)
         except ValueError as exc:  # a public input the request rejects, said on the page
-            st.error(str(exc))
+            problem = str(exc)
         else:
             cr = G.covariate_range_for(settings, dataset)
             fit = (cached_fit if dataset.generated else G.fit_nonprivate)(
                 data.kind, data.param, dataset.x, dataset.y, cr)
-            S.show_clipping_preview(G.clipping_preview(settings, dataset, fit))
-    return settings, request, data, fit, bounds
+            preview = G.clipping_preview(settings, dataset, fit)
+    return Settings(settings, request, data, budget, bounds, fit, problem, preview)
+
+
+def settings_column(read, data_box):
+    """The settings' widgets (left column), drawn after the figure with the values ``read``
+    (section 1 into ``data_box``, unless an upload drew it already)."""
+    data = read.data
+    if data.source != "upload":
+        with data_box:
+            S.data_section(data, init)
+    S.budget_section(read.budget)
+    S.bounds_section(read.bounds, data, read.budget)
+    if data.source == "rats" and data.dataset is not None:
+        RP.show_rat_preset()
+    if read.problem:
+        st.error(read.problem)
+    if read.preview is not None:
+        S.show_clipping_preview(read.preview)
 
 
 def figure_section(settings, data, fit, release, met, signature):
@@ -272,7 +309,8 @@ def figure_section(settings, data, fit, release, met, signature):
 
 
 def main():
-    """The page: widgets -> the release's request -> dpcore -> figures."""
+    """The page: settings (read first) -> the release's request -> dpcore -> figures, then the
+    settings' widgets."""
     st.title("Geodesic regression")
     st.markdown(
         "Fit a geodesic to manifold-valued responses and release its footpoint p and shooting "
@@ -282,14 +320,24 @@ def main():
     # The settings on the left; on the right the figure, the release under it and its numbers:
     # the figure stays in view while the settings change.
     left, right = st.columns([2, 3], gap="large")
+    data_box = left.container()
     fig_box, controls_box, numbers_box = right.container(), right.container(), right.container()
-    with left:
-        settings, request, data, fit, bounds = settings_column()
+    # Every setting is read from the session state first, so the figure is sent to the browser
+    # before the ~20 input widgets of the settings column (each costs the browser 10-20 ms to
+    # mount); the widgets are drawn after it with the same values.
+    read = read_settings(data_box)
+    settings, request, data, fit, bounds = (read.settings, read.request, read.data, read.fit,
+                                            read.bounds)
     signature = (settings, data.key, getattr(data.dataset, "description", None))
 
-    # Drawn under the figure, before it in the script: a release made here is in it.
-    with controls_box:
-        plan = release_controls(settings, request, data, fit, signature, bounds.estimated)
+    def controls():
+        with controls_box:
+            return release_controls(settings, request, data, fit, signature, bounds.estimated)
+
+    # A release confirmed in its dialog is made by the release controls: then they come before
+    # the figure in the script, so the release is in it. Otherwise after the settings.
+    confirmed = bool(st.session_state.get(f"{BUTTON}_confirmed"))
+    plan = controls() if confirmed else None
     last = st.session_state.get(LAST)
     release = last["release"] if last and last["signature"] == signature else None
 
@@ -304,6 +352,10 @@ def main():
             figure_section(settings, data, fit, release, met, signature)
         with numbers_box:
             release_numbers(settings, fit, release, met, last["notes"] if release else [])
+    with left:
+        settings_column(read, data_box)
+    if not confirmed:
+        plan = controls()
 
     if request is not None:
         export_section(request, data, bounds)

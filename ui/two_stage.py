@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui.logic import two_stage as TS
 
-__all__ = ["two_stage_inputs", "two_stage_plan_text"]
+__all__ = ["two_stage_inputs", "two_stage_plan_text", "two_stage_value"]
 
 HELP = ("For data without a public footpoint region (an upload, say): most of the one-stage "
         "mechanism's mass then lies far from the data. Stage 1 spends ε₁ on a private Fréchet "
@@ -17,44 +17,56 @@ HELP = ("For data without a public footpoint region (an upload, say): most of th
         "centre. The budgets add up: total ε = ε₁ + the geodesics' ε.")
 
 
-def two_stage_inputs(kind, scheme, eps_p, eps_v, draws, init):
-    """The checkbox and inputs of the two-stage design; returns a
+def two_stage_value(kind, scheme, eps_p, eps_v, draws, init):
+    """The two-stage design's settings, read before its inputs are drawn: a
     :class:`ui.logic.two_stage.TwoStage` when it is chosen, else None. Offered in strict mode
     with the joint scheme on :data:`ui.logic.two_stage.TWO_STAGE_KINDS` (``init``: the page's
     :meth:`ui.session.PageSettings.init`, which gives each widget its starting value)."""
-    if scheme != "joint":
+    if scheme != "joint" or kind not in TS.TWO_STAGE_KINDS:
         return None
-    if kind not in TS.TWO_STAGE_KINDS:
-        st.caption("Two-stage design (private centre first): needs a public ball holding the "
-                   "shapes, which the page has no way to state for Kendall shapes; the rat "
-                   "preset's box shows what it does there.")
-        return None
+    ss = st.session_state
     init("gr_two_stage", None, False, bool)
-    on = st.checkbox("Two-stage: a private centre first, then the footpoint near it",
-                     key="gr_two_stage", help=HELP)
-    if not on:
+    if not ss["gr_two_stage"]:
         return None
     init("gr_ts_eps", None, TS.default_center_epsilon(eps_p, eps_v, draws), float,
          bounds=(0.01, 100.0))
-    eps_center = float(st.number_input("ε₁ of the private centre (spent once)", 0.01, 100.0,
-                                       key="gr_ts_eps", step=0.1, format="%.3g"))
+    eps_center = float(ss["gr_ts_eps"])
     if kind != "sphere":
-        st.caption("Stage 1's public ball: the response ball B_τ_m(c) above.")
         return TS.TwoStage(eps_center)
     init("gr_ts_lat", None, 90.0, float, bounds=(-90.0, 90.0))
     init("gr_ts_lon", None, 0.0, float, bounds=(-180.0, 180.0))
     init("gr_ts_r", None, 0.5, float, bounds=(0.01, TS.SPHERE_BALL_MAX))
+    return TS.TwoStage(eps_center, (float(ss["gr_ts_lat"]), float(ss["gr_ts_lon"])),
+                       float(ss["gr_ts_r"]))
+
+
+def two_stage_inputs(kind, scheme):
+    """The checkbox and inputs of the two-stage design (their values are read before, by
+    :func:`two_stage_value`)."""
+    if scheme != "joint":
+        return
+    if kind not in TS.TWO_STAGE_KINDS:
+        st.caption("Two-stage design (private centre first): needs a public ball holding the "
+                   "shapes, which the page has no way to state for Kendall shapes; the rat "
+                   "preset's box shows what it does there.")
+        return
+    if not st.checkbox("Two-stage: a private centre first, then the footpoint near it",
+                       key="gr_two_stage", help=HELP):
+        return
+    st.number_input("ε₁ of the private centre (spent once)", 0.01, 100.0, key="gr_ts_eps",
+                    step=0.1, format="%.3g")
+    if kind != "sphere":
+        st.caption("Stage 1's public ball: the response ball B_τ_m(c) above.")
+        return
     c1, c2, c3 = st.columns(3)
-    lat = c1.number_input("Data ball: latitude (°)", -90.0, 90.0, key="gr_ts_lat", step=1.0,
-                          format="%.4g")
-    lon = c2.number_input("longitude (°)", -180.0, 180.0, key="gr_ts_lon", step=1.0,
-                          format="%.4g")
-    radius = c3.number_input("radius (rad)", 0.01, TS.SPHERE_BALL_MAX, key="gr_ts_r",
-                             step=0.05, format="%.3g",
-                             help="A public ball holding every response (below π/4, which "
-                                  "the Laplace mechanism's sensitivity needs); responses "
-                                  "outside are projected onto it in stage 1.")
-    return TS.TwoStage(eps_center, (float(lat), float(lon)), float(radius))
+    c1.number_input("Data ball: latitude (°)", -90.0, 90.0, key="gr_ts_lat", step=1.0,
+                    format="%.4g")
+    c2.number_input("longitude (°)", -180.0, 180.0, key="gr_ts_lon", step=1.0, format="%.4g")
+    c3.number_input("radius (rad)", 0.01, TS.SPHERE_BALL_MAX, key="gr_ts_r", step=0.05,
+                    format="%.3g",
+                    help="A public ball holding every response (below π/4, which the Laplace "
+                         "mechanism's sensitivity needs); responses outside are projected "
+                         "onto it in stage 1.")
 
 
 def two_stage_plan_text(plan, epsilon):

@@ -703,3 +703,64 @@ def test_a_cap_message_on_pure_releases_names_no_delta():
     at.sidebar.number_input(key="ledger_cap").set_value(2.0).run()
     (refusal,) = [e.value for e in at.error if "above the cap" in e.value]
     assert "δ" not in refusal and "ε = 3" in refusal
+
+
+# --------------------------------------------------------------------------- order (issue 29)
+def test_the_chart_is_drawn_before_the_settings_widgets(monkeypatch):
+    """The page reads every setting from the session state first and sends its chart to the
+    browser before the settings column's input widgets (each costs the browser 10-20 ms to
+    mount before the first plot); the widgets are drawn afterwards, with the same keys."""
+    import ui.figures
+    import ui.gr_settings
+
+    order = []
+
+    def recording(name, draw):
+        def wrapper(*args, **kwargs):
+            order.append(name)
+            return draw(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(ui.figures, "show_figure",
+                        recording("figure", ui.figures.show_figure))
+    for section in ("data_section", "budget_section", "bounds_section"):
+        monkeypatch.setattr(ui.gr_settings, section,
+                            recording(section, getattr(ui.gr_settings, section)))
+    at = open_page()
+    assert order == ["figure", "data_section", "budget_section", "bounds_section"]
+    # Every widget is still drawn, with its key.
+    keys = {w.key for w in (*at.radio, *at.slider, *at.select_slider, *at.number_input)}
+    assert {"gr_manifold", "gr_source", "gr_n", "gr_noise_sphere", "gr_seed",
+            "gr_budget_input", "gr_eps_p", "gr_eps_v", "gr_scheme", "gr_nf", "gr_nv",
+            "gr_mode", "gr_tau_sphere", "gr_lo_synthetic", "gr_hi_synthetic",
+            "gr_ms_sphere_synthetic", "gr_fr_sphere_synthetic", "gr_fc_lat",
+            "gr_fc_lon"} <= keys
+
+
+def test_a_changed_setting_takes_effect_in_the_same_run():
+    """Settings are read before their widgets are drawn: a value the user changes is in the
+    session state when the rerun starts, so the figure, the cost and the plan drawn before the
+    widgets use it in that run (no second run needed)."""
+    at = open_page()
+    at.slider(key="gr_n").set_value(40).run()
+    assert not at.exception
+    assert any("n = 40" in c.value for c in at.caption)  # the data's description
+    assert "Data (n = 40)" in plotly_charts(at)[0].proto.spec  # the figure drawn first
+    at.select_slider(key="gr_eps_p").set_value(0.5).run()
+    assert any("Cost of this release: ε = 2.5" in m.value for m in at.markdown)
+    at.radio(key="gr_budget_input").set_value("total").run()
+    at.select_slider(key="gr_total").set_value(5.0).run()
+    at.slider(key="gr_share").set_value(40).run()
+    assert any("ε_p = 2, ε_v = 3" in c.value for c in at.caption)
+    assert any("Cost of this release: ε = 5" in m.value for m in at.markdown)
+    # The sampler section (built only while open) and the two-stage design, read first too.
+    gr_open_sampler(at)
+    at.radio(key="gr_sampler").set_value("mcmc").run()
+    assert any("you chose MCMC" in w.value for w in at.warning)
+    at.radio(key="gr_sampler").set_value("auto").run()
+    at.checkbox(key="gr_two_stage").check().run()
+    assert not at.exception
+    assert any("Two-stage release" in m.value for m in (*at.success, *at.warning))
+    at.radio(key="gr_mode").set_value("paper").run()
+    assert any("Paper mode is NOT private" in w.value for w in at.warning)
+    assert not any(w.key == "gr_tau_sphere" for w in at.number_input)
