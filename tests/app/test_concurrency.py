@@ -272,6 +272,7 @@ def metric(page, label):
 
 # =========================================================================== 8 browsers
 @pytest.mark.slow
+@pytest.mark.slow_first(45)
 @pytest.mark.browser
 def test_eight_browser_sessions_release_concurrently(chromium_browser, server):
     browser = chromium_browser
@@ -423,6 +424,7 @@ def check_no_trace(server, patterns, since, workdir):
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(20)
 @pytest.mark.browser
 def test_browser_uploads_stay_in_memory(chromium_browser, workdir):
     """Two visitors of one server (DEBUG logging, every temporary file recorded) upload a
@@ -569,6 +571,7 @@ def _listening_addresses(port):
     return out
 
 
+@pytest.mark.slow_first(0)  # with the 8 sessions: their module's server serves it too
 def test_server_listens_on_loopback_only(server):
     """Started without --server.address (as a user running `streamlit run` would, with the
     repository's .streamlit/config.toml), the server listens on loopback addresses only."""

@@ -109,6 +109,7 @@ def adversarial_pair(n):
     return (t, y), replaced(best_a), best_f
 
 
+@pytest.mark.slow_first(3)  # with the black box: one adversarial search (cached) for both
 @pytest.mark.parametrize("n", [20, 40])
 def test_exact_log_ratio_exceeds_budget(n):
     (t, y), (t2, y2), sup = adversarial_pair(n)
@@ -127,6 +128,7 @@ def test_exact_log_ratio_exceeds_budget(n):
 
 @pytest.mark.statistical
 @pytest.mark.slow
+@pytest.mark.slow_first(24)
 def test_blackbox_detects_the_leak():
     n, n_draws = 20, 3200
     (t, y), (t2, y2), _ = adversarial_pair(n)

@@ -42,6 +42,7 @@ tolerance on log Z_D − log Z_D′.
 from __future__ import annotations
 
 import functools
+import hashlib
 import types
 
 import numpy as np
@@ -228,6 +229,37 @@ GEOMETRY = types.SimpleNamespace(
 )
 
 
+#: Monte Carlo points of the black-box oracles: the distinguisher and the power check draw
+#: the same 40,000 points (same size and seed) and share the data set D.
+BLACKBOX_MC = 40_000
+_KEPT = {}  # the black-box points' SharedTerms, by the points' bytes; emptied after the module
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_kept_columns():
+    yield
+    _KEPT.clear()
+
+
+def _gradient_norms(p, v, datasets):
+    """``gradient_norm`` of several data sets at the same points, as
+    :func:`tests.audit._regression_mc.gradient_norms` computes them (``SharedTerms``: each
+    observation's columns computed once, the norms bit for bit ``gradient_norm``'s). On the
+    black-box oracles' points the columns are also kept for the module, so the power check
+    reuses those of D that the distinguisher computed (about half of its oracle's work)."""
+    if p.shape[0] != BLACKBOX_MC:
+        return R.SharedTerms(GEOMETRY, p, v).norms(datasets)
+    key = hashlib.sha256(p.tobytes() + v.tobytes()).digest()
+    if key not in _KEPT:
+        _KEPT[key] = R.SharedTerms(GEOMETRY, p, v)
+    for t, y in datasets:
+        _KEPT[key].pin(t, y)
+    return _KEPT[key].norms(datasets)
+
+
+GEOMETRY.gradient_norms = _gradient_norms
+
+
 @functools.cache
 def regression_pair(n):
     """Adversarial neighbours of size n (:func:`tests.audit._regression_mc.adversarial_pair`)."""
@@ -248,6 +280,7 @@ def _record(n, d):
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(5)  # this module's slow tests share regression_pair (cached) and D
 @pytest.mark.parametrize("n", [3, 10])
 def test_regression_log_density_ratio(n):
     d, e, name = regression_pair(n)
@@ -284,11 +317,12 @@ def _library_inputs(data):
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(10)
 @pytest.mark.statistical
 def test_regression_blackbox_distinguisher():
     n = 10
     d, e, _ = regression_pair(n)
-    oracle = mc_oracle(d, e, reg_sigma(n), size=40_000, seed=SEED + 5)
+    oracle = mc_oracle(d, e, reg_sigma(n), size=BLACKBOX_MC, seed=SEED + 5)
     thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_e, y_e, _ = _library_inputs(e)
@@ -306,6 +340,7 @@ def test_regression_blackbox_distinguisher():
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(20)
 @pytest.mark.statistical
 def test_regression_blackbox_has_power():
     """The same machinery (4000 exact library draws a side, events fixed in advance from a
@@ -317,7 +352,7 @@ def test_regression_blackbox_has_power():
     d, _, _ = regression_pair(n)
     t, y = d
     far = (t, M.spd_chart(-M.spd_chart_inv(y, C0), base=C0))
-    oracle = mc_oracle(d, far, reg_sigma(n, POWER * EPS), size=40_000, seed=SEED + 5)
+    oracle = mc_oracle(d, far, reg_sigma(n, POWER * EPS), size=BLACKBOX_MC, seed=SEED + 5)
     thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_f, y_f, _ = _library_inputs(far)

@@ -43,6 +43,7 @@ BROWSERS = 1
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(61)
 @pytest.mark.browser
 def test_thirty_sessions_open_geodesic_regression_and_each_release_once(tmp_path):
     missing = chromium_missing()

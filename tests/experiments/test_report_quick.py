@@ -17,6 +17,7 @@ from tests.test_architecture import blocked_environment, run_blocked
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(18)
 def test_quick_report_writes_html_and_csvs(tmp_path):
     out_dir = tmp_path / "report"
     out = run_blocked(f"""

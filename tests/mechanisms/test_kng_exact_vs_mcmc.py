@@ -22,7 +22,7 @@ from dpcore.manifolds import Sphere
 from dpcore.mechanisms.kng import KNormGradient, regression_joint_exact, regression_joint_many
 from dpcore.sensitivity import geodesic_regression_sensitivity
 
-pytestmark = [pytest.mark.statistical, pytest.mark.slow]
+pytestmark = [pytest.mark.statistical, pytest.mark.slow, pytest.mark.slow_first(13)]
 
 N_TESTS = 10
 ALPHA = 1e-6 / N_TESTS

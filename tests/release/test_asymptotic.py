@@ -92,6 +92,7 @@ def test_euclidean_law_is_the_exact_k_norm_mechanism():
 
 @pytest.mark.statistical
 @pytest.mark.slow
+@pytest.mark.slow_first(18)
 def test_prediction_matches_the_exact_sampler_on_the_sphere(monkeypatch):
     """S², n = 50, a public footpoint region of 0.2 rad, n·ε = 150 (exact rejection sampling
     within reach for this data set). Of 200 exact draws, the number with an MSE below the

@@ -118,6 +118,7 @@ def test_the_printed_line_installs_this_checkout_with_its_compiled_path():
     assert "requirements.txt" not in line
 
 
+@pytest.mark.slow_first(25)
 def test_exported_script_and_notebook_run_in_a_fresh_environment(fresh_env, tmp_path):
     python, env = fresh_env
     # The environment holds dpcore with its compiled path, and nothing of the dashboard.

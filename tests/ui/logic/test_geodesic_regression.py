@@ -87,6 +87,7 @@ def test_rat_preset_bounds_hold_the_data_and_count_rats():
 
 
 @pytest.mark.slow
+@pytest.mark.slow_first(24)
 def test_rat_useful_n_eps_is_the_asymptotic_prediction():
     """The number the preset states is what dpcore.release.asymptotic predicts on the rats (a
     lower bound: the far mass found, bounded below with probability 0.999), the far points
