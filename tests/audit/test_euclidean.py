@@ -51,15 +51,9 @@ from dpcore.release import private_frechet_mean, private_geodesic_regression
 from . import _manifold_oracle as M
 from . import _oracle as O
 from ._draws import record_only
-from ._manifold_draws import (
-    ALPHA_EACH,
-    GOF_ALPHA,
-    N_DRAWS,
-    certify,
-    frechet_draws,
-    regression_draws,
-)
+from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws, regression_draws
 from ._released import released_sigma
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 R2 = Euclidean(2)
 RADIUS = 0.5
@@ -109,8 +103,7 @@ def _laplace_log_c(sigma, n_rho):
     return O.log_integral(-M.norm_last(coords) / sigma, w), coords
 
 
-@pytest.mark.parametrize("n", [2, 3, 10, 40])
-def test_laplace_exact_log_density_ratio(n):
+def _laplace_exact(n):
     d_set, e_set, shift = laplace_pair(n)
     rel = private_frechet_mean(R2, d_set, epsilon=EPS, mechanism="laplace", radius=RADIUS,
                                center=CENTER, rng=SEED)
@@ -128,11 +121,9 @@ def test_laplace_exact_log_density_ratio(n):
     pts = np.vstack([m_d + nodes, m_e + nodes, m_d - 0.01 * sigma * u, m_e + 0.01 * sigma * u])
     stat = ((M.norm_last(pts - m_e) - M.norm_last(pts - m_d)) / sigma + log_c_e - log_c_d)
     sup = float(np.max(np.abs(stat)))
-    print(f"\nR² Laplace n={n}: sup |log f_D − log f_D'| = {sup:.4f} = {sup / EPS:.4f} ε "
-          f"(quadrature tol {tol:.1e}); sup |ȳ − ȳ'|/Δ = {shift:.4f}")
     assert np.linalg.norm(m_d - m_e) <= 2 * RADIUS / n * (1 + 1e-12)
-    assert sup <= EPS + tol
     assert shift >= 0.999  # the search reaches the diameter: the bound is attained
+    return Exact(f"R² Laplace n={n} (sup |ȳ − ȳ'|/Δ = {shift:.4f})", sup, EPS, tol)
 
 
 def _laplace_blackbox_data():
@@ -150,47 +141,56 @@ def _laplace_thresholds(m_d, m_e, sigma):
     return O.event_thresholds(lf_d - lf_e, lf_d, lf_e, w, N_DRAWS, ALPHA_EACH)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_distinguisher():
+def _laplace_distinguisher():
     d_set, e_set, d_raw, e_raw = _laplace_blackbox_data()
     sigma = laplace_sigma(10)
     m_d, m_e = d_set.mean(axis=0), e_set.mean(axis=0)
-    thresholds = _laplace_thresholds(m_d, m_e, sigma)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=CENTER, total=N_DRAWS)
-    z_d, delta_d, rel = frechet_draws(R2, d_raw, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(R2, e_raw, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"] and rel.guarantee == "private"
-    for z, m in ((z_d, m_d), (z_e, m_e)):
-        r = M.norm_last(z - m)
-        angle = np.mod(np.arctan2(z[:, 1] - m[1], z[:, 0] - m[0]), 2 * np.pi)
-        p_r = stats.kstest(r, stats.gamma(2, scale=sigma).cdf).pvalue
-        p_a = stats.kstest(angle, stats.uniform(0, 2 * np.pi).cdf).pvalue
-        print(f"\nR² Laplace KS p-values: radius {p_r:.3f}, angle {p_a:.3f}")
-        assert min(p_r, p_a) > GOF_ALPHA
-    stat = lambda z: (M.norm_last(z - m_e) - M.norm_last(z - m_d)) / sigma
-    bounds = certify("R² Laplace black box (n=10)", stat(z_d), stat(z_e), thresholds, EPS,
-                     ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+    thresholds = _laplace_thresholds(m_d, m_e, sigma)
+
+    def draw():
+        """KS of the radius (Gamma(2, σ)) and of the angle (uniform) about each mean."""
+        kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=CENTER,
+                  total=N_DRAWS)
+        z_d, delta_d, rel = frechet_draws(R2, d_raw, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(R2, e_raw, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.guarantee == "private"
+        pvalues = []
+        for z, m in ((z_d, m_d), (z_e, m_e)):
+            r = M.norm_last(z - m)
+            angle = np.mod(np.arctan2(z[:, 1] - m[1], z[:, 0] - m[0]), 2 * np.pi)
+            pvalues += [stats.kstest(r, stats.gamma(2, scale=sigma).cdf).pvalue,
+                        stats.kstest(angle, stats.uniform(0, 2 * np.pi).cdf).pvalue]
+        stat = lambda z: (M.norm_last(z - m_e) - M.norm_last(z - m_d)) / sigma
+        return Draws(stat(z_d), stat(z_e), delta_d, tuple(pvalues))
+
+    return Distinguisher("R² Laplace black box (n=10)", thresholds, draw, EPS)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_has_power():
-    """The plane Laplace with σ = Δ/(4ε), sampled by the audit (Gamma(2) radius), is caught."""
+def _laplace_broken():
+    """The plane Laplace with σ = Δ/(4ε), sampled by the audit (Gamma(2) radius)."""
     d_set, e_set, _, _ = _laplace_blackbox_data()
     sigma = laplace_sigma(10) / 4
     m_d, m_e = d_set.mean(axis=0), e_set.mean(axis=0)
     thresholds = _laplace_thresholds(m_d, m_e, sigma)
-    rng = np.random.default_rng(SEED)
 
-    def draw(m):
-        r = rng.gamma(2.0, sigma, N_DRAWS)
-        phi = rng.uniform(0, 2 * np.pi, N_DRAWS)
-        return m + r[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=-1)
+    def draws():
+        rng = np.random.default_rng(SEED)
 
-    stat = lambda z: (M.norm_last(z - m_e) - M.norm_last(z - m_d)) / sigma
-    bounds = certify("R² Laplace, σ/4 (power)", stat(draw(m_d)), stat(draw(m_e)), thresholds,
-                     EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+        def draw(m):
+            r = rng.gamma(2.0, sigma, N_DRAWS)
+            phi = rng.uniform(0, 2 * np.pi, N_DRAWS)
+            return m + r[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=-1)
+
+        stat = lambda z: (M.norm_last(z - m_e) - M.norm_last(z - m_d)) / sigma
+        return Draws(stat(draw(m_d)), stat(draw(m_e)))
+
+    return Distinguisher("R² Laplace, σ/4 (power)", thresholds, draws, EPS)
+
+
+class TestR2Laplace(MechanismAuditContract):
+    cases = [(2,), (3,), (10,), (40,)]
+    exact, distinguisher, broken = _laplace_exact, _laplace_distinguisher, _laplace_broken
 
 
 # ============================================================================ KNG
@@ -240,8 +240,7 @@ def kng_pair(n, eps=EPS):
     return np.vstack([shared, y]), np.vstack([shared, x2])
 
 
-@pytest.mark.parametrize(("n", "eps"), [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)])
-def test_kng_exact_log_density_ratio(n, eps):
+def _kng_exact(n, eps):
     d_set, e_set = kng_pair(n, eps)
     rel = private_frechet_mean(R2, d_set, epsilon=eps, mechanism="kng", radius=RADIUS,
                                center=CENTER, rng=SEED, **record_only(private_frechet_mean))
@@ -252,11 +251,8 @@ def test_kng_exact_log_density_ratio(n, eps):
     tol = sum(abs(fine.log_c[w] - half.log_c[w]) for w in "DE")
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     pointwise = float(np.max(np.abs(fine.g_grid["D"] - fine.g_grid["E"])))
-    print(f"\nR² KNG n={n}, ε={eps}: sup |log f_D − log f_D'| = {sup:.4f} = {sup / eps:.3f} ε "
-          f"(quadrature tol {tol:.1e}); sup |g_D − g_D'|/Δ_g = {pointwise / (2 * RADIUS / n):.3f}")
-    assert tol < 1e-3 * eps
-    assert pointwise <= 2 * RADIUS / n * (1 + 1e-12)
-    assert sup <= eps + tol
+    return Exact(f"R² KNG n={n}, ε={eps}", sup, eps, tol, tol_cap=1e-3 * eps,
+                 pointwise=pointwise, delta=2 * RADIUS / n, rtol=1e-12)
 
 
 def _kng_blackbox_data():
@@ -271,40 +267,45 @@ def _kng_gof(oracle, which, z):
                         oracle.log_f(z, which), M.quadrant(z - CENTER), 4)
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_distinguisher():
+def _kng_distinguisher():
     d_set, e_set, d_raw, e_raw = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10), 200)
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=CENTER, total=N_DRAWS,
-              sampler="exact")
-    z_d, delta_d, rel = frechet_draws(R2, d_raw, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(R2, e_raw, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
-    assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
-    for z in (z_d, z_e):
-        assert np.all(M.norm_last(z - CENTER) <= RADIUS + 1e-12)
-    pvalues = [_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e)]
-    print(f"\nR² KNG χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f} "
-          f"(sampler: {rel.diagnostics['sampler']})")
-    assert min(pvalues) > GOF_ALPHA
-    bounds = certify("R² KNG black box (n=10)", oracle.stat(z_d), oracle.stat(z_e), thresholds,
-                     EPS, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=CENTER, total=N_DRAWS,
+                  sampler="exact")
+        z_d, delta_d, rel = frechet_draws(R2, d_raw, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(R2, e_raw, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
+        for z in (z_d, z_e):
+            assert np.all(M.norm_last(z - CENTER) <= RADIUS + 1e-12)
+        pvalues = (_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e))
+        return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
+
+    return Distinguisher("R² KNG black box (n=10)", oracle.thresholds(N_DRAWS, ALPHA_EACH),
+                         draw, EPS)
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_has_power():
-    """KNG with σ = Δ_g/(4ε) (8× too little noise), sampled by the audit, is caught."""
+def _kng_broken():
+    """KNG with σ = Δ_g/(4ε) (8× too little noise), sampled by the audit."""
     d_set, e_set, _, _ = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10) / 8, 200)
-    rng = np.random.default_rng(SEED)
-    propose = lambda k, r: CENTER + uniform_disk(k, RADIUS, r)
-    draws = [O.rejection_sample(propose, lambda z, w=w: -oracle.g(z, w) / oracle.sigma, N_DRAWS,
-                                rng) for w in "DE"]
-    bounds = certify("R² KNG, σ/8 (power)", oracle.stat(draws[0]), oracle.stat(draws[1]),
-                     oracle.thresholds(N_DRAWS, ALPHA_EACH), EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        propose = lambda k, r: CENTER + uniform_disk(k, RADIUS, r)
+        z = [O.rejection_sample(propose, lambda z, w=w: -oracle.g(z, w) / oracle.sigma,
+                                N_DRAWS, rng) for w in "DE"]
+        return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
+
+    return Distinguisher("R² KNG, σ/8 (power)", oracle.thresholds(N_DRAWS, ALPHA_EACH), draw,
+                         EPS)
+
+
+class TestR2KNG(MechanismAuditContract):
+    cases = [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)]
+    exact, distinguisher, broken = _kng_exact, _kng_distinguisher, _kng_broken
 
 
 # ============================================================================ regression
@@ -439,8 +440,7 @@ def regression_pair(n):
     return best[1]
 
 
-@pytest.mark.parametrize("n", [3, 5, 10])
-def test_regression_exact_log_density_ratio(n):
+def _regression_exact(n):
     d, e, name = regression_pair(n)
     sigma = reg_sigma(n)
     rel = private_geodesic_regression(R2, d[0], d[1], eps_p=EPS_P, eps_v=EPS_V, tau=TAU,
@@ -456,12 +456,8 @@ def test_regression_exact_log_density_ratio(n):
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     delta = np.hypot(2 * TAU / n, 2 * TAU / n)
     pointwise = float(np.max(np.abs(fine.g_grid["D"] - fine.g_grid["E"])))
-    print(f"\nR² joint regression n={n} ({name}): sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.3f} ε (quadrature tol {tol:.1e}); sup |g_D − g_D'|/Δ = "
-          f"{pointwise / delta:.3f}")
-    assert tol < 0.02 * EPS
-    assert pointwise <= delta * (1 + 1e-9)
-    assert sup <= EPS + tol
+    return Exact(f"R² joint regression n={n} ({name})", sup, EPS, tol, tol_cap=0.02 * EPS,
+                 pointwise=pointwise, delta=delta, rtol=1e-9)
 
 
 LO, HI = -1.0, 3.0
@@ -494,44 +490,50 @@ def _regression_gof(oracle, which, p, v):
                         _regression_sector(p, v), 4)
 
 
-@pytest.mark.statistical
-def test_regression_blackbox_distinguisher():
+def _regression_distinguisher():
     oracle, (xd, yd), (xe, ye) = _regression_oracle()
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)  # fixed before any draw
-    kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, tau_m=TAU_M, center=CENTER,
-              covariate_range=(LO, HI), total=N_DRAWS, sampler="exact")
-    p_d, v_d, delta_d, rel = regression_draws(R2, xd, yd, seed=SEED, **kw)
-    p_e, v_e, delta_e, _ = regression_draws(R2, xe, ye, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
-    assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
-    for p, v in ((p_d, v_d), (p_e, v_e)):
-        assert np.all(M.norm_last(p - CENTER) <= FOOT_RADIUS + 1e-12)
-        assert np.all(M.norm_last(v) <= MAX_SPEED + 1e-12)
-    pvalues = [_regression_gof(oracle, "D", p_d, v_d), _regression_gof(oracle, "E", p_e, v_e)]
-    print(f"\nR² joint regression χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f}")
-    assert min(pvalues) > GOF_ALPHA
-    bounds = certify("R² joint regression black box (n=10)", oracle.stat(p_d, v_d),
-                     oracle.stat(p_e, v_e), thresholds, EPS, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, tau_m=TAU_M, center=CENTER,
+                  covariate_range=(LO, HI), total=N_DRAWS, sampler="exact")
+        p_d, v_d, delta_d, rel = regression_draws(R2, xd, yd, seed=SEED, **kw)
+        p_e, v_e, delta_e, _ = regression_draws(R2, xe, ye, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
+        assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
+        for p, v in ((p_d, v_d), (p_e, v_e)):
+            assert np.all(M.norm_last(p - CENTER) <= FOOT_RADIUS + 1e-12)
+            assert np.all(M.norm_last(v) <= MAX_SPEED + 1e-12)
+        pvalues = (_regression_gof(oracle, "D", p_d, v_d), _regression_gof(oracle, "E", p_e, v_e))
+        return Draws(oracle.stat(p_d, v_d), oracle.stat(p_e, v_e), delta_d, pvalues)
+
+    return Distinguisher("R² joint regression black box (n=10)",
+                         oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS)
 
 
-@pytest.mark.statistical
-def test_regression_blackbox_has_power():
-    """Joint KNG with σ/8, sampled by the audit (uniform proposals on the support), is caught
-    on the n = 3 adversarial pair (where uniform proposals are accepted often enough)."""
+def _regression_broken():
+    """Joint KNG with σ/8, sampled by the audit (uniform proposals on the support), on the
+    n = 3 adversarial pair (where uniform proposals are accepted often enough)."""
     d, e, _ = regression_pair(3)
     oracle = RegressionOracle(d, e, reg_sigma(3) / 8, 16, 16)
-    rng = np.random.default_rng(SEED)
 
-    def propose(k, r):
-        return np.stack([CENTER + uniform_disk(k, FOOT_RADIUS, r),
-                         uniform_disk(k, MAX_SPEED, r)], axis=1)
+    def draw():
+        rng = np.random.default_rng(SEED)
 
-    stats_ = []
-    for which in "DE":
-        z = O.rejection_sample(propose, lambda z, w=which: -oracle.g(z[:, 0], z[:, 1], w)
-                               / oracle.sigma, N_DRAWS, rng, batch=100_000)
-        stats_.append(oracle.stat(z[:, 0], z[:, 1]))
-    bounds = certify("R² joint regression, σ/8 (power)", *stats_,
-                     oracle.thresholds(N_DRAWS, ALPHA_EACH), EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+        def propose(k, r):
+            return np.stack([CENTER + uniform_disk(k, FOOT_RADIUS, r),
+                             uniform_disk(k, MAX_SPEED, r)], axis=1)
+
+        stats_ = []
+        for which in "DE":
+            z = O.rejection_sample(propose, lambda z, w=which: -oracle.g(z[:, 0], z[:, 1], w)
+                                   / oracle.sigma, N_DRAWS, rng, batch=100_000)
+            stats_.append(oracle.stat(z[:, 0], z[:, 1]))
+        return Draws(*stats_)
+
+    return Distinguisher("R² joint regression, σ/8 (power)",
+                         oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS)
+
+
+class TestR2Regression(MechanismAuditContract):
+    cases = [(3,), (5,), (10,)]
+    exact, distinguisher, broken = _regression_exact, _regression_distinguisher, _regression_broken

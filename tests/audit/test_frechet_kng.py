@@ -48,6 +48,7 @@ from ._draws import (
     record_only,
     require_sampler_keyword,
 )
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 RADIUS = 0.5
 EPS = 1.0
@@ -155,8 +156,7 @@ def _sigma(n, eps=EPS):
     return 2 * O.frechet_gradient_sensitivity(n, RADIUS) / eps
 
 
-@pytest.mark.parametrize(("n", "eps"), [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)])
-def test_exact_log_density_ratio(n, eps):
+def _exact(n, eps):
     d_set, e_set, name = adversarial_pair(n, eps)
     rel = private_frechet_mean(S2, d_set, epsilon=eps, mechanism="kng", radius=RADIUS,
                                center=O.NORTH, rng=SEED, **record_only(private_frechet_mean))
@@ -166,12 +166,8 @@ def test_exact_log_density_ratio(n, eps):
     tol = abs(fine.log_c_d - half.log_c_d) + abs(fine.log_c_e - half.log_c_e)
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     pointwise = np.max(np.abs(fine.g(fine.grid.points, d_set) - fine.g(fine.grid.points, e_set)))
-    print(f"\nKNG Fréchet n={n}, ε={eps} ({name}): sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / eps:.3f} ε (quadrature tol {tol:.1e}); sup |g_D − g_D'| / Δ_g = "
-          f"{pointwise / O.frechet_gradient_sensitivity(n, RADIUS):.3f}")
-    assert tol < 1e-3 * eps
-    assert pointwise <= O.frechet_gradient_sensitivity(n, RADIUS)
-    assert sup <= eps + tol
+    return Exact(f"KNG Fréchet n={n}, ε={eps} ({name})", sup, eps, tol, tol_cap=1e-3 * eps,
+                 pointwise=pointwise, delta=O.frechet_gradient_sensitivity(n, RADIUS))
 
 
 def _bins(oracle, which, z, edges):
@@ -217,53 +213,52 @@ def _raw(points):
 BLACKBOX_CASES = [(10, EPS), (40, 3.0)]
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize(("n", "eps"), BLACKBOX_CASES)
-def test_blackbox_distinguisher(n, eps):
+def _distinguisher(n, eps):
     require_sampler_keyword(private_frechet_mean)
     alpha = ALPHA_EACH / len(BLACKBOX_CASES)
     d_set, e_set, _ = adversarial_pair(n, eps)
     oracle = Oracle(d_set, e_set, _sigma(n, eps), 200)
-    thresholds = _thresholds(oracle, alpha)  # fixed before any draw
-    kw = dict(epsilon=eps, mechanism="kng", radius=RADIUS, center=O.NORTH, total=N_DRAWS,
-              sampler="exact")
-    # the replaced observation is given raw, outside the ball, in both data sets
-    d_raw, e_raw = d_set.copy(), e_set.copy()
-    d_raw[-1], e_raw[-1] = _raw(d_set[-1:])[0], _raw(e_set[-1:])[0]
-    assert O.dist(d_raw[-1], O.NORTH) > RADIUS or O.dist(e_raw[-1], O.NORTH) > RADIUS
-    z_d, delta_d, rel = frechet_draws(d_raw, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(e_raw, seed=SEED + 10_000, **kw)
-    assert rel.diagnostics["exact"] and delta_d == delta_e == 0.0
-    assert rel.sigma["mean"] == pytest.approx(_sigma(n, eps), rel=1e-12)
-    assert np.all(O.dist(z_d, O.NORTH) <= RADIUS + 1e-9)
-    assert np.all(O.dist(z_e, O.NORTH) <= RADIUS + 1e-9)
-    pvalues = [_gof_pvalue(oracle, which, draws) for which, draws in (("D", z_d), ("E", z_e))]
-    bounds = O.distinguishing_bounds(oracle.stat(z_d), oracle.stat(z_e), thresholds, eps,
-                                     alpha)
-    print(f"\nKNG Fréchet black box (n={n}, ε={eps}, sampler: {rel.diagnostics['sampler']}): "
-          f"χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f}; largest certified log-ratio "
-          f"{max(b.eps_lower for b in bounds):.3f}; max certified excess "
-          f"{max(b.excess for b in bounds):+.4f} (δ = {delta_d})")
-    for b in bounds:
-        print("  ", b)
-    assert min(pvalues) > GOF_ALPHA
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=eps, mechanism="kng", radius=RADIUS, center=O.NORTH, total=N_DRAWS,
+                  sampler="exact")
+        # the replaced observation is given raw, outside the ball, in both data sets
+        d_raw, e_raw = d_set.copy(), e_set.copy()
+        d_raw[-1], e_raw[-1] = _raw(d_set[-1:])[0], _raw(e_set[-1:])[0]
+        assert O.dist(d_raw[-1], O.NORTH) > RADIUS or O.dist(e_raw[-1], O.NORTH) > RADIUS
+        z_d, delta_d, rel = frechet_draws(d_raw, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(e_raw, seed=SEED + 10_000, **kw)
+        assert rel.diagnostics["exact"] and delta_d == delta_e == 0.0
+        assert rel.sigma["mean"] == pytest.approx(_sigma(n, eps), rel=1e-12)
+        assert np.all(O.dist(z_d, O.NORTH) <= RADIUS + 1e-9)
+        assert np.all(O.dist(z_e, O.NORTH) <= RADIUS + 1e-9)
+        pvalues = tuple(_gof_pvalue(oracle, which, draws)
+                        for which, draws in (("D", z_d), ("E", z_e)))
+        return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
+
+    return Distinguisher(f"KNG Fréchet black box (n={n}, ε={eps})", _thresholds(oracle, alpha),
+                         draw, eps, alpha=alpha, gof_alpha=GOF_ALPHA)
 
 
-@pytest.mark.statistical
-def test_blackbox_distinguisher_has_power():
-    """KNG with σ = Δ_g/(4ε) (8× too little noise), sampled by the oracle, is caught."""
+def _broken():
+    """KNG with σ = Δ_g/(4ε) (8× too little noise), sampled by the oracle."""
     d_set, e_set, _ = adversarial_pair(10)
     oracle = Oracle(d_set, e_set, O.frechet_gradient_sensitivity(10, RADIUS) / (4 * EPS), 200)
-    rng = np.random.default_rng(SEED)
-    propose = lambda k, r: O.uniform_ball(O.NORTH, RADIUS, k, r)
-    draws = [O.rejection_sample(propose, lambda z, data=data: -oracle.g(z, data) / oracle.sigma,
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        propose = lambda k, r: O.uniform_ball(O.NORTH, RADIUS, k, r)
+        z = [O.rejection_sample(propose, lambda z, data=data: -oracle.g(z, data) / oracle.sigma,
                                 N_DRAWS, rng) for data in (d_set, e_set)]
-    bounds = O.distinguishing_bounds(oracle.stat(draws[0]), oracle.stat(draws[1]),
-                                     _thresholds(oracle, ALPHA_EACH), EPS, ALPHA_EACH)
-    print(f"\nwrong-σ KNG: certified excess {max(b.excess for b in bounds):+.4f}, certified "
-          f"log-ratio {max(b.eps_lower for b in bounds):.3f} > ε = {EPS}")
-    assert max(b.excess for b in bounds) > 0
+        return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
+
+    return Distinguisher("wrong-σ KNG (power)", _thresholds(oracle, ALPHA_EACH), draw, EPS)
+
+
+class TestS2KNG(MechanismAuditContract):
+    cases = [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)]
+    blackbox_cases = BLACKBOX_CASES
+    exact, distinguisher, broken = _exact, _distinguisher, _broken
 
 
 @pytest.mark.statistical

@@ -58,14 +58,15 @@ from ._hyperbolic_oracle import (
     transport,
     volume_density,
 )
-from ._manifold_draws import (
-    ALPHA_EACH,
-    GOF_ALPHA,
-    N_DRAWS,
-    certify,
-    frechet_draws,
-)
+from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws
 from ._released import released_sigma
+from .contract import (
+    Distinguisher,
+    Draws,
+    Exact,
+    ExactRatioContract,
+    MechanismAuditContract,
+)
 
 H2 = Hyperbolic(2)
 RADIUS = 0.5
@@ -195,8 +196,7 @@ def laplace_pair(n):
     return d, e, ratio
 
 
-@pytest.mark.parametrize("n", [3, 10, 40])
-def test_laplace_exact_log_density_ratio(n):
+def _laplace_exact(n):
     d_set, e_set, shift = laplace_pair(n)
     rel = private_frechet_mean(H2, d_set, epsilon=EPS, mechanism="laplace", radius=RADIUS,
                                center=CENTER, rng=SEED)
@@ -218,11 +218,10 @@ def test_laplace_exact_log_density_ratio(n):
                       exp(m_e, coords[:, 0:1] * f1 + coords[:, 1:2] * f2), beyond])
     stat = (dist(near, m_e) - dist(near, m_d)) / sigma  # equal normalizers (homogeneity)
     sup = float(np.max(np.abs(stat)))
-    print(f"\nH² Laplace (unrestricted) n={n}: sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.4f} ε (quadrature tol {tol:.1e}); sup d(m_D, m_D')/Δ = {shift:.4f}")
     assert float(dist(m_d, m_e)) <= delta(n) * (1 + 1e-9)
-    assert sup <= EPS + tol + 1e-9
     assert shift >= 0.9  # a geodesic through C gives nearly the bound (the search finds it)
+    return Exact(f"H² Laplace (unrestricted) n={n} (sup d(m_D, m_D')/Δ = {shift:.4f})", sup,
+                 EPS, tol, slack=1e-9)
 
 
 def test_laplace_normalizer_does_not_depend_on_the_mean():
@@ -279,43 +278,53 @@ def _laplace_thresholds(m_d, m_e, sigma):
                               ALPHA_EACH)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_distinguisher():
+def _laplace_distinguisher():
     d_set, e_set, d_raw, e_raw = _laplace_blackbox_data()
     assert np.max(dist(d_raw, CENTER)) > 3 or np.max(dist(e_raw, CENTER)) > 3
     sigma = laplace_sigma(10)
     m_d, m_e = frechet_mean_batch(d_set), frechet_mean_batch(e_set)
-    thresholds = _laplace_thresholds(m_d, m_e, sigma)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=CENTER, total=N_DRAWS)
-    z_d, delta_d, rel = frechet_draws(H2, d_raw, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(H2, e_raw, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"] and rel.guarantee == "private"
-    rho_t, cdf = radial_cdf_table(sigma)
-    for z, m in ((z_d, m_d), (z_e, m_e)):
-        radial = stats.kstest(dist(m, z), lambda x: np.interp(x, rho_t, cdf)).pvalue
-        c = log_coords(np.broadcast_to(m, z.shape), z)
-        angle = stats.kstest(np.arctan2(c[:, 1], c[:, 0]), "uniform",
-                             args=(-np.pi, 2 * np.pi)).pvalue
-        print(f"\nH² Laplace GoF: KS radius p = {radial:.3f}, KS angle p = {angle:.3f}")
-        assert min(radial, angle) > GOF_ALPHA
-    stat = lambda z: (dist(m_e, z) - dist(m_d, z)) / sigma
-    bounds = certify("H² Laplace black box (n=10)", stat(z_d), stat(z_e), thresholds, EPS,
-                     ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        """KS of the radius d(m, Z) and of the angle in normal coordinates at m."""
+        kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=CENTER,
+                  total=N_DRAWS)
+        z_d, delta_d, rel = frechet_draws(H2, d_raw, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(H2, e_raw, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.guarantee == "private"
+        rho_t, cdf = radial_cdf_table(sigma)
+        pvalues = []
+        for z, m in ((z_d, m_d), (z_e, m_e)):
+            c = log_coords(np.broadcast_to(m, z.shape), z)
+            pvalues += [stats.kstest(dist(m, z), lambda x: np.interp(x, rho_t, cdf)).pvalue,
+                        stats.kstest(np.arctan2(c[:, 1], c[:, 0]), "uniform",
+                                     args=(-np.pi, 2 * np.pi)).pvalue]
+        stat = lambda z: (dist(m_e, z) - dist(m_d, z)) / sigma
+        return Draws(stat(z_d), stat(z_e), delta_d, tuple(pvalues))
+
+    return Distinguisher("H² Laplace black box (n=10)", _laplace_thresholds(m_d, m_e, sigma),
+                         draw, EPS)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_has_power():
-    """H² Laplace with σ/4, drawn by the audit, is caught by the same events."""
+def _laplace_broken():
+    """H² Laplace with σ/4, drawn by the audit."""
     d_set, e_set, _, _ = _laplace_blackbox_data()
     sigma = laplace_sigma(10) / 4
     m_d, m_e = frechet_mean_batch(d_set), frechet_mean_batch(e_set)
-    rng = np.random.default_rng(SEED)
-    stat = lambda z: (dist(m_e, z) - dist(m_d, z)) / sigma
-    bounds = certify("H² Laplace, σ/4 (power)", stat(sample_laplace(m_d, sigma, N_DRAWS, rng)),
-                     stat(sample_laplace(m_e, sigma, N_DRAWS, rng)),
-                     _laplace_thresholds(m_d, m_e, sigma), EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        stat = lambda z: (dist(m_e, z) - dist(m_d, z)) / sigma
+        return Draws(stat(sample_laplace(m_d, sigma, N_DRAWS, rng)),
+                     stat(sample_laplace(m_e, sigma, N_DRAWS, rng)))
+
+    return Distinguisher("H² Laplace, σ/4 (power)", _laplace_thresholds(m_d, m_e, sigma), draw,
+                         EPS)
+
+
+class TestH2Laplace(MechanismAuditContract):
+    cases = [(3,), (10,), (40,)]
+    exact, distinguisher, broken = _laplace_exact, _laplace_distinguisher, _laplace_broken
 
 
 # ============================================================================ restricted Laplace
@@ -328,8 +337,7 @@ def restricted_log_c(m, sigma, n_rho):
     return O.log_integral(-dist(m, chart(coords)) / sigma, w * volume_density(coords))
 
 
-@pytest.mark.parametrize(("n", "eps"), RESTRICTED_CASES)
-def test_restricted_laplace_exact_log_density_ratio(n, eps):
+def _restricted_exact(n, eps):
     d_set, e_set, _ = laplace_pair(n)
     rel = private_frechet_mean(H2, d_set, epsilon=eps, mechanism="laplace", radius=RADIUS,
                                center=CENTER, rng=SEED)
@@ -343,10 +351,14 @@ def test_restricted_laplace_exact_log_density_ratio(n, eps):
     z = np.vstack([chart(coords), m["D"][None], m["E"][None]])
     stat = (-dist(m["D"], z) + dist(m["E"], z)) / sigma - log_c["D"] + log_c["E"]
     sup = float(np.max(np.abs(stat)))
-    print(f"\nH² Laplace (restricted) n={n}, ε={eps}: sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / eps:.3f} ε (quadrature tol {tol:.1e})")
-    assert tol < 1e-6
-    assert sup <= eps + tol
+    return Exact(f"H² Laplace (restricted) n={n}, ε={eps}", sup, eps, tol, tol_cap=1e-6)
+
+
+class TestH2RestrictedLaplace(ExactRatioContract):
+    """Exact ratios only: the black box of the ball-restricted Laplace is audited on SPD(2)."""
+
+    cases = RESTRICTED_CASES
+    exact = _restricted_exact
 
 
 # ============================================================================ KNG
@@ -389,8 +401,7 @@ def kng_pair(n, eps=EPS):
     return d_set, e_set, name
 
 
-@pytest.mark.parametrize(("n", "eps"), [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)])
-def test_kng_exact_log_density_ratio(n, eps):
+def _kng_exact(n, eps):
     d_set, e_set, name = kng_pair(n, eps)
     rel = private_frechet_mean(H2, d_set, epsilon=eps, mechanism="kng", radius=RADIUS,
                                center=CENTER, rng=SEED, **record_only(private_frechet_mean))
@@ -400,12 +411,8 @@ def test_kng_exact_log_density_ratio(n, eps):
     tol = sum(abs(fine.log_c[w] - half.log_c[w]) for w in "DE")
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     pointwise = float(np.max(np.abs(fine.g_grid["D"] - fine.g_grid["E"])))
-    print(f"\nH² KNG n={n}, ε={eps} ({name}): sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / eps:.3f} ε (quadrature tol {tol:.1e}); sup |g_D − g_D'|/Δ_g = "
-          f"{pointwise / delta(n):.3f}")
-    assert tol < 1e-3 * eps
-    assert pointwise <= delta(n) * (1 + 1e-9)
-    assert sup <= eps + tol
+    return Exact(f"H² KNG n={n}, ε={eps} ({name})", sup, eps, tol, tol_cap=1e-3 * eps,
+                 pointwise=pointwise, delta=delta(n), rtol=1e-9)
 
 
 def _kng_blackbox_data():
@@ -420,26 +427,25 @@ def _kng_gof(oracle, which, z):
                         oracle.log_f(z, which), M.quadrant(chart_inv(z)), 4)
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_distinguisher():
+def _kng_distinguisher():
     d_set, e_set, d_raw, e_raw = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10), 160)
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=CENTER, total=N_DRAWS,
-              sampler="exact")
-    z_d, delta_d, rel = frechet_draws(H2, d_raw, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(H2, e_raw, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"] and rel.guarantee == "private"
-    assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
-    for z in (z_d, z_e):
-        assert np.all(dist(z, CENTER) <= RADIUS + 1e-9)
-    pvalues = [_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e)]
-    print(f"\nH² KNG χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f} "
-          f"(sampler: {rel.diagnostics['sampler']})")
-    assert min(pvalues) > GOF_ALPHA
-    bounds = certify("H² KNG black box (n=10)", oracle.stat(z_d), oracle.stat(z_e), thresholds,
-                     EPS, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=CENTER, total=N_DRAWS,
+                  sampler="exact")
+        z_d, delta_d, rel = frechet_draws(H2, d_raw, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(H2, e_raw, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.guarantee == "private"
+        assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
+        for z in (z_d, z_e):
+            assert np.all(dist(z, CENTER) <= RADIUS + 1e-9)
+        pvalues = (_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e))
+        return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
+
+    return Distinguisher("H² KNG black box (n=10)", oracle.thresholds(N_DRAWS, ALPHA_EACH),
+                         draw, EPS)
 
 
 def uniform_ball(size, rng):
@@ -449,14 +455,21 @@ def uniform_ball(size, rng):
     return chart(np.stack([rho * np.cos(phi), rho * np.sin(phi)], axis=-1))
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_has_power():
-    """H² KNG with σ/8, drawn by the audit's own rejection sampler, is caught."""
+def _kng_broken():
+    """H² KNG with σ/8, drawn by the audit's own rejection sampler."""
     d_set, e_set, _, _ = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10) / 8, 160)
-    rng = np.random.default_rng(SEED)
-    draws = [O.rejection_sample(uniform_ball, lambda z, w=w: -oracle.g(z, w) / oracle.sigma,
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        z = [O.rejection_sample(uniform_ball, lambda z, w=w: -oracle.g(z, w) / oracle.sigma,
                                 N_DRAWS, rng) for w in "DE"]
-    bounds = certify("H² KNG, σ/8 (power)", oracle.stat(draws[0]), oracle.stat(draws[1]),
-                     oracle.thresholds(N_DRAWS, ALPHA_EACH), EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+        return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
+
+    return Distinguisher("H² KNG, σ/8 (power)", oracle.thresholds(N_DRAWS, ALPHA_EACH), draw,
+                         EPS)
+
+
+class TestH2KNG(MechanismAuditContract):
+    cases = [(2, EPS), (5, EPS), (10, EPS), (40, EPS), (40, 3.0)]
+    exact, distinguisher, broken = _kng_exact, _kng_distinguisher, _kng_broken

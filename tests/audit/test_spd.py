@@ -18,49 +18,41 @@ integrates in normal coordinates c ∈ R³ at a base point (a base-orthonormal b
 with the volume density J(c) = sinh(|a − b|/2)/(|a − b|/2) (a, b the eigenvalues), checked
 against a finite-difference Jacobian of its own exponential map at I and at random base points.
 
-(a) Exact log-density ratio on adversarial neighbours.
+(a) Exact log-density ratio on adversarial neighbours (:class:`tests.audit.contract
+    .ExactRatioContract`: sup |log f_D − log f_D′| ≤ ε + quadrature tolerance).
     * Unrestricted Laplace: a random-restart search of the mean shift d(m_D, m_D′)/Δ (one or
-      two clusters of shared points, or all points free for n ≤ 5; every point anywhere in the
-      ball). Each normalizer is a spherical Gauss–Legendre quadrature in normal coordinates at
-      its own mean (truncated where the tail is below e⁻⁴⁵), checked against the closed form
-      2√2 π² ∫ e^{−ρ/σ} ρ L₀(ρ/√2) dρ; a separate test integrates both densities on a grid at
-      the *public centre* (off-centre kinks, the real distance function) and finds the same
-      value: the normalizer does not depend on the mean, which is what σ = Δ/ε needs. The
-      supremum over z of the log-ratio is attained beyond m_D on the geodesic through both
-      means (evaluated there and on the grids). On the totally geodesic flat of commuting
-      matrices the mean moves by exactly 2r/n, so the bound is attained: ratio = ε.
-    * Restricted Laplace and KNG: a random-restart search over the shared cluster, the
-      replaced point and its replacement of the coarse-grid sup |log f_D − log f_D′|
-      (KNG: several shared configurations — centre, boundary cluster, two boundary clusters
-      in non-commuting directions, uniform); then a fine ball grid at P₀ normalizes both
-      densities, sup |log f_D − log f_D′| is taken over the nodes and refined by a local
-      search, and the test asserts ≤ ε + the change of the log-normalizers when the grid is
-      halved (KNG: the normalizers come from spherical grids about each density's mode, the
-      Fréchet mean, along whose rays the integrand is smooth). The gradient-sensitivity bound
-      sup |g_D − g_D′| ≤ Δ_g is checked on the grid.
+      two clusters of shared points, or all points free for n ≤ 5, anywhere in the ball).
+      Each normalizer is a spherical Gauss–Legendre quadrature in normal coordinates at its
+      own mean (tail below e⁻⁴⁵ cut), checked against the closed form
+      2√2 π² ∫ e^{−ρ/σ} ρ L₀(ρ/√2) dρ, and on a grid at the *public centre* (off-centre kinks):
+      the normalizer does not depend on the mean, as σ = Δ/ε needs. The sup of the log-ratio
+      is attained beyond m_D on the geodesic through both means (evaluated there and on the
+      grids); on the flat of commuting matrices the mean moves by 2r/n: ratio = ε, attained.
+    * Restricted Laplace and KNG: neighbours from a random-restart search of the coarse-grid
+      sup |log f_D − log f_D′| over the shared cluster (KNG: centre, boundary cluster, two
+      boundary clusters in non-commuting directions, uniform), the replaced point and its
+      replacement; a fine ball grid at P₀ (KNG: spherical grids about each mode, along whose
+      rays the integrand is smooth) normalizes, the sup is taken over the nodes and refined
+      locally; tolerance: the change of the log-normalizers when the grid is halved. KNG also
+      checks sup |g_D − g_D′| ≤ Δ_g on the grid.
 
-(b) Black box. 4000 library draws per data set (``sampler="exact"`` for KNG), with the replaced
-    boundary points given raw far outside the ball. The draws are checked against the oracle
-    (unrestricted Laplace: KS on d(m, Z) against the radial law ∝ e^{−ρ/σ} ρ L₀(ρ/√2), and
-    Pearson χ² over radius octiles × sectors in normal coordinates at m — sign of the trace
-    part, and whether the traceless part dominates, which J weighs — with cell probabilities
-    integrated exactly; ball-supported: χ² over
-    levels of the log-density × quadrants of the chart). Events {log f_D − log f_D′ > c} and
-    mirrors, fixed from the oracle before sampling, get one-sided Clopper–Pearson bounds; a
-    certified P_D(A) − e^ε P_D′(A) > δ fails. Power: the same machinery certifies violations
-    for the audit's own exact draws with σ/4 (Laplace, KNG), and the χ² check rejects the
-    library's paper-mode KNG draws (σ = Δ_g/ε) against the strict oracle.
+(b) Black box (:class:`tests.audit.contract.MechanismAuditContract`): 4000 library draws per
+    data set (``sampler="exact"`` for KNG), the replaced boundary points given raw far outside
+    the ball, checked against the oracle (unrestricted Laplace: KS on d(m, Z) against the radial
+    law ∝ e^{−ρ/σ} ρ L₀(ρ/√2), and Pearson χ² over radius octiles × sectors in normal
+    coordinates at m — sign of the trace part, and whether the traceless part dominates, which
+    J weighs — with exact cell probabilities; ball-supported: χ² over log-density levels ×
+    chart quadrants). Power: violations are certified for the audit's own exact draws with σ/4
+    (Laplace, KNG), and the χ² check rejects paper-mode KNG draws (σ = Δ_g/ε).
 
 On B_0.5, J ≤ 1.02, so the KNG case is repeated on B_3(P₀) (J up to 2): (a) for n = 10 and
 ε = 1, 0.3, and a goodness-of-fit test at ε = 0.3 whose KS test on J(Z) rejects draws that
 ignore J (uniform in the chart instead of the volume) — a check that the library's exact
 sampler weighs the volume correctly.
 
-Regression test of a library bug the audit found (``test_laplace_heavy_tail_draws_are_spd``):
-the unrestricted Laplace was used whenever 1/σ > 1/√2, but close to that threshold the radial
-law has a tail e^{−(1/σ − 1/√2)ρ} so heavy that draws overflowed float64 matrices (n = 2,
-r = 0.5, ε = 0.4: a tenth of 400 released "means" had a negative eigenvalue, with the release
-labelled private). The library now requires 1/σ ≥ √2 for the whole space.
+``test_laplace_heavy_tail_draws_are_spd`` is the regression test of a library bug the audit
+found: close to 1/σ = 1/√2 the whole-space Laplace's tail overflowed float64 matrices (non-SPD
+"means" labelled private); the library now requires 1/σ ≥ √2 for the whole space.
 """
 
 import functools
@@ -75,14 +67,9 @@ from dpcore.release import private_frechet_mean
 from . import _manifold_oracle as M
 from . import _oracle as O
 from ._draws import record_only
-from ._manifold_draws import (
-    ALPHA_EACH,
-    GOF_ALPHA,
-    N_DRAWS,
-    certify,
-    frechet_draws,
-)
+from ._manifold_draws import ALPHA_EACH, GOF_ALPHA, N_DRAWS, frechet_draws
 from ._released import released_sigma
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 SPD2 = SPD(2)
 P0 = np.array([1.5, 0.8, 0.3])  # [[1.5, 0.3], [0.3, 0.8]] as a triple (a, b, c)
@@ -101,8 +88,7 @@ def ball_pt(a, radius=RADIUS):
     return chart(O.squash_disk(a, radius))
 
 
-def lib(points):
-    return M.to_matrix(points)
+lib = M.to_matrix  # (a, b, c) triples → the library's 2×2 matrices
 
 
 def raw_far(points, radius, far=4.0):
@@ -157,13 +143,11 @@ def centred_laplace(m, sigma, n_rho, n_theta):
     return coords, w * M.spd_volume_density(coords), log_c
 
 
-@pytest.mark.parametrize("n", [2, 3, 10, 40])
-def test_laplace_exact_log_density_ratio(n):
+def _laplace_exact(n):
     d_set, e_set, shift = laplace_pair(n)
     rel = private_frechet_mean(SPD2, lib(d_set), epsilon=EPS, mechanism="laplace",
                                radius=RADIUS, center=P0_MATRIX, rng=SEED)
-    sigma = laplace_sigma(n)
-    sigma = released_sigma(rel, sigma)
+    sigma = released_sigma(rel, laplace_sigma(n))
     assert rel.sensitivity["mean"] == pytest.approx(2 * RADIUS / n, rel=1e-12)
     assert not any("restricted" in c for c in rel.caveats)
     m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
@@ -175,19 +159,16 @@ def test_laplace_exact_log_density_ratio(n):
     assert abs(log_c_d - exact) < 1e-9 and abs(log_c_e - exact) < 1e-9
     # the log-ratio on the nodes near both means and beyond each mean on their geodesic
     near = coords[M.norm_last(coords) < 10 * sigma]
-    u = M.spd_log(m_d, m_e)
-    u_e = M.spd_log(m_e, m_d)
+    u, u_e = M.spd_log(m_d, m_e), M.spd_log(m_e, m_d)
     beyond = np.stack([M.spd_exp(m_d, -s * u) for s in (1e-3, 0.5, 2.0)]
                       + [M.spd_exp(m_e, -s * u_e) for s in (1e-3, 0.5, 2.0)])
     pts = np.vstack([M.spd_chart(near, m_d), M.spd_chart(near, m_e), beyond])
     stat = (M.spd_dist(pts, m_e) - M.spd_dist(pts, m_d)) / sigma + log_c_e - log_c_d
     sup = float(np.max(np.abs(stat)))
-    dm = float(M.spd_dist(m_d, m_e))
-    print(f"\nSPD(2) Laplace (unrestricted) n={n}: sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.4f} ε (quadrature tol {tol:.1e}); sup d(m_D, m_D')/Δ = {shift:.4f}")
-    assert dm <= 2 * RADIUS / n * (1 + 1e-9)
-    assert sup <= EPS + tol + 1e-9
+    assert float(M.spd_dist(m_d, m_e)) <= 2 * RADIUS / n * (1 + 1e-9)
     assert shift >= 0.99  # the flat of commuting matrices attains the bound
+    return Exact(f"SPD(2) Laplace (unrestricted) n={n} (sup d(m_D, m_D')/Δ = {shift:.4f})",
+                 sup, EPS, tol, slack=1e-9)
 
 
 @pytest.mark.parametrize("n", [2, 10])
@@ -228,49 +209,56 @@ def _laplace_grid_and_thresholds(m_d, m_e, sigma, alpha):
     return (coords, w, z, lf_d), O.event_thresholds(lf_d - lf_e, lf_d, lf_e, w, N_DRAWS, alpha)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_distinguisher():
+def _laplace_distinguisher():
     d_set, e_set, d_raw, e_raw = _laplace_blackbox_data()
     sigma = laplace_sigma(10)
     m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
     _, thresholds = _laplace_grid_and_thresholds(m_d, m_e, sigma, ALPHA_EACH)
-    kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=P0_MATRIX, total=N_DRAWS)
-    z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"] and rel.guarantee == "private"
-    rho, cdf = M.spd_radial_cdf_table(sigma, _truncation(sigma))
-    edges = np.interp(np.linspace(0, 1, 9), cdf, rho)
-    edges[-1] = np.inf
-    probs = M.spd_laplace_cell_probs(sigma, np.append(edges[:-1], _truncation(sigma)))
-    for draws, m in ((z_d, m_d), (z_e, m_e)):
-        z = M.from_matrix(draws)
-        r = M.spd_dist(m, z)
-        radial = stats.kstest(r, lambda x: np.interp(x, rho, cdf)).pvalue
-        # χ²: radius octiles × sectors at m (which J weighs), exact cell probabilities
-        cells = (np.searchsorted(edges, r, side="right") - 1) * 4 + sectors_at(m, z)
-        chi2 = O.chi_square_pvalue(cells, probs.ravel())
-        print(f"\nSPD(2) Laplace GoF: KS radius p = {radial:.3f}, χ² p = {chi2:.3f}")
-        assert min(radial, chi2) > GOF_ALPHA
-    stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
-    bounds = certify("SPD(2) Laplace black box (n=10)", stat(M.from_matrix(z_d)),
-                     stat(M.from_matrix(z_e)), thresholds, EPS, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=P0_MATRIX,
+                  total=N_DRAWS)
+        z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.guarantee == "private"
+        rho, cdf = M.spd_radial_cdf_table(sigma, _truncation(sigma))
+        edges = np.interp(np.linspace(0, 1, 9), cdf, rho)
+        edges[-1] = np.inf
+        probs = M.spd_laplace_cell_probs(sigma, np.append(edges[:-1], _truncation(sigma)))
+        pvalues = []
+        for draws, m in ((z_d, m_d), (z_e, m_e)):
+            z = M.from_matrix(draws)
+            r = M.spd_dist(m, z)
+            radial = stats.kstest(r, lambda x: np.interp(x, rho, cdf)).pvalue
+            cells = (np.searchsorted(edges, r, side="right") - 1) * 4 + sectors_at(m, z)
+            pvalues += [radial, O.chi_square_pvalue(cells, probs.ravel())]
+        stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
+        return Draws(stat(M.from_matrix(z_d)), stat(M.from_matrix(z_e)), delta_d,
+                     tuple(pvalues))
+
+    return Distinguisher("SPD(2) Laplace black box (n=10)", thresholds, draw, EPS)
 
 
-@pytest.mark.statistical
-def test_laplace_blackbox_has_power():
-    """SPD(2) Laplace with σ = Δ/(4ε), sampled exactly by the audit, is caught."""
+def _laplace_broken():
+    """SPD(2) Laplace with σ = Δ/(4ε), sampled exactly by the audit."""
     d_set, e_set, _, _ = _laplace_blackbox_data()
     sigma = laplace_sigma(10) / 4
     m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
     _, thresholds = _laplace_grid_and_thresholds(m_d, m_e, sigma, ALPHA_EACH)
-    rng = np.random.default_rng(SEED)
-    stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
-    bounds = certify("SPD(2) Laplace, σ/4 (power)",
-                     stat(M.spd_sample_laplace(m_d, sigma, N_DRAWS, rng)),
-                     stat(M.spd_sample_laplace(m_e, sigma, N_DRAWS, rng)), thresholds, EPS,
-                     ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
+        return Draws(stat(M.spd_sample_laplace(m_d, sigma, N_DRAWS, rng)),
+                     stat(M.spd_sample_laplace(m_e, sigma, N_DRAWS, rng)))
+
+    return Distinguisher("SPD(2) Laplace, σ/4 (power)", thresholds, draw, EPS)
+
+
+class TestSPDLaplace(MechanismAuditContract):
+    cases = [(2,), (3,), (10,), (40,)]
+    exact, distinguisher, broken = _laplace_exact, _laplace_distinguisher, _laplace_broken
 
 
 # ============================================================================ restricted Laplace
@@ -350,8 +338,7 @@ def restricted_pair(n, eps):
     return d_set[0], e_set[0]
 
 
-@pytest.mark.parametrize(("n", "eps"), RESTRICTED_CASES)
-def test_restricted_laplace_exact_log_density_ratio(n, eps):
+def _restricted_exact(n, eps):
     d_set, e_set = restricted_pair(n, eps)
     rel = private_frechet_mean(SPD2, lib(d_set), epsilon=eps, mechanism="laplace",
                                radius=BIG_RADIUS, center=P0_MATRIX, rng=SEED)
@@ -364,11 +351,9 @@ def test_restricted_laplace_exact_log_density_ratio(n, eps):
     half = RestrictedLaplaceOracle(m_d, m_e, sigma, 20, 10)
     tol = sum(abs(fine.log_c[w] - half.log_c[w]) for w in "DE")
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
-    print(f"\nSPD(2) Laplace (restricted to B_1.5) n={n}, ε={eps}: sup |log f_D − log f_D'| = "
-          f"{sup:.4f} = {sup / eps:.3f} ε (quadrature tol {tol:.1e}); d(m_D, m_D')/Δ = "
-          f"{M.spd_dist(m_d, m_e) / (2 * BIG_RADIUS / n):.3f}")
-    assert tol < 1e-3 * eps
-    assert sup <= eps + tol
+    return Exact(f"SPD(2) Laplace (restricted to B_1.5) n={n}, ε={eps} (d(m_D, m_D')/Δ = "
+                 f"{M.spd_dist(m_d, m_e) / (2 * BIG_RADIUS / n):.3f})", sup, eps, tol,
+                 tol_cap=1e-3 * eps)
 
 
 def _restricted_blackbox_data():
@@ -378,46 +363,52 @@ def _restricted_blackbox_data():
     return d_set, e_set, d_raw, e_raw
 
 
-@pytest.mark.statistical
-def test_restricted_laplace_blackbox_distinguisher():
+def _restricted_distinguisher():
     d_set, e_set, d_raw, e_raw = _restricted_blackbox_data()
     sigma = restricted_sigma(2, 1.0)
     oracle = RestrictedLaplaceOracle(M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set),
                                      sigma, 40, 20)
-    thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
-    kw = dict(epsilon=1.0, mechanism="laplace", radius=BIG_RADIUS, center=P0_MATRIX,
-              total=N_DRAWS)
-    z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
-    sigma = released_sigma(rel, sigma)
-    z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
-    for z in (z_d, z_e):
-        assert np.all(M.spd_dist(P0, z) <= BIG_RADIUS + 1e-9)
-    quad = M.quadrant(oracle.coords)
-    pvalues = [M.gof_pvalue(oracle.grid_log_f(w), oracle.weights, quad, oracle.log_f(z, w),
-                            M.quadrant(M.spd_chart_inv(z, P0)), 4)
-               for w, z in (("D", z_d), ("E", z_e))]
-    print(f"\nSPD(2) restricted Laplace χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f}")
-    assert min(pvalues) > GOF_ALPHA
-    bounds = certify("SPD(2) restricted Laplace black box (n=2, ε=1)", oracle.stat(z_d),
-                     oracle.stat(z_e), thresholds, 1.0, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=1.0, mechanism="laplace", radius=BIG_RADIUS, center=P0_MATRIX,
+                  total=N_DRAWS)
+        z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        released_sigma(rel, sigma)
+        z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
+        for z in (z_d, z_e):
+            assert np.all(M.spd_dist(P0, z) <= BIG_RADIUS + 1e-9)
+        quad = M.quadrant(oracle.coords)
+        pvalues = tuple(M.gof_pvalue(oracle.grid_log_f(w), oracle.weights, quad,
+                                     oracle.log_f(z, w), M.quadrant(M.spd_chart_inv(z, P0)), 4)
+                        for w, z in (("D", z_d), ("E", z_e)))
+        return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
+
+    return Distinguisher("SPD(2) restricted Laplace black box (n=2, ε=1)",
+                         oracle.thresholds(ALPHA_EACH), draw, 1.0)
 
 
-@pytest.mark.statistical
-def test_restricted_laplace_blackbox_has_power():
-    """The ball-restricted Laplace with σ/4, sampled exactly by the audit, is caught."""
+def _restricted_broken():
+    """The ball-restricted Laplace with σ/4, sampled exactly by the audit."""
     d_set, e_set, _, _ = _restricted_blackbox_data()
     oracle = RestrictedLaplaceOracle(M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set),
                                      restricted_sigma(2, 1.0) / 4, 40, 20)
-    rng = np.random.default_rng(SEED)
-    propose = lambda k, r: chart(M.spd_uniform_ball(BIG_RADIUS, k, r))
-    draws = [O.rejection_sample(propose, lambda z, w=w: -M.spd_dist(oracle.m[w], z)
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        propose = lambda k, r: chart(M.spd_uniform_ball(BIG_RADIUS, k, r))
+        z = [O.rejection_sample(propose, lambda z, w=w: -M.spd_dist(oracle.m[w], z)
                                 / oracle.sigma, N_DRAWS, rng) for w in "DE"]
-    bounds = certify("SPD(2) restricted Laplace, σ/4 (power)", oracle.stat(draws[0]),
-                     oracle.stat(draws[1]), oracle.thresholds(ALPHA_EACH), 1.0, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+        return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
+
+    return Distinguisher("SPD(2) restricted Laplace, σ/4 (power)",
+                         oracle.thresholds(ALPHA_EACH), draw, 1.0)
+
+
+class TestSPDRestrictedLaplace(MechanismAuditContract):
+    cases = RESTRICTED_CASES
+    exact, distinguisher, broken = _restricted_exact, _restricted_distinguisher, _restricted_broken
 
 
 # ============================================================================ KNG
@@ -466,25 +457,19 @@ KNG_CASES = [(2, EPS, RADIUS), (5, EPS, RADIUS), (10, EPS, RADIUS), (40, EPS, RA
              (40, 3.0, RADIUS), (10, EPS, 3.0), (10, 0.3, 3.0)]
 
 
-@pytest.mark.parametrize(("n", "eps", "radius"), KNG_CASES)
-def test_kng_exact_log_density_ratio(n, eps, radius):
+def _kng_exact(n, eps, radius):
     d_set, e_set, name = kng_pair(n, eps, radius)
     rel = private_frechet_mean(SPD2, lib(d_set), epsilon=eps, mechanism="kng", radius=radius,
                                center=P0_MATRIX, rng=SEED, **record_only(private_frechet_mean))
-    sigma = kng_sigma(n, eps, radius)
-    sigma = released_sigma(rel, sigma)
+    sigma = released_sigma(rel, kng_sigma(n, eps, radius))
     assert rel.sensitivity["gradient"] == pytest.approx(2 * radius / n, rel=1e-12)
     fine = kng_oracle(d_set, e_set, sigma, 30, radius)
     half = kng_oracle(d_set, e_set, sigma, 15, radius)
     tol = sum(abs(fine.log_c[w] - half.log_c[w]) for w in "DE")
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     pointwise = float(np.max(np.abs(fine.g_grid["D"] - fine.g_grid["E"])))
-    print(f"\nSPD(2) KNG r={radius}, n={n}, ε={eps} ({name}): sup |log f_D − log f_D'| = "
-          f"{sup:.4f} = {sup / eps:.3f} ε (quadrature tol {tol:.1e}); sup |g_D − g_D'|/Δ_g = "
-          f"{pointwise / (2 * radius / n):.3f}")
-    assert tol < 5e-3 * eps
-    assert pointwise <= 2 * radius / n * (1 + 1e-9)
-    assert sup <= eps + tol
+    return Exact(f"SPD(2) KNG r={radius}, n={n}, ε={eps} ({name})", sup, eps, tol,
+                 tol_cap=5e-3 * eps, pointwise=pointwise, delta=2 * radius / n, rtol=1e-9)
 
 
 def _kng_blackbox_data():
@@ -499,41 +484,46 @@ def _kng_gof(oracle, which, z):
                         oracle.log_f(z, which), M.quadrant(M.spd_chart_inv(z, P0)), 4)
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_distinguisher():
+def _kng_distinguisher():
     d_set, e_set, d_raw, e_raw = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10), 30)
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=P0_MATRIX, total=N_DRAWS,
-              sampler="exact")
-    z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
-    assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
-    z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
-    for z in (z_d, z_e):
-        assert np.all(M.spd_dist(P0, z) <= RADIUS + 1e-9)
-    pvalues = [_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e)]
-    print(f"\nSPD(2) KNG χ² p-values {pvalues[0]:.3f}, {pvalues[1]:.3f} "
-          f"(sampler: {rel.diagnostics['sampler']})")
-    assert min(pvalues) > GOF_ALPHA
-    bounds = certify("SPD(2) KNG black box (n=10)", oracle.stat(z_d), oracle.stat(z_e),
-                     thresholds, EPS, ALPHA_EACH, delta_d)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="kng", radius=RADIUS, center=P0_MATRIX,
+                  total=N_DRAWS, sampler="exact")
+        z_d, delta_d, rel = frechet_draws(SPD2, lib(d_raw), seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
+        z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
+        for z in (z_d, z_e):
+            assert np.all(M.spd_dist(P0, z) <= RADIUS + 1e-9)
+        pvalues = (_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e))
+        return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
+
+    return Distinguisher("SPD(2) KNG black box (n=10)", oracle.thresholds(N_DRAWS, ALPHA_EACH),
+                         draw, EPS)
 
 
-@pytest.mark.statistical
-def test_kng_blackbox_has_power():
-    """SPD(2) KNG with σ = Δ_g/(2ε) (4× too little noise), sampled by the audit, is caught."""
+def _kng_broken():
+    """SPD(2) KNG with σ = Δ_g/(2ε) (4× too little noise), sampled by the audit."""
     d_set, e_set, _, _ = _kng_blackbox_data()
     oracle = kng_oracle(d_set, e_set, kng_sigma(10) / 4, 30)
-    rng = np.random.default_rng(SEED)
-    propose = lambda k, r: chart(M.spd_uniform_ball(RADIUS, k, r))
-    draws = [O.rejection_sample(propose, lambda z, w=w: -oracle.g(z, w) / oracle.sigma, N_DRAWS,
-                                rng) for w in "DE"]
-    bounds = certify("SPD(2) KNG, σ/4 (power)", oracle.stat(draws[0]), oracle.stat(draws[1]),
-                     oracle.thresholds(N_DRAWS, ALPHA_EACH), EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        propose = lambda k, r: chart(M.spd_uniform_ball(RADIUS, k, r))
+        z = [O.rejection_sample(propose, lambda z, w=w: -oracle.g(z, w) / oracle.sigma,
+                                N_DRAWS, rng) for w in "DE"]
+        return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
+
+    return Distinguisher("SPD(2) KNG, σ/4 (power)", oracle.thresholds(N_DRAWS, ALPHA_EACH), draw,
+                         EPS)
+
+
+class TestSPDKNG(MechanismAuditContract):
+    cases = KNG_CASES
+    exact, distinguisher, broken = _kng_exact, _kng_distinguisher, _kng_broken
 
 
 @pytest.mark.statistical
