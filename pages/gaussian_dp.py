@@ -254,8 +254,6 @@ def accuracy_box(sigma, sensitivity):
             "between a Riemannian Gaussian draw and its centre has the exact density "
             "∝ exp(−ρ²/(2σ²)) sin ρ on S², whatever the data. Error unit: the great-circle "
             "distance to the non-private mean, in degrees.")
-        init("gd_target", "gd_target", 10.0, float, bounds=(0.1, 179.0))
-        init("gd_target_q", None, "median", str, TARGET_QUANTILES)  # not in the URL (as before)
         c1, c2 = st.columns(2)
         target = c1.number_input("Target error (degrees)", 0.1, 179.0, step=1.0,
                                  key="gd_target")
@@ -274,29 +272,45 @@ def accuracy_box(sigma, sensitivity):
             c3.caption(f"The smallest µ (most private) meeting the target: {mu_text}.")
 
 
-def rate_and_mu():
-    """The rate σ (or a target µ) and the sensitivity Δ, with µ on S¹, R and S² and the
-    equivalent ε; returns (σ, Δ, µ on S¹)."""
+def rate_settings():
+    """Starting values of the left column's widgets (σ or a target µ, Δ, the accuracy box's
+    target), given before the chart on the right is drawn: the page reads them from the session
+    and draws their widgets after the chart (the browser gets the chart first)."""
+    init("gd_mode", "gd_mode", "sigma", str, MODES)
+    init("gd_delta", "gd_delta", 1.0, float, bounds=(0.05, 3.0))
+    # Both of the rate and the target µ: the one not shown keeps its value (and a shared
+    # link's) for when the mode changes.
+    init("gd_sigma", "gd_sigma", 1.0, float, bounds=(0.05, 4.0))
+    init("gd_mu", "gd_mu", 1.0, float, bounds=(0.1, 5.0))
+    init("gd_target", "gd_target", 10.0, float, bounds=(0.1, 179.0))
+    init("gd_target_q", None, "median", str, TARGET_QUANTILES)  # not in the URL (as before)
+
+
+def rate_values():
+    """(σ, Δ, µ on S¹) from the values the rate widgets hold (a user's change included: it is
+    in the session before the run starts), read before the widgets are drawn."""
+    ss = st.session_state
+    sensitivity = ss["gd_delta"]
+    if ss["gd_mode"] == "sigma":
+        sigma = ss["gd_sigma"]
+    else:
+        with st.spinner("Calibrating σ on S¹ …"):
+            sigma = circle_sigma(float(ss["gd_mu"]), float(sensitivity))
+    return sigma, sensitivity, circle_mu(float(sigma), float(sensitivity))
+
+
+def rate_and_mu(sigma, sensitivity, mu_circle):
+    """The widgets of the rate σ (or a target µ) and the sensitivity Δ (their values read by
+    :func:`rate_values`), with µ on S¹, R and S² and the equivalent ε."""
     with st.container(border=True):
         st.subheader("Rate and sensitivity")
-        init("gd_mode", "gd_mode", "sigma", str, MODES)
-        init("gd_delta", "gd_delta", 1.0, float, bounds=(0.05, 3.0))
-        # Both of the rate and the target µ: the one not shown keeps its value (and a shared
-        # link's) for when the mode changes.
-        init("gd_sigma", "gd_sigma", 1.0, float, bounds=(0.05, 4.0))
-        init("gd_mu", "gd_mu", 1.0, float, bounds=(0.1, 5.0))
         mode = st.radio("Set", MODES, format_func={"sigma": "the rate σ", "mu": "a target µ"}.get,
                         horizontal=True, key="gd_mode")
-        sensitivity = st.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05,
-                                key="gd_delta")
+        st.slider("Sensitivity Δ (arc length)", 0.05, 3.0, step=0.05, key="gd_delta")
         if mode == "sigma":
-            sigma = st.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
-            mu_circle = circle_mu(float(sigma), float(sensitivity))
+            st.slider("Rate σ", 0.05, 4.0, step=0.05, key="gd_sigma")
         else:
-            mu_target = st.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
-            with st.spinner("Calibrating σ on S¹ …"):
-                sigma = circle_sigma(float(mu_target), float(sensitivity))
-            mu_circle = circle_mu(float(sigma), float(sensitivity))
+            st.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
         st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
     cols = st.columns(2)
@@ -320,7 +334,6 @@ def rate_and_mu():
     cols[0].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
                    help="The ε-DP budget whose GDP conversion equals µ on S¹.")
     st.caption(L.equal_mu_reading(mu_circle))
-    return sigma, sensitivity, mu_circle
 
 
 def mc_repeats_limit(mc_samples):
@@ -392,12 +405,17 @@ def main():
         "mechanism at equal µ, and what µ means for an attacker."
     )
     # The rate and its µ on the left, µ against σ beside them (in view while they change).
+    # The chart is drawn first, from the values the left column's widgets hold; their widgets
+    # follow (each input widget drawn before the chart delays it by 10-20 ms in the browser).
     left, right = st.columns([2, 3], gap="large")
-    with left:
-        sigma, sensitivity, mu_circle = rate_and_mu()
-        accuracy_box(float(sigma), float(sensitivity))
+    rate_settings()
+    with left:  # (only a µ target's calibration spinner, before the chart)
+        sigma, sensitivity, mu_circle = rate_values()
     with right:
         mu_sigma_section(float(sigma), float(sensitivity), mu_circle)
+    with left:
+        rate_and_mu(sigma, sensitivity, mu_circle)
+        accuracy_box(float(sigma), float(sensitivity))
 
     notes, assumptions = st.columns(2)
     with notes:

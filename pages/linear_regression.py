@@ -144,25 +144,48 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
         st.markdown(C.assumptions_markdown(rows))
 
 
-def load_source(source):
-    """Widgets for the data; returns (file bytes, fingerprint, example frame or None, query
-    settings), or Nones when there is nothing to read."""
+def source_settings():
+    """Starting values of the data source's widgets; returns the source. Their values are read
+    from the session (:func:`load_source`) and the widgets drawn after the figure
+    (:func:`source_widgets`), except an upload's, whose file gives the data."""
+    init("lr_src", "lr_src", "example", str, SOURCES)
+    source = st.session_state["lr_src"]
     if source == "example":
-        cols = st.columns(2)
         init("lr_n", "lr_n", 100, int, bounds=(20, 1000))
         init("lr_seed", "lr_seed", 0, int, bounds=(0, 10**6))
-        n = cols[0].slider("Rows of the generated example", 20, 1000, key="lr_n")
-        seed = cols[1].number_input("Seed", 0, 10**6,
-                                    key="lr_seed")
-        frame = example_frame(int(n), int(seed))
-        return (frame.to_csv(index=False).encode(), f"example-{n}-{seed}", frame,
-                {"lr_n": n, "lr_seed": seed})
-    if source == "wine":
+    return source
+
+
+def source_widgets(source):
+    """The data source's widgets: the source, the example's size and seed, the preset's note
+    (an upload's field is drawn by :func:`load_source`)."""
+    st.radio("Data", SOURCES,
+             format_func={"example": "Generated example", "upload": "Upload CSV",
+                          "wine": "Preset: red wine (UCI)"}.get,
+             horizontal=True, key="lr_src")
+    if source == "example":
+        cols = st.columns(2)
+        cols[0].slider("Rows of the generated example", 20, 1000, key="lr_n")
+        cols[1].number_input("Seed", 0, 10**6, key="lr_seed")
+    elif source == "wine":
         st.caption("**Preset: red wine (UCI)**, 1599 red *vinho verde* wines, 11 "
                    "physico-chemical measurements and a sensory quality score (column "
                    f"`class`). {L.WINE_CITATION} Shipped with the dashboard "
                    "(`assets/data/winequality-red.csv`). Its public bounds come from domain "
                    "knowledge of red wine, not from the file (`assets/data/README.md`).")
+
+
+def load_source(source):
+    """The data of ``source`` (the example's size and seed read from the session, where a
+    user's change is before the run starts; an upload's field drawn here); returns (file
+    bytes, fingerprint, example frame or None, query settings), or Nones when there is nothing
+    to read."""
+    if source == "example":
+        n, seed = st.session_state["lr_n"], st.session_state["lr_seed"]
+        frame = example_frame(int(n), int(seed))
+        return (frame.to_csv(index=False).encode(), f"example-{n}-{seed}", frame,
+                {"lr_n": n, "lr_seed": seed})
+    if source == "wine":
         return L.wine_bytes(), "wine", None, {}
     data = file_bytes("lr", label="Upload a CSV file (header row, one observation per row)",
                       empty="Upload a CSV file, or switch to the generated example or the "
@@ -291,15 +314,11 @@ def lines_figure(where, x, y, responses, lines, covariate, epsilon=None):
                       "below use every row.")
 
 
-def data_section(settings):
-    """The data source and the file's mapping: ``(read, source, fingerprint, example frame,
-    rows per person confirmed)``, or None while there is nothing usable (said on the page)."""
-    with st.container(border=True):
-        init("lr_src", "lr_src", "example", str, SOURCES)
-        source = st.radio("Data", SOURCES,
-            format_func={"example": "Generated example", "upload": "Upload CSV",
-                         "wine": "Preset: red wine (UCI)"}.get,
-            horizontal=True, key="lr_src")
+def data_section(settings, source, box):
+    """The data and the file's mapping, in the bordered container ``box`` (under its source
+    widgets): ``(read, source, fingerprint, example frame, rows per person confirmed)``, or
+    None while there is nothing usable (said on the page)."""
+    with box:
         data, fingerprint, example, extra = load_source(source)
         settings.update(extra)
         if data is None:
@@ -408,7 +427,8 @@ def release_section(read, request, epsilon, use_dpl, bounds, group_ok, accuracy_
 
 
 def results_section(read, lines, current, pred, epsilon, figure_box, example):
-    """The figure, the error table, the release's numbers and label and the downloads."""
+    """The figure (into ``figure_box``, unless None: drawn already), the error table, the
+    release's numbers and label and the downloads."""
     x, y = read.x, read.y
     covariate, responses = read.mapping.covariate, list(read.mapping.columns)
     if current is not None:
@@ -420,8 +440,9 @@ def results_section(read, lines, current, pred, epsilon, figure_box, example):
         if "diffprivlib_error" in current:  # e.g. installed but broken (scikit-learn)
             st.info(f"diffprivlib's comparison could not be made ({current['diffprivlib_error']})"
                     ": it is skipped, and not recorded in the ledger.")
-    lines_figure(figure_box, x, y, responses, lines, covariate,
-                 epsilon=epsilon if current else None)
+    if figure_box is not None:  # (None: drawn before the widgets, no release to show)
+        lines_figure(figure_box, x, y, responses, lines, covariate,
+                     epsilon=epsilon if current else None)
     preds = {name: a[None, :] + x[:, None] * b[None, :] for name, (a, b) in lines.items()}
     st.markdown("**Mean squared error per response** (on the data used for the fit)")
     table = L.mse_table(y, responses, preds)
@@ -477,14 +498,35 @@ def main():
         "installed, **diffprivlib** at the same ε."
     )
     settings = {}
-    loaded = data_section(settings)
+    source = source_settings()
+    # The data box: its source widgets on top, drawn after the figure (an upload's at once:
+    # the file gives the data), so that the browser gets the figure first.
+    box = st.container(border=True)
+    top = box.container()
+    if source == "upload":
+        with top:
+            source_widgets(source)
+    loaded = data_section(settings, source, box)
     if loaded is None:
+        if source != "upload":
+            with top:
+                source_widgets(source)
         return settings_state.finish()
     read, source, fingerprint, example, group_ok = loaded
     a0, b0 = L.linear_fit(read.x, read.y)
     lines = {"Non-private least squares": (a0, b0)}
-    # The figure under the data, then the budget, bounds and release.
+    # The figure under the data, then the budget, bounds and release. While no release is
+    # kept (or made in this run) the figure holds the least-squares lines only, and is drawn
+    # at once, before the widgets; otherwise after the release panel, which says whether the
+    # kept release is the current one.
     figure_box = st.container()
+    drawn = not (st.session_state.get(LAST) or st.session_state.get(f"{BUTTON}_confirmed"))
+    if drawn:
+        lines_figure(figure_box, read.x, read.y, list(read.mapping.columns), dict(lines),
+                     read.mapping.covariate)
+    if source != "upload":
+        with top:
+            source_widgets(source)
     epsilon, share, mode, use_dpl, bounds, estimate, accuracy_slot = budget_section(
         read, source, fingerprint, group_ok, settings)
     eps_p, eps_v = share * epsilon, (1 - share) * epsilon
@@ -499,7 +541,8 @@ def main():
                       [list(b) for b in bounds["box"]]], default=str)
     current, pred = release_section(read, request, epsilon, use_dpl, bounds, group_ok,
                                     accuracy_slot, key)
-    results_section(read, lines, current, pred, epsilon, figure_box, example)
+    results_section(read, lines, current, pred, epsilon, None if drawn else figure_box,
+                    example)
     export_section(source, settings, read.mapping, bounds, estimate, request)
 
     notes, assumptions = st.columns(2)
