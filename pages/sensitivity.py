@@ -19,17 +19,16 @@ from ui.session import PageSettings, formula_notes
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500]
 DEFAULT_NS = (20, 50, 100)  # paper 002 app. G
-MAX_NS = 4  # sample sizes compared at once
 settings_state = PageSettings("se")
 init = settings_state.init
 
 
 def sample_sizes(text):
     """The sample sizes a URL names ("20,50,100"; unknown and repeated ones dropped, at most
-    ``MAX_NS``: the widget holds no more), or the defaults."""
+    ``CAPS["sens_sizes"]``: the widget holds no more), or the defaults."""
     sizes = [int(v) for v in str(text).split(",") if v.strip().isdigit()]
     sizes = list(dict.fromkeys(v for v in sizes if v in N_OPTIONS))
-    return sizes[:MAX_NS] or list(DEFAULT_NS)
+    return sizes[:CAPS["sens_sizes"]] or list(DEFAULT_NS)
 
 ratios_cached = st.cache_data(show_spinner=False, max_entries=64)(L.regression_sensitivity_ratios)
 
@@ -94,7 +93,8 @@ def ratio_widgets(cols):
     """The study's settings widgets (they show, and return, what :func:`ratio_settings` read)."""
     keys = list(L.REGRESSION_MANIFOLDS)
     cols[0].selectbox("Manifold", keys, format_func=M.choice_label, key="se_manifold")
-    cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=MAX_NS, key="se_ns")
+    cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sens_sizes"],
+                        key="se_ns")
     cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5, key="se_pairs")
     cols[3].toggle("log₁₀ ratio axis", key="se_log")
 

@@ -109,6 +109,8 @@ TABLE: tuple[Cap, ...] = (
         "each pair is two non-private estimates"),
     # ---------------------------------------------------------------- Sensitivity
     Cap("sens_max_n", 500, "Sensitivity: largest sample size", "as sens_pairs"),
+    Cap("sens_sizes", 4, "Sensitivity: sample sizes compared at once",
+        "each size runs sens_pairs adjacent data sets"),
     # ---------------------------------------------------------------- Gaussian DP
     Cap("gd_max_n", 500, "Gaussian DP: sample size n of the released data",
         "the data are synthetic; more adds nothing to the demonstration"),

@@ -352,10 +352,18 @@ def test_release_settings_and_labels_carry_the_sources():
             "not private", DATA_BOUNDS_LABEL)
     assert L.release_label({"guarantee": "not private"}, _bounds(), "paper") == (
         "not private", LABELS["not private"])
-    assert L.diffprivlib_label(_bounds({}), "strict") == ("private", "private (diffprivlib)")
-    assert L.diffprivlib_label(_bounds({"tau_m": "data"}), "strict") == (
-        "not private", DATA_BOUNDS_LABEL)
-    assert L.diffprivlib_label(_bounds(), "paper")[0] == "not private"
+    # the diffprivlib comparison's request states the same labels from the same sources
+    from ui.logic.linear_regression_baseline import DiffprivlibRequest
+
+    def baseline(sources, mode):
+        request = DiffprivlibRequest(
+            epsilon=1.0, covariate_range=(0.0, 1.0), lower=(0.0,), upper=(1.0,), mode=mode,
+            from_data=tuple(sorted(k for k, v in sources.items() if v == "data")))
+        return request.guarantee, request.label
+
+    assert baseline({}, "strict") == ("private", "private (diffprivlib)")
+    assert baseline({"tau_m": "data"}, "strict") == ("not private", DATA_BOUNDS_LABEL)
+    assert baseline({}, "paper")[0] == "not private"
 
 
 def test_a_release_with_held_bounds_is_labelled_and_annotated():
