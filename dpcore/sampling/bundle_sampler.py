@@ -313,13 +313,19 @@ class BundleKNGSampler(LatticeDraws):
         return b_e + pad[0], b_1 + pad[1], log_vol, b_est
 
     # ------------------------------------------------------------------ refinement
+    #: The per-leaf arrays, in the order :meth:`_add` stores them (``_bounds`` returns the
+    #: fields after ``lev``).
+    _FIELDS = ("lo_idx", "lev", "b_e", "b_1", "log_vol", "b_est")
+    #: Whether the target estimate is always at least ``log_mode_mass`` (a chart given the
+    #: mode chart's mass), not only once the mode is certified by the K-norm component.
+    _MODE_MASS_ALWAYS = False
+
     def _add(self, lo_idx, lev):
         lo, hi = self.lattice.box(lo_idx, lev)
         keep = ~self.lattice.misses(lo, hi)
         lo_idx, lev, lo, hi = lo_idx[keep], lev[keep], lo[keep], hi[keep]
-        b_e, b_1, log_vol, b_est = self._bounds(lo, hi)
-        for name, val in (("lo_idx", lo_idx), ("lev", lev), ("b_e", b_e), ("b_1", b_1),
-                          ("log_vol", log_vol), ("b_est", b_est)):
+        vals = self._bounds(lo, hi)
+        for name, val in zip(self._FIELDS, (lo_idx, lev, *vals), strict=True):
             setattr(self, name, np.concatenate([getattr(self, name), val]))
 
     def _state(self):
@@ -330,7 +336,8 @@ class BundleKNGSampler(LatticeDraws):
         log_m1 = float(np.max(self.b_1[~env])) if np.any(~env) else -np.inf
         log_m = np.logaddexp(log_m1, log_t)
         log_z = _logsumexp(np.minimum(self.b_est, self.b_e) + self.log_vol)
-        if np.any(~env):  # the mode is certified: its Laplace mass is a fair estimate
+        # once the mode is certified its Laplace mass is a fair estimate
+        if self._MODE_MASS_ALWAYS or np.any(~env):
             log_z = max(log_z, self.log_mode_mass)
         return log_m, log_z, env, log_mass
 

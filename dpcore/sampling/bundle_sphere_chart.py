@@ -207,24 +207,7 @@ class SphereChartSampler(BundleKNGSampler):
 
     # ------------------------------------------------------------------ refinement
     _FIELDS = ("lo_idx", "lev", "b_e", "b_1", "log_vol", "b_est", "score")
-
-    def _add(self, lo_idx, lev):
-        lo, hi = self.lattice.box(lo_idx, lev)
-        keep = ~self.lattice.misses(lo, hi)
-        lo_idx, lev, lo, hi = lo_idx[keep], lev[keep], lo[keep], hi[keep]
-        vals = self._bounds(lo, hi)
-        for name, val in zip(self._FIELDS, (lo_idx, lev, *vals), strict=True):
-            setattr(self, name, np.concatenate([getattr(self, name), val]))
-
-    def _state(self):
-        env = self.b_1 > self.log_m1_target
-        log_mass = np.where(env, self.b_e + self.log_vol, -np.inf)
-        log_t = _logsumexp(log_mass)
-        log_m1 = float(np.max(self.b_1[~env])) if np.any(~env) else -np.inf
-        log_m = np.logaddexp(log_m1, log_t)
-        log_z = _logsumexp(np.minimum(self.b_est, self.b_e) + self.log_vol)
-        log_z = max(log_z, self.log_mode_mass)
-        return log_m, log_z, env, log_mass
+    _MODE_MASS_ALWAYS = True   # a chart without the mode is given the mode chart's mass
 
     def _refine(self):
         self.lo_idx = np.zeros((0, 4), dtype=np.int64)
