@@ -35,6 +35,19 @@ from . import _oracle as O
 FD_STEP = 1e-6
 
 
+def geodesic_data(n_obs, center, seed):
+    """``((t, y), (p0, v0))``: ``n_obs`` sorted covariates on [0, 1] and responses about the
+    public geodesic from ``center`` with speed ``0.8 e2 + 0.2 e1`` (tangent noise 0.1 rad)."""
+    rng = np.random.default_rng(seed)
+    e1, e2 = O.tangent_frame(center)
+    p0, v0 = center, 0.8 * e2 + 0.2 * e1
+    t = np.sort(rng.uniform(0, 1, n_obs))
+    q = O.exp(np.broadcast_to(p0, (n_obs, 3)), t[:, None] * v0)
+    f1, f2 = O.tangent_frame(q)
+    z = 0.1 * rng.standard_normal((n_obs, 2))
+    return (t, O.exp(q, z[:, 0:1] * f1 + z[:, 1:2] * f2)), (p0, v0)
+
+
 def chart_point(base_p, base_v, frame, delta):
     """(p, v) of coordinates ``delta`` (m, 4) about (p̂, v̂) (module docstring)."""
     e1, e2 = frame

@@ -107,14 +107,7 @@ POWER_FACTOR = 16
 
 def _data(seed=SEED):
     """n = 250 responses about a public geodesic through the north pole (noise 0.1 rad)."""
-    rng = np.random.default_rng(seed)
-    e1, e2 = O.tangent_frame(CENTER)
-    p0, v0 = CENTER, 0.8 * e2 + 0.2 * e1
-    t = np.sort(rng.uniform(0, 1, N_OBS))
-    q = O.exp(np.broadcast_to(p0, (N_OBS, 3)), t[:, None] * v0)
-    f1, f2 = O.tangent_frame(q)
-    z = 0.1 * rng.standard_normal((N_OBS, 2))
-    return (t, O.exp(q, z[:, 0:1] * f1 + z[:, 1:2] * f2)), (p0, v0)
+    return F.geodesic_data(N_OBS, CENTER, seed)
 
 
 @functools.cache
