@@ -44,3 +44,19 @@ def _error_details_for_tests():
     config.set_option("client.showErrorDetails", "full")
     yield
     config.set_option("client.showErrorDetails", before)
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The elements a run sends, in order: ``[(type, widget id or "")]``."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    log = []
+    enqueue = DeltaGenerator._enqueue
+
+    def record(self, delta_type, element_proto, *args, **kwargs):
+        log.append((delta_type, getattr(element_proto, "id", "")))
+        return enqueue(self, delta_type, element_proto, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "_enqueue", record)
+    return log

@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.privacy import gdp_mu_circle
 
@@ -16,20 +15,6 @@ from .pages import open_app_page
 TIMEOUT = 180
 INPUTS = {"slider", "select_slider", "number_input", "radio", "checkbox", "selectbox",
           "multiselect", "button", "text_input", "file_uploader", "toggle"}
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    """The elements a run sends, in order: ``[(type, widget id or "")]``."""
-    log = []
-    enqueue = DeltaGenerator._enqueue
-
-    def record(self, delta_type, element_proto, *args, **kwargs):
-        log.append((delta_type, getattr(element_proto, "id", "")))
-        return enqueue(self, delta_type, element_proto, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "_enqueue", record)
-    return log
 
 
 def current_point(at):

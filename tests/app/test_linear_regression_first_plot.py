@@ -6,27 +6,12 @@ follows a change of them in the same rerun, and shows a release once one is kept
 import json
 
 import pytest
-from streamlit.delta_generator import DeltaGenerator
 
 from .pages import click_release, open_app_page
 
 TIMEOUT = 180
 INPUTS = {"slider", "select_slider", "number_input", "radio", "checkbox", "selectbox",
           "multiselect", "button", "text_input", "file_uploader", "toggle", "data_editor"}
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    """The elements a run sends, in order: ``[(type, widget id or "")]``."""
-    log = []
-    enqueue = DeltaGenerator._enqueue
-
-    def record(self, delta_type, element_proto, *args, **kwargs):
-        log.append((delta_type, getattr(element_proto, "id", "")))
-        return enqueue(self, delta_type, element_proto, *args, **kwargs)
-
-    monkeypatch.setattr(DeltaGenerator, "_enqueue", record)
-    return log
 
 
 def figure(at):
