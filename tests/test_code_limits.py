@@ -158,6 +158,25 @@ def cycles(graph):
     return out
 
 
+#: dpcore's packages from the bottom up: a module may import its own layer and the layers
+#: below it, never one above (lazy imports too). Private helpers (``_validation``,
+#: ``exceptions``, ``settings``, ...) are outside the layers and usable everywhere.
+LAYERS = (("manifolds",), ("learning", "sensitivity", "data"), ("sampling",), ("privacy",),
+          ("mechanisms",), ("release", "visualization"), ("experiments",))
+
+
+def layer_violations(graph, package="dpcore", layers=LAYERS):
+    """``"module -> module"`` imports from a lower layer of ``package`` to a higher one."""
+    rank = {name: k for k, names in enumerate(layers) for name in names}
+
+    def layer(mod):
+        parts = mod.split(".")
+        return rank.get(parts[1]) if len(parts) > 1 and parts[0] == package else None
+
+    return sorted(f"{a} -> {b}" for a, deps in graph.items() for b in deps
+                  if layer(a) is not None and layer(b) is not None and layer(b) > layer(a))
+
+
 # ---------------------------------------------------------------------- the limits
 def test_no_file_grows_past_its_cap_and_no_new_file_crosses_600_lines():
     found = long_files(source_files())
@@ -191,6 +210,10 @@ def test_no_new_import_cycle():
     assert not stale, f"broken since: remove them from KNOWN_CYCLES: {stale}"
 
 
+def test_dpcore_layers_only_import_downwards():
+    assert not layer_violations(import_graph())
+
+
 # ---------------------------------------------------------------------- the checkers can fail
 @pytest.fixture
 def planted(tmp_path):
@@ -215,3 +238,8 @@ def test_the_checkers_report_planted_violations(planted):
     assert set(long_functions(files, planted)) == {"pages/big.py:main"}
     assert concrete_switches(files, planted) == ["dpcore/sub/a.py:2"]
     assert cycles(import_graph(planted)) == [{"dpcore.sub.a", "dpcore.sub.b"}]
+    assert layer_violations(import_graph(planted), layers=(("sub",), ("top",))) == []
+    (planted / "dpcore" / "top.py").write_text("X = 1\n")
+    (planted / "dpcore" / "sub" / "c.py").write_text("def f():\n    from ..top import X\n")
+    assert layer_violations(import_graph(planted), layers=(("sub",), ("top",))) == [
+        "dpcore.sub.c -> dpcore.top"]

@@ -47,6 +47,10 @@ class Manifold(CSVFormatMixin, VolumeLawsMixin, ABC):
         an average); algorithms test this fact instead of the class.
     diameter : float
         Largest distance between two points (``inf`` on non-compact manifolds).
+    bundle_base : Manifold or None
+        The base manifold M when this space is a tangent-bundle state space ``TM`` of joint
+        regression chains (:class:`~dpcore.mechanisms.bundle.TangentBundleWalk`), else None;
+        samplers test this fact instead of the class.
     """
 
     point_shape: tuple[int, ...] = ()
@@ -57,6 +61,7 @@ class Manifold(CSVFormatMixin, VolumeLawsMixin, ABC):
     is_compact: bool = False
     is_linear: bool = False
     diameter: float = np.inf
+    bundle_base = None
 
     @property
     def point_ndim(self) -> int:

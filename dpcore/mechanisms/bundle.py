@@ -43,7 +43,7 @@ class TangentBundleWalk(Manifold):
     def __init__(self, base, vector_scale=1.0):
         if not base.is_homogeneous:
             raise ValueError(f"The bundle walk needs a homogeneous manifold, got {base!r}.")
-        self.base = base
+        self.base = self.bundle_base = base
         self.vector_scale = float(vector_scale)
         self.point_shape = (2, *base.point_shape)
         self.dim = 2 * base.dim

@@ -267,19 +267,17 @@ def compiled_space(manifold, target, n_chains):
     """The :class:`CompiledSpace` of ``target`` if ``manifold`` is the state space it lives on
     (the base manifold, its tangent bundle walk, or the vector stage's coordinates), else
     None."""
-    from ..mechanisms.bundle import TangentBundleWalk
-
     space = _space_named(target.space)
     if space is None:
         return None
     shape = tuple(target.y.shape[1:])
-    base = manifold.base if type(manifold) is TangentBundleWalk else manifold
+    walk = getattr(manifold, "bundle_base", None) is not None
+    base = manifold.bundle_base if walk else manifold
     if target.kind in ("footpoint", "joint"):
         registered = _registry().get(type(base))
         if registered is not space or not space.accepts(base) or base.point_shape != shape:
             return None
-        return space if (type(manifold) is TangentBundleWalk) == (target.kind == "joint") \
-            else None
+        return space if walk == (target.kind == "joint") else None
     if target.kind == "vector":
         dim = space.dim(shape)
         ok = (bool(getattr(manifold, "is_linear", False)) and manifold.point_shape == (dim,)
