@@ -28,7 +28,7 @@ from .._validation import (
 )
 from ..manifolds.base import CutLocusError
 from ._compiled_sphere import compiled_chain
-from .diagnostics import rank_diagnostics
+from .diagnostics import _rank_diagnostics_many
 
 #: Robbins-Monro gain on log(step size) at adaptation step t: _GAIN / (1 + t / 10) ** 0.6.
 _GAIN = 3.0
@@ -540,10 +540,8 @@ def _diagnostics(manifold, reference, samples, log_values):
     order = np.argsort(variances)[::-1][:_MAX_SUMMARIES]
     summaries += [coords[..., j] for j in order if variances[j] > 1e-20 * scale and scale > 0]
     ess, rhat = math.inf, -math.inf
-    for s in summaries:
-        if not np.all(np.isfinite(s)) or np.ptp(s) == 0:
-            continue
-        bulk, tail, r = rank_diagnostics(s)
+    summaries = [s for s in summaries if np.all(np.isfinite(s)) and np.ptp(s) != 0]
+    for bulk, tail, r in (_rank_diagnostics_many(summaries) if summaries else ()):
         ess = min([ess, *(e for e in (bulk, tail) if not math.isnan(e))])
         rhat = rhat if math.isnan(r) else max(rhat, r)
     if not math.isfinite(ess):
