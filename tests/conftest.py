@@ -51,19 +51,11 @@ def _scan_installed_components_once():
     yield
 
 
-#: Known-slow tests in files that do not carry the ``slow_first`` marker: node id (or the
-#: part before a parametrization's ``[``) -> seconds in CI. A renamed test simply stops moving.
-SLOW_FIRST_IDS = {
-    "tests/audit/test_regression_joint_ball.py::test_blackbox_distinguisher_on_ball_has_power":
-        15.0,
-}
-
-
 def _slow_first_seconds(item):
     mark = item.get_closest_marker("slow_first")
     if mark is not None:
         return float(mark.args[0]) if mark.args else 10.0
-    return SLOW_FIRST_IDS.get(item.nodeid, SLOW_FIRST_IDS.get(item.nodeid.split("[", 1)[0]))
+    return None
 
 
 def _worksteal_starts(n_items, n_workers):
@@ -90,9 +82,9 @@ def pytest_collection_modifyitems(config, items):
     test depends on it, and every worker computes the same order from the same items.
 
     A long test that starts late stretches the run's tail while the other worker idles. The
-    slow tests are those marked ``slow_first(seconds)`` (their duration in CI) and those in
-    :data:`SLOW_FIRST_IDS`. The slow tests of one module move as one block, in their order (its
-    module-scoped fixtures and cached searches are built once), worth their summed seconds.
+    slow tests are those marked ``slow_first(seconds)`` (their duration in CI). The slow
+    tests of one module move as one block, in their order (its module-scoped fixtures and
+    cached searches are built once), worth their summed seconds.
     The blocks are dealt, longest first, to the worker whose lane is shortest so far (LPT).
 
     ``--dist worksteal`` (``make test``) gives each worker one contiguous slice of the

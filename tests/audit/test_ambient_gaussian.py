@@ -84,6 +84,7 @@ from . import _manifold_oracle as M
 from . import _oracle as O
 from ._draws import PER_CALL
 from ._released import released_sigma
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 #: False-failure chance of one black-box certification (Bonferroni over its events and ε).
 ALPHA_EACH = 1e-8
@@ -278,9 +279,7 @@ def _knorm_log_c(center, sigma, n_rho):
     return O.log_integral(-M.norm_last(coords) / sigma, w), center + coords
 
 
-@pytest.mark.parametrize("name", ["S2", "SPD2"])
-@pytest.mark.parametrize("n", [2, 10, 40])
-def test_ambient_laplace_exact_loss(name, n):
+def _ambient_exact(name, n):
     spec = SPECS[name]
     d_set, e_set, ratio = ambient_pair(name, n)
     delta = ambient_sensitivity(spec, n)
@@ -303,14 +302,13 @@ def test_ambient_laplace_exact_loss(name, n):
     pts = np.vstack([nodes_d, nodes_e, a_d + 0.01 * sigma * u, a_e - 0.01 * sigma * u])
     loss = (A.knorm_stat(pts, a_d, a_e, sigma) + log_c_e - log_c_d)
     sup = float(np.max(np.abs(loss)))
-    print(f"\nambient Laplace {name} n={n}: sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.4f} ε (tol {tol:.1e}); |a_D − a_D'|/Δ = {shift / delta:.4f} "
-          f"(search {ratio:.4f}); |a_D − a_D'| n / diameter floor = "
-          f"{shift * n / spec.diameter_floor:.4f}")
     assert shift <= delta * (1 + 1e-12)
-    assert sup <= EPS + tol
     assert sup == pytest.approx(shift / sigma, abs=tol + 1e-9)  # attained at the maximizer
     assert shift * n >= (1 - 1e-3) * spec.diameter_floor  # the search reaches the diameter
+    # sup ≤ ε + tol: asserted by the contract
+    return Exact(f"ambient Laplace {name} n={n} (|a_D − a_D'|/Δ = {shift / delta:.4f}, search "
+                 f"{ratio:.4f}; |a_D − a_D'| n / diameter floor = "
+                 f"{shift * n / spec.diameter_floor:.4f})", sup, EPS, tol)
 
 
 def _ambient_blackbox_data(name):
@@ -322,54 +320,65 @@ def _ambient_blackbox_data(name):
     return spec, d_set, e_set, d_raw, e_raw
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize("name", ["S2", "SPD2"])
-def test_ambient_laplace_blackbox(name):
+def _ambient_distinguisher(name):
     spec, d_set, e_set, d_raw, e_raw = _ambient_blackbox_data(name)
     n = d_set.shape[0]
     sigma = ambient_sensitivity(spec, n) / EPS
     a_d, a_e = spec.embed(d_set).mean(axis=0), spec.embed(e_set).mean(axis=0)
-    thresholds = A.knorm_thresholds(a_d, a_e, sigma, N_DRAWS, ALPHA_EACH)  # before any draw
-    kw = dict(epsilon=EPS, mechanism="ambient_laplace", radius=RADIUS, center=spec.center,
-              total=N_DRAWS)
-    draws = {}
-    for which, raw, a, seed in (("D", d_raw, a_d, SEED), ("D'", e_raw, a_e, SEED + 10_000)):
-        means, ambient, left, rel = library_draws(spec.manifold, spec.to_library(raw), seed=seed,
-                                                  **kw)
-        released_sigma(rel, sigma, "ambient")  # the same law up to a 1e-9 relative scale
-        spec.check_postprocessing(means, ambient, left)
-        z = spec.from_library(ambient)
-        r = M.norm_last(z - a)
-        u = (z - a) / r[:, None]
-        pvalues = (ks(r, stats.gamma(3, scale=sigma).cdf), ks(u[:, 2], stats.uniform(-1, 2).cdf),
-                   ks(np.mod(np.arctan2(u[:, 1], u[:, 0]), 2 * np.pi),
-                      stats.uniform(0, 2 * np.pi).cdf))
-        print(f"\nambient Laplace {name} ({which}): KS p-values radius {pvalues[0]:.3f}, "
-              f"cos θ {pvalues[1]:.3f}, φ {pvalues[2]:.3f}; left the manifold "
-              f"{np.mean(left):.3f}")
-        assert min(pvalues) > GOF_ALPHA
-        draws[which] = A.knorm_stat(z, a_d, a_e, sigma)
-    print(f"true sup loss {M.norm_last(a_d - a_e) / sigma:.4f} (ε = {EPS})")
-    worst = certify(f"ambient Laplace {name} black box (n={n})", draws["D"], draws["D'"],
-                    thresholds, EPS, ALPHA_EACH, 0.0)
-    assert worst <= 0.0
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="ambient_laplace", radius=RADIUS, center=spec.center,
+                  total=N_DRAWS)
+        draws, pvalues = {}, []
+        for which, raw, a, seed in (("D", d_raw, a_d, SEED), ("D'", e_raw, a_e, SEED + 10_000)):
+            means, ambient, left, rel = library_draws(spec.manifold, spec.to_library(raw),
+                                                      seed=seed, **kw)
+            released_sigma(rel, sigma, "ambient")  # the same law up to a 1e-9 relative scale
+            spec.check_postprocessing(means, ambient, left)
+            z = spec.from_library(ambient)
+            r = M.norm_last(z - a)
+            u = (z - a) / r[:, None]
+            ks_p = (ks(r, stats.gamma(3, scale=sigma).cdf), ks(u[:, 2], stats.uniform(-1, 2).cdf),
+                    ks(np.mod(np.arctan2(u[:, 1], u[:, 0]), 2 * np.pi),
+                       stats.uniform(0, 2 * np.pi).cdf))
+            print(f"\nambient Laplace {name} ({which}): KS p-values radius {ks_p[0]:.3f}, "
+                  f"cos θ {ks_p[1]:.3f}, φ {ks_p[2]:.3f}; left the manifold "
+                  f"{np.mean(left):.3f}")
+            pvalues += ks_p
+            draws[which] = A.knorm_stat(z, a_d, a_e, sigma)
+        print(f"true sup loss {M.norm_last(a_d - a_e) / sigma:.4f} (ε = {EPS})")
+        return Draws(draws["D"], draws["D'"], 0.0, tuple(pvalues))
+
+    return Distinguisher(f"ambient Laplace {name} black box (n={n})",
+                         A.knorm_thresholds(a_d, a_e, sigma, N_DRAWS, ALPHA_EACH), draw, EPS,
+                         alpha=ALPHA_EACH, gof_alpha=GOF_ALPHA)
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize("name", ["S2", "SPD2"])
-def test_ambient_laplace_blackbox_has_power(name):
+def _ambient_broken(name):
     """The ambient K-norm mechanism with σ/4 (the audit's own exact draws) is caught."""
     spec, d_set, e_set, _, _ = _ambient_blackbox_data(name)
     sigma = ambient_sensitivity(spec, d_set.shape[0]) / EPS / 4
     a_d, a_e = spec.embed(d_set).mean(axis=0), spec.embed(e_set).mean(axis=0)
-    thresholds = A.knorm_thresholds(a_d, a_e, sigma, N_DRAWS, ALPHA_EACH)
-    rng = np.random.default_rng(SEED)
-    stat_d = A.knorm_stat(A.knorm_sample(a_d, sigma, N_DRAWS, rng), a_d, a_e, sigma)
-    stat_e = A.knorm_stat(A.knorm_sample(a_e, sigma, N_DRAWS, rng), a_d, a_e, sigma)
-    print(f"\nσ/4: true sup loss {M.norm_last(a_d - a_e) / sigma:.3f} (ε = {EPS})")
-    worst = certify(f"ambient Laplace {name}, σ/4 (power)", stat_d, stat_e, thresholds, EPS,
-                    ALPHA_EACH, 0.0)
-    assert worst > 0.0
+
+    def draw():
+        rng = np.random.default_rng(SEED)
+        stat_d = A.knorm_stat(A.knorm_sample(a_d, sigma, N_DRAWS, rng), a_d, a_e, sigma)
+        stat_e = A.knorm_stat(A.knorm_sample(a_e, sigma, N_DRAWS, rng), a_d, a_e, sigma)
+        print(f"\nσ/4: true sup loss {M.norm_last(a_d - a_e) / sigma:.3f} (ε = {EPS})")
+        return Draws(stat_d, stat_e)
+
+    return Distinguisher(f"ambient Laplace {name}, σ/4 (power)",
+                         A.knorm_thresholds(a_d, a_e, sigma, N_DRAWS, ALPHA_EACH), draw, EPS,
+                         alpha=ALPHA_EACH)
+
+
+class TestAmbientLaplace(MechanismAuditContract):
+    """The ambient Laplace audits of (a) and (b) in the module docstring, at this file's
+    ``ALPHA_EACH`` and ``GOF_ALPHA`` (1e-8 each)."""
+
+    cases = [(name, n) for n in (2, 10, 40) for name in ("S2", "SPD2")]
+    blackbox_cases = power_cases = [("S2",), ("SPD2",)]
+    exact, distinguisher, broken = _ambient_exact, _ambient_distinguisher, _ambient_broken
 
 
 # ============================================================================ Gaussian on R^d

@@ -36,6 +36,7 @@ from scipy import stats
 from . import _oracle as O
 from ._draws import ALPHA_EACH, GOF_ALPHA, frechet_draws
 from ._released import released_sigma
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 RADIUS = 0.5
 EPS = 1.0
@@ -103,8 +104,7 @@ def _log_ratio_sup(m_d, m_e, sigma, n_theta):
     return float(np.max(np.abs(diff))), log_c_d, log_c_e
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 10, 40])
-def test_exact_log_density_ratio(n):
+def _laplace_exact(n):
     d_set, e_set, shift_ratio = adversarial_pair(n)
     delta = O.frechet_mean_sensitivity(n, RADIUS)
     # the library's record for these data (its σ is the one audited)
@@ -119,15 +119,14 @@ def test_exact_log_density_ratio(n):
     # the quadrature agrees with the closed form (homogeneity: no dependence on the centre)
     exact = O.laplace_log_normalizer(sigma)
     assert abs(log_c_d - exact) < 1e-4 and abs(log_c_e - exact) < 1e-4
-    assert tol < 1e-3
-    print(f"\nLaplace n={n}: sup |log f_D − log f_D'| = {sup:.4f} = {sup / EPS:.3f} ε "
-          f"(quadrature tol {tol:.1e}); sup d(m_D, m_D')/Δ = {shift_ratio:.4f}")
-    # sensitivity (paper 001 Thm 2) holds on the adversarial pair, and the ratio is ≤ ε
+    # sensitivity (paper 001 Thm 2) holds on the adversarial pair
     assert O.dist(m_d, m_e) <= delta
-    assert sup <= EPS + tol
     # the search is not vacuous: it finds at least the flat-space shift h/(2 − h) of Δ
     h = O.frechet_h(RADIUS)
     assert shift_ratio >= 0.95 * h / (2 - h)
+    # the ratio is ≤ ε + tol, the quadrature converged (tol < 1e-3): asserted by the contract
+    return Exact(f"S² Laplace n={n} (sup d(m_D, m_D')/Δ = {shift_ratio:.4f})", sup, EPS, tol,
+                 tol_cap=1e-3)
 
 
 def _blackbox_pair():
@@ -162,47 +161,52 @@ def _gof(draws, mean, sigma):
     return radial, angular
 
 
-@pytest.mark.statistical
-def test_blackbox_distinguisher():
+def _laplace_distinguisher():
     d_set, e_set, e_raw = _blackbox_pair()
     n = d_set.shape[0]
     sigma = O.frechet_mean_sensitivity(n, RADIUS) / EPS
     m_d, m_e = O.frechet_mean(d_set), O.frechet_mean(e_set)
-    stat = lambda z: (O.dist(z, m_e) - O.dist(z, m_d)) / sigma  # normalizers cancel
     sup = O.dist(m_d, m_e) / sigma
-    thresholds = _thresholds(m_d, m_e, sigma)  # fixed before any draw
-    kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=O.NORTH, total=N_DRAWS)
-    z_d, delta_d, rel = frechet_draws(d_set, seed=SEED, **kw)
-    z_e, delta_e, _ = frechet_draws(e_raw, seed=SEED + 10_000, **kw)
-    sigma = released_sigma(rel, sigma)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
-    for draws, mean in ((z_d, m_d), (z_e, m_e)):
-        radial, angular = _gof(draws, mean, sigma)
-        assert radial > GOF_ALPHA and angular > GOF_ALPHA, (radial, angular)
-    bounds = O.distinguishing_bounds(stat(z_d), stat(z_e), thresholds, EPS, ALPHA_EACH)
-    best = max(bounds, key=lambda b: b.eps_lower)
-    print(f"\nLaplace black box (n={n}, ε={EPS}, true sup log-ratio {sup:.3f}): "
-          f"largest certified log-ratio {best.eps_lower:.3f}; max excess "
-          f"{max(b.excess for b in bounds):+.4f} (δ = {delta_d})")
-    for b in bounds:
-        print("  ", b)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(epsilon=EPS, mechanism="laplace", radius=RADIUS, center=O.NORTH,
+                  total=N_DRAWS)
+        z_d, delta_d, rel = frechet_draws(d_set, seed=SEED, **kw)
+        z_e, delta_e, _ = frechet_draws(e_raw, seed=SEED + 10_000, **kw)
+        released = released_sigma(rel, sigma)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
+        pvalues = []
+        for draws, mean in ((z_d, m_d), (z_e, m_e)):
+            pvalues += _gof(draws, mean, released)  # radial, angular
+        stat = lambda z: (O.dist(z, m_e) - O.dist(z, m_d)) / released  # normalizers cancel
+        return Draws(stat(z_d), stat(z_e), delta_d, tuple(pvalues))
+
+    return Distinguisher(f"S² Laplace black box (n={n}, ε={EPS}, true sup log-ratio {sup:.3f})",
+                         _thresholds(m_d, m_e, sigma), draw, EPS, alpha=ALPHA_EACH,
+                         gof_alpha=GOF_ALPHA)
 
 
-@pytest.mark.statistical
-def test_blackbox_distinguisher_has_power():
+def _laplace_broken():
     """A Laplace with σ = Δ/(4ε) (4× too little noise) is caught by the same machinery."""
     d_set, e_set, _ = _blackbox_pair()
     n = d_set.shape[0]
     sigma = O.frechet_mean_sensitivity(n, RADIUS) / (4 * EPS)
     m_d, m_e = O.frechet_mean(d_set), O.frechet_mean(e_set)
-    stat = lambda z: (O.dist(z, m_e) - O.dist(z, m_d)) / sigma
-    thresholds = _thresholds(m_d, m_e, sigma)
-    rng = np.random.default_rng(SEED)
-    z_d = O.sample_laplace(m_d, sigma, N_DRAWS, rng)
-    z_e = O.sample_laplace(m_e, sigma, N_DRAWS, rng)
-    bounds = O.distinguishing_bounds(stat(z_d), stat(z_e), thresholds, EPS, ALPHA_EACH)
-    best = max(bounds, key=lambda b: b.excess)
-    print(f"\nwrong-σ Laplace: certified excess {best.excess:+.4f}, certified log-ratio "
-          f"{max(b.eps_lower for b in bounds):.3f} > ε = {EPS}")
-    assert best.excess > 0
+
+    def draw():
+        stat = lambda z: (O.dist(z, m_e) - O.dist(z, m_d)) / sigma
+        rng = np.random.default_rng(SEED)
+        z_d = O.sample_laplace(m_d, sigma, N_DRAWS, rng)
+        z_e = O.sample_laplace(m_e, sigma, N_DRAWS, rng)
+        return Draws(stat(z_d), stat(z_e))
+
+    return Distinguisher("S² Laplace, σ/4 (power)", _thresholds(m_d, m_e, sigma), draw, EPS,
+                         alpha=ALPHA_EACH)
+
+
+class TestS2Laplace(MechanismAuditContract):
+    """(a) and (b) of the module docstring (goodness of fit at ``GOF_ALPHA`` of
+    tests/audit/_draws.py)."""
+
+    cases = [(2,), (3,), (5,), (10,), (40,)]
+    exact, distinguisher, broken = _laplace_exact, _laplace_distinguisher, _laplace_broken

@@ -50,6 +50,7 @@ from ._draws import (
     regression_draws,
     require_sampler_keyword,
 )
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 TAU = 0.2
 EPS_P = EPS_V = 0.5
@@ -174,8 +175,7 @@ def adversarial_pair(n):
     return best[1]
 
 
-@pytest.mark.parametrize("n", [3, 10, 40])
-def test_exact_log_density_ratio(n):
+def _regression_exact(n):
     d, e, name = adversarial_pair(n)
     sigma = _sigma(n)
     rel = private_geodesic_regression(S2, d[0], d[1], eps_p=EPS_P, eps_v=EPS_V, tau=TAU,
@@ -189,13 +189,8 @@ def test_exact_log_density_ratio(n):
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     pointwise = float(np.max(np.abs(fine.g_d - fine.g_e)))
     delta = np.hypot(*O.regression_sensitivity(n, TAU))
-    print(f"\njoint regression n={n} ({name}): sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.3f} ε (quadrature tol {tol:.1e}); sup |g_D − g_D'| / Δ = "
-          f"{pointwise / delta:.3f}")
-    assert tol < 0.02 * EPS
-    assert pointwise <= delta * (1 + 1e-9)
-    assert sup <= EPS + tol
-
+    return Exact(f"S² joint regression n={n} ({name})", sup, EPS, tol, tol_cap=0.02 * EPS,
+                 pointwise=pointwise, delta=delta, rtol=1e-9)
 
 
 # ------------------------------------------------------------------ (b) black box
@@ -240,50 +235,53 @@ def _oracle_for_library(factor=1.0):
     return oracle, (x_d, y_d), (x_e, y_e)
 
 
-@pytest.mark.statistical
-def test_blackbox_distinguisher():
+def _regression_distinguisher():
     require_sampler_keyword(private_geodesic_regression)
     oracle, (x_d, y_d), (x_e, y_e) = _oracle_for_library()
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)  # fixed before any draw
-    kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, covariate_range=(LO, HI), scheme="joint",
-              total=N_DRAWS, sampler="exact")
-    p_d, v_d, delta_d, rel = regression_draws(x_d, y_d, seed=SEED, **kw)
-    p_e, v_e, delta_e, _ = regression_draws(x_e, y_e, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
-    assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
-    for p, v in ((p_d, v_d), (p_e, v_e)):
-        np.testing.assert_allclose(O.norm(p), 1.0, atol=1e-12)
-        np.testing.assert_allclose(O.dot(p, v), 0.0, atol=1e-10)
-        assert np.all(O.norm(v) <= MAX_SPEED + 1e-12)
-    assert _gof_pvalue(oracle, "D", p_d, v_d) > GOF_ALPHA
-    assert _gof_pvalue(oracle, "E", p_e, v_e) > GOF_ALPHA
-    bounds = O.distinguishing_bounds(oracle.stat(p_d, v_d), oracle.stat(p_e, v_e), thresholds,
-                                     EPS, ALPHA_EACH)
-    print(f"\njoint regression black box (n=10, ε={EPS}): largest certified log-ratio "
-          f"{max(b.eps_lower for b in bounds):.3f}; max certified excess "
-          f"{max(b.excess for b in bounds):+.4f} (δ = {delta_d})")
-    for b in bounds:
-        print("  ", b)
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, covariate_range=(LO, HI), scheme="joint",
+                  total=N_DRAWS, sampler="exact")
+        p_d, v_d, delta_d, rel = regression_draws(x_d, y_d, seed=SEED, **kw)
+        p_e, v_e, delta_e, _ = regression_draws(x_e, y_e, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
+        assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
+        for p, v in ((p_d, v_d), (p_e, v_e)):
+            np.testing.assert_allclose(O.norm(p), 1.0, atol=1e-12)
+            np.testing.assert_allclose(O.dot(p, v), 0.0, atol=1e-10)
+            assert np.all(O.norm(v) <= MAX_SPEED + 1e-12)
+        pvalues = (_gof_pvalue(oracle, "D", p_d, v_d), _gof_pvalue(oracle, "E", p_e, v_e))
+        return Draws(oracle.stat(p_d, v_d), oracle.stat(p_e, v_e), delta_d, pvalues)
+
+    return Distinguisher(f"S² joint regression black box (n=10, ε={EPS})",
+                         oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS, alpha=ALPHA_EACH,
+                         gof_alpha=GOF_ALPHA)
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize("factor", [8])
-def test_blackbox_distinguisher_has_power(factor):
+def _regression_broken(factor):
     """Joint KNG with σ/factor, sampled by the oracle's own rejection sampler, is caught."""
     oracle, _, _ = _oracle_for_library(factor)
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_EACH)
-    rng = np.random.default_rng(SEED)
 
-    propose = O.uniform_bundle(MAX_SPEED)
+    def draw():
+        rng = np.random.default_rng(SEED)
+        propose = O.uniform_bundle(MAX_SPEED)
+        stats_ = []
+        for data in (oracle.d, oracle.e):
+            z = O.rejection_sample(
+                propose, lambda z, data=data: -O.joint_gradient_norm(z[:, 0], z[:, 1], *data,
+                                                                     TAU)
+                / oracle.sigma, N_DRAWS, rng, batch=50_000)
+            stats_.append(oracle.stat(z[:, 0], z[:, 1]))
+        return Draws(*stats_)
 
-    draws = []
-    for data in (oracle.d, oracle.e):
-        z = O.rejection_sample(
-            propose, lambda z, data=data: -O.joint_gradient_norm(z[:, 0], z[:, 1], *data, TAU)
-            / oracle.sigma, N_DRAWS, rng, batch=50_000)
-        draws.append(oracle.stat(z[:, 0], z[:, 1]))
-    bounds = O.distinguishing_bounds(*draws, thresholds, EPS, ALPHA_EACH)
-    print(f"\nwrong-σ joint (σ/{factor}): certified excess {max(b.excess for b in bounds):+.4f}, "
-          f"certified log-ratio {max(b.eps_lower for b in bounds):.3f} > ε = {EPS}")
-    assert max(b.excess for b in bounds) > 0
+    return Distinguisher(f"S² joint regression, σ/{factor} (power)",
+                         oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS, alpha=ALPHA_EACH)
+
+
+class TestS2Regression(MechanismAuditContract):
+    """(a) and (b) of the module docstring (the draws' goodness of fit at ``GOF_ALPHA`` of
+    tests/audit/_draws.py)."""
+
+    cases = [(3,), (10,), (40,)]
+    power_cases = [(8,)]
+    exact, distinguisher, broken = _regression_exact, _regression_distinguisher, _regression_broken

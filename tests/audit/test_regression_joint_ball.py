@@ -53,6 +53,7 @@ from dpcore.release import private_geodesic_regression
 
 from . import _oracle as O
 from ._draws import ALPHA_EACH, S2, record_only, regression_draws, require_sampler_keyword
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 from .test_regression_joint import (
     EPS,
     EPS_P,
@@ -148,8 +149,7 @@ def adversarial_ball_pair(n):
 
 
 # ------------------------------------------------------------------ (a) exact ratio
-@pytest.mark.parametrize("n", [3, 10])
-def test_exact_log_density_ratio_on_ball(n):
+def _ball_exact(n):
     d, e, name = adversarial_ball_pair(n)
     sigma = _sigma(n)
     rel = private_geodesic_regression(S2, d[0], d[1], eps_p=EPS_P, eps_v=EPS_V, tau=TAU,
@@ -166,12 +166,8 @@ def test_exact_log_density_ratio_on_ball(n):
     sup = fine.sup_abs_stat(np.random.default_rng(BALL_SEED))
     pointwise = float(np.max(np.abs(fine.g_d - fine.g_e)))
     delta = np.hypot(*O.regression_sensitivity(n, TAU))
-    print(f"\njoint regression on B_{RADIUS}(c), ‖v‖ ≤ {MAX_SPEED}, n={n} ({name}): "
-          f"sup |log f_D − log f_D'| = {sup:.4f} = {sup / EPS:.3f} ε (quadrature tol "
-          f"{tol:.1e}); sup |g_D − g_D'| / Δ = {pointwise / delta:.3f}")
-    assert tol < 0.02 * EPS
-    assert pointwise <= delta * (1 + 1e-9)
-    assert sup <= EPS + tol
+    return Exact(f"S² joint regression on B_{RADIUS}(c), ‖v‖ ≤ {MAX_SPEED}, n={n} ({name})",
+                 sup, EPS, tol, tol_cap=0.02 * EPS, pointwise=pointwise, delta=delta, rtol=1e-9)
 
 
 # ------------------------------------------------------------------ (b) black box
@@ -210,35 +206,30 @@ def _oracle_draws(oracle, which, size, rng):
     return z[:, 0], z[:, 1]
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize("n", BLACKBOX_CASES)
-def test_blackbox_distinguisher_on_ball(n):
+def _ball_distinguisher(n):
     require_sampler_keyword(private_geodesic_regression)
     oracle, (x_d, y_d), (x_e, y_e) = _ball_oracle_for_library(n)
-    thresholds = oracle.thresholds(N_DRAWS, ALPHA_CASE)  # fixed before any draw
-    kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, covariate_range=(LO, HI), scheme="joint",
-              total=N_DRAWS, sampler="exact", footpoint_radius=RADIUS, center=CENTER,
-              max_speed=MAX_SPEED)
-    p_d, v_d, delta_d, rel = regression_draws(x_d, y_d, seed=BALL_SEED + n, **kw)
-    p_e, v_e, delta_e, _ = regression_draws(x_e, y_e, seed=BALL_SEED + n + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
-    assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
-    for p, v in ((p_d, v_d), (p_e, v_e)):
-        np.testing.assert_allclose(O.norm(p), 1.0, atol=1e-12)
-        np.testing.assert_allclose(O.dot(p, v), 0.0, atol=1e-10)
-        assert np.all(in_domain(p, v, slack=1e-12))
-    pvalues = [_gof_pvalue(oracle, "D", p_d, v_d), _gof_pvalue(oracle, "E", p_e, v_e)]
-    bounds = O.distinguishing_bounds(oracle.stat(p_d, v_d), oracle.stat(p_e, v_e), thresholds,
-                                     EPS, ALPHA_CASE)
-    print(f"\njoint regression on B_{RADIUS}(c) black box (n={n}, ε={EPS}, sampler: "
-          f"{rel.diagnostics['joint']['sampler']}): χ² p-values {pvalues[0]:.3f}, "
-          f"{pvalues[1]:.3f}; largest certified log-ratio "
-          f"{max(b.eps_lower for b in bounds):.3f}; max certified excess "
-          f"{max(b.excess for b in bounds):+.4f} (δ = {delta_d})")
-    for b in bounds:
-        print("  ", b)
-    assert min(pvalues) > GOF_ALPHA_BALL
-    assert all(b.excess <= delta_d for b in bounds)
+
+    def draw():
+        kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, covariate_range=(LO, HI), scheme="joint",
+                  total=N_DRAWS, sampler="exact", footpoint_radius=RADIUS, center=CENTER,
+                  max_speed=MAX_SPEED)
+        p_d, v_d, delta_d, rel = regression_draws(x_d, y_d, seed=BALL_SEED + n, **kw)
+        p_e, v_e, delta_e, _ = regression_draws(x_e, y_e, seed=BALL_SEED + n + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
+        assert rel.sigma["joint"] == pytest.approx(oracle.sigma, rel=1e-12)
+        for p, v in ((p_d, v_d), (p_e, v_e)):
+            np.testing.assert_allclose(O.norm(p), 1.0, atol=1e-12)
+            np.testing.assert_allclose(O.dot(p, v), 0.0, atol=1e-10)
+            assert np.all(in_domain(p, v, slack=1e-12))
+        print(f"\njoint regression on B_{RADIUS}(c) (n={n}): sampler "
+              f"{rel.diagnostics['joint']['sampler']}")
+        pvalues = (_gof_pvalue(oracle, "D", p_d, v_d), _gof_pvalue(oracle, "E", p_e, v_e))
+        return Draws(oracle.stat(p_d, v_d), oracle.stat(p_e, v_e), delta_d, pvalues)
+
+    return Distinguisher(f"S² joint regression on B_{RADIUS}(c) black box (n={n}, ε={EPS})",
+                         oracle.thresholds(N_DRAWS, ALPHA_CASE), draw, EPS, alpha=ALPHA_CASE,
+                         gof_alpha=GOF_ALPHA_BALL)
 
 
 @pytest.mark.statistical
@@ -260,20 +251,28 @@ def test_oracle_sampler_fits_restricted_density():
 N_POWER_DRAWS = 1000
 
 
-@pytest.mark.statistical
-@pytest.mark.parametrize(("n", "factor"), [(10, 8)])
-def test_blackbox_distinguisher_on_ball_has_power(n, factor):
+def _ball_broken(n, factor):
     """Restricted joint KNG with σ/factor = Δ/(4ε), sampled by the oracle, is caught.
 
     (On the nearly flat n = 3 pair the same test at 4000 draws certifies only a log-ratio of
     0.77 < ε = 1: there the black box is a goodness-of-fit and support check.)
     """
     oracle, _, _ = _ball_oracle_for_library(n, factor)
-    thresholds = oracle.thresholds(N_POWER_DRAWS, ALPHA_CASE)
-    rng = np.random.default_rng(BALL_SEED)
-    stats = [oracle.stat(*_oracle_draws(oracle, w, N_POWER_DRAWS, rng)) for w in "DE"]
-    bounds = O.distinguishing_bounds(*stats, thresholds, EPS, ALPHA_CASE)
-    print(f"\nwrong-σ joint on B_{RADIUS}(c) (n={n}, σ/{factor}): certified excess "
-          f"{max(b.excess for b in bounds):+.4f}, certified log-ratio "
-          f"{max(b.eps_lower for b in bounds):.3f} > ε = {EPS}")
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        rng = np.random.default_rng(BALL_SEED)
+        return Draws(*[oracle.stat(*_oracle_draws(oracle, w, N_POWER_DRAWS, rng)) for w in "DE"])
+
+    return Distinguisher(f"S² joint regression on B_{RADIUS}(c), n={n}, σ/{factor} (power)",
+                         oracle.thresholds(N_POWER_DRAWS, ALPHA_CASE), draw, EPS,
+                         alpha=ALPHA_CASE)
+
+
+class TestS2BallRegression(MechanismAuditContract):
+    """(a), (b) and (c) of the module docstring."""
+
+    cases = [(3,), (10,)]
+    blackbox_cases = [(n,) for n in BLACKBOX_CASES]
+    #: slow_first: about 15 s in CI (the oracle's rejection sampler at σ/8)
+    power_cases = [pytest.param(10, 8, marks=pytest.mark.slow_first(15))]
+    exact, distinguisher, broken = _ball_exact, _ball_distinguisher, _ball_broken

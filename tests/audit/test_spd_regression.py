@@ -37,6 +37,9 @@ tolerance on log Z_D − log Z_D′.
     and mirrors, thresholds fixed from the Monte Carlo points before any library draw, one-sided
     Clopper–Pearson; a certified P_D(A) − e^ε P_D′(A) > δ = 0 fails. Power: the same machinery,
     on library draws at 4ε, certifies a violation of ε between data sets differing in every row.
+
+(a) and (b) are the audits of :class:`tests.audit.contract.MechanismAuditContract`
+(``TestSPDRegression``); the black box has no goodness-of-fit test of the draws (``n_gof=0``).
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ from . import _manifold_oracle as M
 from . import _oracle as O
 from . import _regression_mc as R
 from ._draws import PER_CALL, record_only
-from ._manifold_draws import ALPHA_EACH, N_DRAWS, certify, regression_draws
+from ._manifold_draws import ALPHA_EACH, N_DRAWS, regression_draws
+from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 SPD2 = SPD(2)
 C0 = np.array([1.2, 0.9, -0.2])  # public centre [[1.2, -0.2], [-0.2, 0.9]] (not I)
@@ -279,10 +283,7 @@ def _record(n, d):
         **record_only(private_geodesic_regression))
 
 
-@pytest.mark.slow
-@pytest.mark.slow_first(5)  # this module's slow tests share regression_pair (cached) and D
-@pytest.mark.parametrize("n", [3, 10])
-def test_regression_log_density_ratio(n):
+def _regression_exact(n):
     d, e, name = regression_pair(n)
     rel = _record(n, d)
     sigma = reg_sigma(n)
@@ -294,12 +295,8 @@ def test_regression_log_density_ratio(n):
     sup = oracle.sup_abs_stat(np.random.default_rng(SEED))
     delta = float(np.hypot(*sensitivities(n)))
     pointwise = float(np.max(np.abs(oracle.g["D"] - oracle.g["E"])))
-    print(f"\nSPD(2) joint regression n={n} ({name}): sup |log f_D − log f_D'| = {sup:.4f} = "
-          f"{sup / EPS:.3f} ε (Monte Carlo tol {tol:.1e}); sup |g_D − g_D'|/Δ = "
-          f"{pointwise / delta:.3f}")
-    assert tol < 0.05 * EPS
-    assert pointwise <= delta
-    assert sup <= EPS + tol
+    return Exact(f"SPD(2) joint regression n={n} ({name}; Monte Carlo tol)", sup, EPS, tol,
+                 tol_cap=0.05 * EPS, pointwise=pointwise, delta=delta)
 
 
 def _library_inputs(data):
@@ -316,33 +313,29 @@ def _library_inputs(data):
     return x, mat(raw), (lo, hi)
 
 
-@pytest.mark.slow
-@pytest.mark.slow_first(10)
-@pytest.mark.statistical
-def test_regression_blackbox_distinguisher():
+def _regression_distinguisher():
     n = 10
     d, e, _ = regression_pair(n)
     oracle = mc_oracle(d, e, reg_sigma(n), size=BLACKBOX_MC, seed=SEED + 5)
-    thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_e, y_e, _ = _library_inputs(e)
-    kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, tau_m=TAU_M, center=mat(C0),
-              covariate_range=rng_, total=N_DRAWS, sampler="exact")
-    p_d, v_d, delta_d, rel = regression_draws(SPD2, x_d, y_d, seed=SEED, **kw)
-    p_e, v_e, delta_e, _ = regression_draws(SPD2, x_e, y_e, seed=SEED + 10_000, **kw)
-    assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
-    assert rel.guarantee == "private" and rel.epsilon == pytest.approx(PER_CALL * EPS)
-    stats_ = [oracle.stat(M.from_matrix(p), M.from_matrix(v))
-              for p, v in ((p_d, v_d), (p_e, v_e))]
-    bounds = certify("SPD(2) joint regression black box (n=10)", *stats_, thresholds, EPS,
-                     ALPHA_EACH, 0.0)
-    assert all(b.excess <= 0.0 for b in bounds)
+
+    def draw():
+        kw = dict(eps_p=EPS_P, eps_v=EPS_V, tau=TAU, tau_m=TAU_M, center=mat(C0),
+                  covariate_range=rng_, total=N_DRAWS, sampler="exact")
+        p_d, v_d, delta_d, rel = regression_draws(SPD2, x_d, y_d, seed=SEED, **kw)
+        p_e, v_e, delta_e, _ = regression_draws(SPD2, x_e, y_e, seed=SEED + 10_000, **kw)
+        assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
+        assert rel.guarantee == "private" and rel.epsilon == pytest.approx(PER_CALL * EPS)
+        return Draws(oracle.stat(M.from_matrix(p_d), M.from_matrix(v_d)),
+                     oracle.stat(M.from_matrix(p_e), M.from_matrix(v_e)), delta_d)
+
+    # No goodness-of-fit test of the draws against the Monte Carlo oracle (n_gof=0).
+    return Distinguisher("SPD(2) joint regression black box (n=10)",
+                         oracle.thresholds(ALPHA_EACH), draw, EPS, n_gof=0)
 
 
-@pytest.mark.slow
-@pytest.mark.slow_first(20)
-@pytest.mark.statistical
-def test_regression_blackbox_has_power():
+def _regression_broken():
     """The same machinery (4000 exact library draws a side, events fixed in advance from a
     Monte Carlo oracle, Clopper–Pearson at the same α) certifies a violation of ε for a
     release that leaks: the library at POWER·ε on data sets that differ in every row
@@ -353,15 +346,28 @@ def test_regression_blackbox_has_power():
     t, y = d
     far = (t, M.spd_chart(-M.spd_chart_inv(y, C0), base=C0))
     oracle = mc_oracle(d, far, reg_sigma(n, POWER * EPS), size=BLACKBOX_MC, seed=SEED + 5)
-    thresholds = oracle.thresholds(ALPHA_EACH)  # fixed before any draw
     x_d, y_d, rng_ = _library_inputs(d)
     x_f, y_f, _ = _library_inputs(far)
-    kw = dict(eps_p=POWER * EPS_P, eps_v=POWER * EPS_V, tau=TAU, tau_m=TAU_M, center=mat(C0),
-              covariate_range=rng_, total=N_DRAWS, sampler="exact")
-    p_d, v_d, _, _ = regression_draws(SPD2, x_d, y_d, seed=SEED + 1, **kw)
-    p_f, v_f, _, _ = regression_draws(SPD2, x_f, y_f, seed=SEED + 20_000, **kw)
-    stats_ = [oracle.stat(M.from_matrix(p), M.from_matrix(v))
-              for p, v in ((p_d, v_d), (p_f, v_f))]
-    bounds = certify("SPD(2) joint regression, every row replaced (power)", *stats_,
-                     thresholds, EPS, ALPHA_EACH, 0.0)
-    assert max(b.excess for b in bounds) > 0
+
+    def draw():
+        kw = dict(eps_p=POWER * EPS_P, eps_v=POWER * EPS_V, tau=TAU, tau_m=TAU_M,
+                  center=mat(C0), covariate_range=rng_, total=N_DRAWS, sampler="exact")
+        p_d, v_d, _, _ = regression_draws(SPD2, x_d, y_d, seed=SEED + 1, **kw)
+        p_f, v_f, _, _ = regression_draws(SPD2, x_f, y_f, seed=SEED + 20_000, **kw)
+        return Draws(oracle.stat(M.from_matrix(p_d), M.from_matrix(v_d)),
+                     oracle.stat(M.from_matrix(p_f), M.from_matrix(v_f)))
+
+    return Distinguisher("SPD(2) joint regression, every row replaced (power)",
+                         oracle.thresholds(ALPHA_EACH), draw, EPS)
+
+
+@pytest.mark.slow
+class TestSPDRegression(MechanismAuditContract):
+    """(a) and (b) of the module docstring. The audits share regression_pair (cached) and, on
+    the black-box points, D's columns (_KEPT), so they start first together (slow_first)."""
+
+    cases = [pytest.param(3, marks=pytest.mark.slow_first(5)),
+             pytest.param(10, marks=pytest.mark.slow_first(5))]
+    blackbox_cases = [pytest.param(marks=pytest.mark.slow_first(10))]
+    power_cases = [pytest.param(marks=pytest.mark.slow_first(20))]
+    exact, distinguisher, broken = _regression_exact, _regression_distinguisher, _regression_broken
