@@ -22,7 +22,7 @@ import numpy as np
 from ..exceptions import DataValidationError
 from . import _csv_fast
 from ._csv_layouts import _expect, _Layout, _scan_header
-from ._decoding import _sniff_delimiter
+from ._decoding import _sniff_delimiter, lines
 from .tables import _collect_rows, _Collector, _first_record, _is_blank, _records, _to_numbers
 
 
@@ -87,7 +87,7 @@ def _header_record(text, delimiter):
 
     def counted():
         nonlocal end
-        for line in _csv_fast.lines(text):
+        for line in lines(text):
             end += len(line)
             yield line
 

@@ -10,12 +10,12 @@ reader reads the file again, finding and wording every problem. What it models:
 * *Records.* Python's :mod:`csv` (delimiter, ``"`` quotes doubled inside quoted cells, lines
   ended by ``\\n``, ``\\r\\n`` or ``\\r``) and pyarrow split a record alike when every quote
   opens a cell (at its first character) or closes one (before a delimiter, a line break or the
-  end) or is doubled inside one; this is checked on the bytes, and any other quote hands the
-  file over (Python keeps a quote inside an unquoted cell as text; pyarrow would not). Each
-  record must hold one line: with as many records as non-empty lines, the row numbers are the
-  line numbers. Blank lines are skipped and counted; a record of empty cells (``,,,``) is
-  skipped too. A file with a line as long as the csv module's field size limit is handed
-  over (the row reader may reject a long cell).
+  end) or is doubled inside one; this is checked on the bytes (by counts alone when every cell
+  is quoted), and any other quote hands the file over (Python keeps a quote inside an unquoted
+  cell as text; pyarrow would not). Each record must hold one line: with as many records as
+  non-empty lines, the row numbers are the line numbers. Blank lines are skipped and counted;
+  a record of empty cells (``,,,``) is skipped too. A file with a line as long as the csv
+  module's field size limit is handed over (the row reader may reject a long cell).
 * *Numbers.* A cell is read by pyarrow only if it is a plain decimal number (digits, one
   point, an exponent, a sign) once the white space that ``float`` strips is gone: pyarrow's
   parser (fast_float) and Python's are both correctly rounded, so they give the same float;
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import csv
 import itertools
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._decoding import lines
 from .tables import _DECIMAL_COMMA as _PY_DECIMAL_COMMA
 from .tables import _THOUSANDS_OR_DECIMAL as _PY_THOUSANDS
 from .tables import HUGE_VALUE
@@ -70,21 +70,19 @@ _QUOTE, _COMMA, _LF, _CR, _ZERO = 34, 44, 10, 13, 48
 #: Records read with Python's csv module to find, per column, a decimal comma that cannot be
 #: a thousands separator (comma-separated files with quoted decimal commas).
 _PREFIX_RECORDS = 64
-_LINE_END = re.compile(r"\r\n|\r|\n")
-_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
 class _Body:
     """The data rows of a file as UTF-8 bytes: ``buf[start:stop]`` (trailing line breaks
-    left out), ``b`` the same bytes as a uint8 array, the positions of its quotes (``quotes``,
-    None without any) and whether it holds a ``\\r``."""
+    left out), ``b`` the same bytes as a uint8 array, and whether they hold a quote and a
+    ``\\r``."""
 
     buf: bytes
     start: int
     stop: int
     b: np.ndarray
-    quotes: np.ndarray | None
+    quoted: bool
     cr: bool
 
     def has(self, sub) -> bool:
@@ -108,9 +106,8 @@ def _body(text, end):
     if stop == start or buf.startswith(b"\xef\xbb\xbf", start):
         return None  # pyarrow would drop a byte-order mark there; Python keeps it
     b = np.frombuffer(buf, dtype=np.uint8, count=stop - start, offset=start)
-    quoted = buf.find(b'"', start, stop) >= 0
-    quotes = _where(b, _QUOTE) if quoted else None
-    return _Body(buf, start, stop, b, quotes, buf.find(b"\r", start, stop) >= 0)
+    return _Body(buf, start, stop, b, buf.find(b'"', start, stop) >= 0,
+                 buf.find(b"\r", start, stop) >= 0)
 
 
 def read_rows(text, end, header_row, delimiter, header, max_rows, blank, need):
@@ -145,17 +142,24 @@ def read_rows(text, end, header_row, delimiter, header, max_rows, blank, need):
     except ImportError:
         return None
     body = _body(text, end)
-    if body is None or (body.quotes is not None and not _clean_quotes(body, delimiter)):
-        return None
-    if not _short_lines(body):
+    if body is None or not _short_lines(body):
         return None
     width = len(header.keys)
     numeric = header.index[:len(header.layout.columns)]
+    n_lines, proven = None, []
+    if body.quoted:
+        if delimiter == ",":  # the columns that may read decimal commas
+            proven = _unambiguous(text, end, numeric)
+        quotes = _quotes(body, delimiter, bool(proven))
+        if quotes is None:
+            return None
+        n_lines, risky = quotes
+        proven = [] if risky else proven
     group = header.index[len(numeric)] if len(header.index) > len(numeric) else None
     unnamed = [j for j, k in enumerate(header.keys) if not k]
     texts = [*unnamed, *([] if group is None else [group])]
     got = None
-    for decimal, floats in _plans(body, delimiter, text, end, numeric):
+    for decimal, floats in _plans(body, delimiter, numeric, proven):
         strings = [j for j in numeric if j not in floats]
         table = _parse(body, delimiter, width, floats, [*texts, *strings], decimal)
         if table is not None and table.num_rows <= max_rows:
@@ -169,7 +173,7 @@ def read_rows(text, end, header_row, delimiter, header, max_rows, blank, need):
         got = _texts(table, delimiter, numeric, group, unnamed, blank)
         if got is None:
             return None
-    line = _line_numbers(body, table.num_rows)
+    line = _line_numbers(body, table.num_rows, n_lines)
     if line is None:
         return None
     keep, dropped, values, groups = got
@@ -180,27 +184,80 @@ def read_rows(text, end, header_row, delimiter, header, max_rows, blank, need):
 
 
 # ------------------------------------------------------------------------------ records
-def _clean_quotes(body, delimiter) -> bool:
-    """Whether every quote of the data rows opens a cell, closes one or is doubled inside
-    one, so that Python's csv module and pyarrow split the records alike.
+def _quotes(body, delimiter, commas):
+    """``(lines, risky)`` of the data rows, or None unless every quote opens a cell (at its
+    first character), closes one (before a delimiter, a line break or the end) or is doubled
+    inside one, so that Python's csv module and pyarrow split the records alike. ``lines``
+    counts the lines (None: not counted); ``risky`` (with ``commas`` only): a closing quote
+    follows a comma, or a comma inside quotes comes before an exponent or white space
+    (pyarrow would read ``"5,"``, ``"5,e3"`` and ``"5, "``, Python would not).
 
-    Quotes pair up in order: an opening one (even index) must start a cell (after a
-    delimiter, a line break or nothing) or follow its predecessor (a doubled quote), a
-    closing one end a cell or precede its successor.
+    Files whose every cell is quoted are shown so by counting (:func:`_all_quoted`), others
+    by the positions of their quotes, which pair up in order: an opening one (even index)
+    must start a cell or follow its predecessor (a doubled quote), a closing one end a cell
+    or precede its successor.
     """
-    b, q = body.b, body.quotes
+    b = body.b
+    if b[0] == _QUOTE and b[-1] == _QUOTE:
+        got = _all_quoted(body, delimiter, commas)
+        if got is not None:
+            return got
+    q = np.flatnonzero(b == _QUOTE)
     if q.size % 2:
-        return False
+        return None
     opening, closing = q[0::2], q[1::2]
     first = opening[0] == 0  # a quote at the very start opens a cell
     last = closing[-1] == b.size - 1
-    return (_edges(b[opening[int(first):] - 1], delimiter)
-            and _edges(b[closing[:closing.size - int(last)] + 1], delimiter))
+    if not (_edges(b[opening[int(first):] - 1], delimiter)
+            and _edges(b[closing[:closing.size - int(last)] + 1], delimiter)):
+        return None
+    if not commas or (b[closing - 1] == _COMMA).any():
+        return None, commas
+    risky = _risky_commas(body)
+    k = np.searchsorted(opening, risky) - 1
+    return None, bool(((k >= 0) & (risky < closing[np.maximum(k, 0)])).any())
+
+
+def _all_quoted(body, delimiter, commas, step=1 << 17):
+    """:func:`_quotes` of data rows that start and end with a quote, when their quotes are
+    the first byte, the last one and the pairs ``"s"`` around each separator ``s`` (the
+    delimiter, ``\\n``, ``\\r`` or ``\\r\\n``), each in one of them: else None. Then the
+    quotes alternate (the first opens, the one before a separator closes, the one after it
+    opens, the last closes), every cell is quoted and all but the separators is inside
+    quotes. Counted in slices that stay in the processor's cache: no quote is in two of these
+    (none has a separator on both sides, so none follows a comma; none at the ends beside
+    one), so each is in one if the quotes are twice the pairs and two.
+    """
+    b, n, d = body.b, body.b.size, ord(delimiter)
+    if n < 2 or b[1] in (_LF, _CR, d) or b[-2] in (_LF, _CR, d):
+        return None
+    quotes = pairs = breaks = 0
+    for i in range(0, n, step):
+        lo = max(i - 1, 0)  # one byte before the slice and three after it
+        part = b[lo:i + step + 3]
+        own = slice(i - lo, i - lo + min(step, n - i))  # the bytes of this slice
+        q, lf = part == _QUOTE, part == _LF
+        sep = (part == d) | lf
+        if body.cr:
+            cr = part == _CR
+            sep |= cr
+            crlf = cr[:-1] & lf[1:]
+            breaks += int(np.count_nonzero(cr[own])) - int(np.count_nonzero(crlf[own]))
+        breaks += int(np.count_nonzero(lf[own]))
+        quotes += int(np.count_nonzero(q[own]))
+        closes = q[:-1] & sep[1:]  # a quote before a separator
+        if (sep[:-2] & closes[1:]).any():
+            return None  # a quote between two separators
+        pairs += int(np.count_nonzero((closes[:-1] & q[2:])[own]))  # "s" (one byte)
+        if body.cr:
+            pairs += int(np.count_nonzero((q[:-3] & crlf[1:-1] & q[3:])[own]))  # "\r\n"
+    if quotes != 2 * pairs + 2:
+        return None
+    return breaks + 1, commas and _risky_commas(body).size > 0
 
 
 def _edges(beside, delimiter) -> bool:
-    """Whether every byte ``beside`` a quote may stand there: a delimiter, a line break or a
-    quote."""
+    """Whether every byte ``beside`` a quote is a delimiter, a line break or a quote."""
     return bool(((beside == ord(delimiter)) | (beside == _LF) | (beside == _CR)
                  | (beside == _QUOTE)).all())
 
@@ -217,20 +274,19 @@ def _short_lines(body) -> bool:
     return True
 
 
-def _line_numbers(body, n_rows):
+def _line_numbers(body, n_rows, n_lines=None):
     """Index (from 0) of the line of each of the ``n_rows`` rows pyarrow parsed, or None when
     they do not pair up with the lines (a record over several lines; with quotes, any blank
-    line).
+    line). ``n_lines``: the count of lines, if known.
 
     Without quotes every line that is not empty is one record for both readers (pyarrow
     skips empty lines, Python's csv module yields empty records), so only empty lines shift
     the row numbers.
     """
     b = body.b
-    lines = _count_lines(b, body.cr)
-    if n_rows == lines:
+    if n_rows == (_count_lines(b, body.cr) if n_lines is None else n_lines):
         return np.arange(n_rows)
-    if body.quotes is not None:
+    if body.quoted:
         return None
     lf, cr = b == _LF, b == _CR
     brk = lf.copy()
@@ -259,16 +315,20 @@ def _count_lines(b, cr, step=1 << 18):
     return total
 
 
-def _where(b, value, step=1 << 18):
-    """``np.flatnonzero(b == value)``, in slices that stay in the processor's cache."""
-    parts = [np.flatnonzero(b[i:i + step] == value) + i for i in range(0, b.size, step)]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
-
-
-def _risky_commas(b, step=1 << 16):
-    """Positions of the commas of ``b`` followed by ``e``, ``E``, a space or a tab, in slices
-    that stay in the processor's cache (``x | 32`` is ``e`` for ``e`` and ``E`` alone)."""
-    parts = []
+def _risky_commas(body, limit=256, step=1 << 16):
+    """Positions in the data rows of the commas before an ``e``, an ``E``, a space or a tab:
+    looked for beside each of these while they are few (``limit``), else in slices that stay
+    in the processor's cache (``x | 32`` is ``e`` for ``e`` and ``E`` alone)."""
+    buf, start, seen, hits = body.buf, body.start, 0, []
+    for c in b"eE \t":
+        at = buf.find(c, start + 1, body.stop) if seen <= limit else -1
+        while at >= 0 and seen <= limit:
+            if buf[at - 1] == _COMMA:
+                hits.append(at - 1 - start)
+            seen, at = seen + 1, buf.find(c, at + 1, body.stop)
+    if seen <= limit:
+        return np.array(sorted(hits), dtype=np.intp)
+    b, parts = body.b, []
     for i in range(0, b.size, step):
         part = b[i:i + step + 1]
         after = part[1:]
@@ -289,7 +349,7 @@ def _comma_before_non_digit(b, step=1 << 16) -> bool:
     return False
 
 
-def _plans(body, delimiter, text, end, numeric):
+def _plans(body, delimiter, numeric, proven):
     """How pyarrow tries to read the numbers: ``(decimal mark, the columns read as floats)``
     in turn (the other columns read are text, converted by :func:`_numbers`). A decimal
     comma is tried first where the file seems to have them and every number pyarrow would
@@ -299,28 +359,21 @@ def _plans(body, delimiter, text, end, numeric):
     which the row reader rejects. In a ``;``, tab or ``|`` file every comma must therefore
     come before a digit. In a comma-separated file, where a comma in a number is quoted, no
     quoted cell may end with one and no comma inside quotes come before an exponent or white
-    space; and there a column reads decimal commas only if one of them at least cannot be a
-    thousands separator, which is sought in the first records: the columns that show none
-    are read as text.
+    space (:func:`_quotes`); and there a column reads decimal commas only if one of them at
+    least cannot be a thousands separator, which is sought in the first records (``proven``,
+    :func:`_unambiguous`; none if the quotes forbid): the columns that show none are read as
+    text.
     """
     plain = [(".", numeric)]
-    if (delimiter == "," and body.quotes is None) or not body.has(b","):
+    if (delimiter == "," and not body.quoted) or not body.has(b","):
         return plain
     b = body.b
     if delimiter != ",":
         if b[-1] == _COMMA or _comma_before_non_digit(b):
             return plain
         return [(",", numeric), *plain]
-    proven = _unambiguous(text, end, numeric)
-    closing = body.quotes[1::2]
-    if not proven or (b[closing - 1] == _COMMA).any():
+    if not proven:
         return plain
-    risky = _risky_commas(b)
-    if risky.size:
-        opening = body.quotes[0::2]
-        k = np.searchsorted(opening, risky) - 1
-        if ((k >= 0) & (risky < closing[np.maximum(k, 0)])).any():
-            return plain
     return [(",", proven), *plain]
 
 
@@ -338,24 +391,6 @@ def _unambiguous(text, end, numeric) -> list:
                    and not _PY_THOUSANDS.fullmatch(rec[j]) for rec in records)]
 
 
-def lines(text, start=0):
-    """The lines of ``text`` from ``start`` with their line breaks, as
-    ``io.StringIO(text, newline="")`` yields them (``\\n``, ``\\r\\n`` or ``\\r``), without
-    copying the text. ASCII bytes give the lines of their text (decoded line by line)."""
-    if isinstance(text, bytes):
-        for match in _LINE_END_BYTES.finditer(text, start):
-            yield text[start:match.end()].decode("ascii")
-            start = match.end()
-        if start < len(text):
-            yield text[start:].decode("ascii")
-        return
-    for match in _LINE_END.finditer(text, start):
-        yield text[start:match.end()]
-        start = match.end()
-    if start < len(text):
-        yield text[start:]
-
-
 def _parse(body, delimiter, width, numeric, texts, decimal="."):
     """pyarrow's table of the fields ``numeric`` (as float64, named ``f{j}``; an empty cell
     is null) and ``texts`` (as strings) of every record, or None when pyarrow fails (a
@@ -363,7 +398,7 @@ def _parse(body, delimiter, width, numeric, texts, decimal="."):
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    quoted = body.quotes is not None
+    quoted = body.quoted
     names = [f"f{j}" for j in range(width)]
     types = {f"f{j}": pa.string() for j in texts}
     types.update({f"f{j}": pa.float64() for j in numeric})

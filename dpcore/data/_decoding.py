@@ -1,6 +1,7 @@
 """From a CSV source to text: reading paths, bytes and file objects under a size limit,
 decoding (UTF-8, UTF-16/32 with or without a byte-order mark), rejecting binary data, finding
-the delimiter and locating a position by row and column for messages.
+the delimiter, splitting lines as Python's csv module sees them and locating a position by row
+and column for messages.
 
 The first stage of :func:`dpcore.data.read_table` (see :mod:`dpcore.data.tables` for the
 rules); nothing here writes to disk or logs.
@@ -29,6 +30,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 def _printable(text: str) -> str:
@@ -251,9 +253,27 @@ def _text_of(data) -> str:
 def _sniff_delimiter(text: str) -> str:
     """``,``, ``;``, tab or ``|``: whichever occurs most often in the first non-blank line
     (comma on ties and when there is none)."""
-    for line in _LINE_BREAK.split(text[:65536]):  # the header is near the start
+    for line in lines(text[:65536]):  # the header is near the start; lazily, line by line
         if line.strip():
             counts = {d: line.count(d) for d in DELIMITERS}
             best = max(counts, key=lambda d: (counts[d], -DELIMITERS.index(d)))
             return best if counts[best] > 0 else ","
     return ","
+
+
+def lines(text, start=0):
+    """The lines of ``text`` from ``start`` with their line breaks, as
+    ``io.StringIO(text, newline="")`` yields them (``\\n``, ``\\r\\n`` or ``\\r``), without
+    copying the text. ASCII bytes give the lines of their text (decoded line by line)."""
+    if isinstance(text, bytes):
+        for match in _LINE_BREAK_BYTES.finditer(text, start):
+            yield text[start:match.end()].decode("ascii")
+            start = match.end()
+        if start < len(text):
+            yield text[start:].decode("ascii")
+        return
+    for match in _LINE_BREAK.finditer(text, start):
+        yield text[start:match.end()]
+        start = match.end()
+    if start < len(text):
+        yield text[start:]
