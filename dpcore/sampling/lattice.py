@@ -82,7 +82,13 @@ def chart_is_sound(manifold, center, radius, *, directions=64, rtol=1e-6):
 
 
 def _log_ball_volume(d, radius):
-    return (d / 2) * math.log(math.pi) - special.gammaln(d / 2 + 1) + d * math.log(radius)
+    return _log_unit_ball(d) + d * math.log(radius)
+
+
+def _log_unit_ball(d):
+    """log of the volume of the unit ball of R^d (the first two terms of
+    :func:`_log_ball_volume`, in its order of operations)."""
+    return (d / 2) * math.log(math.pi) - float(special.gammaln(d / 2 + 1))
 
 
 def truncation_slack(manifold, sigma, s, *, annuli=4000):
@@ -99,9 +105,10 @@ def truncation_slack(manifold, sigma, s, *, annuli=4000):
     width = sigma / 4.0
     edges = s + width * np.arange(annuli + 1)
     lo, hi = edges[:-1], edges[1:]
+    unit = _log_unit_ball(d)
     log_shell = np.log(np.maximum(np.exp(d * np.log(hi) - d * np.log(np.maximum(lo, 1e-300)))
                                   - 1.0, 0.0) + 1e-300) + np.array(
-        [_log_ball_volume(d, r) for r in lo]) if s > 0 else None
+        [unit + d * math.log(r) for r in lo.tolist()]) if s > 0 else None
     if log_shell is None:
         return math.inf
     log_j = np.asarray(manifold.log_volume_density_max(lo, hi), dtype=float)
