@@ -6,6 +6,8 @@ The CSV format of points and the volume laws are default methods kept in their o
 
 from __future__ import annotations
 
+import functools
+import math
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -14,6 +16,31 @@ from ..exceptions import CutLocusError  # noqa: F401  (defined in dpcore.excepti
 from ._csv_format import CSVFormatMixin, RowProblems, _failed  # noqa: F401  (re-exported)
 from ._functions import jacobi_point_scale, jacobi_vector_scale
 from ._volume import VolumeLawsMixin
+
+#: Numbers per block of a large batch (:func:`blockwise`, :meth:`Manifold._basis_gram`): the
+#: temporaries of one block stay in the processor's cache.
+_BLOCK = 1 << 16
+
+
+def blockwise(method):
+    """Decorator of a method ``(self, *point_arrays)`` whose points are computed each on its
+    own (no sum over the batch): a batch of more than :data:`_BLOCK` numbers is done in blocks
+    along its first axis, with the same result to the bit, and without temporaries of the
+    whole batch's size (fresh memory for each, which costs more than the arithmetic)."""
+    @functools.wraps(method)
+    def blocked(self, *arrays, **kwargs):
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        if kwargs or all(a.ndim <= self.point_ndim + 1 and a.size <= _BLOCK for a in arrays):
+            return method(self, *arrays, **kwargs)  # (one batch axis: no broadcast beyond)
+        batch = self._batch_shape(*arrays)
+        rows = math.prod(batch[1:]) * math.prod(self.point_shape)
+        if not batch or batch[0] * rows <= _BLOCK:
+            return method(self, *arrays, **kwargs)
+        full = [np.broadcast_to(a, (*batch, *self.point_shape)) for a in arrays]
+        step = max(1, _BLOCK // rows)
+        return np.concatenate([method(self, *(a[at:at + step] for a in full))
+                               for at in range(0, batch[0], step)])
+    return blocked
 
 
 class Manifold(CSVFormatMixin, VolumeLawsMixin, ABC):
@@ -390,16 +417,34 @@ class Manifold(CSVFormatMixin, VolumeLawsMixin, ABC):
         eye = np.eye(size).reshape((size, *self.point_shape))
         cand = self.proj_tangent(x[..., None, *([slice(None)] * self.point_ndim)], eye)
         cand = np.broadcast_to(cand, (*batch, size, *self.point_shape))
-        gram = self.inner(
-            np.expand_dims(x, axis=(-self.point_ndim - 1, -self.point_ndim - 2)),
-            cand[..., :, None, *([slice(None)] * self.point_ndim)],
-            cand[..., None, :, *([slice(None)] * self.point_ndim)],
-        )
-        w, q = np.linalg.eigh(gram)
+        w, q = np.linalg.eigh(self._basis_gram(x, cand))
         w, q = w[..., -self.dim :], q[..., -self.dim :]
         flat = cand.reshape((*batch, size, size))
         basis = np.einsum("...ja,...jk->...ak", q / np.sqrt(w)[..., None, :], flat)
         return basis.reshape((*batch, self.dim, *self.point_shape))
+
+    def _basis_gram(self, x, cand):
+        """The Gram matrices ``(*batch, size, size)`` of the candidates ``cand`` ``(*batch,
+        size, *point_shape)`` of :meth:`orthonormal_basis` in the metric at ``x``, for a large
+        batch in blocks of :data:`_BLOCK` products: each entry is the same :meth:`inner` of the
+        same two arrays, so the result (and the basis) is the same to the bit."""
+        sl = [slice(None)] * self.point_ndim
+        size = cand.shape[-self.point_ndim - 1]
+        batch = cand.shape[: cand.ndim - self.point_ndim - 1]
+        points = int(np.prod(batch, dtype=int))
+        step = max(1, _BLOCK // (size * size * int(np.prod(self.point_shape, dtype=int))))
+        if points <= step:
+            return self.inner(np.expand_dims(x, axis=(-self.point_ndim - 1,
+                                                      -self.point_ndim - 2)),
+                              cand[..., :, None, *sl], cand[..., None, :, *sl])
+        x = np.broadcast_to(x, (*batch, *self.point_shape)).reshape(
+            (points, 1, 1, *self.point_shape))
+        cand = cand.reshape((points, size, *self.point_shape))
+        gram = np.empty((points, size, size))
+        for at in range(0, points, step):
+            gram[at:at + step] = self.inner(x[at:at + step], cand[at:at + step, :, None, *sl],
+                                            cand[at:at + step, None, :, *sl])
+        return gram.reshape((*batch, size, size))
 
     def belongs(self, x, atol=1e-8):
         """Whether ``x`` is a point of the manifold.

@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_int
 from ._csv_format import _mean_rows
 from ._functions import log_sinc, sinc, stable_norm
-from .base import CutLocusError, Manifold, RowProblems, _failed
+from .base import CutLocusError, Manifold, RowProblems, _failed, blockwise
 
 #: Shapes whose Hermitian product has modulus below this (distance within about this much of
 #: pi/2) are treated as orthogonal: the cut locus, where log and transport are undefined.
@@ -350,6 +350,7 @@ class KendallShape(Manifold):
         # Removing the components along x and i x at once: v - <x, v>_C x.
         return _to_real(zv - _herm(zx, zv)[..., None] * zx)
 
+    @blockwise
     def exp(self, x, v):
         """``cos|v| x + sin|v| v / |v|`` on the preshape sphere (``v`` horizontal).
 
@@ -390,6 +391,7 @@ class KendallShape(Manifold):
         u = y - mod * x
         return mod, u, math.sqrt(float(np.sum(u * u)))
 
+    @blockwise
     def log(self, x, y):
         """The sphere's log toward the representative of ``y`` aligned with ``x``.
 
@@ -421,6 +423,7 @@ class KendallShape(Manifold):
         factor = np.where(s > 0, theta / np.where(s > 0, s, 1.0), 1.0)
         return _to_real(factor[..., None] * u)
 
+    @blockwise
     def dist(self, x, y):
         """``arccos |<x, y>_C|`` (computed with ``atan2``), the same for every representative.
 
@@ -440,6 +443,7 @@ class KendallShape(Manifold):
         _, mod, _, s = self._aligned_parts(x, y)
         return np.arctan2(s, mod)
 
+    @blockwise
     def transport(self, x, y, v):
         """Closed form along the horizontal geodesic; raises :class:`CutLocusError` for
         orthogonal shapes.

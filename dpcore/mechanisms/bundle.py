@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..manifolds.base import Manifold
+from ..manifolds.base import Manifold, blockwise
 
 
 class TangentBundleWalk(Manifold):
@@ -78,8 +78,10 @@ class TangentBundleWalk(Manifold):
         p_new = self.base.exp(p, a)
         return self.join(p_new, self.base.transport(p, p_new, v + self.vector_scale * b))
 
+    @blockwise
     def log(self, x, y):
-        """The increment of the move from ``x`` to ``y`` (inverse of :meth:`exp`)."""
+        """The increment of the move from ``x`` to ``y`` (inverse of :meth:`exp`); a large
+        batch (the diagnostics' millions of draws against one reference) in blocks."""
         p, v = self.split(x)
         p2, v2 = self.split(y)
         return self.join(self.base.log(p, p2),

@@ -394,7 +394,7 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
     ``progress(fraction)`` follows the chains' steps (:mod:`dpcore._progress`).
     """
     from ..sampling import metropolis_hastings
-    from ..sampling.mcmc import _diagnostics
+    from ..sampling.mcmc import _diagnostics_many
 
     mechanisms = _check_batch(mechanisms)
     first = mechanisms[0]
@@ -446,12 +446,8 @@ def regression_vectors_many(mechanisms, t, y, footpoints, v_init, n_draws, rng=N
         if n_base > 1:
             # Chains at different footpoints target different densities: pooling them in one
             # R-hat would flag disagreement that is not a mixing failure. Diagnose per footpoint.
-            per_group = [
-                _diagnostics(coords, c0[chains[g * n_draws]],
-                             sub.samples[g * n_draws:(g + 1) * n_draws],
-                             sub.log_density[g * n_draws:(g + 1) * n_draws])
-                for g in range(n_base)
-            ]
+            per_group = _diagnostics_many(coords, c0[chains[::n_draws]], sub.samples,
+                                          sub.log_density, n_base)
             ess = [e for e, _ in per_group if np.isfinite(e)]
             rhat = [r for _, r in per_group if np.isfinite(r)]
             diagnostics["ess"] = float(min(ess)) if ess else None

@@ -524,9 +524,14 @@ def _burn_in(stepper, x, logp, eta, eta_max, n_steps, target, adapt, labels, n_g
 def _diagnostics(manifold, reference, samples, log_values):
     """Min ESS (bulk or tail) and max rank-normalised split-R-hat over tangent coordinates at
     ``reference`` and the log density."""
+    return _diagnostics_many(manifold, [reference], samples, log_values, 1)[0]
+
+
+def _summaries(manifold, reference, samples, log_values):
+    """The scalar summaries :func:`_diagnostics` diagnoses: the log density and the tangent
+    coordinates at ``reference`` with the largest variances (constant or non-finite ones
+    left out)."""
     n_chains, n_samples = log_values.shape
-    if n_samples < 4:
-        return math.nan, math.nan
     summaries = [log_values]
     flat = samples.reshape((n_chains * n_samples, *manifold.point_shape))
     try:
@@ -539,11 +544,27 @@ def _diagnostics(manifold, reference, samples, log_values):
     scale = max(float(np.max(variances)), 0.0)
     order = np.argsort(variances)[::-1][:_MAX_SUMMARIES]
     summaries += [coords[..., j] for j in order if variances[j] > 1e-20 * scale and scale > 0]
-    ess, rhat = math.inf, -math.inf
-    summaries = [s for s in summaries if np.all(np.isfinite(s)) and np.ptp(s) != 0]
-    for bulk, tail, r in (_rank_diagnostics_many(summaries) if summaries else ()):
-        ess = min([ess, *(e for e in (bulk, tail) if not math.isnan(e))])
-        rhat = rhat if math.isnan(r) else max(rhat, r)
-    if not math.isfinite(ess):
-        return math.nan, math.nan
-    return float(ess), (float(rhat) if math.isfinite(rhat) else math.nan)
+    return [s for s in summaries if np.all(np.isfinite(s)) and np.ptp(s) != 0]
+
+
+def _diagnostics_many(manifold, references, samples, log_values, n_groups):
+    """:func:`_diagnostics` of each of ``n_groups`` consecutive, equal groups of chains (group
+    ``g`` at ``references[g]``), with the rank diagnostics of all their summaries in one call
+    (:func:`~dpcore.sampling.diagnostics._rank_diagnostics_many`); a list of ``(ess, rhat)``."""
+    per = log_values.shape[0] // n_groups
+    if log_values.shape[1] < 4:
+        return [(math.nan, math.nan)] * n_groups
+    summaries, owner = [], []
+    for g in range(n_groups):
+        rows = slice(g * per, (g + 1) * per)
+        found = _summaries(manifold, references[g], samples[rows], log_values[rows])
+        summaries += found
+        owner += [g] * len(found)
+    ess, rhat = [math.inf] * n_groups, [-math.inf] * n_groups
+    for g, (bulk, tail, r) in zip(owner, _rank_diagnostics_many(summaries) if summaries
+                                  else (), strict=True):
+        ess[g] = min([ess[g], *(e for e in (bulk, tail) if not math.isnan(e))])
+        rhat[g] = rhat[g] if math.isnan(r) else max(rhat[g], r)
+    return [(math.nan, math.nan) if not math.isfinite(e)
+            else (float(e), float(r) if math.isfinite(r) else math.nan)
+            for e, r in zip(ess, rhat, strict=True)]

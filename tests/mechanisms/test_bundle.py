@@ -37,6 +37,29 @@ def test_moves_are_invertible_and_symmetric(base, rng):
     assert walk.dim == 2 * base.dim and walk.point_shape == (2, *base.point_shape)
 
 
+@pytest.mark.parametrize("block", [5, 100])
+@pytest.mark.parametrize("base", BASES, ids=repr)
+def test_log_of_a_large_batch_is_blocked_and_bit_identical(base, block, rng, monkeypatch):
+    """A batch beyond ``_BLOCK`` numbers is done block by block (``manifolds.base.blockwise``):
+    the same numbers to the bit as in one piece, for one reference against many states (the
+    diagnostics' use), for states against states and for a batch of several axes."""
+    from dpcore.manifolds import base as manifold_base
+
+    walk = TangentBundleWalk(base, vector_scale=0.4)
+    p = base.random_point(37, rng)
+    x = walk.join(p, 0.5 * base.random_tangent(p, rng))
+    y = walk.exp(x, 0.4 * walk.random_tangent(x, rng))
+    cases = [(x[0], y), (x, y), (x[0], y[:36].reshape(6, 6, *walk.point_shape)),
+             (x[:36].reshape(6, 6, *walk.point_shape), y[0])]
+    whole = [walk.log(a, b) for a, b in cases]
+    monkeypatch.setattr(manifold_base, "_BLOCK", block)
+    for (a, b), want in zip(cases, whole, strict=True):
+        got = walk.log(a, b)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    assert np.array_equal(walk.dist(x[0], y), np.asarray(walk.norm(x[0], whole[0])))
+
+
 def test_refuses_a_non_homogeneous_base():
     class Lumpy(Sphere):
         is_homogeneous = False
