@@ -23,7 +23,7 @@ from ui.logic import budget_advice as A
 from ui.logic import budget_split as B
 from ui.logic import regression_data as D
 from ui.progress import RunProgress, cancelled_notice, show_work
-from ui.session import PageSettings, export_buttons, query_value
+from ui.session import PageSettings, export_buttons, lazy_expander, query_value
 
 RESULT = "bs_result"
 RUNNING = "bs_running"
@@ -398,7 +398,11 @@ def show_result(result, config):
 
 
 def teaching_notes():
-    with st.expander("Teaching notes: what is measured"):
+    # Built only once opened: its formula is typeset (KaTeX) only then.
+    box = lazy_expander("Teaching notes: what is measured", "bs_notes_open")
+    if box is None:
+        return
+    with box:
         st.markdown(
             "For every budget pair (ε_p, ε_v) a release draws m private footpoints and r vectors "
             "at each (the papers' sequential scheme). Each private geodesic (p̃_i, ṽ_ij) is "
@@ -486,7 +490,10 @@ def main():
         error = run_simulation(config, chunk_seconds, work.seconds) if problem is None else None
         if error is not None:
             ss["bs_error"] = error
-        st.rerun()  # draw the page again: the button enabled, the progress bar gone
+        if running:
+            st.rerun()  # draw the page again: the button enabled, the progress bar gone
+        # Opening: the button was drawn enabled and the bar is gone, so the results follow in
+        # this run (a rerun would send the whole page twice before the first chart).
     error = ss.pop("bs_error", None)
     if error is not None:
         st.error(f"The simulation failed: {error}")
@@ -495,16 +502,25 @@ def main():
         st.caption("Press **Run simulation** to compute the views.")
     else:
         show_result(result, config)
-    with st.expander("Take it with you: this simulation as a Python script or notebook"):
-        st.caption("The current settings (not necessarily the last run) as one "
-                   "dpcore.experiments.budget_sweep call per view with the page's seeds: "
-                   "it prints the same numbers as the page.")
-        script = B.export_script(config) if problem is None else None
-        if script is None:
-            st.caption(problem)
-        else:
-            export_buttons(script, "budget_split", "bs")
+    # Built only once opened (its script is not made on every run).
+    box = lazy_expander("Take it with you: this simulation as a Python script or notebook",
+                        "bs_export_open")
+    if box is not None:
+        with box:
+            export_section(config, problem)
     teaching_notes()
+
+
+def export_section(config, problem):
+    """The simulation as a script or notebook (in the opened "Take it with you" box)."""
+    st.caption("The current settings (not necessarily the last run) as one "
+               "dpcore.experiments.budget_sweep call per view with the page's seeds: "
+               "it prints the same numbers as the page.")
+    script = B.export_script(config) if problem is None else None
+    if script is None:
+        st.caption(problem)
+    else:
+        export_buttons(script, "budget_split", "bs")
 
 
 main()

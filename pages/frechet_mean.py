@@ -38,6 +38,7 @@ from ui.session import (
     export_buttons,
     formula_notes,
     group,
+    lazy_expander,
     rows_per_person,
     session_memo,
     set_page_rows,
@@ -57,6 +58,9 @@ METRICS = {
 LAST = "fm_last_release"
 #: Session-state store of what the page states before a release, per request.
 PLAN_MEMO = "fm_release_facts"
+#: The studies' section (built only while open) and the settings drawn in it.
+STUDIES_OPEN = "fm_studies_open"
+STUDY_KEYS = ("fm_ns", "fm_reps", "fm_kng", "fm_metric")
 settings_state = PageSettings("fm")
 init = settings_state.init
 
@@ -138,7 +142,13 @@ def export_section(request, source, meta, y=None):
     data_file = X.data_file_name(getattr(upload, "name", None))
     if emg:  # public data: the script reads the preset's matrices from a CSV
         source, data_file = "upload", "emg_covariances_c0_c1.csv"
-    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+    # Built only once opened: its caption and two download buttons (and the script and
+    # notebook they hold) are not made on every run, nor drawn with the first plot.
+    box = lazy_expander("Take it with you: this scenario as a Python script or notebook",
+                        "fm_export_open")
+    if box is None:
+        return
+    with box:
         st.caption("The script holds only public settings: synthetic data are regenerated from "
                    f"their seed, an uploaded file is read as {data_file}, next to the script "
                    "(it is never embedded). Its release draws from OS entropy; set "
@@ -384,6 +394,16 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
         st.caption(f"{res['n_outside']} data point(s) were projected onto the public ball.")
 
 
+def study_settings(manifold_key):
+    """Starting values of the simulation's settings, given on every run (the studies may be
+    closed: the settings stay in the URL and the session)."""
+    kng_exact = exact_support_available(M.make_manifold(manifold_key))
+    init("fm_ns", "fm_ns", list(DEFAULT_NS), sample_sizes)
+    init("fm_reps", "fm_reps", 20, int, bounds=(5, CAPS["sim_replicates"]))
+    init("fm_kng", "fm_kng", kng_exact, bool)
+    init("fm_metric", "fm_metric", "euclidean_error", str, choices=list(METRICS))
+
+
 @st.fragment
 def simulation_section(manifold_key, radius, epsilon):
     st.markdown("#### Error against the sample size (simulation on synthetic data)")
@@ -393,10 +413,6 @@ def simulation_section(manifold_key, radius, epsilon):
                 f"{info['r_star']:.3g}; lower the radius to see it.")
         return
     kng_exact = exact_support_available(M.make_manifold(manifold_key))
-    init("fm_ns", "fm_ns", list(DEFAULT_NS), sample_sizes)
-    init("fm_reps", "fm_reps", 20, int, bounds=(5, CAPS["sim_replicates"]))
-    init("fm_kng", "fm_kng", kng_exact, bool)
-    init("fm_metric", "fm_metric", "euclidean_error", str, choices=list(METRICS))
     with st.expander("Simulation settings", expanded=False):
         cols = st.columns(4)
         ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sim_sizes"],
@@ -465,6 +481,28 @@ def sensitivity_section(manifold_key, radius):
                      hide_index=True, width="stretch")
 
 
+def studies(manifold_key, radius, epsilon):
+    """The two studies on synthetic data, built only once their section is opened (their
+    settings and chart were drawn with the page's first plot; issue 29), in stateful tabs:
+    only the open study is computed and drawn."""
+    st.subheader("Studies on synthetic data")
+    study_settings(manifold_key)
+    box = lazy_expander("Error against the sample size, and the sensitivity bound against "
+                        "its empirical value", STUDIES_OPEN, keep=STUDY_KEYS)
+    if box is None:
+        return
+    with box:
+        tab_sim, tab_sens = st.tabs(["Error against the sample size",
+                                     "Sensitivity: empirical vs bound"], key="fm_study_tab",
+                                    on_change="rerun")
+        if tab_sim.open is not False:
+            with tab_sim:
+                simulation_section(manifold_key, radius, epsilon)
+        if tab_sens.open:
+            with tab_sens:
+                sensitivity_section(manifold_key, radius)
+
+
 def preview(loaded):
     """The picture (a fragment: its own widgets rerun only it, and it saves the settings) of
     the data :func:`ui.frechet_data.data_and_budget` returned."""
@@ -519,17 +557,7 @@ def main():
     if request is not None:
         release_section(request, y, meta["fingerprint"], group_ok=meta.get("group_ok", True))
         export_section(request, source, meta, y)
-    # Stateful tabs: only the open study is computed and drawn (first paint stays light).
-    st.subheader("Studies on synthetic data")
-    tab_sim, tab_sens = st.tabs(["Error against the sample size",
-                                 "Sensitivity: empirical vs bound"], key="fm_study_tab",
-                                on_change="rerun")
-    if tab_sim.open is not False:
-        with tab_sim:
-            simulation_section(manifold_key, radius, float(epsilon))
-    if tab_sens.open:
-        with tab_sens:
-            sensitivity_section(manifold_key, radius)
+    studies(manifold_key, radius, float(epsilon))
     # Settings, never data, go to the URL; also kept in the session for page switches.
     settings_state.finish()
 

@@ -45,6 +45,7 @@ from ui.session import (
     rows_per_person,
     session_memo,
 )
+from ui.widgets import lazy_tabs
 
 PAGE = "Gaussian DP"
 SIGMA_GRID = np.arange(1, 17) / 4  # paper 004 §4.2: σ = k/4, k = 1..16
@@ -59,6 +60,11 @@ TARGET_QUANTILES = ("median", "q95")
 #: Widgets drawn inside the lazy Monte Carlo and simulation expanders (kept while closed).
 MC_KEYS = ("gd_mc_n", "gd_mc_r")
 SIM_KEYS = ("gd_sim_n", "gd_sim_reps")
+#: The converter's widgets (kept while its tab is closed).
+CONV_KEYS = ("gd_conv_eps", "gd_conv_mu", "gd_conv_k")
+#: The tabs under the rate and its µ; only the open one is built.
+EXPLORE_TABS = ("ε ↔ µ converter", "Gaussian vs Laplace at equal µ on S² (simulation)",
+                "What µ means: trade-off curve and privacy profile")
 # Widget starting values (URL, the session's copy for page switches, or the default); the
 # URL key of every setting is its widget key.
 settings_state = PageSettings("gd")
@@ -149,12 +155,16 @@ def assumptions_box(sensitivity):
         st.markdown(C.assumptions_markdown(rows))
 
 
-def converter():
-    st.subheader("ε ↔ µ converter")
-    cols = st.columns(3)
+def converter_init():
+    """Starting values of the converter's fields, given on every run (its tab may be closed:
+    they stay in the URL and the session)."""
     init("gd_conv_eps", "gd_conv_eps", 1.0, float, bounds=(0.0, 50.0))
     init("gd_conv_mu", "gd_conv_mu", 1.0, float, bounds=(0.0, 20.0))
     init("gd_conv_k", "gd_conv_k", 4, int, bounds=(1, 10_000))
+
+
+def converter():
+    cols = st.columns(3)
     eps = cols[0].number_input("ε (pure DP)", min_value=0.0, max_value=50.0, step=0.1,
                                key="gd_conv_eps")
     cols[0].metric("Equivalent µ", f"{eps_to_mu(eps):.4g}",
@@ -229,7 +239,13 @@ def release_section(sigma, sensitivity):
 
 def export_section(sigma, sensitivity, n, seed, radius):
     """This release as a script or notebook that reproduces it with dpcore alone."""
-    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+    # Built only once opened: its caption and two download buttons (and the script and
+    # notebook they hold) are not made on every run, nor drawn with the first plot.
+    box = lazy_expander("Take it with you: this scenario as a Python script or notebook",
+                        "gd_export_open")
+    if box is None:
+        return
+    with box:
         st.caption("Public settings only (σ, Δ, n, the data seed and the derived radius). The "
                    "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
         script = X.gaussian_dp_script(sigma=sigma, sensitivity=sensitivity, n=n, seed=seed,
@@ -380,12 +396,16 @@ def mu_sigma_section(sigma, sensitivity, mu_circle):
     )
 
 
+def sim_init():
+    """Starting values of the simulation's settings, given on every run (its tab may be
+    closed: they stay in the URL and the session)."""
+    init("gd_sim_n", "gd_sim_n", 10, int, SIM_SIZES)
+    init("gd_sim_reps", "gd_sim_reps", 200, int, bounds=(50, CAPS["utility_replicates"]))
+
 
 def simulation_settings():
     """The sample size and draws of the Gaussian vs Laplace simulation, in a lazy expander
     (closed, they come from the session, a shared link's included)."""
-    init("gd_sim_n", "gd_sim_n", 10, int, SIM_SIZES)
-    init("gd_sim_reps", "gd_sim_reps", 200, int, bounds=(50, CAPS["utility_replicates"]))
     box = lazy_expander("Simulation settings", "gd_sim_open", keep=SIM_KEYS)
     if box is not None:
         sim_cols = box.columns(2)
@@ -393,6 +413,44 @@ def simulation_settings():
         sim_cols[1].slider("Draws per rate and mechanism", 50, CAPS["utility_replicates"],
                            step=50, key="gd_sim_reps")
     return int(st.session_state["gd_sim_n"]), int(st.session_state["gd_sim_reps"])
+
+
+def utility_section():
+    """Gaussian vs Laplace at equal µ on S² (a cached simulation on synthetic data)."""
+    sim_n, sim_reps = simulation_settings()
+    delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]
+    bar = st.progress(0.0, text="Estimating µ on S² by Monte Carlo and drawing …")
+    frame = utility_cached(delta_sim / UTILITY_MUS, n=int(sim_n), radius=math.pi / 8,
+                           replicates=int(sim_reps), mc_samples=500, mc_repeats=10, seed=0)
+    bar.empty()
+    show_figure(st, V.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
+    st.caption(
+        f"Protocol of paper 004 §5.2: data in a ball of radius π/8 on S² with n = {sim_n}, so "
+        f"the mean has sensitivity Δ = 2r(2 − h)/(nh) = {delta_sim:.3g}. The Gaussian rates are "
+        "σ = Δ/m for m = 0.1 … 5, and each σ's µ is estimated by Monte Carlo; the Laplace "
+        "mechanism gets the ε with the same µ and rate Δ/ε. Both densities depend only on the "
+        "distance to the centre, so the error does not depend on the data set. At equal µ the "
+        "Gaussian stays closer to x̄. Equal µ is not equal privacy in the pure sense: the "
+        "Laplace mechanism is ε-DP (δ = 0), the Gaussian only (ε, δ(ε))-DP for each ε (see "
+        "the note under the metrics at the top)."
+    )
+
+
+def meaning_section(sigma, sensitivity, mu_circle):
+    """What µ means: the trade-off curves and the privacy profile at the current µ."""
+    refs = {f"µ = {mu_circle:.3g} (current, S¹)": mu_circle}
+    for ref in (0.5, 1.0, 3.0):
+        if abs(ref - mu_circle) > 0.05:
+            refs[f"µ = {ref:g}"] = ref
+    cols = st.columns(2)
+    show_figure(cols[0], V.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
+    cols[0].caption("Any test of 'the data set is D' against 'it is D′' that wrongly rejects "
+                    "with probability α misses with probability at least G_µ(α).")
+    show_figure(cols[1], V.privacy_profile_figure(mu_circle, sigma=float(sigma),
+                                                  sensitivity=float(sensitivity)),
+                         width="stretch", key="gd_profile")
+    cols[1].caption("The exact profile of the Gaussian mechanism on S¹ lies on or below δ_µ "
+                    "for its µ: it is (ε, δ(ε))-DP for every ε at once.")
 
 
 def main():
@@ -423,41 +481,23 @@ def main():
     with assumptions:
         assumptions_box(sensitivity)
 
-    st.subheader("Gaussian vs Laplace at equal µ on S² (simulation)")
-    sim_n, sim_reps = simulation_settings()
-    delta_sim = L.frechet_summary(Sphere(2), int(sim_n), math.pi / 8)["delta"]
-    bar = st.progress(0.0, text="Estimating µ on S² by Monte Carlo and drawing …")
-    frame = utility_cached(delta_sim / UTILITY_MUS, n=int(sim_n), radius=math.pi / 8,
-                           replicates=int(sim_reps), mc_samples=500, mc_repeats=10, seed=0)
-    bar.empty()
-    show_figure(st, V.gaussian_utility_figure(frame), width="stretch", key="gd_utility")
-    st.caption(
-        f"Protocol of paper 004 §5.2: data in a ball of radius π/8 on S² with n = {sim_n}, so "
-        f"the mean has sensitivity Δ = 2r(2 − h)/(nh) = {delta_sim:.3g}. The Gaussian rates are "
-        "σ = Δ/m for m = 0.1 … 5, and each σ's µ is estimated by Monte Carlo; the Laplace "
-        "mechanism gets the ε with the same µ and rate Δ/ε. Both densities depend only on the "
-        "distance to the centre, so the error does not depend on the data set. At equal µ the "
-        "Gaussian stays closer to x̄. Equal µ is not equal privacy in the pure sense: the "
-        "Laplace mechanism is ε-DP (δ = 0), the Gaussian only (ε, δ(ε))-DP for each ε (see "
-        "the note under the metrics at the top)."
-    )
-
-    st.subheader("What µ means: trade-off curve and privacy profile")
-    refs = {f"µ = {mu_circle:.3g} (current, S¹)": mu_circle}
-    for ref in (0.5, 1.0, 3.0):
-        if abs(ref - mu_circle) > 0.05:
-            refs[f"µ = {ref:g}"] = ref
-    cols = st.columns(2)
-    show_figure(cols[0], V.tradeoff_figure(refs), width="stretch", key="gd_tradeoff")
-    cols[0].caption("Any test of 'the data set is D' against 'it is D′' that wrongly rejects "
-                    "with probability α misses with probability at least G_µ(α).")
-    show_figure(cols[1], V.privacy_profile_figure(mu_circle, sigma=float(sigma),
-                                                  sensitivity=float(sensitivity)),
-                         width="stretch", key="gd_profile")
-    cols[1].caption("The exact profile of the Gaussian mechanism on S¹ lies on or below δ_µ "
-                    "for its µ: it is (ε, δ(ε))-DP for every ε at once.")
-
-    converter()
+    # Three views in stateful tabs, only the open one built: the converter (no chart) opens
+    # first, so the page's first render holds one chart (each chart drawn on opening delayed
+    # the first plot; issue 29).
+    converter_init()
+    sim_init()
+    st.subheader("Explore µ")
+    keep = dict(zip(EXPLORE_TABS, (CONV_KEYS, SIM_KEYS, ()), strict=True))
+    conv_tab, sim_tab, meaning_tab = lazy_tabs(EXPLORE_TABS, "gd_explore", keep=keep)
+    if conv_tab.open is not False:
+        with conv_tab:
+            converter()
+    if sim_tab.open:
+        with sim_tab:
+            utility_section()
+    if meaning_tab.open:
+        with meaning_tab:
+            meaning_section(float(sigma), float(sensitivity), mu_circle)
     release_section(float(sigma), float(sensitivity))
     # Settings, never data, go to the URL; also kept in the session for page switches.
     settings_state.finish()

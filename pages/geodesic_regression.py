@@ -38,6 +38,7 @@ from ui.session import (
     PageSettings,
     export_buttons,
     formula_notes,
+    lazy_expander,
     release_button,
 )
 
@@ -381,7 +382,13 @@ def export_section(request, data, bounds):
               "data_file": getattr(st.session_state.get("gr_upload"), "name", None),
               "bounds_estimate": ({"epsilon": bounds.estimate["epsilon"],
                                    "notes": bounds.estimated} if bounds.estimated else None)})
-    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+    # Built only once opened: its caption and two download buttons (and the script and
+    # notebook they hold) are not made on every run, nor drawn with the first plot.
+    box = lazy_expander("Take it with you: this scenario as a Python script or notebook",
+                        "gr_export_open")
+    if box is None:
+        return
+    with box:
         st.caption("Public settings only: synthetic data come from their seed, an uploaded "
                    "file is read from a path you fill in (never embedded). The release "
                    "draws from OS entropy unless RELEASE_SEED is set.")

@@ -41,6 +41,8 @@ from ui.release_panel import Companion, release_panel
 from ui.session import (
     PageSettings,
     export_buttons,
+    formula_notes,
+    lazy_expander,
     rows_per_person,
     session_memo,
     set_page_rows,
@@ -284,7 +286,13 @@ def export_section(source, settings, mapping, bounds, estimate, request):
     upload = st.session_state.get("lr_upload") if source == "upload" else None
     data_file = X.data_file_name(getattr(upload, "name", None))
     held = bounds.get("estimated") if estimate else None
-    with st.expander("Take it with you: this scenario as a Python script or notebook"):
+    # Built only once opened: its caption and two download buttons (and the script and
+    # notebook they hold) are not made on every run, nor drawn with the first plot.
+    box = lazy_expander("Take it with you: this scenario as a Python script or notebook",
+                        "lr_export_open")
+    if box is None:
+        return
+    with box:
         st.caption("The script holds only public settings: the generated example is made again "
                    "from its seed, the red-wine preset is read from the dashboard's copy, an "
                    f"uploaded file is read as {data_file}, next to the script (it is never "
@@ -546,9 +554,8 @@ def main():
     export_section(source, settings, read.mapping, bounds, estimate, request)
 
     notes, assumptions = st.columns(2)
-    with notes, st.container(border=True):
-        st.markdown("**Teaching notes**")
-        teaching_notes()
+    with notes:  # typeset (KaTeX) only once opened, as on the other pages
+        formula_notes("lr_notes", teaching_notes)
     with assumptions:
         assumptions_box(mode, bounds["covariate_range"], bounds["box"], bounds["tau"] or 0.0,
                         bounds["tau_m"] or 0.0, eps_p, eps_v, use_dpl,

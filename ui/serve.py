@@ -94,7 +94,7 @@ def preload_chart_library():
       then: about 0.65 s of the browser's main thread on the 2-core machine, spent before the
       app opens its connection instead of after the page's script has sent its chart, where
       it delayed the first plot (``benchmarks/bench_browser.py`` measures both). Pages that
-      draw nothing on open (Home, Budget split) are left without it: their first paint would
+      draw nothing on open (Home) are left without it: their first paint would
       pay for a chart they do not show.
     """
     from starlette.responses import HTMLResponse
@@ -327,7 +327,7 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, conne
     url : str
         The server's address (``http://localhost:8501``, with its base path if any).
     pages : sequence of ui.registry.PageSpec, optional
-        Default: every page that draws a chart on opening, in navigation order.
+        Default: :func:`warm_up_order` (every page that draws a chart on opening).
     timeout : float
         Seconds to wait for each run.
     budget : WarmUpBudget, optional
@@ -344,7 +344,7 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, conne
 
     from ui.registry import PAGES
 
-    pages = [p for p in PAGES if p.chart_on_open] if pages is None else list(pages)
+    pages = warm_up_order(PAGES) if pages is None else list(pages)
     budget = WarmUpBudget(math.inf) if budget is None else budget
     start_cpu = budget.cpu_clock()
     stream = "ws" + url[len("http"):] + "/_stcore/stream"
@@ -363,6 +363,12 @@ def warm_up_pages(url, pages=None, timeout=WARM_UP_TIMEOUT_S, budget=None, conne
                 ws.send(stop.SerializeToString())
                 break
     return WarmUp(tuple(runs), stopped, budget.cpu_clock() - start_cpu)
+
+
+def warm_up_order(pages):
+    """The pages the warm-up runs by default: those that draw a chart on opening, in
+    navigation order, those marked ``warm_up_last`` at the end (``ui.registry``)."""
+    return sorted((p for p in pages if p.chart_on_open), key=lambda p: p.warm_up_last)
 
 
 def _run_page(ws, page, timeout, budget, start_cpu):

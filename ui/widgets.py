@@ -136,6 +136,36 @@ def lazy_expander(label, key, *, expanded=False, keep=(), where=st):
     return box if box.open else None
 
 
+def lazy_tabs(labels, key, *, keep=None, where=st):
+    """Stateful tabs (``on_change="rerun"``) whose content a page builds only in the open one
+    (``tab.open``): the first tab is the only one drawn on opening, so the others' charts and
+    widgets do not delay the page's first plot.
+
+    Parameters
+    ----------
+    labels : sequence of str
+    key : str
+        Widget key of the open tab (``st.session_state[key]`` holds its label).
+    keep : dict, optional
+        Tab label -> widget keys drawn in that tab: kept while it is closed and sent again
+        when it opens, as :func:`lazy_expander`'s ``keep``.
+    where : module or DeltaGenerator
+
+    Returns
+    -------
+    The tab containers; each has ``open`` (True for the open one).
+    """
+    tabs = where.tabs(list(labels), key=key, on_change="rerun")
+    opened = next((label for label, tab in zip(labels, tabs, strict=True) if tab.open), labels[0])
+    was_open = f"{key}__was_open"
+    previous = st.session_state.get(was_open, labels[0])
+    st.session_state[was_open] = opened
+    for label, keys in (keep or {}).items():
+        if label != opened or previous != opened:
+            resend_values(keys)
+    return tabs
+
+
 def formula_notes(key, render, where=st):
     """The page's formulas in a lazy expander (:func:`lazy_expander`), so they are not typeset
     (KaTeX) before the page's first figure. ``render()`` draws them."""

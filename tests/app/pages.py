@@ -21,6 +21,17 @@ def open_app_page(filename, *, timeout=120, **query):
     return at
 
 
+def fm_open_studies(at):
+    """Open the Fréchet mean page's "Studies on synthetic data" (built only while open,
+    ``ui.session.lazy_expander``: the simulation's settings and chart) and run; the page as it
+    was if already open."""
+    if not any(w.key == "fm_ns" for w in at.multiselect):
+        at.session_state["fm_studies_open"] = True
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
 def gr_open_sampler(at):
     """Open the Geodesic regression page's "Advanced: sampler" section (built only while open,
     ``ui.session.lazy_expander``) and run; the page as it was if already open."""

@@ -79,8 +79,17 @@ def test_opening_shows_the_default_simulation_without_a_click():
     assert at.number_input(key="bs_total").value == pytest.approx(3.0)
     assert at.slider(key="bs_reps").value == 3 and at.slider(key="bs_reps").min == 3
     assert not [w for w in at.number_input if w.key in ("bs_chain", "bs_burn")]
+    # The script and notebook are made once their section is opened (issue 29).
+    assert not [b for b in at.get("download_button") if "export" in b.key]
+    at.session_state["bs_export_open"] = True
+    at.run()
     keys = [b.key for b in at.get("download_button")]
     assert "bs_export_script" in keys and "bs_export_notebook" in keys
+    # ... and the teaching notes' formula once theirs is
+    assert not at.latex
+    at.session_state["bs_notes_open"] = True
+    at.run()
+    assert len(at.latex) == 1
 
 
 def test_errors_in_degrees_with_the_replicates_range_and_a_recommendation():
@@ -157,6 +166,9 @@ def test_run_draws_three_views_and_leaves_the_ledger_alone():
     # grid: 1 size x 4 cells x 3 reps (no joint scheme on the grid).
     assert len(df) == 24 + 24 + 12
     assert set(df["source"]) <= {"exact", "law"}
+    assert [b.key for b in at.main.get("download_button")] == ["bs_download"]
+    at.session_state["bs_export_open"] = True
+    at.run()
     assert [b.key for b in at.main.get("download_button")] == [
         "bs_download", "bs_export_script", "bs_export_notebook"]
     # Moving the total only re-reads the cached results.

@@ -9,7 +9,7 @@ import numpy as np
 from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import Sphere
 
-from .pages import click_release, open_app_page
+from .pages import click_release, fm_open_studies, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
@@ -17,7 +17,7 @@ LEDGER = "privacy_ledger"
 
 def open_page():
     """The page with a small simulation (the interaction stays quick)."""
-    at = open_app_page("frechet_mean.py", timeout=TIMEOUT)
+    at = fm_open_studies(open_app_page("frechet_mean.py", timeout=TIMEOUT))
     at.multiselect(key="fm_ns").set_value([10, 20])
     at.slider(key="fm_reps").set_value(5)
     at.slider(key="fm_draws").set_value(20)

@@ -13,7 +13,7 @@ from dpcore.data import make_mean_data, to_csv
 from dpcore.manifolds import Sphere
 from ui import manifolds as M
 
-from .pages import click_release, open_app_page
+from .pages import click_release, fm_open_studies, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
@@ -25,6 +25,7 @@ def open_page(**query):
 
 def light(at):
     """A small simulation keeps the interaction tests quick."""
+    fm_open_studies(at)
     at.multiselect(key="fm_ns").set_value([10, 20])
     at.slider(key="fm_reps").set_value(5)
     at.slider(key="fm_draws").set_value(20)
@@ -50,9 +51,10 @@ def test_default_run_compares_mechanisms_without_releasing():
     at = open_page()
     assert [t.value for t in at.title] == ["Fréchet mean"]
     assert not at.error
-    # zoom (the 3D sphere and the error distribution only when their tab is opened), error
-    # against n (the sensitivity study when its tab is opened)
-    assert len(at.get("plotly_chart")) >= 2
+    # zoom (the 3D sphere and the error distribution only when their tab is opened); error
+    # against n once the studies are opened (the sensitivity study when its tab is opened)
+    assert [c.key for c in at.get("plotly_chart")] == ["fm_zoom"]
+    assert [c.key for c in fm_open_studies(at).get("plotly_chart")] == ["fm_zoom", "fm_sim"]
     text = "\n".join(m.value for m in at.markdown)
     assert "Assumptions in force" in text
     # The teaching notes are typeset only once their expander is opened.
@@ -71,6 +73,7 @@ def test_default_run_compares_mechanisms_without_releasing():
 
 def test_settings_are_read_from_the_url():
     at = open_page(fm_eps="2.0", fm_n="30", fm_ns="10,20", fm_reps="5")
+    fm_open_studies(at)
     assert at.select_slider(key="fm_eps").value == 2.0
     assert metric(at, "Sample size n") == "30"
     assert at.multiselect(key="fm_ns").value == [10, 20]
@@ -234,7 +237,9 @@ def test_the_prediction_cost_work_release_ledger_and_export_read_one_request(mon
         return script(manifold, **kwargs)
 
     monkeypatch.setattr(X, "frechet_script", recording)
-    at = light(open_page(fm_mech="kng", fm_eps="2.0"))
+    at = open_page(fm_mech="kng", fm_eps="2.0")
+    at.session_state["fm_export_open"] = True  # the export is built once opened
+    at = light(at)
     m = Sphere(2)
     radius = at.slider(key="fm_radius_sphere").value
     request = FrechetMeanRequest(m, 50, epsilon=2.0, mechanism="kng", radius=radius,
@@ -262,6 +267,11 @@ def test_the_prediction_cost_work_release_ledger_and_export_read_one_request(mon
 def test_scenario_exports_as_script_and_notebook():
     """The default scenario downloads as a script and a notebook (no user data inside)."""
     at = open_page()
+    # made once their section is opened (issue 29: not with the first plot)
+    assert not [b for b in at.get("download_button") if "export" in b.key]
+    at.session_state["fm_export_open"] = True
+    at.run()
+    assert not at.exception, at.exception
     keys = [b.key for b in at.get("download_button")]
     assert "fm_export_script" in keys and "fm_export_notebook" in keys
 
@@ -320,6 +330,8 @@ def test_emg_preset_has_provenance_bounds_and_a_sensible_strict_release():
     assert at.slider(key="fm_radius_spd2_emg").value == pytest.approx(3.5)
     assert at.text_input(key="fm_center_spd2_emg").value == "10"
     # the exported script reads the preset's public matrices from a CSV offered beside it
+    at.session_state["fm_export_open"] = True  # (built once opened)
+    at.run()
     assert "fm_export_emg" in [b.key for b in at.get("download_button")]
     click_release(at, "fm_release")
     assert at.session_state[LEDGER][-1]["guarantee"] == "private"
@@ -451,7 +463,13 @@ def test_the_3d_views_are_drawn_only_when_their_tab_is_open():
     assert not at.exception, at.exception
     assert "Distribution of the error per mechanism" in titles()
     assert "scatter3d" not in trace_types()
-    # the same for the studies: the sensitivity study is drawn when its tab is open
+    # the same for the studies: drawn once their section is opened (light() opened it; a
+    # fresh page has neither their settings nor their chart), the sensitivity study when its
+    # tab is open
+    fresh = open_page()
+    assert "fm_sim" not in [c.key for c in fresh.get("plotly_chart")]
+    assert not [w for w in fresh.multiselect if w.key == "fm_ns"]
+    assert "fm_sim" in [c.key for c in at.get("plotly_chart")]
     assert not any("Sensitivity: empirical" in t.value for t in at.markdown)
     at.session_state["fm_study_tab"] = "Sensitivity: empirical vs bound"
     at.run()

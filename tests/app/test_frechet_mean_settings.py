@@ -17,7 +17,7 @@ from ui import manifolds as M
 from ui.caps import CAPS
 from ui.logic import frechet_mean as L
 
-from .pages import open_app_page
+from .pages import fm_open_studies, open_app_page
 
 TIMEOUT = 180
 #: A small simulation and preview keep the tests quick.
@@ -63,6 +63,7 @@ def page_runs(monkeypatch):
 
 
 def widget_values(at):
+    fm_open_studies(at)  # (its settings are drawn once opened)
     return {
         "fm_manifold": at.selectbox(key="fm_manifold").value,
         "fm_source": at.radio(key="fm_source").value,
@@ -123,7 +124,7 @@ def test_out_of_range_link_values_are_clamped():
     assert at.slider(key="fm_radius_sphere").value == pytest.approx(L.FRECHET_MANIFOLDS[
         "sphere"][0])
     assert at.slider(key="fm_draws").value == 10
-    assert at.slider(key="fm_reps").value == 5
+    assert fm_open_studies(at).slider(key="fm_reps").value == 5
     assert at.query_params["fm_n"] == str(CAPS["fm_max_n"])
     assert at.query_params["fm_r"] == str(L.FRECHET_MANIFOLDS["sphere"][0])
 
@@ -140,7 +141,7 @@ def test_settings_survive_a_page_switch_and_fragment_reruns(page_runs):
     """Settings changed in the page and in its fragments' own reruns (the preview's number of
     draws, the simulation's settings) are saved and written to the URL there, and come back
     after a visit to another page (which leaves the URL without them)."""
-    at = open_page(**QUICK)
+    at = fm_open_studies(open_page(**QUICK))
     at.select_slider(key="fm_eps").set_value(2.0)
     at.slider(key="fm_radius_sphere").set_value(0.3)
     at.slider(key="fm_n").set_value(40)

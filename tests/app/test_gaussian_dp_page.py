@@ -16,6 +16,9 @@ from .pages import click_release, open_app_page
 
 TIMEOUT = 180
 LEDGER = "privacy_ledger"
+#: The page's stateful tabs under the rate (pages/gaussian_dp.py EXPLORE_TABS), key gd_explore.
+EXPLORE = ("ε ↔ µ converter", "Gaussian vs Laplace at equal µ on S² (simulation)",
+           "What µ means: trade-off curve and privacy profile")
 
 
 def open_page(**query):
@@ -34,8 +37,22 @@ def test_default_run_shows_all_sections():
     at = open_page()
     assert [t.value for t in at.title] == ["Gaussian DP"]
     assert not at.error
-    # µ vs σ, Gaussian vs Laplace, trade-off, privacy profile
-    assert len(at.get("plotly_chart")) == 4
+    # µ vs σ on opening; the converter's tab is the open one (issue 29: one chart in the
+    # first render) ...
+    assert [c.key for c in at.get("plotly_chart")] == ["gd_mu_sigma"]
+    assert at.number_input(key="gd_conv_eps").value == 1.0
+    # ... and each other tab draws its charts once opened: Gaussian vs Laplace, then the
+    # trade-off curves and the privacy profile
+    at.session_state["gd_explore"] = EXPLORE[1]
+    at.run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["gd_mu_sigma", "gd_utility"]
+    assert not [n for n in at.number_input if n.key == "gd_conv_eps"]
+    at.session_state["gd_explore"] = EXPLORE[2]
+    at.run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["gd_mu_sigma", "gd_tradeoff",
+                                                       "gd_profile"]
     # The teaching notes are typeset only once their expander is opened.
     assert len(at.latex) == 0
     at.session_state["gd_notes"] = True
@@ -76,17 +93,24 @@ def test_converter_and_monte_carlo_settings():
     # The settings sections are built once opened (issue 15: the first plot comes first).
     assert not at.select_slider and not [s for s in at.slider if s.key == "gd_sim_reps"]
     at.session_state["gd_mc_open"] = True
-    at.session_state["gd_sim_open"] = True
+    at.session_state["gd_explore"] = EXPLORE[1]  # the simulation's tab ...
+    at.run()
+    at.session_state["gd_sim_open"] = True  # ... and its settings
     at.run()
     at.select_slider(key="gd_mc_n").set_value(200)
     at.slider(key="gd_sim_reps").set_value(50).run()
     assert not at.exception, at.exception
-    # closed again, the page keeps them (in the URL, as a shared link would)
+    # closed again, the page keeps them (in the URL, as a shared link would), and the
+    # converter's values while its tab was closed
     at.session_state["gd_mc_open"] = False
     at.session_state["gd_sim_open"] = False
     at.run()
     assert not at.select_slider
+    at.session_state["gd_explore"] = EXPLORE[0]
+    at.run()
     assert at.query_params["gd_mc_n"] == "200" and at.query_params["gd_sim_reps"] == "50"
+    assert at.query_params["gd_conv_eps"] == "2.0" and at.query_params["gd_conv_k"] == "9"
+    assert at.number_input(key="gd_conv_eps").value == 2.0
     at.session_state["gd_mc_open"] = True
     at.run()
     assert at.select_slider(key="gd_mc_n").value == 200
@@ -206,7 +230,7 @@ def test_monte_carlo_settings_above_the_work_budget_are_refused(monkeypatch):
     assert at.query_params["gd_mc_r"] == "40"
     refusal = refusals(at)
     assert refusal and "Monte Carlo samples or repeats" in refusal[0]
-    assert len(at.get("plotly_chart")) == 4  # the µ-σ figure with its exact curves
+    assert [c.key for c in at.get("plotly_chart")] == ["gd_mu_sigma"]  # with its exact curves
 
 
 def test_a_release_above_the_work_budget_is_refused(monkeypatch):

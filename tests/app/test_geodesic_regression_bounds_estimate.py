@@ -167,6 +167,8 @@ def test_log_population_estimated_then_released(downloads):
     at.run()
     assert len(ledger(at)) == 2  # a rerun spends nothing
     # the exported script reads the uploaded file by its name and records the estimate's ε_b
+    at.session_state["gr_export_open"] = True  # the export is built once opened
+    at.run()
     script = [d for name, d in downloads if name == "geodesic_regression_scenario.py"][-1]
     assert "DATA_FILE = 'pop.csv'" in script.decode()
     assert "BOUNDS_EPSILON = 3.0" in script.decode() and "'covariate_range'" in script.decode()
@@ -276,6 +278,8 @@ def test_upload_export_reads_the_pages_covariate_and_reproduces_the_release(down
     click_release(at, "gr_release_button")
     rel = at.session_state["gr_last"]["release"]
     assert rel.private and tuple(rel.assumptions["covariate_range"]["value"]) == (0.0, 100.0)
+    at.session_state["gr_export_open"] = True  # the export is built once opened
+    at.run()
     script = [d for name, d in downloads if name == "geodesic_regression_scenario.py"][-1]
     script = script.decode()
     assert "COVARIATE = 'age'" in script and "RELEASE_SEED = 5" in script

@@ -371,6 +371,11 @@ def test_cost_is_stated_and_a_session_cap_refuses_overspend():
 
 def test_scenario_exports_as_script_and_notebook():
     at = open_page()
+    # made once their section is opened (issue 29: not with the first plot)
+    assert not [b for b in at.get("download_button") if "export" in b.key]
+    at.session_state["gr_export_open"] = True
+    at.run()
+    assert not at.exception, at.exception
     keys = [b.key for b in at.get("download_button")]
     assert "gr_export_script" in keys and "gr_export_notebook" in keys
 

@@ -69,6 +69,8 @@ def test_two_stage_release_costs_the_sum_and_its_script_reproduces_it(downloads,
     assert rel.details["two_stage"] and rel.details["epsilon_center"] == pytest.approx(0.75)
     assert rel.delta == 0.0 and rel.private
     # the exported script makes the same request and prints the same release
+    at.session_state["gr_export_open"] = True  # the export is built once opened
+    at.run()
     script = [d for name, d in downloads if name == "geodesic_regression_scenario.py"][-1]
     text = script.decode()
     assert "TwoStageRegressionRequest(manifold, len(y), **SETTINGS)" in text

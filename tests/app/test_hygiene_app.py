@@ -269,6 +269,7 @@ def test_uploaded_data_never_reach_disk_logs_or_caches(all_logs, downloads, cach
         at.file_uploader(key="gr_upload").set_value((f"{token}.csv", good, "text/csv")).run()
         assert not at.exception and not at.error
         assert any("Uploaded CSV: n = 30" in c.value for c in at.caption)
+        at.session_state["gr_export_open"] = True  # the exported script, built once opened
         press_release(quick_sampler(at))
         press_release(at)
         assert len(at.session_state[LEDGER]) == 2
@@ -384,15 +385,15 @@ def test_uploads_on_other_pages_are_never_cached(page_name, cache_calls, downloa
     patterns = [np.float64(v).tobytes() for v in values]
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     at.switch_page(f"pages/{page_name}.py").run()
-    if page_name == "frechet_mean":  # a small simulation keeps the test quick
-        at.multiselect(key="fm_ns").set_value([10, 20])
-        at.slider(key="fm_reps").set_value(5)
+    if page_name == "frechet_mean":  # a small preview keeps the test quick
         at.slider(key="fm_draws").set_value(20)
         at.run()
     at.radio(key=source_key).set_value("upload").run()
+    at.session_state[f"{release_key[:2]}_export_open"] = True  # the export, built once opened
     at.file_uploader(key=upload_key).set_value(("mine.csv", content, "text/csv")).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    assert any(name.endswith("_scenario.py") for name, _, _ in downloads)
     click_release(at, release_key)
     assert not at.exception, at.exception
     assert len(at.session_state[LEDGER]) >= 1

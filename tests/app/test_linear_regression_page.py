@@ -88,8 +88,17 @@ def test_default_run_shows_least_squares_without_releasing():
     # One response by default: its line in R¹ is drawn exactly (private, δ = 0).
     assert list(mse.index) == ["response_a", "all responses"]
     assert ledger(at) == []
+    # The script and notebook are made once their section is opened (issue 29).
+    assert [b.label for b in at.main.get("download_button")] == ["Download data"]
+    at.session_state["lr_export_open"] = True
+    at.run()
     assert [b.label for b in at.main.get("download_button")] == [
         "Download data", "Export script (.py)", "Export notebook (.ipynb)"]
+    # ... and the teaching notes are typeset once theirs is
+    assert not at.latex
+    at.session_state["lr_notes"] = True
+    at.run()
+    assert len(at.latex) == 3
     assert any("'site'" in c.value for c in at.caption)  # the text column is ignored
     assert at.query_params["lr_src"] == "example"
 
@@ -374,6 +383,7 @@ def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, 
     monkeypatch.setattr(request_module, "private_geodesic_regression",
                         lambda *a, **k: real_release(*a, **{**k, "rng": seed}))
     at = open_page()
+    at.session_state["lr_export_open"] = True  # the export is built once opened
     click_release(at, "lr_release")
     mse = at.main.table[-1].value.loc["response_a"]
     script = scripts[-1].replace("RELEASE_SEED = None", f"RELEASE_SEED = {seed}")

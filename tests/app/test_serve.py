@@ -74,8 +74,8 @@ def _body(files, path):
 
 def test_pages_with_a_chart_on_open_run_the_chart_library_early(monkeypatch):
     """A page that draws a chart when it opens gets a module script importing Streamlit's own
-    plotly chunk (same URL as the preload header) after Streamlit's entry script; Home and
-    Budget split (no chart on open) get Streamlit's HTML unchanged."""
+    plotly chunk (same URL as the preload header) after Streamlit's entry script; Home (no
+    chart on open) gets Streamlit's HTML unchanged."""
     from ui.registry import PAGES
 
     files = _static_files(monkeypatch)
@@ -84,8 +84,8 @@ def test_pages_with_a_chart_on_open_run_the_chart_library_early(monkeypatch):
     original, _ = _body(files, "")
     assert script not in original
     eager = {spec.url_path for spec in PAGES if spec.chart_on_open}
-    assert eager == {"geodesic_regression", "frechet_mean", "gaussian_dp", "sensitivity",
-                     "linear_regression"}
+    assert eager == {"geodesic_regression", "budget_split", "frechet_mean", "gaussian_dp",
+                     "sensitivity", "linear_regression"}
     for spec in PAGES:
         html, headers = _body(files, spec.url_path)
         assert headers["cache-control"] == "no-cache"
@@ -138,7 +138,9 @@ def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
             assert time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
             time.sleep(0.5)
         text = log_path.read_text(errors="replace")
-        chart_pages = [p for p in PAGES if p.chart_on_open]
+        chart_pages = ui.serve.warm_up_order(PAGES)
+        assert {p.url_path for p in chart_pages} == {p.url_path for p in PAGES if p.chart_on_open}
+        assert [p.warm_up_last for p in chart_pages] == sorted(p.warm_up_last for p in chart_pages)
         line = next(t for t in text.splitlines() if ui.serve.WARM_UP_DONE in t)
         assert f"{len(chart_pages)} pages" in line
         assert all(p.url_path in line for p in chart_pages), line

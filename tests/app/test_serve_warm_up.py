@@ -22,7 +22,8 @@ from ui.serve import WarmUpBudget, warm_up_pages
 
 #: CPU seconds the fake clock advances per poll of the warm-up (a power of two: exact sums).
 STEP = 0.125
-CHART_PAGES = [p for p in PAGES if p.chart_on_open]
+CHART_PAGES = [p for p in PAGES if p.chart_on_open and not p.warm_up_last] + [
+    p for p in PAGES if p.chart_on_open and p.warm_up_last]
 #: Runs of a complete warm-up: one per page that draws a chart on opening.
 ALL_RUNS = [p.url_path for p in CHART_PAGES]
 

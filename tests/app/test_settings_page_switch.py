@@ -52,10 +52,16 @@ def test_geodesic_regression_sampler_setting_survives_a_page_switch(away, close_
     assert at.number_input(key="gr_chain").value == 450
 
 
+#: The Gaussian DP page's tab of its simulation (stateful tabs, key gd_explore).
+SIM_TAB = "Gaussian vs Laplace at equal µ on S² (simulation)"
+
+
 @pytest.mark.parametrize("away", AWAY)
 def test_gaussian_dp_simulation_setting_survives_a_page_switch(away):
     at = open_app_page("gaussian_dp.py", timeout=TIMEOUT)
     assert at.session_state["gd_sim_reps"] == 200
+    at.session_state["gd_explore"] = SIM_TAB  # the simulation's tab (built only while open)
+    at.run()
     at.session_state["gd_sim_open"] = True
     at.run()
     at.slider(key="gd_sim_reps").set_value(300).run()
@@ -63,6 +69,8 @@ def test_gaussian_dp_simulation_setting_survives_a_page_switch(away):
     go_away_and_back(at, away, "gaussian_dp.py")
     assert at.session_state["gd_sim_reps"] == 300
     assert at.query_params["gd_sim_reps"] == "300"
+    at.session_state["gd_explore"] = SIM_TAB
+    at.run()
     at.session_state["gd_sim_open"] = True
     at.run()
     assert at.slider(key="gd_sim_reps").value == 300

@@ -101,6 +101,9 @@ def check_notebook(text, script):
 ])
 def test_default_scenario_script_runs(tmp_path, downloads, page, key, expect):
     at = open_app_page(page, timeout=300)
+    at.session_state[f"{key}_open"] = True  # the export is built once its section is opened
+    at.run()
+    assert not at.exception, at.exception
     script = downloads(at, f"{key}_script")
     check_notebook(downloads(at, f"{key}_notebook"), script)
     stdout = run_script(script, tmp_path)
@@ -192,14 +195,14 @@ def test_mapped_upload_export_reproduces_the_page(tmp_path, downloads):
     data = (text + "\n").encode()
 
     at = open_app_page("frechet_mean.py", timeout=300)
-    at.multiselect(key="fm_ns").set_value([10, 20])
-    at.slider(key="fm_reps").set_value(5)
     at.radio(key="fm_source").set_value("upload").run()
     at.file_uploader(key="fm_upload").set_value(("mine.csv", data, "text/csv")).run()
     (box,) = [s for s in at.selectbox if s.label == "Person (group) column (optional)"]
     box.set_value("person").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert next(mt.value for mt in at.metric if mt.label == "Sample size n") == "23"
+    at.session_state["fm_export_open"] = True  # the export is built once its section is opened
+    at.run()
     script = downloads(at, "fm_export_script")
     assert "COLUMNS = {'y1': 'px', 'y2': 'py', 'y3': 'pz'}" in script
     assert "PERSON = 'person'" in script
