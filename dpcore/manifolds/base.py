@@ -29,9 +29,10 @@ def blockwise(method):
     whole batch's size (fresh memory for each, which costs more than the arithmetic)."""
     @functools.wraps(method)
     def blocked(self, *arrays, **kwargs):
+        top = self.point_ndim + 1  # one batch axis and few numbers: no broadcast beyond
+        if kwargs or all(a.ndim <= top and a.size <= _BLOCK for a in map(np.asanyarray, arrays)):
+            return method(self, *arrays, **kwargs)
         arrays = [np.asarray(a, dtype=float) for a in arrays]
-        if kwargs or all(a.ndim <= self.point_ndim + 1 and a.size <= _BLOCK for a in arrays):
-            return method(self, *arrays, **kwargs)  # (one batch axis: no broadcast beyond)
         batch = self._batch_shape(*arrays)
         rows = math.prod(batch[1:]) * math.prod(self.point_shape)
         if not batch or batch[0] * rows <= _BLOCK:
