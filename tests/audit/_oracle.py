@@ -729,3 +729,18 @@ def level_bins(log_f_grid, weights, n_levels):
     cdf = np.cumsum(mass) / mass.sum()
     idx = np.searchsorted(cdf, np.arange(1, n_levels) / n_levels)
     return log_f_grid[order][idx]
+
+
+def oracle_draw_stats(oracle, max_speed, tau, sigma, size, seed, batch=50_000):
+    """The oracle's statistic ``oracle.stat(p, v)`` of ``size`` draws of each neighbour's joint
+    KNG at scale ``sigma`` (``oracle.d``, then ``oracle.e``), drawn by this module's own
+    rejection sampler from uniform bundle proposals (the power controls' mechanism)."""
+    rng = np.random.default_rng(seed)
+    propose = uniform_bundle(max_speed)
+    out = []
+    for data in (oracle.d, oracle.e):
+        z = rejection_sample(
+            propose, lambda z, data=data: -joint_gradient_norm(z[:, 0], z[:, 1], *data, tau)
+            / sigma, size, rng, batch=batch)
+        out.append(oracle.stat(z[:, 0], z[:, 1]))
+    return out

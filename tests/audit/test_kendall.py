@@ -552,16 +552,8 @@ def _regression_broken():
     oracle, _, _ = _regression_oracle(8.0)
 
     def draw():
-        rng = np.random.default_rng(SEED)
-        propose = O.uniform_bundle(MAX_SPEED_S)
-        stats_ = []
-        for data in (oracle.d, oracle.e):
-            z = O.rejection_sample(
-                propose, lambda z, data=data: -O.joint_gradient_norm(z[:, 0], z[:, 1], *data,
-                                                                     TAU_S)
-                / oracle.sigma_s, N_DRAWS, rng, batch=50_000)
-            stats_.append(oracle.stat(z[:, 0], z[:, 1]))
-        return Draws(*stats_)
+        return Draws(*O.oracle_draw_stats(oracle, MAX_SPEED_S, TAU_S, oracle.sigma_s, N_DRAWS,
+                                          SEED))
 
     return Distinguisher("Kendall joint regression, σ/8 (power)", oracle.thresholds(ALPHA_EACH),
                          draw, EPS)

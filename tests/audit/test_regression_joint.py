@@ -263,16 +263,7 @@ def _regression_broken(factor):
     oracle, _, _ = _oracle_for_library(factor)
 
     def draw():
-        rng = np.random.default_rng(SEED)
-        propose = O.uniform_bundle(MAX_SPEED)
-        stats_ = []
-        for data in (oracle.d, oracle.e):
-            z = O.rejection_sample(
-                propose, lambda z, data=data: -O.joint_gradient_norm(z[:, 0], z[:, 1], *data,
-                                                                     TAU)
-                / oracle.sigma, N_DRAWS, rng, batch=50_000)
-            stats_.append(oracle.stat(z[:, 0], z[:, 1]))
-        return Draws(*stats_)
+        return Draws(*O.oracle_draw_stats(oracle, MAX_SPEED, TAU, oracle.sigma, N_DRAWS, SEED))
 
     return Distinguisher(f"S² joint regression, σ/{factor} (power)",
                          oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS, alpha=ALPHA_EACH)
