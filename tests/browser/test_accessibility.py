@@ -1,17 +1,31 @@
-"""Accessibility of every page in the light and the dark theme (axe-core in Chromium).
+"""Every page, opened once: its default scenario, its accessibility in the light and the dark
+theme (axe-core in Chromium) and the contrast of its text in the light theme.
 
-For each page of ``ui.registry``: open the page and run its default scenario (so the release,
-its tables and its figures are on the page too); then, in each theme in turn (the light one the
-page was opened in, then the dark one, switched to as the system setting would switch it:
-Streamlit follows ``prefers-color-scheme`` while a page is open), check that the theme is the
-one asked for, that every plotly chart has a text alternative (``st.plotly_chart(alt=...)``:
-Streamlit renders it as ``role="figure"`` with an ``aria-label``), and run axe-core; fail on any
-violation of impact "serious" or "critical" in either theme, printing each with the elements it
-concerns. (One page load and one release per page, not one per theme: axe's violations and
+For each page of ``ui.registry`` one test opens the page in the light theme and makes every check
+on that one visit, in this order:
+
+1. the theme drawn is the light one; the contrast of captions and chart text in the light theme,
+   on the page just opened, for the pages of ``test_contrast.CONTRAST_PAGES`` and
+   ``CHART_PAGES`` (:func:`test_contrast.text_contrast_problems`);
+2. the default scenario (:func:`test_pages_in_browser.check_default_scenario`): the run, no
+   error shown, the figures drawn, the screenshot ``build/screenshots/<page>.png``, the download
+   and its JSON keys; it ends idle after the download, whose click may rerun the page;
+3. in each theme in turn (the light one the page was opened in, then the dark one, switched to
+   as the system setting would switch it: Streamlit follows ``prefers-color-scheme`` while a
+   page is open; each switch waits until the app is idle and the document has stopped
+   changing), check that the theme is the one asked for, that every plotly chart has a text
+   alternative (``st.plotly_chart(alt=...)``: Streamlit renders it as ``role="figure"`` with an
+   ``aria-label``), and run axe-core; then, for :data:`DARK_SCREENSHOTS`, save the dark
+   screenshot ``build/screenshots/<page>-dark.png``.
+
+A failed step of the scenario fails at once (the later steps need it); the contrast, axe and
+chart-name problems are collected and reported together at the end, so that none hides another:
+a serious or critical axe violation in either theme is printed with the elements it concerns.
+(One page load and one release per page, not one per check or per theme: axe's violations and
 incomplete results on a page switched to dark were measured identical, rule by rule and node by
 node, to those of the page opened in dark, on every page. Plotly's SVG text, which axe does not
-audit, is not re-coloured by a live switch: tests/browser/test_contrast.py checks it on pages
-opened in each theme.)
+audit, is not re-coloured by a live switch: tests/browser/test_contrast.py checks the dark
+theme's text contrast on pages opened in dark.)
 
 axe-core comes from the npm registry, pinned in ``tests/browser/package-lock.json``; install it
 with ``npm ci --prefix tests/browser`` (``make test`` and ``.ci/run`` do). Without it the tests
@@ -29,9 +43,10 @@ import pytest
 from ui.registry import PAGES
 
 from .conftest import ROOT, THEMES
+from .test_contrast import text_contrast_problems
 from .test_pages_in_browser import (
+    check_default_scenario,
     open_page,
-    run_default_scenario,
     save_screenshot,
     switch_theme,
 )
@@ -127,19 +142,10 @@ def test_axe_is_installed():
     assert axe_script().endswith("axe.min.js")
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
-def test_page_has_no_serious_accessibility_violation(app_page, spec):
-    """Every page, in each theme of :data:`THEMES`, with every axe rule. The page is opened and
-    its default scenario run once; the theme is then switched as a visitor's system setting
-    would switch it (``prefers-color-scheme``, which Streamlit follows live), and the whole
-    check (theme drawn, axe, chart names) is made in each theme on the page as drawn in it."""
-    page = app_page
-    axe_script()  # fail before the slow part when axe-core is missing
-    open_page(page, spec)
-    assert_theme(page, page.theme)
-    if spec.run_button:
-        run_default_scenario(page, spec)
+def accessibility_problems(page, spec):
+    """In each theme of :data:`THEMES`, switched to live on the open ``page``: the theme drawn,
+    axe's serious and critical violations and the charts without a text alternative (the
+    dark screenshot of :data:`DARK_SCREENSHOTS` is saved too). Returns the problems found."""
     problems = []
     for theme in THEMES:
         switch_theme(page, theme)
@@ -155,4 +161,22 @@ def test_page_has_no_serious_accessibility_violation(app_page, spec):
                             "alternative (alt)")
         if theme == "dark" and spec.url_path in DARK_SCREENSHOTS:
             save_screenshot(page, f"{spec.url_path}-dark", 1)
+    return problems
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
+def test_page_default_scenario_and_accessibility(app_page, spec):
+    """Every page on one visit in the light theme (see the module docstring): light text
+    contrast on the page just opened, the default scenario with its screenshot and download,
+    then the theme, axe and chart names in the light theme and, switched live, the dark one."""
+    page = app_page
+    axe_script()  # fail before the slow part when axe-core is missing
+    open_page(page, spec)
+    assert_theme(page, page.theme)
+    problems = text_contrast_problems(page, spec)
+    for problem in problems:  # shown even if a step of the scenario fails below
+        print(f"problem: {problem}")
+    check_default_scenario(page, spec)
+    problems += accessibility_problems(page, spec)
     assert not problems, "\n".join(problems)

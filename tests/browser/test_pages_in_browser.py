@@ -1,11 +1,15 @@
 """Every page of the dashboard in a real browser (Debian's Chromium driven by Playwright).
 
-For each page of ``ui.registry``: open it, run its default scenario (press its Release / Run
-button when it has one), wait until Streamlit has finished, check that the plotly figures were
-drawn and that no error element or exception is shown, and download the result (the release as
-JSON, or the simulation as CSV) where there is one. On
-the geodesic regression page a CSV is uploaded through the file input. Every test saves a
-full-page screenshot to ``build/screenshots/<page>.png`` (the README shows them).
+The helpers here drive a page: open it, wait until Streamlit has finished, switch its theme,
+save a screenshot, download a result. :func:`check_default_scenario` is the check of a page's
+default scenario: run it (press its Release / Run button when it has one), wait until Streamlit
+has finished, check that the plotly figures were drawn and that no error element or exception is
+shown, save a full-page screenshot to ``build/screenshots/<page>.png`` (the README shows them)
+and download the result (the release as JSON, or the simulation as CSV) where there is one.
+It runs on every page in ``tests/browser/test_accessibility.py``, on the same visit as that
+page's accessibility and contrast checks (each page is opened and its scenario run once for all
+of them). The tests of this module: on the geodesic regression page a CSV is uploaded through
+the file input, and a closed section shows its settings again when reopened.
 
 The server and the browser come from ``conftest.py``. Selectors are Streamlit 1.67's
 ``data-testid`` attributes (streamlit is pinned in requirements.txt).
@@ -226,12 +230,13 @@ def download(page, key: str):
     return done.suggested_filename, Path(done.path()).read_text(encoding="utf-8")
 
 
-# --------------------------------------------------------------------------- tests
-@pytest.mark.browser
-@pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
-def test_page_default_scenario(app_page, spec):
-    page = app_page
-    open_page(page, spec)
+def check_default_scenario(page, spec: PageSpec):
+    """On ``page``, just opened at ``spec``: run the default scenario and check it. No error is
+    shown before or after; the figures are drawn (at least :func:`min_plots`; the landing page
+    lists every other page instead); the screenshot ``build/screenshots/<page>.png`` is saved;
+    the download (if any) is not empty and a release record has every key of
+    :data:`RELEASE_KEYS` and was not seeded; after the download (whose click may rerun the page)
+    the app is idle again and shows no error."""
     assert_no_errors(page)
     if spec.run_button:
         run_default_scenario(page, spec)
@@ -243,7 +248,7 @@ def test_page_default_scenario(app_page, spec):
         for other in PAGES:
             if other is not HOME:
                 assert page.locator("[data-testid='stMain'] td").filter(
-                    has_text=other.title).count() >= 1
+                    has_text=other.title).count() >= 1, f"the table lacks {other.title!r}"
     assert_no_errors(page)
     save_screenshot(page, spec.url_path, plots)
     if spec.done_button:
@@ -258,6 +263,7 @@ def test_page_default_scenario(app_page, spec):
         assert_no_errors(page)
 
 
+# --------------------------------------------------------------------------- tests
 @pytest.mark.browser
 def test_geodesic_regression_accepts_uploaded_csv(app_page):
     page = app_page
