@@ -228,21 +228,33 @@ def release_button(page):
     return page.get_by_role("button", name="Release", exact=True)
 
 
+def opt_in_if_asked(page):
+    """Tick the MCMC opt-in where the page asks for it; True if it did. The page's run must
+    have finished before it is read: the opt-in comes after the sampler plan, and until the
+    run ends an element of the previous run may still be shown."""
+    page.wait_for_selector(IDLE, timeout=120_000)
+    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
+    if not opt_in.count():
+        return False
+    opt_in.click()
+    return True
+
+
+def confirm_release(page):
+    """*Release now* in the dialog that states the cost (after Release was pressed)."""
+    page.locator(".st-key-gr_release_button_confirm").get_by_role("button").click(
+        timeout=60_000)
+
+
 def press_release(page):
     """Release as a user would: tick the MCMC opt-in where the page asks for it, press
     Release, then *Release now* in the dialog that states the cost."""
-    # The page's run must have finished before it is read: the opt-in comes after the sampler
-    # plan, and until the run ends an element of the previous run may still be shown.
-    page.wait_for_selector(IDLE, timeout=120_000)
-    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
-    if opt_in.count():
-        opt_in.click()
-        page.wait_for_timeout(500)
+    if opt_in_if_asked(page):
+        page.wait_for_timeout(500)  # the opt-in's rerun has started
         page.wait_for_selector(IDLE, timeout=120_000)
         release_button(page).wait_for(timeout=60_000)
     release_button(page).click()
-    page.locator(".st-key-gr_release_button_confirm").get_by_role("button").click(
-        timeout=60_000)
+    confirm_release(page)
 
 
 def sidebar_total(page):
@@ -283,20 +295,34 @@ def test_eight_browser_sessions_release_concurrently(chromium_browser, server):
                      "gr_ev": EPS_V, "gr_nf": 1, "gr_nv": 1, "gr_chain": CHAIN,
                      "gr_burn": CHAIN, "gr_sampler": "mcmc"} for i in range(SESSIONS)]
         pages = []
+        # The eight visitors arrive together: every page is requested before any is waited
+        # for (goto returns once the server has answered), so the server and the browser
+        # serve the eight sessions at once.
         for s in settings:
             ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
             contexts.append(ctx)
             page = ctx.new_page()
-            page.goto(page_url(server, **s), timeout=GOTO_TIMEOUT_MS)
+            page.goto(page_url(server, **s), timeout=GOTO_TIMEOUT_MS, wait_until="commit")
             pages.append(page)
         for page in pages:
             release_button(page).wait_for(timeout=120_000)
             page.get_by_text("MSE of the non-private fit").wait_for(timeout=120_000)
         mem_loaded = server.memory()
 
+        # Each step of a release as press_release takes it, made on all eight pages before
+        # the next: the opt-in, Release, then *Release now*; the releases run concurrently.
+        asked = [opt_in_if_asked(page) for page in pages]
+        if any(asked):
+            pages[0].wait_for_timeout(500)  # the opt-ins' reruns have started
+        for page, opted in zip(pages, asked, strict=True):
+            if opted:
+                page.wait_for_selector(IDLE, timeout=120_000)
+                release_button(page).wait_for(timeout=60_000)
         cpu0, t0 = server.cpu(), time.perf_counter()
         for page in pages:  # all press Release at (nearly) the same time
-            press_release(page)
+            release_button(page).click()
+        for page in pages:
+            confirm_release(page)
         done = []
         for page in pages:
             page.get_by_text("MSE, private (mean)").wait_for(timeout=RESULT_TIMEOUT_MS)

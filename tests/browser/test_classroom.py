@@ -1,5 +1,7 @@
 """A classroom at once (issue 30 point 6): 30 sessions open Geodesic regression within 60 s of
-the server's start and each makes one release.
+the server's start and each makes one release. The test packs the 30 arrivals into the first
+30 s (one every second), twice the rate the issue asks for: a harder load on the server, and
+half the wait (the benchmark, ``benchmarks/bench_classroom.py``, keeps the 60 s window).
 
 The run (``benchmarks/_classroom.py``) starts its own server exactly as ``make run`` does, the
 warm-up on and bounded as by default (``ui.serve.WarmUpBudget``), and opens one Streamlit
@@ -37,13 +39,14 @@ import pytest
 from benchmarks._classroom import chromium_missing, run_classroom
 
 STUDENTS = 30
-WINDOW_S = 60.0
+#: Arrival window: half the issue's 60 s (the same sessions arrive twice as fast).
+WINDOW_S = 30.0
 #: Students in a real Chromium (the first ones); the others are websocket clients.
 BROWSERS = 1
 
 
 @pytest.mark.slow
-@pytest.mark.slow_first(61)
+@pytest.mark.slow_first(35)
 @pytest.mark.browser
 def test_thirty_sessions_open_geodesic_regression_and_each_release_once(tmp_path):
     missing = chromium_missing()
