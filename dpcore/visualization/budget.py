@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from . import colors
-from ._base import HEIGHT_2D, _axis_type, _finish
+from ._base import HEIGHT_2D, _axis_type, _finish, _update_axes
 from .charts import band_figure, heatmap_figure
 
 __all__ = [
@@ -255,9 +255,9 @@ def split_error_figure(summary, *, unit, x="share", title, x_title, subtitle=Non
     _marker_legend(fig, summary)
     ys = [summary["rms_lo"].to_numpy(), summary["rms_hi"].to_numpy(),
           summary["nonprivate_rms"].to_numpy()]
-    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, [seq_all[x].to_numpy()]))
-    fig.update_yaxes(title={"text": f"RMS error ({unit}{', log scale' if log_y else ''})"},
-                     **_axis_type(log_y, ys), **({} if log_y else {"rangemode": "tozero"}))
+    _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_x, [seq_all[x].to_numpy()])},
+                 y={"title": {"text": f"RMS error ({unit}{', log scale' if log_y else ''})"},
+                    **_axis_type(log_y, ys), **({} if log_y else {"rangemode": "tozero"})})
     return _finish(fig, title, height, subtitle=subtitle, legend_below=True)
 
 

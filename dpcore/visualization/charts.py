@@ -14,7 +14,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from . import colors
-from ._base import FONT_SIZE, HEIGHT_2D, _array, _axis_type, _cell_edges, _finish, _named
+from ._base import (
+    FONT_SIZE,
+    HEIGHT_2D,
+    _add_traces,
+    _array,
+    _assign,
+    _axis_type,
+    _cell_edges,
+    _finish,
+    _named,
+    _update_axes,
+)
 
 __all__ = [
     "band_figure",
@@ -89,7 +100,7 @@ def band_figure(
     """
     named = _named(series, "series", "mean")
     palette = colors.qualitative_colors(len(named))
-    fig = go.Figure()
+    traces = []
     x_lo, x_hi = np.inf, -np.inf
     for (label, triple), color in zip(named, palette, strict=True):
         if len(triple) != 3:
@@ -101,14 +112,14 @@ def band_figure(
         x, mean, se = x[order], mean[order], se[order]
         x_lo, x_hi = min(x_lo, x.min()), max(x_hi, x.max())
         lo, hi = mean - 2 * se, mean + 2 * se
-        fig.add_trace(go.Scatter(
-            x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
+        traces.append(dict(
+            type="scatter", x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
             mode="lines", fill="toself", fillcolor=colors.with_alpha(color, 0.18),
             line={"width": 0}, hoverinfo="skip", showlegend=False, legendgroup=label,
             name=f"{label} ± 2 SE",
         ))
-        fig.add_trace(go.Scatter(
-            x=x, y=mean, mode="lines+markers", name=label, legendgroup=label,
+        traces.append(dict(
+            type="scatter", x=x, y=mean, mode="lines+markers", name=label, legendgroup=label,
             line={"color": color, "width": 2.5}, marker={"size": 6},
             customdata=np.stack([se], axis=-1),
             hovertemplate=f"{label}<br>%{{x:.3g}}: %{{y:.4g}} ± 2×%{{customdata[0]:.2g}}"
@@ -126,22 +137,24 @@ def band_figure(
                                               strict=True):
             # One legend entry per series is enough: each dashed line joins its series' legend
             # group (clicking "n = 20" hides both) and one grey entry explains the dashes.
-            fig.add_trace(go.Scatter(
-                x=[x_lo, x_hi], y=[level, level], mode="lines", name=name,
+            traces.append(dict(
+                type="scatter", x=[x_lo, x_hi], y=[level, level], mode="lines", name=name,
                 line={"color": color, "width": 2, "dash": "dash"},
                 legendgroup=str(key) if grouped else None, showlegend=not grouped,
                 hovertemplate=f"{name}: %{{y:.4g}}<extra></extra>",
             ))
         if grouped:
-            fig.add_trace(go.Scatter(
-                x=[None], y=[None], mode="lines", name=f"{reference_label} (dashed)",
+            traces.append(dict(
+                type="scatter", x=[None], y=[None], mode="lines",
+                name=f"{reference_label} (dashed)",
                 line={"color": colors.NONPRIVATE, "width": 2, "dash": "dash"},
                 hoverinfo="skip",
             ))
+    fig = _add_traces(go.Figure(), traces)
     xs = [tr.x for tr in fig.data if tr.x is not None and tr.x[0] is not None]
     ys = [tr.y for tr in fig.data if tr.y is not None and tr.y[0] is not None]
-    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, xs))
-    fig.update_yaxes(title={"text": y_title}, **_axis_type(log_y, ys))
+    _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_x, xs)},
+                 y={"title": {"text": y_title}, **_axis_type(log_y, ys)})
     return _finish(fig, title, height, subtitle=subtitle)
 
 
@@ -247,10 +260,10 @@ def heatmap_figure(
     def axis_range(edges):
         return np.log10(edges[[0, -1]]).tolist() if log_axes else edges[[0, -1]].tolist()
 
-    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_axes, [x_edges]),
-                     showgrid=False, range=axis_range(x_edges))
-    fig.update_yaxes(title={"text": y_title}, **_axis_type(log_axes, [y_edges]),
-                     showgrid=False, range=axis_range(y_edges))
+    _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_axes, [x_edges]),
+                         "showgrid": False, "range": axis_range(x_edges)},
+                 y={"title": {"text": y_title}, **_axis_type(log_axes, [y_edges]),
+                    "showgrid": False, "range": axis_range(y_edges)})
     return _finish(fig, title, height, subtitle=subtitle, legend_below=True)
 
 
@@ -316,9 +329,8 @@ def histogram_figure(
                                                 "dash": "dash"},
                       annotation={"text": reference_label, "font": {"size": FONT_SIZE - 1}},
                       annotation_position="top right")
-    fig.update_layout(barmode="overlay", bargap=0.02)
-    fig.update_xaxes(title={"text": x_title})
-    fig.update_yaxes(title={"text": y_title})
+    _assign(fig.layout, {"barmode": "overlay", "bargap": 0.02})
+    _update_axes(fig, x={"title": {"text": x_title}}, y={"title": {"text": y_title}})
     return _finish(fig, title, height, subtitle=subtitle)
 
 
@@ -348,7 +360,7 @@ def ecdf_figure(
         Per sample a step line (its CDF) and a marker at its median.
     """
     named = _named(samples, "samples", "sample")
-    fig = go.Figure()
+    traces = []
     palette = colors.qualitative_colors(len(named))
     for (label, a), color in zip(named, palette, strict=True):
         a = np.sort(_array(a, f"samples[{label!r}]").ravel())
@@ -356,21 +368,25 @@ def ecdf_figure(
         if a.size == 0:
             raise ValueError(f"`samples[{label!r}]` has no finite values.")
         p = np.arange(1, a.size + 1) / a.size
-        fig.add_trace(go.Scatter(
-            x=a, y=p, mode="lines", line={"color": color, "width": 2.5, "shape": "hv"},
+        traces.append(dict(
+            type="scatter", x=a, y=p, mode="lines",
+            line={"color": color, "width": 2.5, "shape": "hv"},
             name=f"{label} (n = {a.size})", legendgroup=label,
             hovertemplate=f"{label}<br>%{{y:.0%}} of draws ≤ %{{x:.3g}}<extra></extra>",
         ))
         median = float(np.median(a))
-        fig.add_trace(go.Scatter(
-            x=[median], y=[0.5], mode="markers", legendgroup=label, showlegend=False,
+        traces.append(dict(
+            type="scatter", x=[median], y=[0.5], mode="markers", legendgroup=label,
+            showlegend=False,
             marker={"color": color, "size": 10, "symbol": "diamond",
                     "line": {"color": "white", "width": 1}},
             name=f"{label} median", hovertemplate=f"{label} median %{{x:.3g}}<extra></extra>",
         ))
+    fig = _add_traces(go.Figure(), traces)
     fig.add_hline(y=0.5, line={"color": colors.NONPRIVATE, "width": 1, "dash": "dot"})
-    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, [t.x for t in fig.data]))
-    fig.update_yaxes(title={"text": "share of draws ≤ x"}, range=[0, 1.02], tickformat=".0%")
+    _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_x, [t.x for t in fig.data])},
+                 y={"title": {"text": "share of draws ≤ x"}, "range": [0, 1.02],
+                    "tickformat": ".0%"})
     return _finish(fig, title, height, subtitle=subtitle)
 
 
@@ -419,7 +435,7 @@ def curves_figure(
         raise TypeError("`curves` must be a non-empty mapping of label to (x, y[, err]).")
     styles = {} if styles is None else dict(styles)
     palette = colors.qualitative_colors(len(curves))
-    fig = go.Figure()
+    traces = []
     for (label, spec), color in zip(curves.items(), palette, strict=True):
         if len(spec) not in (2, 3):
             raise ValueError(f"curve {label!r} must be (x, y) or (x, y, err).")
@@ -434,8 +450,8 @@ def curves_figure(
             if err.shape != y.shape:
                 raise ValueError(f"curve {label!r}: err must have the same length as y.")
         c = style.get("color", color)
-        fig.add_trace(go.Scatter(
-            x=x, y=y, name=str(label),
+        traces.append(dict(
+            type="scatter", x=x, y=y, name=str(label),
             mode=style.get("mode", "lines+markers" if err is not None else "lines"),
             line={"color": c, "width": style.get("width", 2.5),
                   "dash": style.get("dash", "solid")},
@@ -444,13 +460,14 @@ def curves_figure(
                      {"type": "data", "array": err, "visible": True, "thickness": 1.5,
                       "width": 4, "color": c}),
         ))
+    fig = _add_traces(go.Figure(), traces)
     xs = [tr.x for tr in fig.data]
     ys = [tr.y for tr in fig.data]
-    fig.update_xaxes(title={"text": x_title}, **_axis_type(log_x, xs, x_range),
-                     **({"range": list(x_range)} if x_range is not None else {}))
-    fig.update_yaxes(title={"text": y_title}, **_axis_type(log_y, ys, y_range),
-                     **({"range": list(y_range)} if y_range is not None else {}))
+    _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_x, xs, x_range),
+                         **({"range": list(x_range)} if x_range is not None else {})},
+                 y={"title": {"text": y_title}, **_axis_type(log_y, ys, y_range),
+                    **({"range": list(y_range)} if y_range is not None else {})})
     if square:
-        fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain")
-        fig.update_xaxes(constrain="domain")
+        _update_axes(fig, y={"scaleanchor": "x", "scaleratio": 1, "constrain": "domain"})
+        _update_axes(fig, x={"constrain": "domain"})
     return _finish(fig, title, height, subtitle=subtitle, legend_below=legend_below)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import colors
-from ._base import _array, _draw_styles, _finish
+from ._base import _add_traces, _array, _assign, _draw_styles, _finish
 
 __all__ = ["euclidean_regression_figure"]
 
@@ -112,33 +111,38 @@ def euclidean_regression_figure(
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=names,
                         horizontal_spacing=0.1, vertical_spacing=0.16 if rows > 1 else 0.0)
     styles = _draw_styles(len(priv), private_label)
+    traces, cells = [], []
     for j in range(d):
         row, col = j // cols + 1, j % cols + 1
         first = j == 0
-        fig.add_trace(go.Scatter(
-            x=x, y=y[:, j], mode="markers", name=f"Data (n = {x.shape[0]})",
+        panel = [dict(
+            type="scatter", x=x, y=y[:, j], mode="markers", name=f"Data (n = {x.shape[0]})",
             marker={"color": colors.DATA, "size": 6, "opacity": 0.75},
             legendgroup="data", showlegend=first,
-        ), row=row, col=col)
-        fig.add_trace(go.Scatter(
-            x=grid, y=true[:, j], mode="lines", name=true_label,
+        ), dict(
+            type="scatter", x=grid, y=true[:, j], mode="lines", name=true_label,
             line={"color": colors.NONPRIVATE, "width": 4},
             legendgroup="true", showlegend=first,
-        ), row=row, col=col)
+        )]
         if gen is not None:
-            fig.add_trace(go.Scatter(
-                x=grid, y=gen[:, j], mode="lines", name="Data-generating line",
+            panel.append(dict(
+                type="scatter", x=grid, y=gen[:, j], mode="lines", name="Data-generating line",
                 line={"color": colors.TRUTH, "width": 2, "dash": "dash"},
                 legendgroup="gen", showlegend=first,
-            ), row=row, col=col)
+            ))
         for p, (name, color, show) in zip(priv, styles, strict=True):
-            fig.add_trace(go.Scatter(
-                x=grid, y=p[:, j], mode="lines", name=name,
+            panel.append(dict(
+                type="scatter", x=grid, y=p[:, j], mode="lines", name=name,
                 line={"color": color, "width": 2},
                 legendgroup=f"private-{name}", showlegend=show and first,
-            ), row=row, col=col)
-        fig.update_xaxes(title={"text": x_title} if row == rows else None, row=row, col=col)
-        fig.update_yaxes(title={"text": names[j]}, row=row, col=col)
+            ))
+        traces += panel
+        cells += [(row, col)] * len(panel)
+        axis_id = "" if j == 0 else str(j + 1)
+        _assign(fig.layout[f"xaxis{axis_id}"],
+                {"title": {"text": x_title} if row == rows else None})
+        _assign(fig.layout[f"yaxis{axis_id}"], {"title": {"text": names[j]}})
+    _add_traces(fig, traces, cells)
     if height is None:
         height = 340 * rows + 200
     # Below the panels the legend leaves them the full width.

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import colors
-from ._base import HEIGHT_3D, _finish, _polyline
+from ._base import HEIGHT_3D, _add_traces, _assign, _finish, _polyline, _update_axes
 from .charts import band_figure, curves_figure, mean_and_se
 from .spd import ellipse_xy, spd_abc, spd_cone_figure
 
@@ -112,8 +112,7 @@ def frechet_left_manifold_figure(frame):
         subtitle="Before projecting back; error bars ± 2 standard errors", log_x=True,
         y_range=(-0.02, 1.05), height=380,
     )
-    fig.update_yaxes(tickformat=".0%")
-    return fig
+    return _update_axes(fig, y={"tickformat": ".0%"})
 
 
 def frechet_sensitivity_figure(frame):
@@ -182,29 +181,31 @@ def tangent_clouds_figure(manifold, mean, clouds, *, data=None, title=None, subt
 
     palette = dict(zip(MECHANISM_LABELS.values(), _mechanism_colors(list(MECHANISM_LABELS)),
                        strict=True))
-    fig = go.Figure()
+    traces = []
     if data is not None:
         c = coords(data)
-        fig.add_trace(go.Scatter(x=c[:, 0], y=c[:, 1], mode="markers",
-                                 marker={"color": colors.DATA, "size": 6, "opacity": 0.6},
-                                 name=f"Data (n = {c.shape[0]})", hoverinfo="skip"))
+        traces.append(dict(type="scatter", x=c[:, 0], y=c[:, 1], mode="markers",
+                           marker={"color": colors.DATA, "size": 6, "opacity": 0.6},
+                           name=f"Data (n = {c.shape[0]})", hoverinfo="skip"))
     reach = 0.0
     for label, pts in clouds.items():
         c = coords(pts)
         reach = max(reach, float(np.quantile(np.linalg.norm(c, axis=-1), 0.98)))
-        fig.add_trace(go.Scatter(
-            x=c[:, 0], y=c[:, 1], mode="markers", name=f"{label} ({c.shape[0]})",
+        traces.append(dict(
+            type="scatter", x=c[:, 0], y=c[:, 1], mode="markers", name=f"{label} ({c.shape[0]})",
             marker={"color": palette.get(label, colors.ORANGE), "size": 7, "opacity": 0.75},
             hovertemplate=f"{label}<br>(%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[0.0], y=[0.0], mode="markers", name="Non-private mean",
-                             marker={"color": colors.NONPRIVATE, "size": 11, "symbol": "square"},
-                             hovertemplate="non-private mean<extra></extra>"))
+    traces.append(dict(type="scatter", x=[0.0], y=[0.0], mode="markers", name="Non-private mean",
+                       marker={"color": colors.NONPRIVATE, "size": 11, "symbol": "square"},
+                       hovertemplate="non-private mean<extra></extra>"))
+    fig = _add_traces(go.Figure(), traces)
     half = 1.15 * (reach if reach > 0 else 1.0)
-    fig.update_xaxes(range=[-half, half], title={"text": "tangent coordinate 1 (radians)"},
-                     zeroline=True, zerolinecolor="#dddddd", constrain="domain")
-    fig.update_yaxes(range=[-half, half], title={"text": "tangent coordinate 2 (radians)"},
-                     zeroline=True, zerolinecolor="#dddddd", scaleanchor="x", scaleratio=1,
-                     constrain="domain")
+    _update_axes(fig, x={"range": [-half, half],
+                         "title": {"text": "tangent coordinate 1 (radians)"},
+                         "zeroline": True, "zerolinecolor": "#dddddd", "constrain": "domain"},
+                 y={"range": [-half, half], "title": {"text": "tangent coordinate 2 (radians)"},
+                    "zeroline": True, "zerolinecolor": "#dddddd", "scaleanchor": "x",
+                    "scaleratio": 1, "constrain": "domain"})
     # The legend below the square plot: beside it, it would shrink the plot.
     return _finish(fig, title or "Zoom: private means around the non-private mean",
                    HEIGHT_3D, subtitle=subtitle or
@@ -295,20 +296,23 @@ def spd_mean_ellipses_figure(mean, clouds, *, max_draws=12, title=None, n_cols=2
         # The non-private mean under the private ones: where they are close to it (the
         # Gaussian at small noise) they stay visible on top of it.
         e = ellipse_xy(mean, n=120)
-        fig.add_trace(go.Scatter(
-            x=e[:, 0], y=e[:, 1], mode="lines", line={"color": colors.NONPRIVATE, "width": 4},
+        _add_traces(fig, [dict(
+            type="scatter", x=e[:, 0], y=e[:, 1], mode="lines",
+            line={"color": colors.NONPRIVATE, "width": 4},
             name="Non-private mean", showlegend=j == 1, legendgroup="np", hoverinfo="skip",
-        ), row=row, col=col)
-        fig.add_trace(go.Scatter(
-            x=outline[:, 0], y=outline[:, 1], mode="lines", line={"color": color, "width": 1.5},
+        ), dict(
+            type="scatter", x=outline[:, 0], y=outline[:, 1], mode="lines",
+            line={"color": color, "width": 1.5},
             name=f"{label}: first {pts.shape[0]} private means", hoverinfo="skip",
-        ), row=row, col=col)
+        )], [(row, col)] * 2)
         axis_id = "" if j == 1 else str(j)
-        fig.update_xaxes(range=[-half, half], zeroline=False, showgrid=False, row=row, col=col,
-                         constrain="domain", title={"text": "z₁ (units of √S)"})
-        fig.update_yaxes(range=[-half, half], zeroline=False, showgrid=False, row=row, col=col,
-                         scaleanchor=f"x{axis_id}", scaleratio=1, constrain="domain",
-                         title={"text": "z₂" if col == 1 else None})
+        _assign(fig.layout[f"xaxis{axis_id}"], {
+            "range": [-half, half], "zeroline": False, "showgrid": False, "constrain": "domain",
+            "title": {"text": "z₁ (units of √S)"}})
+        _assign(fig.layout[f"yaxis{axis_id}"], {
+            "range": [-half, half], "zeroline": False, "showgrid": False,
+            "scaleanchor": f"x{axis_id}", "scaleratio": 1, "constrain": "domain",
+            "title": {"text": "z₂" if col == 1 else None}})
     return _finish(
         fig, title or "Private means of SPD(2) drawn as ellipses", 170 + 290 * rows,
         subtitle="Each matrix S as its 1-sd ellipse {z : zᵀS⁻¹z = 1}", legend_below=True,

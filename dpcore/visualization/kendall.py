@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import colors
-from ._base import _array, _draw_styles, _finish, _stack
+from ._base import _add_traces, _array, _assign, _draw_styles, _finish, _stack
 
 __all__ = ["kendall_draws_figure", "kendall_shapes_figure"]
 
 
-def _panel_axes(fig, j, rows, cols, centre, half, *, x_title=None, y_title=None):
+def _panel_axes(fig, j, centre, half, *, x_title=None, y_title=None):
     """Same ranges and unit aspect in panel ``j`` (0-based, row-major) of a subplot grid."""
-    row, col = j // cols + 1, j % cols + 1
     axis_id = "" if j == 0 else str(j + 1)
     # constrain="domain" shrinks the panel to the square instead of widening the range.
-    fig.update_xaxes(range=[centre[0] - half, centre[0] + half], showticklabels=False,
-                     showgrid=False, zeroline=False, constrain="domain", row=row, col=col,
-                     title={"text": x_title} if x_title else None)
-    fig.update_yaxes(range=[centre[1] - half, centre[1] + half], showticklabels=False,
-                     showgrid=False, zeroline=False, scaleanchor=f"x{axis_id}", scaleratio=1,
-                     constrain="domain", constraintoward="top", row=row, col=col,
-                     title={"text": y_title} if y_title else None)
+    _assign(fig.layout[f"xaxis{axis_id}"], {
+        "range": [centre[0] - half, centre[0] + half], "showticklabels": False,
+        "showgrid": False, "zeroline": False, "constrain": "domain",
+        "title": {"text": x_title} if x_title else None})
+    _assign(fig.layout[f"yaxis{axis_id}"], {
+        "range": [centre[1] - half, centre[1] + half], "showticklabels": False,
+        "showgrid": False, "zeroline": False, "scaleanchor": f"x{axis_id}", "scaleratio": 1,
+        "constrain": "domain", "constraintoward": "top",
+        "title": {"text": y_title} if y_title else None})
 
 
 def _checked_panels(x_values, true_landmarks, private_landmarks):
@@ -109,21 +109,24 @@ def kendall_draws_figure(
     palette = _draw_styles(len(priv), private_label)
     picks = np.round(np.linspace(0, len(priv) - 1, rows)).astype(int) if rows > 1 else [0]
     styles = [(f"{private_label} {r + 1}", palette[i][1]) for r, i in enumerate(picks)]
+    traces, cells = [], []
     for r, (p, (name, color)) in enumerate(zip(shown, styles, strict=True)):
         for j in range(m):
             for arr, nm, colr, width, group, show in (
                     (true, true_label, colors.NONPRIVATE, 3, "true", r == 0 and j == 0),
                     (p, name, color, 2.5, f"private-{r}", j == 0)):
                 o = outline(arr[j])
-                fig.add_trace(go.Scatter(
-                    x=o[:, 0], y=o[:, 1], mode="lines+markers", name=nm,
+                traces.append(dict(
+                    type="scatter", x=o[:, 0], y=o[:, 1], mode="lines+markers", name=nm,
                     line={"color": colr, "width": width}, marker={"color": colr, "size": sizes},
                     legendgroup=group, showlegend=show,
                     customdata=np.arange(1, o.shape[0] + 1),
                     hovertemplate=f"{nm}<br>landmark %{{customdata}}<extra></extra>",
-                ), row=r + 1, col=j + 1)
-            _panel_axes(fig, r * cols + j, rows, cols, centre, half,
+                ))
+                cells.append((r + 1, j + 1))
+            _panel_axes(fig, r * cols + j, centre, half,
                         y_title=f"draw {r + 1}" if j == 0 else None)
+    _add_traces(fig, traces, cells)
     if len(priv) > rows:
         subtitle = f"{subtitle}; the first {rows} of {len(priv)} draws"
     if height is None:
@@ -211,30 +214,26 @@ def kendall_shapes_figure(
     for p, (name, color, show) in zip(priv, _draw_styles(len(priv), private_label),
                                       strict=True):
         series.append((p, name, color, 2.0, None, show, f"private-{name}"))
+    traces, cells = [], []
     for j in range(m):
         row, col = j // cols + 1, j % cols + 1
         for arr, name, color, width, dash, show, group in series:
             o = outline(arr[j])
-            fig.add_trace(go.Scatter(
-                x=o[:, 0], y=o[:, 1], mode="lines+markers", name=name,
+            traces.append(dict(
+                type="scatter", x=o[:, 0], y=o[:, 1], mode="lines+markers", name=name,
                 line={"color": color, "width": width, **({"dash": dash} if dash else {})},
                 marker={"color": color, "size": sizes},
                 legendgroup=group, showlegend=show and j == 0,
                 customdata=np.arange(1, o.shape[0] + 1),
                 hovertemplate=f"{name}<br>landmark %{{customdata}}<extra></extra>",
-            ), row=row, col=col)
-        axis_id = "" if j == 0 else str(j + 1)
+            ))
+            cells.append((row, col))
         # Same ranges and unit aspect in every panel; constrain="domain" shrinks the panel to
         # the square instead of widening the range, so axis titles stay next to the shape.
-        fig.update_xaxes(range=[centre[0] - half, centre[0] + half], showticklabels=False,
-                         showgrid=False, zeroline=False, constrain="domain", row=row, col=col,
-                         title={"text": "horizontal (preshape units)"} if row == rows and
-                         col == 1 else None)
-        fig.update_yaxes(range=[centre[1] - half, centre[1] + half], showticklabels=False,
-                         showgrid=False, zeroline=False, scaleanchor=f"x{axis_id}",
-                         scaleratio=1, constrain="domain", constraintoward="top",
-                         row=row, col=col,
-                         title={"text": "vertical"} if col == 1 else None)
+        _panel_axes(fig, j, centre, half,
+                    x_title="horizontal (preshape units)" if row == rows and col == 1 else None,
+                    y_title="vertical" if col == 1 else None)
+    _add_traces(fig, traces, cells)
     if height is None:
         height = 340 * rows + 200
     # Below the panels the legend leaves them the full width.

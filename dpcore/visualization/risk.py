@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from dpcore.privacy.risk import average_posterior, posterior_bound
 
 from . import colors
-from ._base import HEIGHT_2D, _axis_type, _finish
+from ._base import HEIGHT_2D, _add_traces, _axis_type, _finish, _update_axes
 
 __all__ = ["DEFAULT_PRIORS", "disclosure_risk_figure", "risk_grid"]
 
@@ -94,11 +94,10 @@ def disclosure_risk_figure(current, *, scale="epsilon", delta=0.0, priors=DEFAUL
     now_kw = {"mu": current} if scale == "mu" else {"epsilon": current, "delta": delta}
     bound = average_posterior if average else posterior_bound
     symbol = "µ" if scale == "mu" else "ε"
-    fig = go.Figure()
-    marks = []
+    traces, marks = [], []
     for p, color in zip(priors, _PRIOR_COLORS[:len(priors)], strict=True):
-        fig.add_trace(go.Scatter(
-            x=grid, y=bound(p, **kw), mode="lines", name=f"prior {100 * p:g}%",
+        traces.append(dict(
+            type="scatter", x=grid, y=bound(p, **kw), mode="lines", name=f"prior {100 * p:g}%",
             line={"color": color, "width": 3},
             hovertemplate=f"{symbol} = %{{x:.3g}}<br>belief at most %{{y:.1%}}<extra>prior "
                           f"{100 * p:g}%</extra>"))
@@ -107,21 +106,23 @@ def disclosure_risk_figure(current, *, scale="epsilon", delta=0.0, priors=DEFAUL
     for p in priors:
         lx += [grid[0], grid[-1], None]
         ly += [p, p, None]
-    fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", name="before the release (the prior)",
-                             line={"color": colors.GREY, "dash": "dot", "width": 2},
-                             hoverinfo="skip"))
-    fig.add_trace(go.Scatter(
-        x=[current] * len(priors), y=marks, mode="markers",
+    traces.append(dict(type="scatter", x=lx, y=ly, mode="lines",
+                       name="before the release (the prior)",
+                       line={"color": colors.GREY, "dash": "dot", "width": 2}, hoverinfo="skip"))
+    traces.append(dict(
+        type="scatter", x=[current] * len(priors), y=marks, mode="markers",
         name=f"this release ({symbol} = {current:.3g})",
         marker={"color": colors.BLACK, "size": 12, "symbol": "star"},
         text=[_percent(m) for m in marks],
         hovertemplate="%{text}<extra>this release</extra>"))
+    fig = _add_traces(go.Figure(), traces)
     who = " per person" if per_person else ""
-    fig.update_xaxes(title_text=f"privacy budget {symbol}{who} (log scale)",
-                     **_axis_type(True, [grid]))
     # Short axis titles: the figure is often drawn in a narrow column; the subtitle says more.
-    fig.update_yaxes(title_text="average belief after release" if average
-                     else "largest belief after release", range=[0, 1.02], tickformat=".0%")
+    _update_axes(fig, x={"title": {"text": f"privacy budget {symbol}{who} (log scale)"},
+                         **_axis_type(True, [grid])},
+                 y={"title": {"text": "average belief after release" if average
+                              else "largest belief after release"},
+                    "range": [0, 1.02], "tickformat": ".0%"})
     subtitle = ("Belief that a given person is in the data: before (dotted), at most after "
                 "one release" if not average else
                 "Belief that a given person is in the data, averaged over releases when they "

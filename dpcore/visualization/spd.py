@@ -11,7 +11,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from . import colors
-from ._base import HEIGHT_3D, _array, _curve_trace3d, _draw_styles, _finish, _polyline, _stack
+from ._base import (
+    HEIGHT_3D,
+    _array,
+    _assign,
+    _curve_trace3d,
+    _draw_styles,
+    _finish,
+    _polyline,
+    _stack,
+    _update_axes,
+)
 
 __all__ = ["ellipse_xy", "spd_abc", "spd_cone_figure", "spd_ellipses_figure"]
 
@@ -181,35 +191,35 @@ def spd_ellipses_figure(
         span_y = np.ptp(rows_y) + 2 * pad + 0.6 * radius
         if height is None:
             height = int(np.clip(800 * span_y / span_x + 230, 300, 700))
-        fig.update_xaxes(range=[centres.min() - pad, centres.max() + pad], showticklabels=False,
-                         showgrid=False, zeroline=False, constrain="domain",
-                         title={"text": "ellipse extent (units of √S)"})
-        fig.update_yaxes(range=[rows_y.min() - pad, rows_y.max() + pad + 0.6 * radius],
-                         showticklabels=False, showgrid=False, zeroline=False,
-                         scaleanchor="x", scaleratio=1, constrain="domain",
-                         title={"text": "ellipse extent (units of √S)"})
+        _update_axes(fig, x={"range": [centres.min() - pad, centres.max() + pad],
+                             "showticklabels": False, "showgrid": False, "zeroline": False,
+                             "constrain": "domain",
+                             "title": {"text": "ellipse extent (units of √S)"}},
+                     y={"range": [rows_y.min() - pad, rows_y.max() + pad + 0.6 * radius],
+                        "showticklabels": False, "showgrid": False, "zeroline": False,
+                        "scaleanchor": "x", "scaleratio": 1, "constrain": "domain",
+                        "title": {"text": "ellipse extent (units of √S)"}})
         return _finish(fig, title, height, subtitle=subtitle)
     if height is None:
         aspect = (np.ptp(centres) + 2 * pad) / (2 * pad)
         height = int(np.clip(800 / aspect + 190, 300, 600))
-    fig.update_xaxes(
-        title={"text": x_title},
-        tickvals=centres.tolist(),
-        ticktext=[f"{v:.3g}" for v in x],
-        range=[centres.min() - pad, centres.max() + pad],
-        showgrid=False,
-        zeroline=False,
-        constrain="domain",
-    )
-    fig.update_yaxes(
-        title={"text": "ellipse extent (units of √S)"},
-        range=[-pad, pad],
-        scaleanchor="x",
-        scaleratio=1,
-        constrain="domain",
-        zeroline=True,
-        zerolinecolor="#dddddd",
-    )
+    _update_axes(fig, x={
+        "title": {"text": x_title},
+        "tickvals": centres.tolist(),
+        "ticktext": [f"{v:.3g}" for v in x],
+        "range": [centres.min() - pad, centres.max() + pad],
+        "showgrid": False,
+        "zeroline": False,
+        "constrain": "domain",
+    }, y={
+        "title": {"text": "ellipse extent (units of √S)"},
+        "range": [-pad, pad],
+        "scaleanchor": "x",
+        "scaleratio": 1,
+        "constrain": "domain",
+        "zeroline": True,
+        "zerolinecolor": "#dddddd",
+    })
     return _finish(fig, title, height, subtitle=subtitle)
 
 
@@ -310,7 +320,7 @@ def spd_cone_figure(
     axis = {"showbackground": False, "gridcolor": "#e5e5e5", "zeroline": False}
     eye = np.array([0.35, -1.0, 0.35])
     eye = 2.3 * eye / np.linalg.norm(eye)
-    fig.update_layout(scene={
+    _assign(fig.layout, {"scene": {
         "xaxis": {**axis, "title": {"text": "a = S₁₁"}},
         "yaxis": {**axis, "title": {"text": "b = S₁₂"}},
         "zaxis": {**axis, "title": {"text": "c = S₂₂"}},
@@ -319,7 +329,7 @@ def spd_cone_figure(
         # camera looks at it from the side, slightly from above.
         "camera": {"eye": dict(zip("xyz", eye.tolist(), strict=True)),
                    "up": {"x": 1.0, "y": 0.0, "z": 1.0}},
-    })
+    }})
     _finish(fig, title, height, subtitle=subtitle)
-    fig.update_layout(margin={"l": 0, "r": 0, "b": 0})
+    _assign(fig.layout, {"margin": {"l": 0, "r": 0, "b": 0}})
     return fig

@@ -20,12 +20,14 @@ from ._base import (
     HEIGHT_3D,
     SPHERE_LIFT,
     _array,
+    _assign,
     _curve_trace3d,
     _draw_styles,
     _finish,
     _named,
     _polyline,
     _stack,
+    _update_axes,
 )
 
 __all__ = ["azimuthal_equidistant", "map_frame", "sphere_mesh", "sphere_points_figure",
@@ -111,17 +113,17 @@ def _sphere_layout(fig, focus, title, height, subtitle=None):
         d = d + np.array([0.0, 0.0, 0.25])  # a little from above reads as 3D
         d = EYE_DISTANCE * d / np.linalg.norm(d)
         eye = {"x": float(d[0]), "y": float(d[1]), "z": float(d[2])}
-    fig.update_layout(
-        scene={
+    _assign(fig.layout, {
+        "scene": {
             "xaxis": {**axis, "title": {"text": "x₁"}},
             "yaxis": {**axis, "title": {"text": "x₂"}},
             "zaxis": {**axis, "title": {"text": "x₃"}},
             "aspectmode": "cube",
             "camera": {"eye": eye, "up": {"x": 0, "y": 0, "z": 1}},
         },
-    )
+    })
     _finish(fig, title, height, subtitle=subtitle)
-    fig.update_layout(margin={"l": 0, "r": 0, "b": 0})
+    _assign(fig.layout, {"margin": {"l": 0, "r": 0, "b": 0}})
     return fig
 
 
@@ -482,11 +484,12 @@ def sphere_regression_map_figure(
     mid = 0.5 * (pts.max(axis=0) + pts.min(axis=0))
     half = max(0.6 * float(np.max(pts.max(axis=0) - pts.min(axis=0))), 0.25)
     half = min(half, np.pi + 0.05)
-    fig.update_xaxes(range=[mid[0] - half, mid[0] + half], constrain="domain", zeroline=False,
-                     title={"text": "east of the centre (radians)"}, showgrid=False)
-    fig.update_yaxes(range=[mid[1] - half, mid[1] + half], constrain="domain", zeroline=False,
-                     scaleanchor="x", scaleratio=1, showgrid=False,
-                     title={"text": "north of the centre (radians)"})
+    _update_axes(fig, x={"range": [mid[0] - half, mid[0] + half], "constrain": "domain",
+                         "zeroline": False, "title": {"text": "east of the centre (radians)"},
+                         "showgrid": False},
+                 y={"range": [mid[1] - half, mid[1] + half], "constrain": "domain",
+                    "zeroline": False, "scaleanchor": "x", "scaleratio": 1, "showgrid": False,
+                    "title": {"text": "north of the centre (radians)"}})
     sub = subtitle or ""
     where = (f"Map centred at {_latlon(frame[0])}; distance from the centre = geodesic "
              "distance; grid every 30°")

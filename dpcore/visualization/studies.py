@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import colors
+from ._base import _assign, _set_template, _update_axes
 
 __all__ = ["sensitivity_ratios_figure", "wine_fits_figure"]
 
@@ -44,8 +45,9 @@ def sensitivity_ratios_figure(df, title):
                                  boxpoints="all", jitter=0.3, showlegend=col == 1,
                                  legendgroup=str(n)), row=1, col=col)
     fig.add_hline(y=1.0, line={"dash": "dash", "color": colors.NONPRIVATE})
-    fig.update_yaxes(type="log", title_text="ratio (log scale)")
-    fig.update_layout(title=title, template="plotly_white", height=460)
+    _update_axes(fig, y={"type": "log", "title": {"text": "ratio (log scale)"}})
+    _set_template(fig, "plotly_white")
+    _assign(fig.layout, {"title": title, "height": 460})
     return fig
 
 
@@ -100,8 +102,9 @@ def wine_fits_figure(df, x, y, responses):
                                      showlegend=j == 0, legendgroup=method),
                           row=r + 1, col=cidx + 1)
     lo, hi = float(np.min(y)), float(np.max(y))
-    fig.update_yaxes(range=[lo - 0.5, hi + 0.5])
-    fig.update_xaxes(title_text="quality score")
-    fig.update_layout(title="Wine Quality (first 100 red wines): fitted lines, standardised "
-                            "responses", template="plotly_white", height=720)
+    _update_axes(fig, y={"range": [lo - 0.5, hi + 0.5]})
+    _update_axes(fig, x={"title": {"text": "quality score"}})
+    _set_template(fig, "plotly_white")
+    _assign(fig.layout, {"title": "Wine Quality (first 100 red wines): fitted lines, "
+                                  "standardised responses", "height": 720})
     return fig
