@@ -30,8 +30,27 @@ def exp(x, v):
     return np.cosh(nv) * x + M.sinhc(nv) * v
 
 
+def _log_parts(x, y):
+    """The three components of :func:`log` (x, y (..., 3), broadcasting): :func:`dist`,
+    :func:`mink` and the division written out on components, the same operations in the same
+    order (so the same numbers), broadcast only as far as each operation needs."""
+    x0, x1, x2 = x[..., 0], x[..., 1], x[..., 2]
+    y0, y1, y2 = y[..., 0], y[..., 1], y[..., 2]
+    d0, d1, d2 = x0 - y0, x1 - y1, x2 - y2
+    d = 2.0 * np.arcsinh(0.5 * np.sqrt(np.maximum(d1 * d1 + d2 * d2 - d0 * d0, 0.0)))
+    m = x1 * y1 + x2 * y2 - x0 * y0
+    sh = M.sinhc(d)
+    return (y0 + m * x0) / sh, (y1 + m * x1) / sh, (y2 + m * x2) / sh
+
+
 def log(x, y):
-    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.shape[-1] == 3 and y.shape[-1] == 3:
+        out = np.empty(np.broadcast_shapes(x.shape, y.shape))
+        for k, part in enumerate(_log_parts(x, y)):
+            out[..., k] = part
+        return out
+    x, y = np.broadcast_arrays(x, y)
     d = dist(x, y)[..., None]
     u = y + mink(x, y)[..., None] * x
     return u / M.sinhc(d)  # ‖u‖_L = sinh d
@@ -64,6 +83,12 @@ def log_coords(z, y):
     same numbers (the boost is elementwise in z)."""
     z, y = np.asarray(z, float), np.asarray(y, float)
     e1, e2 = frame(z)
+    if z.shape[-1] == 3 and y.shape[-1] == 3:  # log and mink on components: the same numbers
+        v0, v1, v2 = _log_parts(z, y)
+        parts = [v1 * e[..., 1] + v2 * e[..., 2] - v0 * e[..., 0] for e in (e1, e2)]
+        out = np.empty(np.broadcast_shapes(z.shape, y.shape)[:-1] + (2,))
+        out[..., 0], out[..., 1] = parts
+        return out
     z, y = np.broadcast_arrays(z, y)
     v = log(z, y)
     return np.stack([mink(v, e1), mink(v, e2)], axis=-1)

@@ -314,7 +314,7 @@ def frechet_mean(y, **kw):
     return frechet_mean_batch(np.asarray(y, complex)[None], **kw)[0]
 
 
-def frechet_gradient_norms(z, datasets, chunk=200_000):
+def frechet_gradient_norms(z, datasets, chunk=20_000):
     """``[frechet_gradient_norm(z, y) for y in datasets]``, bit for bit, each distinct data
     point's log computed once: a data set's logs are gathered in its own order and averaged as
     there (:func:`log` is elementwise in the data points)."""
@@ -338,7 +338,7 @@ def frechet_gradient_norms(z, datasets, chunk=200_000):
     return [o.reshape(z.shape[:-1]) for o in out]
 
 
-def frechet_gradient_norm(z, y, chunk=200_000):
+def frechet_gradient_norm(z, y, chunk=20_000):
     """‖(1/n) Σ Log_z y_i‖ for points z (..., k) and data y (n, k)."""
     z = np.asarray(z, complex)
     flat = z.reshape(-1, z.shape[-1])
@@ -418,7 +418,7 @@ def term_gradients(p, u, y, tau):
     return gp, gu
 
 
-def regression_gradient(p, v, t, y, tau, chunk=200_000):
+def regression_gradient(p, v, t, y, tau, chunk=20_000):
     """(∇_p E, ∇_v E) at footpoints p (B, k) and horizontal vectors v (B, k)."""
     p, v = np.broadcast_arrays(np.atleast_2d(np.asarray(p, complex)),
                                np.atleast_2d(np.asarray(v, complex)))

@@ -276,10 +276,48 @@ def spd_log(z, y):
     return sandwich(spd_sqrt(z), spd_whitened_log(z, y))
 
 
+def _split3(s):
+    return s[..., 0], s[..., 1], s[..., 2]
+
+
+def _sandwich3(m, y):
+    """:func:`sandwich` on component triples (the same operations, no stacking)."""
+    m1, m2, m3 = m
+    y1, y2, y3 = y
+    u00, u01 = m1 * y1 + m3 * y3, m1 * y3 + m3 * y2
+    u10, u11 = m3 * y1 + m2 * y3, m3 * y3 + m2 * y2
+    return u00 * m1 + u01 * m3, u10 * m3 + u11 * m2, u00 * m3 + u01 * m2
+
+
+def _sym_exp3(s):
+    """:func:`sym_exp` on component triples (the same operations as _parts/_calculus)."""
+    a, b, c = s
+    mid = 0.5 * (a + b)
+    half = np.hypot(0.5 * (a - b), c)
+    e = np.exp(mid)
+    alpha, beta = e * np.cosh(half), e * sinhc(half)
+    return alpha + beta * (a - mid), alpha + beta * (b - mid), beta * c
+
+
+def _stack3(parts):
+    """Stack three broadcastable component arrays along a new last axis (as np.stack does,
+    after broadcasting them to a common shape)."""
+    shape = np.broadcast_shapes(*(np.shape(q) for q in parts))
+    out = np.empty(shape + (3,))
+    for k, q in enumerate(parts):
+        out[..., k] = q
+    return out
+
+
 def spd_exp(z, v):
-    """Riemannian exponential Exp_Z V = Z^½ exp(Z^-½ V Z^-½) Z^½."""
+    """Riemannian exponential Exp_Z V = Z^½ exp(Z^-½ V Z^-½) Z^½.
+
+    Computed on the triples' components (no intermediate stacking): the same elementwise
+    operations as ``sandwich(spd_sqrt(z), sym_exp(sandwich(spd_invsqrt(z), v)))``, so the same
+    numbers bit for bit."""
     z, v = np.asarray(z, float), np.asarray(v, float)
-    return sandwich(spd_sqrt(z), sym_exp(sandwich(spd_invsqrt(z), v)))
+    inner = _sym_exp3(_sandwich3(_split3(spd_invsqrt(z)), _split3(v)))
+    return _stack3(_sandwich3(_split3(spd_sqrt(z)), inner))
 
 
 def spd_norm(z, v):
@@ -289,8 +327,11 @@ def spd_norm(z, v):
 
 def spd_dist(p, q):
     """d(P, Q) = √(log² λ₁ + log² λ₂), λ the eigenvalues of P^-½ Q P^-½ (λ₂ = det / λ₁)."""
-    w = sandwich(spd_invsqrt(np.asarray(p, float)), np.asarray(q, float))
-    a, b, c, mid, half = _parts(w)
+    # sandwich and _parts on the components (the same operations, no intermediate stack)
+    a, b, c = _sandwich3(_split3(spd_invsqrt(np.asarray(p, float))),
+                         _split3(np.asarray(q, float)))
+    mid = 0.5 * (a + b)
+    half = np.hypot(0.5 * (a - b), c)
     l1 = mid + half
     log1 = np.log(l1)
     log2 = np.log(a * b - c * c) - log1
@@ -665,7 +706,7 @@ class KNGOracle:
                 coords, w = star_grids[which]
                 self.log_c[which] = O.log_integral(-self.g(chart(coords), which) / sigma, w)
 
-    def g(self, z, which, chunk=400_000):
+    def g(self, z, which, chunk=20_000):
         data = self.d_set if which == "D" else self.e_set
         z = np.asarray(z, dtype=float)
         flat = z.reshape(-1, z.shape[-1])
@@ -676,7 +717,7 @@ class KNGOracle:
             out[i:i + step] = self.scale * norm_last(lc.mean(axis=1))
         return out.reshape(z.shape[:-1])
 
-    def g_pair(self, z, chunk=400_000):
+    def g_pair(self, z, chunk=20_000):
         """``(g(z, "D"), g(z, "E"))``, bit for bit, with the log of each point the data sets
         share computed once: each data set's logs are gathered in its own order and averaged
         as in :meth:`g` (``log_coords`` is elementwise in the data points)."""

@@ -45,7 +45,9 @@ class FDTerms:
     ``term_losses(p, v, t, y)`` the per-observation Huber losses (..., n) whose mean over the
     last axis is the energy."""
 
-    chunk = 20_000
+    #: rows per block: rows are independent, and blocks of 2,000 keep the (rows, n, dim)
+    #: temporaries in cache (about 20% faster on SPD(2) than 20,000; the same numbers)
+    chunk = 2_000
 
     def __init__(self, fd_points, term_losses, h):
         self.fd_points, self.term_losses, self.h = fd_points, term_losses, h
