@@ -140,6 +140,28 @@ def test_public_cost_prediction():
 
 
 # ------------------------------------------------------------------------------ shared checks
+_REFERENCE = {}
+
+
+def uniform_reference(t, y, sigma, radius, draws):
+    """``draws`` draws of the audited uniform exact sampler (seed 2, speeds up to 2) and their
+    g. The draws are a deterministic function of the arguments, and the bundle samplers'
+    agreement tests (here, test_bundle_whitened, test_bundle_farfield, test_sphere_taylor)
+    share one problem: computed once per session, returned read-only."""
+    key = (t.tobytes(), y.tobytes(), t.shape, y.shape, float(sigma), float(radius), int(draws))
+    if key not in _REFERENCE:
+        def g(z):
+            return g_of(t, y, z[:, 0], z[:, 1])
+
+        ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, radius), 2.0),
+                                  draws, np.random.default_rng(2), n_terms=t.size)
+        g_ref = g(ref)
+        ref.setflags(write=False)
+        g_ref.setflags(write=False)
+        _REFERENCE[key] = ref, g_ref
+    return _REFERENCE[key]
+
+
 def assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, threshold, draws=1500):
     """The contract every bundle sampler meets: ``draws`` draws of ``sampler`` and of the audited
     uniform exact sampler (fixed seeds 1 and 2) pass three two-sample KS tests (the footpoint's
@@ -148,14 +170,10 @@ def assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, threshold, draws
     assert lat.in_support(index).all()
     p, v = lat.point(index)
 
-    def g(z):
-        return g_of(t, y, z[:, 0], z[:, 1])
-
-    ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, lat.radius), 2.0),
-                              draws, np.random.default_rng(2), n_terms=t.size)
+    ref, g_ref = uniform_reference(t, y, sigma, lat.radius, draws)
     stats = {"distance": (S2.dist(p, CENTER), S2.dist(ref[:, 0], CENTER)),
              "|v|": (np.linalg.norm(v, axis=1), np.linalg.norm(ref[:, 1], axis=1)),
-             "g": (g_of(t, y, p, v), g(ref))}
+             "g": (g_of(t, y, p, v), g_ref)}
     for name, (a, b) in stats.items():
         pvalue = ks_2samp(a, b).pvalue
         print(f"{name}: KS p = {pvalue:.3g}")

@@ -18,7 +18,6 @@ from dpcore.manifolds import Sphere
 from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.bundle_whitened import WhitenedBundleSampler
 from dpcore.sampling.intervals import Interval
-from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 from dpcore.sampling.sphere_affine import enclose_gradient_parallelepiped
 from dpcore.sampling.sphere_taylor import (
     enclose_gradient_taylor,
@@ -35,7 +34,14 @@ from dpcore.sampling.taylor2 import (
     series_curvature,
 )
 
-from .test_bundle_sampler import CENTER, TAU, g_of, joint_sigma, regression_data
+from .test_bundle_sampler import (
+    CENTER,
+    TAU,
+    g_of,
+    joint_sigma,
+    regression_data,
+    uniform_reference,
+)
 from .test_interval_ad import _frame_gradient, _setup
 
 S2 = Sphere(2)
@@ -174,15 +180,10 @@ def test_taylor_sampler_agrees_with_the_uniform_exact_sampler(small_problem):
     assert 0.01 < diag["beta"] < 0.99 and diag["q1_boxes"] >= 1
     index, _ = sampler.sample_indices(1500, np.random.default_rng(1))
     p, v = lat.point(index)
-
-    def g(z):
-        return g_of(t, y, z[:, 0], z[:, 1])
-
-    ref, _ = sample_kng_exact(g, sigma, BundleBall(UniformBall(S2, CENTER, lat.radius), 2.0),
-                              1500, np.random.default_rng(2), n_terms=t.size)
+    ref, g_ref = uniform_reference(t, y, sigma, lat.radius, 1500)  # seed 2, speeds up to 2
     for a, b in ((S2.dist(p, CENTER), S2.dist(ref[:, 0], CENTER)),
                  (np.linalg.norm(v, axis=1), np.linalg.norm(ref[:, 1], axis=1)),
-                 (g_of(t, y, p, v), g(ref))):
+                 (g_of(t, y, p, v), g_ref)):
         assert ks_2samp(a, b).pvalue > 3e-7
 
 
