@@ -57,7 +57,7 @@ import numpy as np
 
 from ..exceptions import EnvelopeViolation
 from .bundle_farfield import G_SLACK, leaf_geometry, leaf_losses
-from .bundle_sampler import BundleKNGSampler, _logsumexp, clipped_fit
+from .bundle_sampler import BundleKNGSampler, clipped_fit
 from .intervals import sinc_at
 
 __all__ = ["SphereChartSampler"]

@@ -27,10 +27,10 @@ g from :func:`tests.audit._oracle.joint_gradient_norm`; it is computed from the 
 every ratio, for the mechanism and for the broken one below (whose log-ratio is a multiple of
 s).
 
-Statistics. N = 2000 library draws per data set (sizing: a build costs about 6 CPU s and a
-draw about 7 CPU ms at the release constants, whose acceptance goal stops the envelope at an
-acceptance of about 2.5e-3, so the file costs about 40 CPU s; 2000 is about the fewest that
-put the ceiling below a useful margin above ε). The first N_SELECT = 500 draws of each data
+Statistics. N = 2000 library draws per data set (sizing: at the release constants a build
+for 2000 draws refines to about 40,000 leaves, an acceptance of about 7e-3, and a data set's
+build and draws cost about 13 CPU s; 2000 is about the fewest that put the ceiling below a
+useful margin above ε). The first N_SELECT = 500 draws of each data
 set choose one event per direction: thresholds c₊ for A = {s > c₊} (D over
 D′) and c₋ for B = {s < −c₋} (D′ over D), each the candidate (201 pooled quantiles of the
 selection draws' s) whose selection counts, scaled to the certification size, give the
