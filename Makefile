@@ -56,13 +56,18 @@ $(BIN)/python:
 # `dashboard` extra, so scripts and notebooks run from anywhere with .venv/bin/python import
 # the checkout's dpcore (editable: `make run` and the tests see every edit without a
 # reinstall), and a pin outside pyproject.toml's ranges fails here. docs/install.md.
+# After the install, `python -m dpcore.release.warm` compiles the numba kernels into numba's
+# on-disk cache (about 25 CPU s, once), so no later process (the dashboard's first release of a
+# chain, a test worker) compiles them again.
 $(VENV)/.stamp-run: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -r requirements.txt -e ".[dashboard]"
+	$(BIN)/python -m dpcore.release.warm
 	touch $@
 
 # The dev requirements include the runtime ones, so a dev install also satisfies `make run`.
 $(VENV)/.stamp-dev: requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -r requirements-dev.txt -e ".[dashboard]"
+	$(BIN)/python -m dpcore.release.warm
 	touch $@ $(VENV)/.stamp-run
 
 $(AXE): tests/browser/package.json tests/browser/package-lock.json

@@ -1,0 +1,44 @@
+"""`python -m dpcore.release.warm` (run by `make venv`): every compiled path runs, and the numba
+kernels it names are compiled afterwards."""
+
+import importlib
+
+import pytest
+
+from dpcore.release import warm
+
+numba = pytest.importorskip("numba", reason="the compiled path needs the `fast` extra (numba)")
+
+#: The kernel modules of the compiled paths (dpcore/sampling/_*_numba.py) whose kernels a
+#: release calls from Python (``_chain_numba``'s are called only from these, inside compiled code).
+KERNELS = ("_sphere_numba", "_spd_numba", "_kendall_numba", "_farfield_numba")
+
+
+def _compiled(module):
+    mod = importlib.import_module(f"dpcore.sampling.{module}")
+    dispatchers = [f for f in vars(mod).values()
+                   if isinstance(f, numba.core.registry.CPUDispatcher)]
+    assert dispatchers, module
+    return sum(len(d.signatures) for d in dispatchers)
+
+
+def test_every_path_runs_the_sampler_it_is_named_for_and_compiles_the_kernels():
+    out = warm.warm_up(clock=lambda: 0.0)
+    assert [name for name, _, _ in out] == [p[0] for p in warm.PATHS]
+    samplers = dict((name, sampler) for name, _, sampler in out)
+    for name, sampler in samplers.items():
+        if "chain" in name:
+            assert "Metropolis-Hastings" in sampler, (name, sampler)
+        else:
+            assert sampler.startswith("exact rejection sampling"), (name, sampler)
+    assert "far-field envelope on the footpoint ball" in samplers["S² ball, far-field envelope"]
+    assert "two public charts" in samplers["S² whole sphere, far-field envelopes"]
+    for module in KERNELS:
+        assert _compiled(module) > 0, module
+
+
+def test_command_line_prints_a_line_per_path(capsys):
+    assert warm.main([]) == 0
+    out = capsys.readouterr().out
+    assert out.count("compiled: ") == len(warm.PATHS)
+    assert "numba kernels compiled and cached" in out
