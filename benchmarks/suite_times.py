@@ -13,6 +13,9 @@ loaded, then prints
 Not a ``bench_*`` module: ``make bench`` does not run the whole suite. The summed test wall
 exceeds the run's wall times the workers by the time spent outside tests
 (start-up, collection, the tail where one worker is idle).
+
+Environment: ``SUITE_TOP`` (rows in the two "most" lists, 15), ``SUITE_ROWS`` (a file to keep
+the per-test rows in, as JSON lines).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ARGS = ["-n", "2", "--dist", "worksteal", "-q", "-p", "no:cacheprovider"]
-TOP = 15
+TOP = int(os.environ.get("SUITE_TOP", "15"))
 
 
 def run(args):
@@ -43,6 +46,9 @@ def run(args):
                + after.children_system - before.children_system)
         rows = [json.loads(line) for path in Path(folder).glob("*.jsonl")
                 for line in path.read_text(encoding="utf-8").splitlines()]
+    if os.environ.get("SUITE_ROWS"):  # keep the per-test rows (JSON lines) for a closer look
+        Path(os.environ["SUITE_ROWS"]).write_text(
+            "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return rows, wall, cpu, code
 
 
