@@ -22,48 +22,33 @@ import warnings
 
 import numpy as np
 
+from ..manifolds import SPD, KendallShape, Sphere
+
 __all__ = ["PATHS", "warm_up"]
 
 NORTH = np.array([0.0, 0.0, 1.0])
-
-
-def _sphere():
-    from ..manifolds import Sphere
-
-    return Sphere(2)
-
-
-def _spd():
-    from ..manifolds import SPD
-
-    return SPD(2)
-
-
-def _kendall():
-    from ..manifolds import KendallShape
-
-    return KendallShape(4)
+S2, SPD2, KENDALL4 = Sphere(2), SPD(2), KendallShape(4)
 
 
 _SHORT = {"chain_length": 20, "burn_in": 20}
 _SMALL = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.3, "covariate_range": (0.0, 1.0)}
-#: (name, manifold factory, n, data options, release options): each a release that runs one
+#: (name, manifold, n, data options, release options): each a release that runs one
 #: compiled path. The ball and whole-sphere cases sit at n (eps_p + eps_v) = 100, beyond the
 #: uniform proposals' public limit at n = 40, so ``sampler="auto"`` takes the far-field envelopes.
 PATHS = (
-    ("S² chain", _sphere, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
-    ("S² exact", _sphere, 30, {}, {**_SMALL, "sampler": "exact"}),
-    ("S² ball, far-field envelope", _sphere, 40, {"footpoint_region": (NORTH, 0.3)},
+    ("S² chain", S2, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
+    ("S² exact", S2, 30, {}, {**_SMALL, "sampler": "exact"}),
+    ("S² ball, far-field envelope", S2, 40, {"footpoint_region": (NORTH, 0.3)},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25, "center": NORTH, "footpoint_radius": 0.5,
       "max_speed": 1.5}),
-    ("S² whole sphere, far-field envelopes", _sphere, 40, {},
+    ("S² whole sphere, far-field envelopes", S2, 40, {},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25}),
-    ("SPD(2) chain", _spd, 30, {},
+    ("SPD(2) chain", SPD2, 30, {},
      {**_SMALL, "tau_m": 1.0, "center": np.eye(2), "sampler": "mcmc", **_SHORT}),
-    ("SPD(2) exact", _spd, 30, {}, {**_SMALL, "tau_m": 1.0, "center": np.eye(2),
+    ("SPD(2) exact", SPD2, 30, {}, {**_SMALL, "tau_m": 1.0, "center": np.eye(2),
                                     "sampler": "exact"}),
-    ("Kendall(4) chain", _kendall, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
-    ("Kendall(4) exact", _kendall, 30, {}, {**_SMALL, "sampler": "exact"}),
+    ("Kendall(4) chain", KENDALL4, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
+    ("Kendall(4) exact", KENDALL4, 30, {}, {**_SMALL, "sampler": "exact"}),
 )
 
 
@@ -87,8 +72,7 @@ def warm_up(paths=PATHS, clock=time.process_time):
     from .regression import private_geodesic_regression
 
     out = []
-    for name, factory, n, data_options, options in paths:
-        manifold = factory()
+    for name, manifold, n, data_options, options in paths:
         data = make_regression_data(manifold, n, rng=1, **data_options)
         start = clock()
         with warnings.catch_warnings():
