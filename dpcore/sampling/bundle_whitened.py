@@ -72,6 +72,11 @@ and :math:`M` is the largest over the leaves (each bound with a relative margin 
 support (their parallelepiped's hull misses it) are dropped; a leaf whose hull leaves the
 chart's domain :math:`|u| < \pi` has no bound yet and is split before any draw.
 
+When the fit lies outside the support, the refinement is steered by an estimate of the
+target's mass on the support instead of the mode's Laplace mass, and :math:`q_1` covers only
+leaves below the support's level (:mod:`~dpcore.sampling.bundle_support`; steering only, no
+bound depends on it).
+
 Sampling, exactness, float safety
 ---------------------------------
 A proposal :math:`z` (from any component) gets the output cell :math:`K` of
@@ -111,6 +116,7 @@ import numpy as np
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
 from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, clipped_fit
+from .bundle_support import closest_support_point, support_log_mass
 from .floatsafe import IntegerWeights, bernoulli_exp
 from .intervals import Interval, sinc_at
 from .sphere_affine import enclose_gradient_parallelepiped, lower_bound_along
@@ -199,6 +205,18 @@ class WhitenedBundleSampler(LatticeDraws):
         # Laplace (K-norm) estimate of the target's mass: steers the refinement only.
         self.log_mode_mass = (math.log(12 * math.pi**2) + 4 * math.log(self.sigma)
                               + math.log(max(j_fit, 1e-300)) + self.log_det_a)
+        self._laplace_log_mass = self.log_mode_mass
+        self.x_near = closest_support_point(self.lattice, self.fit, self.x_of)
+        self.log_support_mass = None
+        if self.x_near is not None:
+            # The fit lies outside the support (bundle_support): steer by the support's own
+            # mass, and let q1 (centred at the fit) cover only leaves where the target is below
+            # its largest value on the support, about e^{-|x_near|/sigma} times its value at
+            # the fit (g ~ |x|). Any threshold gives a valid certificate (M is the largest
+            # bound over the leaves).
+            self.log_support_mass = support_log_mass(self, self.x_near)
+            self.log_mode_mass = self.log_support_mass
+            self.log_m1_target -= float(np.linalg.norm(self.x_near)) / self.sigma
         self._x_lattice()
         self.evaluations = 0
         self._refine()
@@ -360,7 +378,7 @@ class WhitenedBundleSampler(LatticeDraws):
                     raise RuntimeError("max_boxes reached before the support was covered.")
                 self._split(np.flatnonzero(open_)[:room])
                 continue
-            if self._descending:
+            if self._descending and self.x_near is None:
                 hold = self.leaf_of_x(np.zeros((1, 4)))[0]
                 if (hold >= 0 and self.b_1[hold] > self.log_m1_target and room >= 1
                         and self.lev[hold].sum() < 64 and self.rounds < 200):
