@@ -127,13 +127,12 @@ class BundleBall:
     def sample(self, m, rng):
         man = self.manifold
         p = self.base.sample(m, rng)
-        d = man.dim
-        xi = rng.standard_normal((m, d))
-        xi /= np.linalg.norm(xi, axis=-1, keepdims=True)
-        xi *= (self.max_norm * rng.random(m) ** (1.0 / d))[:, None]
-        basis = man.orthonormal_basis(p)  # (m, d, *ps)
-        v = np.einsum("ma,ma...->m...", xi, basis)
-        return np.stack([p, v], axis=1)
+        # A standard Gaussian in the metric (the manifold contract tests its coordinates in an
+        # orthonormal basis), normalized: uniform directions; radius V U^(1/d): uniform in the
+        # d-ball. No basis per point (it cost 10-50 us per proposal on SPD and Kendall).
+        v = man.random_tangent(p, rng)
+        scale = self.max_norm * rng.random(m) ** (1.0 / man.dim) / man.norm(p, v)
+        return np.stack([p, v * man.pointwise(scale)], axis=1)
 
     def describe(self):
         return (f"({self.base.describe()}) x (uniform tangent ball of radius "

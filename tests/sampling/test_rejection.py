@@ -70,6 +70,23 @@ class TestUniformProposals:
         assert ks_pvalue(u, "uniform") > P_THRESHOLD
 
 
+    @pytest.mark.parametrize("manifold", [SPD(2), KendallShape(5), Sphere(2)])
+    def test_bundle_directions_are_uniform_in_the_metric(self, manifold):
+        """The first two coordinates of v / |v| in an orthonormal basis of T_p (each draw's own
+        p): (c + 1) / 2 is Beta((d - 1) / 2, (d - 1) / 2) for a uniform direction in d
+        dimensions (KS, p > P_THRESHOLD / 2 each: below P_THRESHOLD for the test)."""
+        base = (UniformBall(manifold, np.eye(2), 1.5) if isinstance(manifold, SPD)
+                else WholeSpace(manifold))
+        z = BundleBall(base, 0.8).sample(3000, np.random.default_rng(6))
+        p, v = z[:, 0], z[:, 1]
+        basis = manifold.orthonormal_basis(p)
+        unit = v * manifold.pointwise(1.0 / manifold.norm(p, v))
+        half = (manifold.dim - 1) / 2
+        for a in range(2):
+            c = manifold.inner(p, basis[:, a], unit)
+            assert ks_pvalue((c + 1) / 2, stats.beta(half, half).cdf) > P_THRESHOLD / 2, a
+
+
 class TestExactFrechetKNG:
     def test_matches_grid_quadrature_on_the_cap(self):
         """Exact Fréchet KNG on a spherical cap against the target's CDF of the polar angle,
