@@ -51,8 +51,8 @@ def closest_support_point(lattice, fit, x_of):
     u, w = fit[:2], fit[2:]
     if np.hypot(*u) <= lattice.radius and np.hypot(*w) <= lattice.max_speed:
         return None
-    start = np.concatenate([u * min(1.0, lattice.radius / np.hypot(*u)),
-                            w * min(1.0, lattice.max_speed / np.hypot(*w))])
+    start = np.concatenate([u * min(1.0, lattice.radius / max(np.hypot(*u), 1e-300)),
+                            w * min(1.0, lattice.max_speed / max(np.hypot(*w), 1e-300))])
     cons = [{"type": "ineq", "fun": lambda z: lattice.radius**2 - z[0] ** 2 - z[1] ** 2},
             {"type": "ineq", "fun": lambda z: lattice.max_speed**2 - z[2] ** 2 - z[3] ** 2}]
     res = optimize.minimize(lambda z: float(np.sum(x_of(z[None])[0] ** 2)), start,

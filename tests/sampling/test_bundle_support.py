@@ -58,6 +58,14 @@ def test_the_fit_lies_outside_and_the_nearest_point_is_nearest(off_ball):
     assert np.linalg.norm(x_near) <= np.min(np.linalg.norm(others, axis=1)) + 1e-9
     # and a fit inside the support has none
     assert closest_support_point(lat, np.array([0.1, 0.0, 0.5, 0.5]), sampler.x_of) is None
+    # a fit at the ball's centre with too fast a shooting vector (or the reverse) starts from
+    # its radial projection without dividing by a zero norm
+    for fit in (np.array([0.0, 0.0, 2.5, 0.0]), np.array([0.9, 0.0, 0.0, 0.0])):
+        with np.errstate(divide="raise", invalid="raise"):
+            x = closest_support_point(lat, fit, lambda z, f=fit: (z - f) @ sampler.T.T)
+        z = fit + sampler.A @ x
+        assert np.hypot(*z[:2]) <= lat.radius * (1 + 1e-9)
+        assert np.hypot(*z[2:]) <= lat.max_speed * (1 + 1e-9)
 
 
 def test_support_mass_estimate_agrees_with_plain_monte_carlo():
