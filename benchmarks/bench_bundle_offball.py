@@ -58,7 +58,7 @@ def run(distance, draws):
             "fit in ball": fit_u <= RADIUS,
             "support mass / mode's Laplace mass": (
                 "1 (fit inside)" if sampler.log_support_mass is None else
-                f"{math.exp(sampler.log_support_mass - sampler._laplace_log_mass):.2g}"),
+                f"{math.exp(sampler.log_support_mass - sampler.laplace_log_mass):.2g}"),
             # rejection accepts with probability Z / M: the draws' own estimate of log Z
             "estimate - log Z from the draws": (
                 "" if sampler.log_support_mass is None else

@@ -205,7 +205,7 @@ class WhitenedBundleSampler(LatticeDraws):
         # Laplace (K-norm) estimate of the target's mass: steers the refinement only.
         self.log_mode_mass = (math.log(12 * math.pi**2) + 4 * math.log(self.sigma)
                               + math.log(max(j_fit, 1e-300)) + self.log_det_a)
-        self._laplace_log_mass = self.log_mode_mass
+        self.laplace_log_mass = self.log_mode_mass      # kept for reports
         self.x_near = closest_support_point(self.lattice, self.fit, self.x_of)
         self.log_support_mass = None
         if self.x_near is not None:
