@@ -52,6 +52,7 @@ import numpy as np
 from .._lazy import lazy_module
 from .._validation import check_int, check_manifold, check_positive
 from ..learning.regression import regression_energy, regression_gradient
+from ..sampling.radial import log_kfnorm_mass
 from ..sensitivity import geodesic_regression_sensitivity
 
 special = lazy_module("scipy.special")  # imported on first use
@@ -80,13 +81,6 @@ def joint_sigma(manifold, n, epsilon, tau, tau_m=None):
     dp, dv = geodesic_regression_sensitivity(int(n), float(tau), kappa_low,
                                              tau_m if kappa_low < 0 else None)
     return 2.0 * float(np.hypot(dp, dv)) / float(epsilon)
-
-
-def log_kfnorm_mass(dim, sigma):
-    r"""Log of :math:`\int_{\mathbb R^k} e^{-|w|/\sigma}\,dw = |S^{k-1}|\,\Gamma(k)\,\sigma^k`."""
-    k = int(dim)
-    log_sphere = math.log(2.0) + 0.5 * k * math.log(math.pi) - special.gammaln(0.5 * k)
-    return log_sphere + special.gammaln(k) + k * math.log(sigma)
 
 
 class BundleChart:

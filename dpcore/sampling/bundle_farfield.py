@@ -152,7 +152,7 @@ import numpy as np
 
 from ..manifolds.sphere import CUT_TOL
 from .bundle_sampler import _gradient6
-from .bundle_whitened import _DOMAIN, _MARGIN, _U, WhitenedBundleSampler
+from .bundle_whitened import _DOMAIN, _MARGIN, WhitenedBundleSampler
 from .intervals import sinc_at
 from .sphere_enclosure import CUT_MARGIN
 from .sphere_jacobian_bounds import MARGIN, PIECES, THETA_PAD, term_change_bounds
@@ -430,17 +430,6 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
                          **options)
 
     # ------------------------------------------------------------------ bounds
-    def _parallelepipeds(self, lo, hi):
-        """Centres, bases, slacks and hulls of padded leaves (as the parent computes them)."""
-        c = 0.5 * lo + 0.5 * hi
-        h = (0.5 * hi - 0.5 * lo) * (1 + 4 * _U) + self.pad
-        zc = self.fit + c @ self.A.T
-        basis = self.A[None, :, :] * h[:, None, :]
-        mag = np.abs(self.fit) + np.abs(c) @ np.abs(self.A).T + h @ np.abs(self.A).T
-        zslack = 16 * _U * mag + 1e-300
-        reach = np.sum(np.abs(basis), axis=-1) + zslack
-        return c, h, zc, basis, zslack, zc - reach, zc + reach
-
     def _mean_value(self, zc, basis, zslack):
         """(g lower bound, g at the centre, per-axis score) of parallelepipeds."""
         geo = leaf_geometry(zc, basis, zslack, self.lattice.radius, self.lattice.max_speed)

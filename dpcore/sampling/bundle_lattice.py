@@ -1,7 +1,15 @@
-r"""The public output lattice of the exact joint-KNG sampler on :math:`TS^2`, and a k-d
-partition of it into dyadic boxes (:mod:`dpcore.sampling.bundle_sampler`).
+r"""The public output lattice of the exact joint-KNG samplers on :math:`TS^2` and on
+:math:`T\mathbb{R}^d`, and a k-d partition of it into dyadic boxes
+(:mod:`dpcore.sampling.bundle_sampler`, :mod:`dpcore.sampling.bundle_flat`).
 
-Coordinates :math:`z = (u, w) \in \mathbb{R}^4` of
+:class:`ProductBallLattice` holds what does not depend on the space: coordinates
+:math:`z = (u, w) \in \mathbb{R}^{2k}` (:math:`k` footpoint and :math:`k` shooting-vector
+coordinates), the lattice box :math:`[-R, R]^k \times [-V, V]^k`, the cells and the public
+support. :class:`BundleLattice` (:math:`S^2`, :math:`k = 2`) adds the chart below;
+:class:`FlatLattice` (:math:`\mathbb{R}^d`, :math:`k = d`) adds the public centre, so that
+:math:`p = c + u`, :math:`v = w`.
+
+On :math:`S^2`, coordinates :math:`z = (u, w) \in \mathbb{R}^4` of
 :class:`~dpcore.sampling.sphere_enclosure.SphereBundleChart` at a public centre. The lattice
 box is :math:`[-R, R]^2 \times [-V, V]^2`; cell :math:`K \in \{0, \dots, 2^{32} - 1\}^4` is
 :math:`[o + \gamma K, o + \gamma(K + 1))`, :math:`o = -(R, R, V, V)`,
@@ -20,7 +28,8 @@ import numpy as np
 
 from .sphere_enclosure import SphereBundleChart
 
-__all__ = ["LATTICE_LEVELS", "MAX_RADIUS", "BundleLattice", "LeafIndex"]
+__all__ = ["LATTICE_LEVELS", "MAX_RADIUS", "BundleLattice", "FlatLattice", "LeafIndex",
+           "ProductBallLattice"]
 
 #: Halvings of each side of the lattice box down to the lattice spacing.
 LATTICE_LEVELS = 32
@@ -28,8 +37,80 @@ LATTICE_LEVELS = 32
 MAX_RADIUS = 2.2
 
 
-class BundleLattice:
-    r"""Public lattice and support (module docstring).
+def _half_norm(z):
+    """Euclidean norm of the last axis (``hypot`` for two coordinates, as the sphere's
+    lattice has always computed it, so its support is unchanged)."""
+    if z.shape[-1] == 2:
+        return np.hypot(z[..., 0], z[..., 1])
+    return np.sqrt(np.sum(z * z, axis=-1))
+
+
+class ProductBallLattice:
+    r"""Public lattice of :math:`[-R, R]^k \times [-V, V]^k` and its support (module
+    docstring): cells with :math:`|u_K| \le R - 2\gamma_u`, :math:`|w_K| \le V - 2\gamma_w`.
+
+    Parameters
+    ----------
+    radius : float
+        Footpoint radius :math:`R > 0`.
+    max_speed : float
+        Shooting-vector bound :math:`V > 0`.
+    foot_dim : int
+        :math:`k`, the coordinates of each half.
+    """
+
+    def __init__(self, radius, max_speed, foot_dim):
+        self.radius, self.max_speed = float(radius), float(max_speed)
+        if not (self.radius > 0 and self.max_speed > 0 and math.isfinite(self.radius)
+                and math.isfinite(self.max_speed)):
+            raise ValueError("`radius` and `max_speed` must be positive and finite.")
+        self.foot_dim = int(foot_dim)
+        self.dim = 2 * self.foot_dim
+        self.levels = LATTICE_LEVELS
+        self.half = np.array([self.radius] * self.foot_dim + [self.max_speed] * self.foot_dim)
+        self.origin = -self.half
+        self.spacing = 2.0 * self.half / 2.0**self.levels
+
+    def coordinates(self, index):
+        """Lattice points :math:`z_K = o + \\gamma (K + 1/2)` of indices ``(m, 2k)``."""
+        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
+
+    def index_of(self, z):
+        """Cell indices of coordinates ``(m, 2k)`` (clipped to just outside the box)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            k = np.floor((np.asarray(z, dtype=float) - self.origin) / self.spacing)
+        k = np.nan_to_num(k, nan=-1.0, posinf=2.0**self.levels, neginf=-1.0)
+        return np.clip(k, -1, 2**self.levels).astype(np.int64)
+
+    def in_support(self, index):
+        """Whether each index's cell belongs to the public support :math:`D_L`."""
+        index = np.asarray(index, dtype=np.int64)
+        z = self.coordinates(index)
+        k = self.foot_dim
+        ok = np.all((index >= 0) & (index < 2**self.levels), axis=-1)
+        ok &= _half_norm(z[:, :k]) <= self.radius - 2 * self.spacing[0]
+        ok &= _half_norm(z[:, k:]) <= self.max_speed - 2 * self.spacing[k]
+        return ok
+
+    def box(self, lo_index, level, pad=True):
+        """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
+        one spacing (which covers the rounding of every float proposed inside)."""
+        size = np.left_shift(np.int64(1), self.levels - np.asarray(level, dtype=np.int64))
+        lo = self.origin + self.spacing * lo_index
+        hi = self.origin + self.spacing * (lo_index + size)
+        if pad:
+            lo, hi = lo - self.spacing, hi + self.spacing
+        return lo, hi
+
+    def misses(self, lo, hi):
+        """Boxes that surely miss :math:`|u| \\le R` or :math:`|w| \\le V`."""
+        gap = np.maximum(np.maximum(lo, -hi), 0.0)
+        k = self.foot_dim
+        return (_half_norm(gap[:, :k]) > self.radius) | (_half_norm(gap[:, k:]) > self.max_speed)
+
+
+class BundleLattice(ProductBallLattice):
+    r"""Public lattice and support on :math:`TS^2` (module docstring).
 
     Parameters
     ----------
@@ -45,56 +126,16 @@ class BundleLattice:
 
     def __init__(self, center, radius, max_speed, e1=None):
         self.chart = SphereBundleChart(center, e1)
-        self.radius, self.max_speed = float(radius), float(max_speed)
-        if not 0 < self.radius <= MAX_RADIUS:
+        if not 0 < float(radius) <= MAX_RADIUS:
             raise ValueError(f"`radius` must be in (0, {MAX_RADIUS}], got {radius!r}.")
-        if not 0 < self.max_speed <= math.pi:
+        if not 0 < float(max_speed) <= math.pi:
             raise ValueError(f"`max_speed` must be in (0, pi], got {max_speed!r}.")
-        self.levels = LATTICE_LEVELS
-        self.half = np.array([self.radius] * 2 + [self.max_speed] * 2)
-        self.origin = -self.half
-        self.spacing = 2.0 * self.half / 2.0**self.levels
-
-    def coordinates(self, index):
-        """Lattice points :math:`z_K = o + \\gamma (K + 1/2)` of indices ``(m, 4)``."""
-        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
-
-    def index_of(self, z):
-        """Cell indices of coordinates ``(m, 4)`` (clipped to just outside the box)."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            k = np.floor((np.asarray(z, dtype=float) - self.origin) / self.spacing)
-        k = np.nan_to_num(k, nan=-1.0, posinf=2.0**self.levels, neginf=-1.0)
-        return np.clip(k, -1, 2**self.levels).astype(np.int64)
-
-    def in_support(self, index):
-        """Whether each index's cell belongs to the public support :math:`D_L`."""
-        index = np.asarray(index, dtype=np.int64)
-        z = self.coordinates(index)
-        ok = np.all((index >= 0) & (index < 2**self.levels), axis=-1)
-        ok &= np.hypot(z[:, 0], z[:, 1]) <= self.radius - 2 * self.spacing[0]
-        ok &= np.hypot(z[:, 2], z[:, 3]) <= self.max_speed - 2 * self.spacing[2]
-        return ok
+        super().__init__(radius, max_speed, 2)
 
     def point(self, index):
         """The released ``(p, v)`` of indices ``(m, 4)``, each ``(m, 3)`` (public function)."""
         z = self.coordinates(index)
         return self.chart.to_bundle(z[:, :2], z[:, 2:])
-
-    def box(self, lo_index, level, pad=True):
-        """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
-        one spacing (which covers the rounding of every float proposed inside)."""
-        size = np.left_shift(np.int64(1), self.levels - np.asarray(level, dtype=np.int64))
-        lo = self.origin + self.spacing * lo_index
-        hi = self.origin + self.spacing * (lo_index + size)
-        if pad:
-            lo, hi = lo - self.spacing, hi + self.spacing
-        return lo, hi
-
-    def misses(self, lo, hi):
-        """Boxes that surely miss :math:`|u| \\le R` or :math:`|w| \\le V`."""
-        gap = np.maximum(np.maximum(lo, -hi), 0.0)
-        return ((np.hypot(gap[:, 0], gap[:, 1]) > self.radius)
-                | (np.hypot(gap[:, 2], gap[:, 3]) > self.max_speed))
 
     @property
     def record(self):
@@ -104,6 +145,41 @@ class BundleLattice:
                 "lattice_coordinates": "normal coordinates of the footpoint at the public "
                                        "centre, shooting vector in the radially transported "
                                        "frame"}
+
+
+class FlatLattice(ProductBallLattice):
+    r"""Public lattice and support on :math:`T\mathbb{R}^d`: :math:`p = c + u`, :math:`v = w`
+    with the public centre :math:`c` (module docstring).
+
+    Parameters
+    ----------
+    center : array (d,)
+        Public centre of the footpoint ball.
+    radius : float
+        Footpoint ball radius.
+    max_speed : float
+        Shooting-vector bound.
+    """
+
+    def __init__(self, center, radius, max_speed):
+        self.center = np.array(center, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(self.center)):
+            raise ValueError("`center` must be finite.")
+        self.chart = None
+        super().__init__(radius, max_speed, self.center.size)
+
+    def point(self, index):
+        """The released ``(p, v)`` of indices ``(m, 2d)``, each ``(m, d)`` (a public function:
+        the same floats for every data set)."""
+        z = self.coordinates(index)
+        return self.center + z[:, :self.foot_dim], z[:, self.foot_dim:]
+
+    @property
+    def record(self):
+        """Public description of the lattice for a release record."""
+        return {"lattice_spacing": self.spacing.tolist(), "lattice_origin": self.origin.tolist(),
+                "lattice_levels": self.levels,
+                "lattice_coordinates": "footpoint minus the public centre, shooting vector"}
 
 
 class LeafIndex:

@@ -21,6 +21,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from .radial import log_kfnorm_mass
+
 __all__ = ["closest_support_point", "support_log_mass"]
 
 #: Proposals of the importance-sampling estimate.
@@ -36,25 +38,27 @@ def closest_support_point(lattice, fit, x_of):
 
     Parameters
     ----------
-    lattice : BundleLattice
-        The public support (``radius``, ``max_speed``).
-    fit : array (4,)
+    lattice : ProductBallLattice
+        The public support (``radius``, ``max_speed``, ``foot_dim``).
+    fit : array (D,)
         Chart coordinates of the fit :math:`z^*`.
     x_of : callable
-        Whitened coordinates of ``(m, 4)`` chart coordinates.
+        Whitened coordinates of ``(m, D)`` chart coordinates.
 
     Returns
     -------
-    ndarray (4,) or None
+    ndarray (D,) or None
         None when the fit lies in the support.
     """
-    u, w = fit[:2], fit[2:]
-    if np.hypot(*u) <= lattice.radius and np.hypot(*w) <= lattice.max_speed:
+    k = getattr(lattice, "foot_dim", 2)
+    u, w = fit[:k], fit[k:]
+    nu, nw = float(np.linalg.norm(u)), float(np.linalg.norm(w))
+    if nu <= lattice.radius and nw <= lattice.max_speed:
         return None
-    start = np.concatenate([u * min(1.0, lattice.radius / max(np.hypot(*u), 1e-300)),
-                            w * min(1.0, lattice.max_speed / max(np.hypot(*w), 1e-300))])
-    cons = [{"type": "ineq", "fun": lambda z: lattice.radius**2 - z[0] ** 2 - z[1] ** 2},
-            {"type": "ineq", "fun": lambda z: lattice.max_speed**2 - z[2] ** 2 - z[3] ** 2}]
+    start = np.concatenate([u * min(1.0, lattice.radius / max(nu, 1e-300)),
+                            w * min(1.0, lattice.max_speed / max(nw, 1e-300))])
+    cons = [{"type": "ineq", "fun": lambda z: lattice.radius**2 - float(np.sum(z[:k] ** 2))},
+            {"type": "ineq", "fun": lambda z: lattice.max_speed**2 - float(np.sum(z[k:] ** 2))}]
     res = optimize.minimize(lambda z: float(np.sum(x_of(z[None])[0] ** 2)), start,
                             method="SLSQP", constraints=cons,
                             options={"ftol": 1e-14, "maxiter": 200})
@@ -64,8 +68,8 @@ def closest_support_point(lattice, fit, x_of):
 def support_log_mass(sampler, x_near, draws=DRAWS):
     r"""Importance-sampling estimate (log) of the target's mass on the support.
 
-    The proposal is a mixture of 4-D Laplace laws (densities
-    :math:`e^{-|x - m|/s}/(12\pi^2s^4)`) of scales :data:`SCALES` :math:`\times\sigma` about the
+    The proposal is a mixture of D-dimensional Laplace laws (densities
+    :math:`e^{-|x - m|/s}/(|S^{D-1}|\Gamma(D)s^D)`, :math:`12\pi^2s^4` for D = 4) of scales :data:`SCALES` :math:`\times\sigma` about the
     fit and about ``x_near`` (the target's mass on the support sits near that point, spread
     along the support's boundary), with a fixed seed: unbiased for any proposal, and accurate
     when the mass is within a few thousand :math:`\sigma` of ``x_near``. Where it misses mass
@@ -76,18 +80,20 @@ def support_log_mass(sampler, x_near, draws=DRAWS):
     ----------
     sampler : WhitenedBundleSampler
         Gives ``fit, A, sigma, lattice, log_target`` and the fallback ``log_mode_mass``.
-    x_near : array (4,)
+    x_near : array (D,)
         :func:`closest_support_point`.
     """
+    d = x_near.size
     gen = np.random.default_rng(20261129)
-    centres = np.stack([np.zeros(4), x_near])
+    centres = np.stack([np.zeros(d), x_near])
     scales = sampler.sigma * SCALES
     comp = gen.integers(0, 2 * scales.size, draws)
-    xi = gen.standard_normal((draws, 4))
+    xi = gen.standard_normal((draws, d))
     xi /= np.linalg.norm(xi, axis=1, keepdims=True)
-    x = centres[comp // scales.size] + gen.gamma(4.0, scales[comp % scales.size])[:, None] * xi
+    x = (centres[comp // scales.size]
+         + gen.gamma(float(d), scales[comp % scales.size])[:, None] * xi)
     dist = np.linalg.norm(x[:, None, :] - centres[None, :, :], axis=-1)      # (m, 2)
-    log_c = -math.log(12 * math.pi**2) - 4 * np.log(scales)
+    log_c = -log_kfnorm_mass(d, scales)
     log_q = (special.logsumexp(log_c - dist[:, :, None] / scales, axis=(1, 2))
              - math.log(2 * scales.size))
     z = sampler.fit + x @ sampler.A.T

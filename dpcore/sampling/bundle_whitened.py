@@ -32,7 +32,9 @@ Proposal
 
 * :math:`q_1(x) = \frac1S\sum_s c_s e^{-\|x\|/\sigma_s}`, :math:`c_s = 1/(12\pi^2\sigma_s^4)`:
   :math:`x = r\xi`, :math:`r \sim \mathrm{Gamma}(4, \sigma_s)`, :math:`\xi` uniform on
-  :math:`S^3`;
+  :math:`S^3` (in D dimensions, as for :math:`T\mathbb{R}^d` in
+  :mod:`~dpcore.sampling.bundle_flat`: :math:`c_s = 1/(|S^{D-1}|\Gamma(D)\sigma_s^D)`,
+  :math:`r \sim \mathrm{Gamma}(D, \sigma_s)`, :math:`\xi` uniform on :math:`S^{D-1}`);
 * :math:`q_e(x) = W_B/(W\,\mathrm{vol}(B))` on leaf :math:`B` (integer weights
   :math:`W_B \ge 1`, :class:`~dpcore.sampling.floatsafe.IntegerWeights`), uniform in it;
 * :math:`q_0`: a lattice cell of the whole output lattice box uniformly, then a point
@@ -119,6 +121,7 @@ from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, clipped_fit
 from .bundle_support import closest_support_point, support_log_mass
 from .floatsafe import IntegerWeights, bernoulli_exp
 from .intervals import Interval, sinc_at
+from .radial import log_kfnorm_mass
 from .sphere_affine import enclose_gradient_parallelepiped, lower_bound_along
 from .sphere_taylor import enclose_gradient_taylor, fold_quadratic, lower_bound_along_quadratic
 
@@ -182,29 +185,28 @@ class WhitenedBundleSampler(LatticeDraws):
             raise ValueError("Covariates must lie in [-1, 1].")
         self.tau, self.sigma = float(tau), float(sigma)
         self.lattice = lat = lattice
-        self.chart = lat.chart
+        self.chart = getattr(lat, "chart", None)
+        self.dim = int(getattr(lat, "dim", 4))
         self.draws, self.box_cost = int(draws), float(box_cost)
         self.acceptance_goal, self.max_boxes = float(acceptance_goal), int(max_boxes)
         self.slack = float(slack)
         if enclosure not in ("affine", "taylor"):
             raise ValueError("`enclosure` must be 'affine' or 'taylor'.")
         self.enclosure = enclosure
-        if start is None:
-            from .bundle_sampler import BundleKNGSampler
-            start = BundleKNGSampler._unclipped_start(self)
-        self.fit, jac = clipped_fit(self.chart, self.t, self.y, self.tau, start)
+        self.fit, jac = self._fit(start)
         self._whiten(jac)
         self.scales = np.asarray(sigma_ratios, dtype=float).reshape(-1) * self.sigma
         if not np.all(self.scales > self.kappa * self.sigma * (1 + 1e-9)):
             raise ValueError("Every entry of `sigma_ratios` must exceed 1.")
-        self.log_c1 = -math.log(12 * math.pi**2) - 4 * np.log(self.scales)
+        # q_{1,s}(x) = c_s e^{-|x|/sigma_s}, 1/c_s = |S^{D-1}| Gamma(D) sigma_s^D
+        self.log_c1 = -log_kfnorm_mass(self.dim, self.scales)
         self.log_k = math.log(self.scales.size)
-        j_fit = float(self.chart.volume_density(self.fit[:2]))
-        self.log_m1_target = (math.log(max(j_fit, 1e-300)) + self.log_det_a
+        log_j_fit = float(self._log_volume(self.fit[None])[0])
+        self.log_m1_target = (log_j_fit + self.log_det_a
                               - float(np.max(self.log_c1)) + self.log_k + self.slack)
         # Laplace (K-norm) estimate of the target's mass: steers the refinement only.
-        self.log_mode_mass = (math.log(12 * math.pi**2) + 4 * math.log(self.sigma)
-                              + math.log(max(j_fit, 1e-300)) + self.log_det_a)
+        self.log_mode_mass = (float(log_kfnorm_mass(self.dim, self.sigma)) + log_j_fit
+                              + self.log_det_a)
         self.laplace_log_mass = self.log_mode_mass      # kept for reports
         self.x_near = closest_support_point(self.lattice, self.fit, self.x_of)
         self.log_support_mass = None
@@ -222,6 +224,34 @@ class WhitenedBundleSampler(LatticeDraws):
         self._refine()
         self._finalize()
 
+    # ------------------------------------------------------------------ the space's part
+    def _fit(self, start):
+        """Coordinates of the clipped fit (Gauss-Newton from ``start``, default the unclipped
+        fit's) and the Jacobian of the gradient there (any fit keeps the sampler exact)."""
+        if start is None:
+            from .bundle_sampler import BundleKNGSampler
+            start = BundleKNGSampler._unclipped_start(self)
+        return clipped_fit(self.chart, self.t, self.y, self.tau, start)
+
+    def _log_volume(self, z):
+        """Log of the volume density :math:`J` of the chart at coordinates ``(m, D)``."""
+        return np.log(np.maximum(self.chart.volume_density(z[:, :2]), 1e-300))
+
+    def _g(self, z):
+        """:math:`g = |G|` at coordinates ``(m, D)`` (the library's definition)."""
+        return _g_library(self.chart, z, self.t, self.y, self.tau)
+
+    def _parallelepipeds(self, lo, hi):
+        """Centres, bases, slacks and hulls of padded leaves (module docstring)."""
+        c = 0.5 * lo + 0.5 * hi
+        h = (0.5 * hi - 0.5 * lo) * (1 + 4 * _U) + self.pad
+        zc = self.fit + c @ self.A.T
+        basis = self.A[None, :, :] * h[:, None, :]
+        mag = np.abs(self.fit) + np.abs(c) @ np.abs(self.A).T + h @ np.abs(self.A).T
+        zslack = 16 * _U * mag + 1e-300
+        reach = np.sum(np.abs(basis), axis=-1) + zslack
+        return c, h, zc, basis, zslack, zc - reach, zc + reach
+
     # ------------------------------------------------------------------ set-up
     def _whiten(self, jac):
         q, _ = np.linalg.qr(jac)
@@ -232,15 +262,16 @@ class WhitenedBundleSampler(LatticeDraws):
         self.P = u.T @ p                                    # P' (4 x 6)
         self.T = s[:, None] * vt                            # x = T (z - z*)
         self.A = vt.T / s[None, :]                          # z = z* + A x
-        if np.max(np.abs(self.A @ self.T - np.eye(4))) > 1e-12:
+        if np.max(np.abs(self.A @ self.T - np.eye(self.dim))) > 1e-12:
             raise ValueError("The linearisation at the fit is too ill-conditioned.")
         self.log_det_a = -float(np.sum(np.log(s)))
-        gram = self.P @ self.P.T - np.eye(4)
+        gram = self.P @ self.P.T - np.eye(self.dim)
         self.kappa = math.sqrt(1.0 + float(np.sqrt(np.sum(gram * gram))) + 1e-12) + 1e-12
 
     def _x_lattice(self):
         lat = self.lattice
-        corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * 4, indexing="ij")).reshape(4, -1).T
+        corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * self.dim, indexing="ij")).reshape(
+            self.dim, -1).T
         z = corners * lat.half
         x = (z - self.fit) @ self.T.T
         self.x_half = np.max(np.abs(x), axis=0) * 1.01 + 1e-9
@@ -249,7 +280,7 @@ class WhitenedBundleSampler(LatticeDraws):
         self.pad = self.x_spacing + 1e-12 * self.x_half
 
     def x_of(self, z):
-        """Whitened coordinates ``fl(T (z - z*))`` of ``(m, 4)`` chart coordinates."""
+        """Whitened coordinates ``fl(T (z - z*))`` of ``(m, D)`` chart coordinates."""
         return (np.asarray(z, dtype=float) - self.fit) @ self.T.T
 
     def x_index(self, x):
@@ -271,14 +302,7 @@ class WhitenedBundleSampler(LatticeDraws):
         the parallelepiped leaves the chart's domain."""
         lo, hi = self._x_box(lo_idx, lev)
         m = lo.shape[0]
-        c = 0.5 * lo + 0.5 * hi
-        h = (0.5 * hi - 0.5 * lo) * (1 + 4 * _U) + self.pad
-        zc = self.fit + c @ self.A.T
-        basis = self.A[None, :, :] * h[:, None, :]
-        mag = np.abs(self.fit) + np.abs(c) @ np.abs(self.A).T + h @ np.abs(self.A).T
-        zslack = 16 * _U * mag + 1e-300
-        reach = np.sum(np.abs(basis), axis=-1) + zslack
-        zlo, zhi = zc - reach, zc + reach
+        c, h, zc, basis, zslack, zlo, zhi = self._parallelepipeds(lo, hi)
         keep = ~self.lattice.misses(zlo, zhi)
         gap = np.maximum(np.maximum(zlo[:, :2], -zhi[:, :2]), 0.0)
         u_far = np.hypot(np.maximum(np.abs(zlo[:, 0]), np.abs(zhi[:, 0])),
@@ -362,11 +386,12 @@ class WhitenedBundleSampler(LatticeDraws):
         return log_m, self.log_mode_mass, env, log_mass
 
     def _refine(self):
-        self.lo_idx = np.zeros((0, 4), dtype=np.int64)
-        self.lev = np.zeros((0, 4), dtype=np.int64)
+        d = self.dim
+        self.lo_idx = np.zeros((0, d), dtype=np.int64)
+        self.lev = np.zeros((0, d), dtype=np.int64)
         self.b_e = self.b_1 = self.log_vol = self.b_est = np.zeros(0)
-        self.score = np.zeros((0, 4))
-        self._add(np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64))
+        self.score = np.zeros((0, d))
+        self._add(np.zeros((1, d), dtype=np.int64), np.zeros((1, d), dtype=np.int64))
         self.rounds = 0
         self._descending = True
         while True:
@@ -379,7 +404,7 @@ class WhitenedBundleSampler(LatticeDraws):
                 self._split(np.flatnonzero(open_)[:room])
                 continue
             if self._descending and self.x_near is None:
-                hold = self.leaf_of_x(np.zeros((1, 4)))[0]
+                hold = self.leaf_of_x(np.zeros((1, self.dim)))[0]
                 if (hold >= 0 and self.b_1[hold] > self.log_m1_target and room >= 1
                         and self.lev[hold].sum() < 64 and self.rounds < 200):
                     self._split(np.array([hold]))
@@ -404,7 +429,7 @@ class WhitenedBundleSampler(LatticeDraws):
             self.rounds += 1
 
     def leaf_of_x(self, x):
-        """Leaf holding each whitened point ``(m, 4)`` (-1 where none; during refinement)."""
+        """Leaf holding each whitened point ``(m, D)`` (-1 where none; during refinement)."""
         k = self.x_index(x)
         size = np.left_shift(np.int64(1), _LEVELS - self.lev)
         out = np.full(k.shape[0], -1, dtype=np.int64)
@@ -460,8 +485,7 @@ class WhitenedBundleSampler(LatticeDraws):
     # ------------------------------------------------------------------ densities
     def log_target(self, z):
         """:math:`\\log t = -g/\\sigma + \\log J + \\log|\\det A|` at chart coordinates."""
-        g = _g_library(self.chart, z, self.t, self.y, self.tau)
-        return -g / self.sigma + np.log(self.chart.volume_density(z[:, :2])) + self.log_det_a
+        return -self._g(z) / self.sigma + self._log_volume(z) + self.log_det_a
 
     def log_proposal(self, x, leaf):
         """:math:`\\log q` at whitened points in the given leaves."""
@@ -483,15 +507,16 @@ class WhitenedBundleSampler(LatticeDraws):
         units = rng.integers(0, 2**53, m, dtype=np.int64)
         comp = np.where(units < self.beta_units, 0,
                         np.where(units >= 2**53 - 2**(53 - _ALPHA_BITS), 2, 1))
-        z = np.empty((m, 4))
-        index = np.empty((m, 4), dtype=np.int64)
+        d = self.dim
+        z = np.empty((m, d))
+        index = np.empty((m, d), dtype=np.int64)
         one = comp == 0
         if one.any():
             k1 = int(one.sum())
-            xi = rng.standard_normal((k1, 4))
+            xi = rng.standard_normal((k1, d))
             xi /= np.linalg.norm(xi, axis=1, keepdims=True)
             s = rng.integers(0, self.scales.size, k1)
-            r = rng.gamma(4.0, self.scales[s])
+            r = rng.gamma(float(d), self.scales[s])
             z[one] = self.fit + (r[:, None] * xi) @ self.A.T
         env = comp == 1
         if env.any():
@@ -504,9 +529,9 @@ class WhitenedBundleSampler(LatticeDraws):
         index[rest] = lat.index_of(z[rest])
         if zero.any():
             k0 = int(zero.sum())
-            kk = rng.integers(0, 2**lat.levels, (k0, 4), dtype=np.int64)
+            kk = rng.integers(0, 2**lat.levels, (k0, d), dtype=np.int64)
             index[zero] = kk
-            z[zero] = lat.coordinates(kk) + lat.spacing * (rng.random((k0, 4)) - 0.5)
+            z[zero] = lat.coordinates(kk) + lat.spacing * (rng.random((k0, d)) - 0.5)
         return z, index
 
     def _ratios(self, z, index):
@@ -523,7 +548,7 @@ class WhitenedBundleSampler(LatticeDraws):
         return ok, leaf, log_acc
 
     def sample_indices(self, size, rng):
-        """``size`` exact draws as output-lattice indices ``(size, 4)``; returns
+        """``size`` exact draws as output-lattice indices ``(size, D)``; returns
         ``(indices, proposals)``.
 
         Raises

@@ -367,3 +367,11 @@ def size_tuple(size):
     if any(s < 0 for s in shape):
         raise ValueError(f"`size` must not contain negative entries, got {shape}.")
     return shape
+
+
+def log_kfnorm_mass(dim, sigma):
+    r"""Log of :math:`\int_{\mathbb R^k} e^{-|w|/\sigma}\,dw = |S^{k-1}|\,\Gamma(k)\,\sigma^k`
+    (the K-norm law's normalizer; ``sigma`` may be an array)."""
+    k = int(dim)
+    log_sphere = math.log(2.0) + 0.5 * k * math.log(math.pi) - math.lgamma(0.5 * k)
+    return log_sphere + math.lgamma(k) + k * np.log(sigma)
