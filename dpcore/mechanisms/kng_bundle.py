@@ -69,8 +69,8 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "MEASURED_BALL",
-           "SPHERE_CENTER",
+__all__ = ["ACCEPTANCE_GOAL", "FLAT_MAX_N_EPS", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
+           "MEASURED_BALL", "SPHERE_CENTER",
            "SPHERE_MAX_N_EPS", "BALL_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work",
            "bundle_preferred",
            "bundle_reach", "regression_joint_bundle"]
@@ -105,16 +105,46 @@ MEASURED_BALL = (0.5, 1.5)
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
-#: Manifold classes with a bundle sampler, and the test a space of that class must pass.
+#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 6 CPU s
+#: from 100 to 1,000 at n = 100 and 250 (tau_m / tau from 1 to 20) and at 1e4 and 1e5 at
+#: n = 1,000 (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
+#: concentrates, but beyond the measured range nothing was measured.
+FLAT_MAX_N_EPS = 1e5
+
+
+def _sphere_covers(manifold, support_radius, max_norm):
+    return (manifold.dim == 2
+            and (support_radius is None or 0.0 < float(support_radius) <= MAX_RADIUS)
+            and 0.0 < float(max_norm) <= math.pi)
+
+
+def _flat_covers(manifold, support_radius, max_norm):
+    return (manifold.dim == 2 and support_radius is not None
+            and 0.0 < float(support_radius) < math.inf and 0.0 < float(max_norm) < math.inf)
+
+
+def _flat_reach(support_radius, max_norm):
+    del support_radius, max_norm  # measured for every support tried
+    return FLAT_MAX_N_EPS
+
+
+#: Manifold classes with a bundle sampler: (the test a space and its public support must pass,
+#: the sampler's reach in n (eps_p + eps_v) for that support, the draws).
 _SPACES = {}
 
 
 def _registry():
     if not _SPACES:
-        from ..manifolds import Sphere
+        from ..manifolds import Euclidean, Sphere
 
-        _SPACES[Sphere] = lambda m: m.dim == 2
+        _SPACES[Sphere] = (_sphere_covers, _sphere_reach, _sphere_draws)
+        _SPACES[Euclidean] = (_flat_covers, _flat_reach, _flat_draws)
     return _SPACES
+
+
+def _space(manifold):
+    return next((entry for cls, entry in _registry().items() if isinstance(manifold, cls)),
+                None)
 
 
 def bundle_joint_available(manifold, support_radius, max_norm):
@@ -134,10 +164,8 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     """
     if max_norm is None:
         return False
-    test = next((f for cls, f in _registry().items() if isinstance(manifold, cls)), None)
-    return bool(test is not None and test(manifold)
-                and (support_radius is None or 0.0 < float(support_radius) <= MAX_RADIUS)
-                and 0.0 < float(max_norm) <= math.pi)
+    entry = _space(manifold)
+    return bool(entry is not None and entry[0](manifold, support_radius, max_norm))
 
 
 def bundle_joint_work(n, draws, batches=1, whole_sphere=False):
@@ -150,14 +178,22 @@ def bundle_joint_work(n, draws, batches=1, whole_sphere=False):
     return float(batches) * 2.0 * charts * MAX_LEAVES * LEAF_TERMS * float(n)
 
 
-def bundle_reach(support_radius, max_norm):
+def bundle_reach(support_radius, max_norm, manifold=None):
     """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
-    (public inputs only): :data:`MAX_N_EPS` within the measured ball
+    (public inputs only). On R^2 (``manifold`` Euclidean(2)): :data:`FLAT_MAX_N_EPS`. On
+    :math:`S^2` (the default): :data:`MAX_N_EPS` within the measured ball
     (:data:`MEASURED_BALL`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
     the whole sphere, :data:`BALL_MAX_N_EPS` for balls up to a hemisphere at any speed bound
     (no larger than one of the whole-sphere sampler's charts), 0 beyond (not measured: a ball
     of radius 0.5 with speeds up to pi at n eps = 1,000 ran for minutes against its seconds of
     public cost)."""
+    if manifold is not None:
+        entry = _space(manifold)
+        return 0.0 if entry is None else entry[1](support_radius, max_norm)
+    return _sphere_reach(support_radius, max_norm)
+
+
+def _sphere_reach(support_radius, max_norm):
     radius, speed = MEASURED_BALL
     if support_radius is None:
         return SPHERE_MAX_N_EPS
@@ -180,7 +216,8 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
     Public inputs only."""
     if not bundle_joint_available(manifold, support_radius, max_norm):
         return False
-    if 4.0 * float(g_max) / float(sigma) > bundle_reach(support_radius, max_norm) * (1.0 + 1e-12):
+    reach = bundle_reach(support_radius, max_norm, manifold)
+    if 4.0 * float(g_max) / float(sigma) > reach * (1.0 + 1e-12):
         return False
     from ..sampling.rejection import worst_case_proposals
     from ..settings import get_limits
@@ -191,16 +228,18 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
 
 def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, max_norm,
                             progress=None):
-    r"""Exact joint KNG draws :math:`(p, v)` on :math:`S^2` with a public footpoint ball, one
-    far-field bundle sampler per mechanism (module docstring).
+    r"""Exact joint KNG draws :math:`(p, v)` from a certified bundle sampler, one per mechanism
+    (module docstring): on :math:`S^2` the far-field sampler on a public footpoint ball (or the
+    two-chart whole-sphere sampler), on :math:`\mathbb{R}^2` the whitened-leaf sampler of
+    :mod:`dpcore.sampling.bundle_flat` on the footpoint ball about the public centre.
 
     Parameters
     ----------
     mechanisms : list of KNormGradient
-        One per budget pair (their ``sigma``).
+        One per budget pair (their ``sigma``; they share the manifold).
     t : array (n,)
         Covariates in [0, 1].
-    y : array (n, 3)
+    y : array (n, *point_shape)
         Responses.
     size : int
         Draws per mechanism.
@@ -220,38 +259,72 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
     Returns
     -------
     list of MechanismResult
-        One per mechanism, values ``(size, 2, 3)``: lattice points of exact draws.
+        One per mechanism, values ``(size, 2, *point_shape)``: lattice points of exact draws.
     """
-    from ..sampling.bundle_farfield import FarFieldBundleSampler
-    from ..sampling.bundle_lattice import BundleLattice
+    entry = _space(mechanisms[0].manifold)
+    if entry is None:
+        raise ValueError(f"No bundle sampler on {mechanisms[0].manifold!r}.")
+    return entry[2](mechanisms, np.asarray(t, dtype=float), np.asarray(y, dtype=float),
+                    int(size), np.random.default_rng(rng), tau=tau, support=support,
+                    max_norm=max_norm, progress=progress)
 
-    rng = np.random.default_rng(rng)
-    t = np.asarray(t, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if support is None:
-        return _whole_sphere(mechanisms, t, y, int(size), rng, tau=tau, max_norm=max_norm,
-                             progress=progress)
-    lattice = BundleLattice(np.asarray(support.center, dtype=float), float(support.radius),
-                            float(max_norm))
+
+def _lattice_draws(mechanisms, size, rng, make, lattice, sampler_text, progress):
+    """One certified sampler per mechanism (``make(sigma)``), its draws as lattice points."""
     out = []
     for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)), strict=True):
         report(part, 0.0)
-        sampler = FarFieldBundleSampler(t, y, float(tau), float(mech.sigma), lattice,
-                                        draws=int(size), max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
-                                        acceptance_goal=ACCEPTANCE_GOAL)
+        sampler = make(float(mech.sigma))
         report(part, 0.5)
-        p, v, tried = sampler.sample(int(size), rng)
+        p, v, tried = sampler.sample(size, rng)
         report(part, 1.0)
         out.append(MechanismResult(
-            values=np.stack([p, v], axis=1), exact=True,
-            sampler=("exact rejection sampling from a certified far-field envelope on the "
-                     f"footpoint ball of radius {float(support.radius):g} x the shooting-vector "
-                     f"ball of radius {float(max_norm):g}"),
-            diagnostics={"proposals": int(tried), "acceptance": float(int(size) / tried),
+            values=np.stack([p, v], axis=1), exact=True, sampler=sampler_text,
+            diagnostics={"proposals": int(tried), "acceptance": float(size / tried),
                          "envelope_cells": int(sampler.diagnostics["boxes"]),
                          "float_safety": LATTICE_NOTE, **lattice.record},
         ))
     return out
+
+
+def _sphere_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
+    """The far-field sampler on a public footpoint ball of :math:`S^2` (the whole sphere:
+    :func:`_whole_sphere`)."""
+    from ..sampling.bundle_farfield import FarFieldBundleSampler
+    from ..sampling.bundle_lattice import BundleLattice
+
+    if support is None:
+        return _whole_sphere(mechanisms, t, y, size, rng, tau=tau, max_norm=max_norm,
+                             progress=progress)
+    lattice = BundleLattice(np.asarray(support.center, dtype=float), float(support.radius),
+                            float(max_norm))
+    return _lattice_draws(
+        mechanisms, size, rng,
+        lambda sigma: FarFieldBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
+                                            max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                            acceptance_goal=ACCEPTANCE_GOAL),
+        lattice, ("exact rejection sampling from a certified far-field envelope on the "
+                  f"footpoint ball of radius {float(support.radius):g} x the shooting-vector "
+                  f"ball of radius {float(max_norm):g}"), progress)
+
+
+def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
+    """The whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on R^2, footpoints
+    within the public ball about the public centre."""
+    from ..sampling.bundle_flat import FlatBundleSampler
+    from ..sampling.bundle_lattice import FlatLattice
+
+    lattice = FlatLattice(np.asarray(support.center, dtype=float), float(support.radius),
+                          float(max_norm))
+    return _lattice_draws(
+        mechanisms, size, rng,
+        lambda sigma: FlatBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
+                                        max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                        acceptance_goal=ACCEPTANCE_GOAL),
+        lattice, ("exact rejection sampling from an envelope certified on whitened leaves "
+                  "(affine and convexity bounds of the clipped gradient) on the footpoint "
+                  f"ball of radius {float(support.radius):g} about the public centre x the "
+                  f"shooting-vector ball of radius {float(max_norm):g}"), progress)
 
 
 def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):

@@ -69,9 +69,10 @@ def support_log_mass(sampler, x_near, draws=DRAWS):
     r"""Importance-sampling estimate (log) of the target's mass on the support.
 
     The proposal is a mixture of D-dimensional Laplace laws (densities
-    :math:`e^{-|x - m|/s}/(|S^{D-1}|\Gamma(D)s^D)`, :math:`12\pi^2s^4` for D = 4) of scales :data:`SCALES` :math:`\times\sigma` about the
-    fit and about ``x_near`` (the target's mass on the support sits near that point, spread
-    along the support's boundary), with a fixed seed: unbiased for any proposal, and accurate
+    :math:`e^{-|x - m|/s}/(|S^{D-1}|\Gamma(D)s^D)`, :math:`12\pi^2s^4` for D = 4) of scales
+    :data:`SCALES` :math:`\times\sigma` about the fit and about ``x_near`` (the target's mass
+    on the support sits near that point, spread along the support's boundary), with a fixed
+    seed: unbiased for any proposal, and accurate
     when the mass is within a few thousand :math:`\sigma` of ``x_near``. Where it misses mass
     (a support far from the fit, where the mass spreads along the boundary) the refinement
     refines more than it needs to, up to its cap.

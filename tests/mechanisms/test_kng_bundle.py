@@ -19,6 +19,7 @@ from dpcore.mechanisms import Ball, KNormGradient
 from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_exact
 from dpcore.mechanisms.kng_bundle import (
     BALL_MAX_N_EPS,
+    FLAT_MAX_N_EPS,
     LEAF_TERMS,
     MAX_LEAVES,
     MAX_N_EPS,
@@ -48,7 +49,7 @@ def _data(n, rng):
     return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
 
 
-def test_available_only_on_the_two_sphere():
+def test_available_on_the_two_sphere_and_the_plane():
     assert bundle_joint_available(S2, 0.5, 1.5)
     assert bundle_joint_available(S2, 2.2, math.pi)
     assert bundle_joint_available(S2, None, math.pi)      # the whole sphere: two charts
@@ -58,7 +59,12 @@ def test_available_only_on_the_two_sphere():
     assert not bundle_joint_available(S2, 0.5, 4.0)       # speeds beyond pi
     assert not bundle_joint_available(Sphere(3), 0.5, 1.5)
     assert not bundle_joint_available(SPD(2), 0.5, 1.5)
-    assert not bundle_joint_available(Euclidean(2), 0.5, 1.5)
+    assert bundle_joint_available(Euclidean(2), 12.0, 24.0)   # dpcore.sampling.bundle_flat
+    assert not bundle_joint_available(Euclidean(2), None, 24.0)  # needs the public ball
+    assert not bundle_joint_available(Euclidean(3), 12.0, 24.0)
+    assert not bundle_joint_available(Euclidean(1), 12.0, 24.0)  # R^1: the refined envelope
+    assert bundle_reach(12.0, 24.0, Euclidean(2)) == FLAT_MAX_N_EPS
+    assert bundle_reach(12.0, 24.0, SPD(2)) == 0.0
 
 
 def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
@@ -211,3 +217,33 @@ def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
     assert hits >= 1
     assert [list(rec["lattice_spacing"]) for rec in joint["lattices"]] == [
         inner.spacing.tolist(), outer.spacing.tolist()]
+
+
+def test_plane_release_at_n_eps_1000_is_exact_private_and_on_the_public_lattice():
+    """R^2 (the Linear regression page with two responses): n = 100, eps_p = eps_v = 5, 3 x 3
+    draws. The plan and the release agree (exact, private, the bundle sampler), the values
+    are points of the public lattice about the public centre, and at this budget they lie
+    near the fit (the target's scale there is a few hundredths of the data's)."""
+    rng = np.random.default_rng(7)
+    t = rng.uniform(0.0, 1.0, 100)
+    center = np.array([6.0, 7.5])
+    y = center + np.outer(t - 0.5, [8.0, -5.0]) + rng.normal(0.0, 0.8, (100, 2))
+    kwargs = dict(eps_p=5.0, eps_v=5.0, tau=2.0, tau_m=12.0)
+    plan = plan_regression_sampler(Euclidean(2), 100, draws=9, **kwargs)
+    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    rel = private_geodesic_regression(Euclidean(2), t, y, center=center,
+                                      covariate_range=(0.0, 1.0), n_footpoints=3,
+                                      n_vectors=3, rng=3, **kwargs)
+    assert rel.guarantee == "private" and rel.delta == 0.0   # seeded: "not for publication"
+    diag = rel.diagnostics["joint"]
+    spacing = np.asarray(diag["lattice_spacing"])
+    origin = np.asarray(diag["lattice_origin"])
+    p = np.asarray(rel.values["footpoint"]).reshape(-1, 2)
+    v = np.asarray(rel.values["shooting_vector"]).reshape(-1, 2)
+    assert p.shape == (9, 2)
+    z = np.concatenate([p - center, v], axis=-1)
+    cells = (z - origin) / spacing - 0.5
+    np.testing.assert_array_equal(cells, np.round(cells))
+    fit_p, fit_v = center + np.array([-4.0, 2.5]), np.array([8.0, -5.0])
+    assert np.max(np.abs(p - fit_p)) < 1.0
+    assert np.max(np.abs(v - fit_v)) < 1.5
