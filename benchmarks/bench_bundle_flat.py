@@ -27,8 +27,10 @@ from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
 LINES = ((2.0, 0.8, 1.0), (10.0, -0.5, 0.7))
-ROWS = [(100, 1, 250.0), (100, 1, 1000.0), (250, 1, 1000.0), (100, 5, 250.0),
-        (100, 5, 1000.0), (250, 5, 1000.0)]
+#: (n, tau_m / tau, n eps) of the rows.
+ROWS = [(100, 1, 250.0), (100, 1, 1000.0), (250, 1, 1000.0), (1000, 1, 1e5),
+        (100, 5, 100.0), (100, 5, 250.0), (100, 5, 1000.0), (250, 5, 1000.0), (1000, 5, 1e4),
+        (100, 20, 150.0), (100, 20, 1000.0), (100, 20, 1e5)]
 
 
 def data(n, ratio, seed=0):
@@ -82,7 +84,7 @@ def uniform_row(n, ratio, n_eps, draws):
 
 def main(draws=9):
     rows = []
-    for ratio in (1, 5):
+    for ratio in (1, 5, 20):
         rows.append(uniform_row(100, ratio, 64.0, draws))
         for n, r, n_eps in ROWS:
             if r == ratio:

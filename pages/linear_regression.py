@@ -63,7 +63,8 @@ HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 settings_state = PageSettings("lr")
 init = settings_state.init
 #: What the page reads from a file (:mod:`ui.upload`): a covariate and Euclidean responses (one
-#: by default: a line in R¹ is drawn by the exact sampler, private with δ = 0; more go to R^d).
+#: by default: lines in R¹ and R² are drawn by exact samplers, private with δ = 0; three or
+#: more go to R^d, exact only at small n·ε).
 TARGET = UploadTarget("euclidean", covariate=True, responses=1,
                       max_responses=CAPS["lr_responses"])
 #: The red-wine preset's roles (its known columns).
