@@ -242,6 +242,21 @@ def test_covariate_bounds_follow_the_chosen_column():
     assert lo_b <= 100 and hi_b >= 210 and (lo_b, hi_b) != (lo_a, hi_a)
 
 
+def test_two_responses_are_released_exactly():
+    """Two responses (R², n = 100, ε = 2): the whitened-leaf sampler draws the joint KNG
+    exactly (dpcore.sampling.bundle_flat), so the release is private with δ = 0 and needs no
+    MCMC opt-in."""
+    at = open_page()
+    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    responses.set_value(["response_a", "response_b"]).run()
+    assert not any("MCMC" in w.value for w in at.warning)
+    assert not at.button(key="lr_release").disabled
+    click_release(at, "lr_release")
+    assert not at.exception, at.exception
+    entry = ledger(at)[0]
+    assert entry["guarantee"] == "private" and entry["delta"] == 0.0
+
+
 def test_several_responses_go_to_mcmc_only_by_choice():
     """Three responses (R³, n = 100, ε = 2) are beyond the exact sampler's reach: the page says
     so and the release waits for the explicit MCMC opt-in; its label says approximately
