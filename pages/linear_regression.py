@@ -136,9 +136,11 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
                    + (f"; diffprivlib gets ε = {eps_p + eps_v:.3g} too (another release: the "
                       "ledger adds both)." if diffprivlib_on else ".")),
         ("Sampler", "strict mode uses the joint scheme; with clipping the gradient is no "
-                    "longer affine, so KNG is drawn exactly by uniform rejection when its "
-                    "public worst-case cost allows (labelled private), otherwise by "
-                    "Metropolis–Hastings (labelled approximately private, δ not certified)."),
+                    "longer affine, so KNG is drawn by exact rejection sampling (labelled "
+                    "private): from a certified envelope for one or two responses, by "
+                    "uniform proposals for more when their public worst-case cost allows; "
+                    "otherwise by Metropolis–Hastings (labelled approximately private, δ not "
+                    "certified)."),
         ("Uploaded data", "parsed and kept in this session's memory only, never written to "
                           "disk, logged or cached across sessions."),
     ]
