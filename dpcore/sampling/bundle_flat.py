@@ -145,6 +145,8 @@ class FlatBundleSampler(WhitenedBundleSampler):
                  + lattice.radius + lattice.max_speed)
         self.g_slack = 128 * _U * scale + 8 * (y.shape[0] + 2) * _U * float(tau)
         self.e_slack = (128 + 8 * (y.shape[0] + 2)) * _U * float(tau) * (scale + float(tau))
+        dim = 2 * self.d
+        self._signs = 2.0 * ((np.arange(2**dim)[:, None] >> np.arange(dim)) & 1) - 1.0
         super().__init__(t, y, tau, sigma, lattice, **options)
 
     # ------------------------------------------------------------------ the space's part
@@ -251,15 +253,19 @@ class FlatBundleSampler(WhitenedBundleSampler):
         along = g_c - np.sum(np.abs(np.einsum("mk,mkj->mj", direction, q)), axis=-1)
         size = g_c + np.sum(rad, axis=-1) + loss + h_zeta
         g_lb = np.maximum(box, along) - h_zeta - loss - self.g_slack - 1e-12 * size
-        # convexity: g(z) >= (E(z) - E(z_ref)) / |z - z_ref|, E(z) >= E(z_c) + <G(z_c), z - z_c>
+        # convexity: g(z) >= (E(z) - E(z_ref)) / |z - z_ref| with E(z) >= E(z_c) + <G(z_c), d>;
+        # the ratio of that affine numerator to the convex distance is quasi-concave on the
+        # leaf, so its minimum is at a vertex (module docstring)
         e_c = np.mean(np.where(rho <= tau, 0.5 * rho * rho, tau * rho - 0.5 * tau * tau), axis=1)
-        drop = (np.sum(np.abs(np.einsum("mk,mkj->mj", g0, basis)), axis=-1)
-                + g_c * np.sqrt(np.sum(zslack * zslack, axis=-1)))
-        reach = (np.sqrt(np.sum((zc - self.fit) ** 2, axis=-1))
-                 + np.sum(np.sqrt(np.sum(basis * basis, axis=1)), axis=-1)
-                 + np.sqrt(np.sum(zslack * zslack, axis=-1))) * (1 + 1e-12)
-        rise = (e_c - drop) * (1 - 1e-12) - self.e_ref - self.e_slack
-        conv = np.where(rise > 0, rise / reach, 0.0) * (1 - 1e-12) - self.g_slack
+        zeta = np.sqrt(np.sum(zslack * zslack, axis=-1))
+        vert = np.einsum("mkj,vj->mvk", basis, self._signs)                      # (m, V, D)
+        rise = ((e_c[:, None] + np.einsum("mk,mvk->mv", g0, vert)) * (1 - 1e-12)
+                - np.abs(e_c)[:, None] * 1e-12 - (g_c * zeta)[:, None]
+                - self.e_ref - self.e_slack)
+        dist = (np.sqrt(np.sum(((zc - self.fit)[:, None, :] + vert) ** 2, axis=-1))
+                + zeta[:, None]) * (1 + 1e-12)
+        conv = np.where(np.all(rise > 0, axis=1),
+                        np.min(rise / dist, axis=1), 0.0) * (1 - 1e-12) - self.g_slack
         g_lb = np.maximum(np.maximum(g_lb, conv), 0.0)
         return g_lb, (loss, h_zeta, pg, pq, size), g_c, (col, slope, fac)
 
