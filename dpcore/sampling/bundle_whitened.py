@@ -558,6 +558,7 @@ class WhitenedBundleSampler(LatticeDraws):
         """
         out, have, tried = [], 0, 0
         batch = int(min(20_000, max(16, 3 * size / max(self.acceptance_estimate, 1e-4))))
+        batch = min(batch, max(16, 8_000_000 // max(self.t.size, 1)))   # memory: (batch, n) arrays
         while have < size:
             z, index = self._propose(batch, rng)
             ok, _, log_acc = self._ratios(z, index)
