@@ -105,10 +105,11 @@ MEASURED_BALL = (0.5, 1.5)
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
-#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 6 CPU s
-#: from 100 to 1,000 at n = 100 and 250 (tau_m / tau from 1 to 20) and at 1e4 and 1e5 at
-#: n = 1,000 (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
-#: concentrates, but beyond the measured range nothing was measured.
+#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 3.5 CPU s
+#: from 100 to 1e5 at n = 100 to 1,000 and tau_m / tau from 1 to 20
+#: (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
+#: concentrates, but nothing beyond was measured. (The public cost, 2 x MAX_LEAVES x
+#: LEAF_TERMS x n, keeps ``auto`` exact up to n of about 1,000.)
 FLAT_MAX_N_EPS = 1e5
 
 
