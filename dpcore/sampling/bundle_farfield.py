@@ -456,11 +456,7 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
         b_est = np.zeros(m)
         score = np.sum(np.abs(basis), axis=1)
         log_vol = np.sum(np.log(hi - lo), axis=-1)
-        xb_lo, xb_hi = c - h, c + h
-        gap_x = np.maximum(np.maximum(xb_lo, -xb_hi), 0.0)
-        x_min = np.sqrt(np.sum(gap_x * gap_x, axis=-1)) * (1 - 1e-12)
-        x_max = np.sqrt(np.sum(np.maximum(np.abs(xb_lo), np.abs(xb_hi)) ** 2, axis=-1))
-        x_max = x_max * (1 + 1e-12)
+        x_min, x_max = self._x_extent(c, h)
         gap = np.maximum(np.maximum(zlo[:, :2], -zhi[:, :2]), 0.0)
         for start in range(0, m, CHUNK):
             sl = np.arange(start, min(m, start + CHUNK))

@@ -252,6 +252,15 @@ class WhitenedBundleSampler(LatticeDraws):
         reach = np.sum(np.abs(basis), axis=-1) + zslack
         return c, h, zc, basis, zslack, zc - reach, zc + reach
 
+    @staticmethod
+    def _x_extent(c, h):
+        """Smallest and largest :math:`|x|` over whitened boxes ``c +- h`` (rounded outward)."""
+        lo, hi = c - h, c + h
+        gap = np.maximum(np.maximum(lo, -hi), 0.0)
+        x_min = np.sqrt(np.sum(gap * gap, axis=-1)) * (1 - 1e-12)
+        x_max = np.sqrt(np.sum(np.maximum(np.abs(lo), np.abs(hi)) ** 2, axis=-1)) * (1 + 1e-12)
+        return x_min, x_max
+
     # ------------------------------------------------------------------ set-up
     def _whiten(self, jac):
         q, _ = np.linalg.qr(jac)
