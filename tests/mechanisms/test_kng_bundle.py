@@ -247,3 +247,21 @@ def test_plane_release_at_n_eps_1000_is_exact_private_and_on_the_public_lattice(
     fit_p, fit_v = center + np.array([-4.0, 2.5]), np.array([8.0, -5.0])
     assert np.max(np.abs(p - fit_p)) < 1.0
     assert np.max(np.abs(v - fit_v)) < 1.5
+
+
+def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
+    """R^2's choice between the bundle sampler and MCMC reads public inputs only: exact where
+    the uniform proposals' worst case is beyond the limit, n (eps_p + eps_v) is within
+    FLAT_MAX_N_EPS and the public cost (2 x MAX_LEAVES x LEAF_TERMS x n) within the limit;
+    MCMC beyond either."""
+    kwargs = dict(tau=2.0, tau_m=10.0, draws=9)
+    exact = plan_regression_sampler(Euclidean(2), 1000, eps_p=50.0, eps_v=50.0, **kwargs)
+    assert exact["exact"] and exact["exact_sampler"] == "far-field bundle"
+    assert exact["predicted_work"] == pytest.approx(2 * MAX_LEAVES * LEAF_TERMS * 1000)
+    beyond_reach = plan_regression_sampler(Euclidean(2), 1000, eps_p=51.0, eps_v=51.0,
+                                           **kwargs)
+    assert not beyond_reach["exact"]
+    beyond_cost = plan_regression_sampler(Euclidean(2), 2000, eps_p=1.0, eps_v=1.0, **kwargs)
+    assert not beyond_cost["exact"]
+    small = plan_regression_sampler(Euclidean(2), 100, eps_p=0.2, eps_v=0.2, **kwargs)
+    assert small["exact"] and small["exact_sampler"] == "uniform proposals"
