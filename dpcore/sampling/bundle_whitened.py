@@ -94,19 +94,9 @@ set: :math:`q_0` proposes the float :math:`z_K` itself (at :math:`U = \tfrac12`,
 :math:`t` and :math:`q` are finite and positive there (:meth:`WhitenedBundleSampler.reachable`).
 The run time depends on the data (a timing side channel, as for every exact sampler here).
 
-Cost (measured, n = 250, tau = 0.2, R = 0.5, V = 1.5; ``benchmarks/bench_bundle_whitened.py``)
------------------------------------------------------------------------------------------------
-The valley is certified for :math:`q_1` by 3 leaves (against 9 to 50 chart boxes), and leaves
-within :math:`16\sigma` of the fit carry below :math:`10^{-4}` of the envelope mass at
-:math:`n\epsilon` = 250, 500 and 1000; but 99.9% of it sits in leaves beyond :math:`64\sigma`,
-where :math:`g` is 0.03 to 0.2 and the affine enclosures of boxes large enough to be few have
-error radii of that order (per-term second-order remainders summed in absolute value). So,
-like :mod:`~dpcore.sampling.bundle_sampler`, this sampler is far from 10 s at
-:math:`n\epsilon = 1000` on this support (acceptance about :math:`10^{-9}` with 6000 leaves;
-:math:`2.5\cdot10^{-8}` with 40,000 leaves, 77 s CPU). ``enclosure="taylor"``
-(:mod:`~dpcore.sampling.sphere_taylor`) raises the certified acceptance at 6000 leaves by
-2.2-2.4 times at :math:`n\epsilon` = 250, 500, 1000 for 4 times the build cost
-(``benchmarks/bench_bundle_taylor.py``): its gain is large only on small leaves.
+Cost: the affine enclosures alone leave 99.9% of the envelope's mass far from the fit
+(docs/measurements.md, "The whitened sampler's cost"); the far-field and flat certificates
+(:mod:`~dpcore.sampling.bundle_farfield`, :mod:`~dpcore.sampling.bundle_flat`) cover it.
 """
 
 from __future__ import annotations
