@@ -8,7 +8,8 @@ Data: the Linear regression page's generated example with two responses (``dose`
 public centre the response box's centre, τ_m its circumscribed radius (the page's starting
 bounds), τ = τ_m / ratio; support: footpoints within τ_m + τ of the centre, speeds up to
 2(τ_m + τ) (the releases' on R^d); responses projected onto the τ_m ball; σ of the joint
-scheme. ``python -m benchmarks.bench_bundle_flat [draws]`` (about a minute).
+scheme; the releases' public leaf cap (``bundle_leaf_cap``).
+``python -m benchmarks.bench_bundle_flat [draws]`` (about a minute).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.manifolds import Euclidean
-from dpcore.mechanisms.kng_bundle import LEAF_TERMS, MAX_LEAVES
+from dpcore.mechanisms.kng_bundle import LEAF_TERMS, bundle_leaf_cap
 from dpcore.release.asymptotic import joint_sigma
 from dpcore.sampling.bundle_flat import FlatBundleSampler
 from dpcore.sampling.bundle_lattice import FlatLattice
@@ -30,7 +31,8 @@ LINES = ((2.0, 0.8, 1.0), (10.0, -0.5, 0.7))
 #: (n, tau_m / tau, n eps) of the rows.
 ROWS = [(100, 1, 250.0), (100, 1, 1000.0), (250, 1, 1000.0), (1000, 1, 1e5),
         (100, 5, 100.0), (100, 5, 250.0), (100, 5, 1000.0), (250, 5, 1000.0), (1000, 5, 1e4),
-        (100, 20, 150.0), (100, 20, 1000.0), (100, 20, 1e5)]
+        (10_000, 5, 2e4),
+        (100, 20, 150.0), (100, 20, 1000.0), (100, 20, 1e5), (10_000, 20, 2e4)]
 
 
 def data(n, ratio, seed=0):
@@ -51,7 +53,8 @@ def flat_row(n, ratio, n_eps, draws):
     sigma = joint_sigma(Euclidean(2), n, n_eps / n, tau, tau_m)
     lattice = FlatLattice(center, tau_m + tau, 2 * (tau_m + tau))
     cpu = time.process_time()
-    sampler = FlatBundleSampler(t, y, tau, sigma, lattice, draws=draws, max_boxes=MAX_LEAVES,
+    sampler = FlatBundleSampler(t, y, tau, sigma, lattice, draws=draws,
+                                max_boxes=bundle_leaf_cap(n, Euclidean(2)),
                                 box_cost=LEAF_TERMS, acceptance_goal=1.0)
     build = time.process_time() - cpu
     _, tried = sampler.sample_indices(draws, np.random.default_rng(1))

@@ -69,11 +69,10 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "FLAT_MAX_N_EPS", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
-           "MEASURED_BALL", "SPHERE_CENTER",
-           "SPHERE_MAX_N_EPS", "BALL_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work",
-           "bundle_preferred",
-           "bundle_reach", "regression_joint_bundle"]
+__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT_LEAF_TERMS", "FLAT_MAX_N_EPS",
+           "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "MEASURED_BALL",
+           "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work",
+           "bundle_leaf_cap", "bundle_preferred", "bundle_reach", "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
 #: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
@@ -105,11 +104,11 @@ MEASURED_BALL = (0.5, 1.5)
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
-#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 3.5 CPU s
-#: from 100 to 1e5 at n = 100 to 1,000 and tau_m / tau from 1 to 20
-#: (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
-#: concentrates, but nothing beyond was measured. (The public cost, 2 x MAX_LEAVES x
-#: LEAF_TERMS x n, keeps ``auto`` exact up to n of about 1,000.)
+#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 0.6 CPU s
+#: from 100 to 1e5 at n = 100 to 1,000, and within 3.8 s at n = 10,000, tau_m / tau from 1
+#: to 20 (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
+#: concentrates, but nothing beyond was measured. (The public cost with
+#: :func:`bundle_leaf_cap` keeps ``auto`` exact up to n of about 10,000.)
 FLAT_MAX_N_EPS = 1e5
 
 
@@ -122,6 +121,11 @@ def _sphere_covers(manifold, support_radius, max_norm):
 def _flat_covers(manifold, support_radius, max_norm):
     return (manifold.dim == 2 and support_radius is not None
             and 0.0 < float(support_radius) < math.inf and 0.0 < float(max_norm) < math.inf)
+
+
+#: Leaves x n of the flat envelope's public cap (:func:`bundle_leaf_cap`), and its floor.
+FLAT_LEAF_TERMS = 60_000_000
+FLAT_MIN_LEAVES = 6_000
 
 
 def _flat_reach(support_radius, max_norm):
@@ -169,14 +173,28 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     return bool(entry is not None and entry[0](manifold, support_radius, max_norm))
 
 
-def bundle_joint_work(n, draws, batches=1, whole_sphere=False):
+def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None):
     """Public prediction of an exact bundle-sampler release's work, in gradient terms:
-    ``batches x 2 x MAX_LEAVES x LEAF_TERMS x n``, twice that on the whole sphere (two
-    envelopes) (module docstring, "Public cost"; ``draws`` enters through the refinement's
-    stop rule, not the prediction)."""
+    ``batches x 2 x leaves x LEAF_TERMS x n`` with the public leaf cap
+    (:func:`bundle_leaf_cap`), twice that on the whole sphere (two envelopes) (module
+    docstring, "Public cost"; ``draws`` enters through the refinement's stop rule, not the
+    prediction)."""
     del draws  # the stop rule balances the draws' cost against the leaves'
     charts = 2.0 if whole_sphere else 1.0
-    return float(batches) * 2.0 * charts * MAX_LEAVES * LEAF_TERMS * float(n)
+    return float(batches) * 2.0 * charts * bundle_leaf_cap(n, manifold) * LEAF_TERMS * float(n)
+
+
+def bundle_leaf_cap(n, manifold=None):
+    """Public cap on one envelope's leaves: :data:`MAX_LEAVES`; on R^2 at most
+    :data:`FLAT_LEAF_TERMS` / n (at least :data:`FLAT_MIN_LEAVES`): the leaves a flat envelope
+    needs fall as n grows (up to 12,500 at n = 100, 370-1,600 at n = 1,000 and 10,000,
+    ``benchmarks/bench_bundle_flat.py``), and the cap keeps the public prediction within the
+    work limit for uploads up to n of about 10,000. (At n = 100,000 and tau_m / tau = 5, 600
+    leaves certified an acceptance of 4e-13: not offered.)"""
+    entry = None if manifold is None else _space(manifold)
+    if entry is not None and entry[1] is _flat_reach:
+        return int(min(MAX_LEAVES, max(FLAT_MIN_LEAVES, FLAT_LEAF_TERMS // max(int(n), 1))))
+    return MAX_LEAVES
 
 
 def bundle_reach(support_radius, max_norm, manifold=None):
@@ -312,6 +330,7 @@ def _sphere_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progre
 def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
     """The whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on R^2, footpoints
     within the public ball about the public centre."""
+    from ..manifolds import Euclidean
     from ..sampling.bundle_flat import FlatBundleSampler
     from ..sampling.bundle_lattice import FlatLattice
 
@@ -320,7 +339,8 @@ def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress
     return _lattice_draws(
         mechanisms, size, rng,
         lambda sigma: FlatBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
-                                        max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                        max_boxes=bundle_leaf_cap(t.size, Euclidean(2)),
+                                        box_cost=LEAF_TERMS,
                                         acceptance_goal=ACCEPTANCE_GOAL),
         lattice, ("exact rejection sampling from an envelope certified on whitened leaves "
                   "(affine and convexity bounds of the clipped gradient) on the footpoint "

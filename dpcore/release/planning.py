@@ -441,7 +441,8 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
     if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
                         draws=draws, batches=batches):
-        return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None)
+        return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None,
+                                 manifold=manifold)
     return None
 
 

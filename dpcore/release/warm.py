@@ -2,12 +2,13 @@
 
 ``python -m dpcore.release.warm`` (run by ``make venv`` and ``make venv-dev`` after the install)
 makes one tiny release through every compiled path: the Metropolis-Hastings chains of S², SPD(2)
-and Kendall shapes, the exact uniform-proposal samplers, and the far-field envelopes of S² (a
-public footpoint ball and the whole sphere). numba compiles each kernel on its first call and
-keeps the machine code in its on-disk cache (``cache=True``, next to the sources or in
-``NUMBA_CACHE_DIR``), so later processes (the dashboard's first release, a notebook, a test
-worker) load it instead of compiling: about 20-25 CPU s once, instead of 6-8 s in the first
-release of each manifold's chain in every fresh process tree.
+and Kendall shapes, the exact uniform-proposal samplers, the far-field envelopes of S² (a
+public footpoint ball and the whole sphere) and the whitened leaves of R². numba compiles
+each kernel on its first call and keeps the machine code in its on-disk cache
+(``cache=True``, next to the sources or in ``NUMBA_CACHE_DIR``), so later processes (the
+dashboard's first release, a notebook, a test worker) load it instead of compiling: about
+20-25 CPU s once, instead of 6-8 s in the first release of each manifold's chain in every
+fresh process tree.
 
 Nothing here is a release anyone sees: synthetic data, fixed seeds, results discarded.
 Without numba (the ``fast`` extra not installed) there is nothing to compile and it says so.
@@ -22,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ..manifolds import SPD, KendallShape, Sphere
+from ..manifolds import SPD, Euclidean, KendallShape, Sphere
 
 __all__ = ["PATHS", "warm_up"]
 
@@ -49,6 +50,8 @@ PATHS = (
                                     "sampler": "exact"}),
     ("Kendall(4) chain", KENDALL4, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
     ("Kendall(4) exact", KENDALL4, 30, {}, {**_SMALL, "sampler": "exact"}),
+    ("R² whitened leaves", Euclidean(2), 40, {},
+     {**_SMALL, "eps_p": 1.25, "eps_v": 1.25, "tau_m": 1.0, "center": np.zeros(2)}),
 )
 
 

@@ -77,7 +77,8 @@ Measured (``benchmarks/bench_bundle_flat.py``, n = 100, :math:`\tau_m/\tau = 5`,
 :math:`n\epsilon = 1{,}000`): without the convexity bound the envelope reached 60,000 leaves
 with a certified acceptance of 3e-7 (the straddling and outside terms of leaves 64-1024
 :math:`\sigma` from the fit summed to 100-200 :math:`\sigma` where :math:`g` changes by
-10-30); with it, minimized over the leaf's vertices, 1,443 leaves and 9 draws in 0.8 CPU s.
+10-30); with it, minimized over the leaf's vertices, 1,443 leaves and 9 draws in 0.8 CPU s
+(0.16 s with the compiled term sums).
 The ratio's minimum over the leaf is at a vertex: with :math:`N(\delta) = E(z_c) - E(z') +
 \langle G(z_c), \delta\rangle > 0` affine and :math:`D(\delta) = |z_c + \delta - z'|`
 convex, each superlevel set :math:`\{N - cD \ge 0\}` is convex, so :math:`N/D` is
@@ -98,6 +99,12 @@ from __future__ import annotations
 import numpy as np
 
 from .bundle_whitened import _MARGIN, _U, WhitenedBundleSampler
+
+try:
+    from ._flat_numba import flat_g as _flat_g
+    from ._flat_numba import flat_terms as _flat_terms
+except ImportError:  # numba missing: the numpy path
+    _flat_terms = _flat_g = None
 
 __all__ = ["FlatBundleSampler", "flat_gradient"]
 
@@ -135,13 +142,16 @@ class FlatBundleSampler(WhitenedBundleSampler):
         KNG scale.
     lattice : FlatLattice
         Public support (footpoint ball about the public centre, speed ball) and output lattice.
+    compiled : bool
+        Sum the terms with the numba kernel when numba is importable (same bounds).
     **options
         Those of :class:`~dpcore.sampling.bundle_whitened.WhitenedBundleSampler` (``draws``,
         ``start``, ``sigma_ratios``, ``slack``, ``acceptance_goal``, ``box_cost``,
         ``max_boxes``).
     """
 
-    def __init__(self, t, y, tau, sigma, lattice, **options):
+    def __init__(self, t, y, tau, sigma, lattice, *, compiled=True, **options):
+        self.compiled = bool(compiled)
         y = np.asarray(y, dtype=float)
         if y.ndim != 2 or y.shape[1] != lattice.foot_dim:
             raise ValueError("`y` must be (n, d) with d the lattice's footpoint dimension.")
@@ -202,7 +212,11 @@ class FlatBundleSampler(WhitenedBundleSampler):
         return np.zeros(np.asarray(z).shape[0])
 
     def _g(self, z):
-        """:math:`g` at coordinates ``(m, 2d)`` by the library's definition."""
+        r""":math:`g` at coordinates ``(m, 2d)``: the library's definition, or the same sums
+        compiled (:func:`~dpcore.sampling._flat_numba.flat_g`) when ``compiled``; the two
+        differ by the order of summation, inside the float slack :math:`\gamma`."""
+        if self.compiled and _flat_g is not None:
+            return _flat_g(np.ascontiguousarray(z, dtype=float), self.t, self.yc, self.tau)
         from ..learning.regression import regression_gradient
         from ..manifolds import Euclidean
 
@@ -211,9 +225,14 @@ class FlatBundleSampler(WhitenedBundleSampler):
         return np.sqrt(np.sum(gp * gp, axis=-1) + np.sum(gv * gv, axis=-1))
 
     # ------------------------------------------------------------------ bounds
-    def _certify(self, zc, basis, zslack):
-        """(g lower bound, e_B, g at the centre, per-axis score) of parallelepipeds (module
-        docstring, "The leaf certificate")."""
+    def _terms(self, zc, basis, zslack):
+        """Per-leaf sums over the terms (module docstring, "The leaf certificate"): centre
+        gradient ``g0`` (m, D), linear part ``q`` = H_B B (m, D, D), remainder bound ``loss``,
+        the coefficient sum bounding ``|H_B|`` (m,), the energy at the centre (m,) and each
+        axis's share of the remainders (m, D). Compiled (:mod:`~dpcore.sampling._flat_numba`,
+        the same formulas) when numba is importable and ``compiled``."""
+        if self.compiled and _flat_terms is not None:
+            return _flat_terms(zc, basis, zslack, self.t, self.yc, self.tau)
         d, t, tau, n = self.d, self.t, self.tau, self.t.size
         r = self.yc[None] - zc[:, None, :d] - t[None, :, None] * zc[:, None, d:]   # (m, n, d)
         rho = np.sqrt(np.sum(r * r, axis=-1))
@@ -247,8 +266,18 @@ class FlatBundleSampler(WhitenedBundleSampler):
         part = coef[..., None, None] * proj
         q = np.concatenate([np.sum(part, axis=1), np.einsum("n,mnkj->mkj", t, part)],
                            axis=1) / n                                             # (m, D, D)
-        h_zeta = (np.sum(coef * (1.0 + t * t)[None, :], axis=1) / n
-                  * np.sqrt(su * su + sw * sw) * (1 + 1e-12))
+        coef_sum = np.sum(coef * (1.0 + t * t)[None, :], axis=1) / n
+        e_c = np.mean(np.where(rho <= tau, 0.5 * rho * rho, tau * rho - 0.5 * tau * tau), axis=1)
+        per_axis = np.sqrt(np.sum(col * col, axis=2))                             # (m, n, D)
+        share = np.einsum("mn,mnj->mj", slope * fac, per_axis) / n
+        return g0, q, loss, coef_sum, e_c, share
+
+    def _certify(self, zc, basis, zslack):
+        """(g lower bound, e_B parts, g at the centre, per-axis score) of parallelepipeds
+        (module docstring, "The leaf certificate")."""
+        g0, q, loss, coef_sum, e_c, share = self._terms(zc, basis, zslack)
+        zeta = np.sqrt(np.sum(zslack * zslack, axis=-1))
+        h_zeta = coef_sum * zeta * (1 + 1e-12)
         pg = g0 @ self.P.T
         pq = np.einsum("kl,mlj->mkj", self.P, q)
         rad = np.sum(np.abs(pq), axis=-1)
@@ -262,8 +291,6 @@ class FlatBundleSampler(WhitenedBundleSampler):
         # convexity: g(z) >= (E(z) - E(z_ref)) / |z - z_ref| with E(z) >= E(z_c) + <G(z_c), d>;
         # the ratio of that affine numerator to the convex distance is quasi-concave on the
         # leaf, so its minimum is at a vertex (module docstring)
-        e_c = np.mean(np.where(rho <= tau, 0.5 * rho * rho, tau * rho - 0.5 * tau * tau), axis=1)
-        zeta = np.sqrt(np.sum(zslack * zslack, axis=-1))
         vert = np.einsum("mkj,vj->mvk", basis, self._signs)                      # (m, V, D)
         rise = ((e_c[:, None] + np.einsum("mk,mvk->mv", g0, vert)) * (1 - 1e-12)
                 - np.abs(e_c)[:, None] * 1e-12 - (g_c * zeta)[:, None]
@@ -273,7 +300,7 @@ class FlatBundleSampler(WhitenedBundleSampler):
         conv = np.where(np.all(rise > 0, axis=1),
                         np.min(rise / dist, axis=1), 0.0) * (1 - 1e-12) - self.g_slack
         g_lb = np.maximum(np.maximum(g_lb, conv), 0.0)
-        return g_lb, (loss, h_zeta, pg, pq, size), g_c, (col, slope, fac)
+        return g_lb, (loss, h_zeta, pg, pq, size), g_c, share
 
     def _bounds(self, lo_idx, lev):
         """(keep, b_e, b_1, log volume, b_est, score) of leaves (module docstring)."""
@@ -293,7 +320,7 @@ class FlatBundleSampler(WhitenedBundleSampler):
             idx = sl[keep[sl]]
             if idx.size == 0:
                 continue
-            g_lb, (loss, h_zeta, pg, pq, size), g_c, (col, slope, fac) = self._certify(
+            g_lb, (loss, h_zeta, pg, pq, size), g_c, share = self._certify(
                 zc[idx], basis[idx], zslack[idx])
             self.evaluations += idx.size
             # e = (PG0 - c_x) + (PQ - diag h) eps + P(H zeta + e), |.| <= e_b
@@ -319,7 +346,5 @@ class FlatBundleSampler(WhitenedBundleSampler):
                    | (np.sqrt(np.sum(zc[idx, k:] ** 2, axis=-1)) > lat.max_speed))
             b_est[idx] = np.where(out, -np.inf, -g_c / self.sigma + self.log_det_a)
             # split where the linear part's error or the terms' losses grow fastest
-            per_axis = np.sqrt(np.sum(col * col, axis=2))                         # (m, n, D)
-            score[idx] = (np.sum(np.abs(lin), axis=1)
-                          + np.einsum("mn,mnj->mj", slope * fac, per_axis) / self.t.size)
+            score[idx] = np.sum(np.abs(lin), axis=1) + share
         return keep, b_e, b_1, log_vol, b_est, score

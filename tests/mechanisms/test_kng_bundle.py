@@ -20,6 +20,7 @@ from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_e
 from dpcore.mechanisms.kng_bundle import (
     BALL_MAX_N_EPS,
     FLAT_MAX_N_EPS,
+    FLAT_MIN_LEAVES,
     LEAF_TERMS,
     MAX_LEAVES,
     MAX_N_EPS,
@@ -27,6 +28,7 @@ from dpcore.mechanisms.kng_bundle import (
     SPHERE_MAX_N_EPS,
     bundle_joint_available,
     bundle_joint_work,
+    bundle_leaf_cap,
     bundle_preferred,
     bundle_reach,
 )
@@ -252,7 +254,7 @@ def test_plane_release_at_n_eps_1000_is_exact_private_and_on_the_public_lattice(
 def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     """R^2's choice between the bundle sampler and MCMC reads public inputs only: exact where
     the uniform proposals' worst case is beyond the limit, n (eps_p + eps_v) is within
-    FLAT_MAX_N_EPS and the public cost (2 x MAX_LEAVES x LEAF_TERMS x n) within the limit;
+    FLAT_MAX_N_EPS and the public cost (2 x leaf cap x LEAF_TERMS x n) within the limit;
     MCMC beyond either."""
     kwargs = dict(tau=2.0, tau_m=10.0, draws=9)
     exact = plan_regression_sampler(Euclidean(2), 1000, eps_p=50.0, eps_v=50.0, **kwargs)
@@ -261,7 +263,13 @@ def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     beyond_reach = plan_regression_sampler(Euclidean(2), 1000, eps_p=51.0, eps_v=51.0,
                                            **kwargs)
     assert not beyond_reach["exact"]
-    beyond_cost = plan_regression_sampler(Euclidean(2), 2000, eps_p=1.0, eps_v=1.0, **kwargs)
+    # the public leaf cap falls with n (bundle_leaf_cap): exact to n = 10,000, MCMC beyond
+    large = plan_regression_sampler(Euclidean(2), 10_000, eps_p=1.0, eps_v=1.0, **kwargs)
+    assert large["exact"]
+    assert bundle_leaf_cap(10_000, Euclidean(2)) == FLAT_MIN_LEAVES == 6_000
+    assert large["predicted_work"] == pytest.approx(2 * 6_000 * LEAF_TERMS * 10_000)
+    beyond_cost = plan_regression_sampler(Euclidean(2), 20_000, eps_p=1.0, eps_v=1.0, **kwargs)
     assert not beyond_cost["exact"]
+    assert bundle_leaf_cap(250, Sphere(2)) == MAX_LEAVES
     small = plan_regression_sampler(Euclidean(2), 100, eps_p=0.2, eps_v=0.2, **kwargs)
     assert small["exact"] and small["exact_sampler"] == "uniform proposals"

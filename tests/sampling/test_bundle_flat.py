@@ -191,3 +191,41 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     cells = np.random.default_rng(5).integers(0, 2**32, (400, 4), dtype=np.int64)
     inside = lat.in_support(cells)
     assert np.array_equal(neighbour.reachable(cells), inside) and inside.any()
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_compiled_term_sums_match_numpy(d):
+    """The numba kernel (dpcore.sampling._flat_numba) and the numpy path give the same term
+    sums to 1e-12 (relative to each array's scale) on leaves near and far from the fit."""
+    pytest.importorskip("numba", reason="numba not installed: only the numpy path runs")
+    t, y = make_data(40, 30 + d, d=d)
+    sampler = FlatBundleSampler(t, y, TAU, 0.05, FlatLattice(CENTER[:d], 2.0, 3.0), draws=1,
+                                max_boxes=50)
+    rng = np.random.default_rng(d)
+    dim = 2 * d
+    zc = sampler.fit + rng.normal(0.0, 1.0, (60, dim)) * 10.0 ** rng.uniform(-2, 0.3, (60, 1))
+    basis = rng.normal(0.0, 1.0, (60, dim, dim)) * 10.0 ** rng.uniform(-3, 0, (60, 1, 1))
+    slack = np.full((60, dim), 1e-12)
+    sampler.compiled = True
+    fast = sampler._terms(zc, basis, slack)
+    sampler.compiled = False
+    slow = sampler._terms(zc, basis, slack)
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * (1.0 + np.max(np.abs(b))))
+
+
+def test_compiled_g_matches_the_library():
+    """The compiled g of the proposals (dpcore.sampling._flat_numba.flat_g) and the library's
+    regression_gradient agree to 1e-12 relative (the certificate's float slack covers both)."""
+    pytest.importorskip("numba", reason="numba not installed: only the numpy path runs")
+    t, y = make_data(50, 40)
+    sampler = FlatBundleSampler(t, y, TAU, 0.05, FlatLattice(CENTER[:2], 2.0, 3.0), draws=1,
+                                max_boxes=50)
+    z = sampler.fit + np.random.default_rng(0).normal(0.0, 1.5, (200, 4))
+    sampler.compiled = True
+    fast = sampler._g(z)
+    sampler.compiled = False
+    slow = sampler._g(z)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(slow, g_of(t, y, CENTER[:2] + z[:, :2], z[:, 2:]), rtol=0,
+                               atol=0)

@@ -11,6 +11,7 @@ are estimator code, not geometry: the manifold classes hold geometry only.
 from __future__ import annotations
 
 from ._dispatch import closed_form_frechet_gradient, closed_form_regression_gradient
+from .euclidean import euclidean_regression_gradient
 from .kendall import kendall_regression_gradient
 from .spd import spd_frechet_gradient, spd_regression_gradient
 from .sphere import sphere_regression_gradient
@@ -18,6 +19,7 @@ from .sphere import sphere_regression_gradient
 __all__ = [
     "closed_form_frechet_gradient",
     "closed_form_regression_gradient",
+    "euclidean_regression_gradient",
     "kendall_regression_gradient",
     "spd_frechet_gradient",
     "spd_regression_gradient",
