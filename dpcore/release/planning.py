@@ -315,7 +315,8 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
         terms), ``limit`` (``max_exact_work``), ``guarantee`` (what the label will say) and
         ``exact_sampler`` (``"uniform proposals"``, ``"refined envelope"``, ``"far-field
-        bundle"``, or None where the release is not exact).
+        bundle"``, or None where the release is not exact); for the bundle sampler also
+        ``leaf_cap``, the public cap on its envelope's leaves.
         With ``sampler="exact"`` also ``exact_bound`` (the public worst-case gradient terms of
         the exact sampler that would run, :func:`joint_exact_bound`) and ``refusal`` (the
         :class:`~dpcore.exceptions.ExactSamplingUnavailable` message the release would raise
@@ -367,6 +368,10 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
                               draws=draws)
     out["exact_sampler"] = (None if not out["exact"] else "refined envelope" if refined
                             else "far-field bundle" if bundle else "uniform proposals")
+    if out["exact_sampler"] == "far-field bundle":
+        from ..mechanisms.kng_bundle import bundle_leaf_cap
+
+        out["leaf_cap"] = bundle_leaf_cap(int(n), m)
     return out
 
 

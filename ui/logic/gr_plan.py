@@ -29,11 +29,9 @@ def exact_plan_text(plan):
     head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
             "**private** (ε-DP, δ = 0). ")
     if plan.get("exact_sampler") == "far-field bundle":
-        from dpcore.mechanisms.kng_bundle import MAX_LEAVES
-
         return head.format(how=" from a certified envelope about the fit") + (
             f"Public cost bound: about {plan['predicted_work']:,.0f} gradient terms (at most "
-            f"{MAX_LEAVES:,} envelope cells); how long it takes depends on your data, which "
+            f"{plan['leaf_cap']:,} envelope cells); how long it takes depends on your data, which "
             "changes the time, not the guarantee.")
     if not plan.get("refined"):
         return (head.format(how="") + "Worst case over all data sets: "

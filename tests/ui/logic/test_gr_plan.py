@@ -30,3 +30,18 @@ def test_the_far_field_sampler_states_its_public_cost_bound():
     assert f"{plan['worst_case_proposals']:.3g}" not in text
     work, ok = G.work_estimate(s, 100)
     assert ok and work.operations >= plan["predicted_work"] * 0.999
+
+
+def test_the_plane_sampler_states_its_leaf_cap_for_large_n():
+    """R² at n = 10,000 (two responses on the Linear regression page, say): the whitened-leaf
+    sampler's sentence gives the public cap its cost bound assumes (6,000 leaves at this n,
+    dpcore.mechanisms.kng_bundle.bundle_leaf_cap), not the sphere's 60,000."""
+    from dpcore.manifolds import Euclidean
+    from dpcore.release import plan_regression_sampler
+
+    plan = plan_regression_sampler(Euclidean(2), 10_000, eps_p=1.0, eps_v=1.0, tau=2.0,
+                                   tau_m=10.0, draws=9)
+    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    text = exact_plan_text(plan)
+    assert "at most 6,000 envelope cells" in text
+    assert f"at most {MAX_LEAVES:,} envelope cells" not in text
