@@ -98,6 +98,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..learning.kernels.euclidean import euclidean_regression_gradient
 from .bundle_whitened import _MARGIN, _U, WhitenedBundleSampler
 
 try:
@@ -116,14 +117,13 @@ FIT_STEPS = 60
 
 
 def flat_gradient(z, t, yc, tau):
-    r""":math:`G` (m, 2d) at coordinates ``z`` (m, 2d): the closed form of the module
-    docstring, with ``yc`` the responses minus the public centre."""
+    r""":math:`G` (m, 2d) at coordinates ``z`` (m, 2d), with ``yc`` the responses minus the
+    public centre: the library's Euclidean kernel
+    (:func:`~dpcore.learning.kernels.euclidean.euclidean_regression_gradient`) in these
+    coordinates."""
     d = yc.shape[1]
-    r = yc[None] - z[:, None, :d] - t[None, :, None] * z[:, None, d:]
-    rn = np.sqrt(np.sum(r * r, axis=-1))
-    psi = r * np.minimum(1.0, tau / np.where(rn > 0, rn, 1.0))[..., None]
-    return -np.concatenate([np.mean(psi, axis=1), np.mean(t[None, :, None] * psi, axis=1)],
-                           axis=-1)
+    gp, gv = euclidean_regression_gradient(z[:, :d], z[:, d:], t, yc, tau)
+    return np.concatenate([gp, gv], axis=-1)
 
 
 class FlatBundleSampler(WhitenedBundleSampler):

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-from dpcore.exceptions import EnvelopeViolation
 from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import Euclidean
 from dpcore.sampling.bundle_flat import FlatBundleSampler, flat_gradient
 from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
+
+from .test_bundle_sampler import assert_planted_violation_raises, assert_reachable_for_a_neighbour
 
 TAU = 1.0
 CENTER = np.array([0.5, -1.0, 2.0])
@@ -172,25 +173,21 @@ def test_agrees_with_the_uniform_exact_sampler_with_the_fit_outside_the_ball():
 
 def test_a_planted_violation_raises(small_problem):
     lat, t, y, sigma = small_problem
-    sampler = FlatBundleSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=300)
-    sampler.log_m -= 4.0  # M below the certified one: some proposal must exceed it
-    with pytest.raises(EnvelopeViolation):
-        sampler.sample_indices(200, np.random.default_rng(3))
+    assert_planted_violation_raises(
+        FlatBundleSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=300))
 
 
 def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     lat, t, y, sigma = small_problem
-    rng = np.random.default_rng(4)
-    sampler = FlatBundleSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0, max_boxes=200)
-    index, _ = sampler.sample_indices(200, rng)
-    t2, y2 = t.copy(), y.copy()
-    t2[5], y2[5] = 0.37, y[5] + rng.normal(0.0, 3.0, 2)          # one row replaced
-    neighbour = FlatBundleSampler(t2, y2, TAU, sigma, lat, draws=200, box_cost=0.0,
-                                  max_boxes=150, sigma_ratios=(2.0, 5.0))
-    assert neighbour.reachable(index).all()
-    cells = np.random.default_rng(5).integers(0, 2**32, (400, 4), dtype=np.int64)
-    inside = lat.in_support(cells)
-    assert np.array_equal(neighbour.reachable(cells), inside) and inside.any()
+
+    def neighbour_of(t, y, rng):
+        t2, y2 = t.copy(), y.copy()
+        t2[5], y2[5] = 0.37, y[5] + rng.normal(0.0, 3.0, 2)
+        return t2, y2
+
+    assert_reachable_for_a_neighbour(
+        lambda t, y, **options: FlatBundleSampler(t, y, TAU, sigma, lat, **options),
+        lat, t, y, neighbour_of)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])

@@ -181,6 +181,29 @@ def assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, threshold, draws
     return tried
 
 
+def assert_planted_violation_raises(sampler):
+    """Contract of every certified bundle sampler: with M lowered below the certified one some
+    proposal must exceed it, and sampling raises instead of releasing."""
+    sampler.log_m -= 4.0
+    with pytest.raises(EnvelopeViolation):
+        sampler.sample_indices(200, np.random.default_rng(3))
+
+
+def assert_reachable_for_a_neighbour(make, lat, t, y, neighbour_of):
+    """Contract of every certified bundle sampler (float safety): the indices one data set
+    emits are reachable from a neighbouring one (``neighbour_of(t, y, rng)``), and so is every
+    random support cell, nothing outside. ``make(t, y, **options)`` builds a sampler."""
+    rng = np.random.default_rng(4)
+    sampler = make(t, y, draws=200, box_cost=0.0, max_boxes=200)
+    index, _ = sampler.sample_indices(200, rng)
+    t2, y2 = neighbour_of(t, y, rng)               # one row replaced
+    neighbour = make(t2, y2, draws=200, box_cost=0.0, max_boxes=150, sigma_ratios=(2.0, 5.0))
+    assert neighbour.reachable(index).all()
+    cells = np.random.default_rng(5).integers(0, 2**32, (400, lat.dim), dtype=np.int64)
+    inside = lat.in_support(cells)
+    assert np.array_equal(neighbour.reachable(cells), inside) and inside.any()
+
+
 def neighbour_rows(t, y, rng):
     """A neighbouring data set: row 5 replaced (covariate 0.37, a random response)."""
     t2, y2 = t.copy(), y.copy()
