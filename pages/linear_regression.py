@@ -63,7 +63,7 @@ HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
 settings_state = PageSettings("lr")
 init = settings_state.init
 #: What the page reads from a file (:mod:`ui.upload`): a covariate and Euclidean responses (one
-#: by default: lines in R¹ and R² are drawn by exact samplers, private with δ = 0; three or
+#: by default: lines in R¹, R² and R³ are drawn by exact samplers, private with δ = 0; four or
 #: more go to R^d, exact only at small n·ε).
 TARGET = UploadTarget("euclidean", covariate=True, responses=1,
                       max_responses=CAPS["lr_responses"])
@@ -137,7 +137,7 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
                       "ledger adds both)." if diffprivlib_on else ".")),
         ("Sampler", "strict mode uses the joint scheme; with clipping the gradient is no "
                     "longer affine, so KNG is drawn by exact rejection sampling (labelled "
-                    "private): from a certified envelope for one or two responses, by "
+                    "private): from a certified envelope for one to three responses, by "
                     "uniform proposals for more when their public worst-case cost allows; "
                     "otherwise by Metropolis–Hastings (labelled approximately private, δ not "
                     "certified)."),

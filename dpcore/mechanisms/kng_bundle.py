@@ -69,10 +69,11 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT_LEAF_TERMS", "FLAT_MAX_N_EPS",
-           "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS", "MEASURED_BALL",
-           "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available", "bundle_joint_work",
-           "bundle_leaf_cap", "bundle_preferred", "bundle_reach", "regression_joint_bundle"]
+__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT_DIMS", "FLAT_LEAF_TERMS",
+           "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
+           "MEASURED_BALL", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available",
+           "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_reach",
+           "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
 #: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
@@ -104,12 +105,16 @@ MEASURED_BALL = (0.5, 1.5)
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
-#: Largest n (eps_p + eps_v) of the sampler on R^2 (public): 9 draws measured within 0.6 CPU s
-#: from 100 to 1e5 at n = 100 to 1,000, and within 3.8 s at n = 10,000, tau_m / tau from 1
-#: to 20 (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
+#: Largest n (eps_p + eps_v) of the sampler on R^2 and R^3 (public): on R^2 9 draws measured
+#: within 0.6 CPU s from 100 to 1e5 at n = 100 to 1,000, and within 4 s at n = 10,000; on R^3
+#: within 30 s (most rows within 10 s), tau_m / tau from 1 to 20
+#: (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
 #: concentrates, but nothing beyond was measured. (The public cost with
 #: :func:`bundle_leaf_cap` keeps ``auto`` exact up to n of about 10,000.)
 FLAT_MAX_N_EPS = 1e5
+#: Dimensions d of R^d with the flat bundle sampler (2d coordinates; R^1 has the refined
+#: envelope of :mod:`dpcore.sampling.envelope`, R^4 and beyond were not measured).
+FLAT_DIMS = (2, 3)
 
 
 def _sphere_covers(manifold, support_radius, max_norm):
@@ -119,7 +124,7 @@ def _sphere_covers(manifold, support_radius, max_norm):
 
 
 def _flat_covers(manifold, support_radius, max_norm):
-    return (manifold.dim == 2 and support_radius is not None
+    return (manifold.dim in FLAT_DIMS and support_radius is not None
             and 0.0 < float(support_radius) < math.inf and 0.0 < float(max_norm) < math.inf)
 
 
@@ -185,7 +190,7 @@ def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None):
 
 
 def bundle_leaf_cap(n, manifold=None):
-    """Public cap on one envelope's leaves: :data:`MAX_LEAVES`; on R^2 at most
+    """Public cap on one envelope's leaves: :data:`MAX_LEAVES`; on R^2 and R^3 at most
     :data:`FLAT_LEAF_TERMS` / n (at least :data:`FLAT_MIN_LEAVES`): the leaves a flat envelope
     needs fall as n grows (up to 12,500 at n = 100, 370-1,600 at n = 1,000 and 10,000,
     ``benchmarks/bench_bundle_flat.py``), and the cap keeps the public prediction within the
@@ -199,7 +204,7 @@ def bundle_leaf_cap(n, manifold=None):
 
 def bundle_reach(support_radius, max_norm, manifold=None):
     """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
-    (public inputs only). On R^2 (``manifold`` Euclidean(2)): :data:`FLAT_MAX_N_EPS`. On
+    (public inputs only). On R^2 and R^3 (``manifold`` Euclidean): :data:`FLAT_MAX_N_EPS`. On
     :math:`S^2` (the default): :data:`MAX_N_EPS` within the measured ball
     (:data:`MEASURED_BALL`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
     the whole sphere, :data:`BALL_MAX_N_EPS` for balls up to a hemisphere at any speed bound
@@ -249,8 +254,9 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
                             progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` from a certified bundle sampler, one per mechanism
     (module docstring): on :math:`S^2` the far-field sampler on a public footpoint ball (or the
-    two-chart whole-sphere sampler), on :math:`\mathbb{R}^2` the whitened-leaf sampler of
-    :mod:`dpcore.sampling.bundle_flat` on the footpoint ball about the public centre.
+    two-chart whole-sphere sampler), on :math:`\mathbb{R}^2` and :math:`\mathbb{R}^3` the
+    whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on the footpoint ball about
+    the public centre.
 
     Parameters
     ----------
@@ -328,9 +334,8 @@ def _sphere_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progre
 
 
 def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
-    """The whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on R^2, footpoints
-    within the public ball about the public centre."""
-    from ..manifolds import Euclidean
+    """The whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on R^2 or R^3,
+    footpoints within the public ball about the public centre."""
     from ..sampling.bundle_flat import FlatBundleSampler
     from ..sampling.bundle_lattice import FlatLattice
 
@@ -339,7 +344,7 @@ def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress
     return _lattice_draws(
         mechanisms, size, rng,
         lambda sigma: FlatBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
-                                        max_boxes=bundle_leaf_cap(t.size, Euclidean(2)),
+                                        max_boxes=bundle_leaf_cap(t.size, mechanisms[0].manifold),
                                         box_cost=LEAF_TERMS,
                                         acceptance_goal=ACCEPTANCE_GOAL),
         lattice, ("exact rejection sampling from an envelope certified on whitened leaves "

@@ -18,6 +18,10 @@ import math
 import numpy as np
 from numba import njit
 
+#: Half the sup of :math:`|D^2(r/|r|)[a, a]|` over unit :math:`a` at :math:`|r| = 1`,
+#: :math:`1/\sqrt3` rounded up (:mod:`dpcore.sampling.bundle_flat`).
+_HALF_D2 = 0.57735026918963
+
 
 @njit(cache=True, error_model="numpy")
 def flat_terms(zc, basis, zslack, t, yc, tau):
@@ -73,12 +77,12 @@ def flat_terms(zc, basis, zslack, t, yc, tau):
             elif curved:
                 rho_min = rho - alpha
                 coef = tau / rho
-                rem = 1.5 * tau * alpha * alpha / (rho_min * rho_min) * (1 + 1e-12)
-                slope = 3.0 * tau * alpha / (rho_min * rho_min)
+                rem = _HALF_D2 * tau * alpha * alpha / (rho_min * rho_min) * (1 + 1e-12)
+                slope = 2.0 * _HALF_D2 * tau * alpha / (rho_min * rho_min)
             elif outside:
                 coef, rem, slope = 0.0, 0.0, 0.0
             else:
-                coef, rem, slope = 0.0, alpha * (1 + 1e-12), 1.0
+                coef, rem, slope = 0.5, 0.5 * alpha * (1 + 1e-12), 0.5
             loss[leaf] += rem * fac
             coef_sum[leaf] += coef * (1.0 + ti * ti)
             scale = min(1.0, tau / rho) if rho > 0 else 1.0

@@ -36,21 +36,31 @@ stays within :math:`\alpha_i` of :math:`r_i(z_c)`, so :math:`|r_i| \in [\rho_i -
   :math:`\frac1n(a_i, t_ia_i)`: linear coefficient :math:`c_i = 1`, no remainder;
 * **outside** (:math:`\rho_i - \alpha_i \ge \tau`): :math:`\psi(r) = \tau r/|r|`, whose
   derivative is :math:`\tau\Pi_r/|r|` (:math:`\Pi_r = I - \hat r\hat r^\top`) and whose second
-  derivative has norm at most :math:`3\tau/|r|^2` (:math:`D^2(r/|r|)[a, b] =
-  -|r|^{-2}((\hat r\cdot b)\Pi a + (\hat r\cdot a)\Pi b + (a\cdot\Pi b)\hat r)`), so by
-  Taylor's theorem along the segment :math:`\Delta\psi_i = -\frac{\tau}{\rho_i}\Pi_i a_i +
-  R_i`, :math:`|R_i| \le \frac{3\tau\alpha_i^2}{2(\rho_i - \alpha_i)^2}`: coefficient
+  derivative is :math:`D^2(r/|r|)[a, b] = -|r|^{-2}((\hat r\cdot b)\Pi a + (\hat r\cdot
+  a)\Pi b + (a\cdot\Pi b)\hat r)`; on the diagonal, with :math:`c = \hat r\cdot a`,
+  :math:`s = |\Pi a|` (:math:`c^2 + s^2 = 1`), :math:`|D^2(r/|r|)[a, a]|^2 = |r|^{-4}(4c^2s^2
+  + s^4) = |r|^{-4}s^2(4 - 3s^2) \le \frac43|r|^{-4}` (at :math:`s^2 = 2/3`). Taylor's
+  theorem with integral remainder along the segment needs only that quadratic form:
+  :math:`\Delta\psi_i = -\frac{\tau}{\rho_i}\Pi_i a_i + R_i`, :math:`|R_i| \le
+  \frac{\tau\alpha_i^2}{\sqrt3(\rho_i - \alpha_i)^2}` (session 24 used the bilinear bound
+  :math:`3\tau/|r|^2`, 2.6 times larger): coefficient
   :math:`c_i = \tau/\rho_i` with :math:`\Pi_i`; on :math:`\mathbb{R}^1` the sign of :math:`r`
   cannot change, so the term is constant (:math:`c_i = 0`, no remainder);
-* **straddling** (the rest): :math:`\psi` is the projection onto a convex set, 1-Lipschitz:
-  :math:`c_i = 0`, :math:`|R_i| \le \alpha_i`.
+* **straddling** (the rest): :math:`\psi` is the projection onto a convex set; it is
+  Lipschitz, so along the segment :math:`\Delta\psi_i = -M_ia_i` with :math:`M_i` the mean of
+  its Jacobians over the segment (defined but at the at most two points where the segment
+  meets :math:`|r| = \tau`). Each Jacobian is symmetric with eigenvalues in :math:`[0, 1]`
+  (:math:`I` inside, :math:`\frac{\tau}{|r|}\Pi_r` outside), hence so is :math:`M_i`, and
+  :math:`\|M_i - \tfrac12 I\| \le \tfrac12`: coefficient :math:`c_i = \tfrac12` with
+  :math:`M_i = I`, :math:`|R_i| \le \alpha_i/2` (session 24 used :math:`c_i = 0`,
+  :math:`|R_i| \le \alpha_i`, the 1-Lipschitz bound).
 
 Hence :math:`G(z) = G(z_c) + H_B\delta + e(z)` with :math:`H_B = \frac1n\sum_i c_i
-\begin{pmatrix}1 & t_i\\ t_i & t_i^2\end{pmatrix}\otimes M_i` (:math:`M_i = I` inside,
-:math:`\Pi_i` outside) and :math:`|e| \le \ell_B = \frac1n\sum_i\sqrt{1 + t_i^2}\,|R_i|`. Each
-summand of :math:`H_B` is positive semi-definite with norm at most :math:`c_i(1 + t_i^2)`,
-which bounds :math:`|H_B\zeta|`. With :math:`P` the parent's whitening rotation
-(:math:`\kappa \ge \|P\|`) and :math:`Q = H_BB`:
+\begin{pmatrix}1 & t_i\\ t_i & t_i^2\end{pmatrix}\otimes M_i` (:math:`M_i = I` inside and
+straddling, :math:`\Pi_i` outside) and :math:`|e| \le \ell_B = \frac1n\sum_i\sqrt{1 +
+t_i^2}\,|R_i|`. Each summand of :math:`H_B` is positive semi-definite with norm at most
+:math:`c_i(1 + t_i^2)`, which bounds :math:`|H_B\zeta|`. With :math:`P` the parent's whitening
+rotation (:math:`\kappa \ge \|P\|`) and :math:`Q = H_BB`:
 
 1. **Affine bound.** :math:`g \ge |PG|/\kappa \ge |\mathrm{mig}(PG(z_c) \pm
    \sum_j|(PQ)_{kj}|)|/\kappa - |H_B\zeta| - \ell_B` (the box of :math:`PG(z_c) +
@@ -112,6 +122,9 @@ __all__ = ["FlatBundleSampler", "flat_gradient"]
 #: Floats of one (leaves, n, d, 2d) array evaluated at once (a few such arrays live at once:
 #: about 50 MB each).
 CHUNK_FLOATS = 6_000_000
+#: :math:`\tfrac12\sup_{|a| = 1}|D^2(r/|r|)[a, a]|` at :math:`|r| = 1`: :math:`1/\sqrt3`,
+#: rounded up (module docstring).
+HALF_D2 = 0.57735026918963
 #: Newton steps of the clipped fit.
 FIT_STEPS = 60
 
@@ -250,11 +263,12 @@ class FlatBundleSampler(WhitenedBundleSampler):
         # linear coefficient of each term's change: 1 inside, tau/rho (times the projection
         # across r) outside, 0 straddling; remainder: 0, 3 tau alpha^2 / (2 rho_min^2), alpha
         curved = outside & (d > 1)
-        coef = np.where(inside, 1.0, np.where(curved, tau / np.where(curved, rho, 1.0), 0.0))
-        rem = np.where(straddle, alpha, np.where(
-            curved, 1.5 * tau * alpha * alpha / (rho_min * rho_min), 0.0)) * (1 + 1e-12)
-        slope = np.where(straddle, 1.0, np.where(curved, 3.0 * tau * alpha / (rho_min * rho_min),
-                                                  0.0))
+        coef = np.where(inside, 1.0, np.where(curved, tau / np.where(curved, rho, 1.0),
+                                               np.where(straddle, 0.5, 0.0)))
+        rem = np.where(straddle, 0.5 * alpha, np.where(
+            curved, HALF_D2 * tau * alpha * alpha / (rho_min * rho_min), 0.0)) * (1 + 1e-12)
+        slope = np.where(straddle, 0.5, np.where(
+            curved, 2 * HALF_D2 * tau * alpha / (rho_min * rho_min), 0.0))
         fac = np.sqrt(1.0 + t * t)[None, :]
         loss = np.sum(rem * fac, axis=1) / n * (1 + 1e-9)
         psi = r * np.minimum(1.0, tau / np.where(rho > 0, rho, 1.0))[..., None]

@@ -186,12 +186,14 @@ class LeafIndex:
     """Which leaf of a k-d partition into dyadic boxes holds a lattice index.
 
     Leaves with the same per-axis levels form a group; within a group a leaf is identified by
-    its corner shifted right by ``levels - level`` on each axis, packed into one 64-bit
-    integer (mixed radix; at most 64 levels in total) and looked up by binary search.
+    its corner shifted right by ``levels - level`` on each axis, packed into 64-bit words
+    (mixed radix, consecutive axes filling a word up to 64 levels; one word where the levels
+    sum to at most 64, else a structured key compared word by word) and looked up by binary
+    search.
 
     Parameters
     ----------
-    lo_index, level : int arrays (m, 4)
+    lo_index, level : int arrays (m, D)
         Corners and per-axis levels of the leaves.
     levels : int
         Lattice depth.
@@ -203,23 +205,44 @@ class LeafIndex:
         level = np.asarray(level, dtype=np.int64)
         self.groups = []
         uniq, inverse = np.unique(level, axis=0, return_inverse=True)
-        if np.any(uniq.sum(axis=1) > 64):
-            raise ValueError("Leaves deeper than 64 levels in total cannot be indexed.")
+        if np.any(uniq > self.levels):
+            raise ValueError("Leaves deeper than the lattice cannot be indexed.")
         for g, lev in enumerate(uniq):
             members = np.flatnonzero(inverse.reshape(-1) == g)
             keys = self._pack(lo_index[members], lev)
-            order = np.argsort(keys)
+            order = np.argsort(keys, kind="stable")
             self.groups.append((lev, keys[order], members[order]))
+
+    @staticmethod
+    def _words(lev):
+        """Axes of each 64-bit word: consecutive axes while their levels fit in 64 bits."""
+        words, used = [[]], 0
+        for j, bits in enumerate(int(b) for b in lev):
+            if used + bits > 64:
+                words.append([])
+                used = 0
+            words[-1].append(j)
+            used += bits
+        return words
 
     def _pack(self, index, lev):
         shift = self.levels - lev
-        key = np.zeros(index.shape[0], dtype=np.uint64)
-        for j in range(index.shape[1]):
-            key = (key << np.uint64(lev[j])) | (index[:, j] >> shift[j]).astype(np.uint64)
-        return key
+        words = self._words(lev)
+        parts = []
+        for axes in words:
+            key = np.zeros(index.shape[0], dtype=np.uint64)
+            for j in axes:
+                key = (key << np.uint64(lev[j])) | (index[:, j] >> shift[j]).astype(np.uint64)
+            parts.append(key)
+        if len(parts) == 1:
+            return parts[0]
+        out = np.zeros(index.shape[0], dtype=[(f"w{k}", ">u8") for k in range(len(parts))])
+        for k, part in enumerate(parts):
+            out[f"w{k}"] = part
+        return out
 
     def lookup(self, index):
-        """Leaf of each lattice index ``(m, 4)`` (-1 where none)."""
+        """Leaf of each lattice index ``(m, D)`` (-1 where none)."""
         index = np.asarray(index, dtype=np.int64)
         out = np.full(index.shape[0], -1, dtype=np.int64)
         valid = np.all((index >= 0) & (index < 2**self.levels), axis=-1)

@@ -120,6 +120,10 @@ __all__ = ["WhitenedBundleSampler"]
 _MARGIN = 1e-10
 _U = 2.0**-53
 _LEVELS = 32
+#: Deepest leaf, in splits summed over the axes, per axis (64 in the four dimensions of
+#: :math:`TS^2` and :math:`T\mathbb{R}^2`; 96 in the six of :math:`T\mathbb{R}^3`, whose
+#: leaves near the fit at n eps = 1e5 needed more than 64).
+_DEPTH_PER_AXIS = 16
 #: Domain margin: parallelepipeds must stay inside |u| <= pi - this.
 _DOMAIN = 1e-3
 _ALPHA_BITS = 24
@@ -177,6 +181,7 @@ class WhitenedBundleSampler(LatticeDraws):
         self.lattice = lat = lattice
         self.chart = getattr(lat, "chart", None)
         self.dim = int(getattr(lat, "dim", 4))
+        self._max_depth = _DEPTH_PER_AXIS * self.dim
         self.draws, self.box_cost = int(draws), float(box_cost)
         self.acceptance_goal, self.max_boxes = float(acceptance_goal), int(max_boxes)
         self.slack = float(slack)
@@ -405,7 +410,7 @@ class WhitenedBundleSampler(LatticeDraws):
             if self._descending and self.x_near is None:
                 hold = self.leaf_of_x(np.zeros((1, self.dim)))[0]
                 if (hold >= 0 and self.b_1[hold] > self.log_m1_target and room >= 1
-                        and self.lev[hold].sum() < 64 and self.rounds < 200):
+                        and self.lev[hold].sum() < self._max_depth and self.rounds < 200):
                     self._split(np.array([hold]))
                     self.rounds += 1
                     continue
@@ -417,7 +422,8 @@ class WhitenedBundleSampler(LatticeDraws):
                 break
             low = np.exp(np.minimum(self.b_est, self.b_e) + self.log_vol - log_m)
             excess = np.where(env, np.exp(log_mass - log_m) - low, 0.0)
-            excess[np.any(self.lev >= _LEVELS, axis=-1) | (self.lev.sum(axis=1) >= 64)] = 0.0
+            excess[np.any(self.lev >= _LEVELS, axis=-1)
+                   | (self.lev.sum(axis=1) >= self._max_depth)] = 0.0
             if not np.any(excess > 0):
                 break
             order = np.argsort(excess)[::-1]

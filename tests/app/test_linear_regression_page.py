@@ -257,13 +257,38 @@ def test_two_responses_are_released_exactly():
     assert entry["guarantee"] == "private" and entry["delta"] == 0.0
 
 
-def test_several_responses_go_to_mcmc_only_by_choice():
-    """Three responses (R³, n = 100, ε = 2) are beyond the exact sampler's reach: the page says
-    so and the release waits for the explicit MCMC opt-in; its label says approximately
-    private."""
+def test_three_responses_are_released_exactly():
+    """Three responses (R³, n = 100, ε = 2): the whitened-leaf sampler of R³ draws them
+    exactly; no MCMC opt-in is asked for and the ledger says private with δ = 0."""
     at = open_page()
     responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
     responses.set_value(["response_a", "response_b", "response_c"]).run()
+    assert not any("MCMC" in w.value for w in at.warning)
+    assert not at.button(key="lr_release").disabled
+    click_release(at, "lr_release")
+    assert not at.exception, at.exception
+    entry = ledger(at)[0]
+    assert entry["guarantee"] == "private" and entry["delta"] == 0.0
+
+
+def test_four_responses_go_to_mcmc_only_by_choice():
+    """Four responses (R⁴, an upload of n = 60): no exact sampler is measured there, so the
+    page says so, the release waits for the explicit MCMC opt-in, and its label says
+    approximately private."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 5, 60)
+    lines = ["dose,r1,r2,r3,r4"] + [
+        f"{xi:.4f}," + ",".join(f"{a + b * xi + rng.normal():.4f}"
+                                for a, b in ((1, 2), (5, -1), (0, 0.5), (3, 1)))
+        for xi in x]
+    at = upload(open_page(), ("\n".join(lines) + "\n").encode())
+    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    responses.set_value(["r1", "r2", "r3", "r4"]).run()
+    type_covariate(at, 0.0, 5.0)
+    for name in ("r1", "r2", "r3", "r4"):
+        type_box(at, name, -20.0, 20.0)
+    assert not at.exception, at.exception
+    assert not data_warnings(at)
     assert any("MCMC" in w.value for w in at.warning)
     assert at.button(key="lr_release").disabled
     click_release(at, "lr_release")

@@ -172,8 +172,8 @@ def test_linear_regression_reads_a_euclidean_file_with_three_responses():
     assert value_of(at.multiselect, "Response") == points
     assert any("d = 3" in c for c in texts(at))
     read_every_point_column(at, "Euclidean d = 3", n)
-    # three responses: R³, drawn by MCMC only on the explicit opt-in the page asks for
-    assert any("MCMC" in w.value for w in at.warning)
+    # three responses: R³, drawn exactly by the whitened-leaf sampler (no MCMC opt-in)
+    assert not any("MCMC" in w.value for w in at.warning)
 
 
 def test_linear_regression_reads_quoted_decimal_commas():

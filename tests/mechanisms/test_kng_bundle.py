@@ -63,9 +63,11 @@ def test_available_on_the_two_sphere_and_the_plane():
     assert not bundle_joint_available(SPD(2), 0.5, 1.5)
     assert bundle_joint_available(Euclidean(2), 12.0, 24.0)   # dpcore.sampling.bundle_flat
     assert not bundle_joint_available(Euclidean(2), None, 24.0)  # needs the public ball
-    assert not bundle_joint_available(Euclidean(3), 12.0, 24.0)
+    assert bundle_joint_available(Euclidean(3), 12.0, 24.0)
+    assert not bundle_joint_available(Euclidean(4), 12.0, 24.0)   # not measured
     assert not bundle_joint_available(Euclidean(1), 12.0, 24.0)  # R^1: the refined envelope
     assert bundle_reach(12.0, 24.0, Euclidean(2)) == FLAT_MAX_N_EPS
+    assert bundle_reach(12.0, 24.0, Euclidean(3)) == FLAT_MAX_N_EPS
     assert bundle_reach(12.0, 24.0, SPD(2)) == 0.0
 
 
@@ -249,6 +251,34 @@ def test_plane_release_at_n_eps_1000_is_exact_private_and_on_the_public_lattice(
     fit_p, fit_v = center + np.array([-4.0, 2.5]), np.array([8.0, -5.0])
     assert np.max(np.abs(p - fit_p)) < 1.0
     assert np.max(np.abs(v - fit_v)) < 1.5
+
+
+def test_three_response_release_at_n_eps_4000_is_exact_and_on_the_public_lattice():
+    """R^3 (the Linear regression page with three responses): n = 100, eps_p = eps_v = 20,
+    3 x 3 draws, exact and private from the bundle sampler, lattice points near the fit.
+    (About 2 CPU s; n eps = 400-1,000 costs 12-15 s with these data, in the benchmark.)"""
+    rng = np.random.default_rng(8)
+    t = rng.uniform(0.0, 1.0, 100)
+    center = np.array([6.0, 7.5, 5.0])
+    slope = np.array([8.0, -5.0, 3.0])
+    y = center + np.outer(t - 0.5, slope) + rng.normal(0.0, 0.8, (100, 3))
+    kwargs = dict(eps_p=20.0, eps_v=20.0, tau=2.0, tau_m=12.0)
+    plan = plan_regression_sampler(Euclidean(3), 100, draws=9, **kwargs)
+    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    rel = private_geodesic_regression(Euclidean(3), t, y, center=center,
+                                      covariate_range=(0.0, 1.0), n_footpoints=3,
+                                      n_vectors=3, rng=3, **kwargs)
+    assert rel.guarantee == "private" and rel.delta == 0.0
+    diag = rel.diagnostics["joint"]
+    p = np.asarray(rel.values["footpoint"]).reshape(-1, 3)
+    v = np.asarray(rel.values["shooting_vector"]).reshape(-1, 3)
+    z = np.concatenate([p - center, v], axis=-1)
+    cells = (z - np.asarray(diag["lattice_origin"])) / np.asarray(diag["lattice_spacing"]) - 0.5
+    np.testing.assert_array_equal(cells, np.round(cells))
+    design = np.stack([np.ones_like(t), t], axis=1)
+    fit_p, fit_v = np.linalg.lstsq(design, y, rcond=None)[0]
+    assert np.max(np.abs(p - fit_p)) < 0.4
+    assert np.max(np.abs(v - fit_v)) < 0.8
 
 
 def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():

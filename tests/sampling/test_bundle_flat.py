@@ -11,7 +11,7 @@ from scipy.stats import ks_2samp
 
 from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import Euclidean
-from dpcore.sampling.bundle_flat import FlatBundleSampler, flat_gradient
+from dpcore.sampling.bundle_flat import HALF_D2, FlatBundleSampler, flat_gradient
 from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
@@ -89,6 +89,27 @@ def test_jacobian_matches_finite_differences(d):
     assert np.linalg.norm(flat_gradient(sampler.fit[None], t, sampler.yc, TAU)) < 1e-12
 
 
+def test_second_derivative_constant_of_the_unit_vector_map():
+    """HALF_D2 bounds half of |D^2(r/|r|)[a, a]| at |r| = 1 over unit a (the outside terms'
+    Taylor remainder), and is sharp: central finite differences at 20,000 random (r, a) in R^3
+    and at the maximizer (|Pi a|^2 = 2/3) stay below 2 HALF_D2 and reach it within 1e-6."""
+    rng = np.random.default_rng(5)
+
+    def unit(x):
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+    r = unit(rng.standard_normal((20_000, 3)))
+    a = unit(rng.standard_normal((20_000, 3)))
+    e1, e2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+    r = np.vstack([r, e1])
+    a = np.vstack([a, np.sqrt(1 / 3) * e1 + np.sqrt(2 / 3) * e2])
+    h = 1e-4
+    d2 = (unit(r + h * a) - 2 * unit(r) + unit(r - h * a)) / h**2
+    norms = np.linalg.norm(d2, axis=-1)
+    assert norms.max() <= 2 * HALF_D2 * (1 + 1e-6)
+    assert norms[-1] >= 2 * HALF_D2 * (1 - 1e-6)
+
+
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_leaf_lower_bound_is_pointwise(d):
     """Random parallelepipeds from near the fit to far from it, sizes from 1e-3 to 1: the
@@ -157,6 +178,20 @@ def test_agrees_with_the_uniform_exact_sampler(small_problem):
     assert 0.01 < diag["beta"] < 0.99 and diag["q1_boxes"] >= 1, diag
     tried = assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, 3e-7)
     print(f"acceptance {1500 / tried:.3g}, diagnostics {diag}")
+
+
+def test_agrees_with_the_uniform_exact_sampler_in_three_dimensions():
+    """R^3 (six coordinates, 64 vertices per leaf in the convexity bound, two-word leaf keys
+    possible): n = 30, 600 draws each, the same three KS tests at p > 3e-7 each, refinement
+    forced to 1,500 leaves. (At this small n eps the six-dimensional envelope is loose, about
+    1e-4 acceptance, and the K-norm component certifies no leaf: releases use uniform
+    proposals there; the near-fit component is tested in two dimensions above.)"""
+    t, y = make_data(30, 4, d=3)
+    lat = FlatLattice(CENTER, 1.0, 1.5)
+    sampler = FlatBundleSampler(t, y, TAU, 0.2, lat, draws=600, box_cost=0.0,
+                                acceptance_goal=0.99, max_boxes=1500, slack=4.0)
+    assert sampler.dim == 6 and sampler.diagnostics["boxes"] == 1500
+    assert_agrees_with_uniform_exact(sampler, lat, t, y, 0.2, 3e-7, draws=600)
 
 
 def test_agrees_with_the_uniform_exact_sampler_with_the_fit_outside_the_ball():

@@ -60,26 +60,39 @@ def test_lattice_is_public_and_consistent(rng):
             BundleLattice(*bad)
 
 
-def test_leaf_index_matches_brute_force(rng):
-    # a random k-d partition of the lattice box by repeated splits
-    lo = np.zeros((1, 4), dtype=np.int64)
-    lev = np.zeros((1, 4), dtype=np.int64)
-    for _ in range(300):
-        i = rng.integers(lo.shape[0])
-        axis = rng.integers(4)
+@pytest.mark.parametrize("dim, deep", [(4, False), (6, True)])
+def test_leaf_index_matches_brute_force(rng, dim, deep):
+    """A random k-d partition of the lattice box by repeated splits; with ``deep``, also 120
+    splits of the leaf holding one point, so that leaves reach 120 levels in total (keys of
+    two 64-bit words)."""
+    lo = np.zeros((1, dim), dtype=np.int64)
+    lev = np.zeros((1, dim), dtype=np.int64)
+    target = rng.integers(0, 2**32, dim, dtype=np.int64)
+
+    def split(i, axis):
+        nonlocal lo, lev
         child = lev[i].copy()
         child[axis] += 1
         hi_lo = lo[i].copy()
         hi_lo[axis] += 1 << (32 - child[axis])
         lo = np.concatenate([np.delete(lo, i, 0), lo[i][None], hi_lo[None]])
         lev = np.concatenate([np.delete(lev, i, 0), child[None], child[None]])
+
+    for _ in range(300):
+        split(rng.integers(lo.shape[0]), rng.integers(dim))
+    for step in range(120 if deep else 0):
+        size = np.left_shift(np.int64(1), 32 - lev)
+        hold = np.flatnonzero(np.all((lo <= target) & (target < lo + size), axis=1))[0]
+        split(hold, step % dim)
+    assert lev.sum(axis=1).max() > (64 if deep else 0)
     leaves = LeafIndex(lo, lev, 32)
-    index = rng.integers(0, 2**32, (2000, 4), dtype=np.int64)
+    near = np.clip(target + rng.integers(-2**10, 2**10, (500, dim)), 0, 2**32 - 1)
+    index = np.concatenate([rng.integers(0, 2**32, (2000, dim), dtype=np.int64), near])
     size = np.left_shift(np.int64(1), 32 - lev)
     brute = np.array([np.flatnonzero(np.all((lo <= k) & (k < lo + size), axis=1))[0]
                       for k in index])
     np.testing.assert_array_equal(leaves.lookup(index), brute)
-    assert leaves.lookup(np.array([[-1, 0, 0, 0]]))[0] == -1
+    assert leaves.lookup(np.array([[-1] + [0] * (dim - 1)]))[0] == -1
 
 
 # ------------------------------------------------------------------------------ exactness
