@@ -225,6 +225,20 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
         lat, t, y, neighbour_of)
 
 
+def test_emitted_indices_are_reachable_for_a_neighbour_in_three_dimensions():
+    t, y = make_data(30, 4, d=3)
+    lat = FlatLattice(CENTER, 1.0, 1.5)
+
+    def neighbour_of(t, y, rng):
+        t2, y2 = t.copy(), y.copy()
+        t2[5], y2[5] = 0.37, y[5] + rng.normal(0.0, 3.0, 3)
+        return t2, y2
+
+    assert_reachable_for_a_neighbour(
+        lambda t, y, **options: FlatBundleSampler(t, y, TAU, 0.2, lat, **options),
+        lat, t, y, neighbour_of)
+
+
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_compiled_term_sums_match_numpy(d):
     """The numba kernel (dpcore.sampling._flat_numba) and the numpy path give the same term
