@@ -69,7 +69,7 @@ from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT_DIMS", "FLAT_LEAF_TERMS",
+__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
            "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
            "MEASURED_BALL", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available",
            "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_reach",
@@ -131,6 +131,10 @@ def _flat_covers(manifold, support_radius, max_norm):
 #: Leaves x n of the flat envelope's public cap (:func:`bundle_leaf_cap`), and its floor.
 FLAT_LEAF_TERMS = 60_000_000
 FLAT_MIN_LEAVES = 6_000
+#: The floor on R^3, whose six-dimensional envelopes need more leaves: 7,000-10,000 at
+#: n = 1,000-10,000 (``benchmarks/bench_bundle_flat.py``; with 6,000 at n = 10,000 the draws ran
+#: for minutes). With it the public cost keeps R^3 exact up to n of about 5,000.
+FLAT3_MIN_LEAVES = 12_000
 
 
 def _flat_reach(support_radius, max_norm):
@@ -191,14 +195,18 @@ def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None):
 
 def bundle_leaf_cap(n, manifold=None):
     """Public cap on one envelope's leaves: :data:`MAX_LEAVES`; on R^2 and R^3 at most
-    :data:`FLAT_LEAF_TERMS` / n (at least :data:`FLAT_MIN_LEAVES`): the leaves a flat envelope
-    needs fall as n grows (up to 12,500 at n = 100, 370-1,600 at n = 1,000 and 10,000,
-    ``benchmarks/bench_bundle_flat.py``), and the cap keeps the public prediction within the
-    work limit for uploads up to n of about 10,000. (At n = 100,000 and tau_m / tau = 5, 600
-    leaves certified an acceptance of 4e-13: not offered.)"""
+    :data:`FLAT_LEAF_TERMS` / n, at least :data:`FLAT_MIN_LEAVES` (R^3:
+    :data:`FLAT3_MIN_LEAVES`). The leaves a flat envelope needs fall as n grows
+    (``benchmarks/bench_bundle_flat.py``: on R^2 up to 14,000 at n = 100 and 300-1,300 at
+    n = 1,000-10,000; on R^3 up to the cap at n = 100 and 7,000-10,000 at n = 1,000-10,000),
+    and the cap keeps the public prediction within the work limit for uploads up to n of
+    about 10,000 on R^2 and 5,000 on R^3. (On R^2 at n = 100,000 and tau_m / tau = 5 the
+    envelope needed 800 leaves; capped at 600 it certified an acceptance of e^-22: not
+    offered.)"""
     entry = None if manifold is None else _space(manifold)
     if entry is not None and entry[1] is _flat_reach:
-        return int(min(MAX_LEAVES, max(FLAT_MIN_LEAVES, FLAT_LEAF_TERMS // max(int(n), 1))))
+        floor = FLAT3_MIN_LEAVES if manifold.dim == 3 else FLAT_MIN_LEAVES
+        return int(min(MAX_LEAVES, max(floor, FLAT_LEAF_TERMS // max(int(n), 1))))
     return MAX_LEAVES
 
 

@@ -19,6 +19,7 @@ from dpcore.mechanisms import Ball, KNormGradient
 from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_exact
 from dpcore.mechanisms.kng_bundle import (
     BALL_MAX_N_EPS,
+    FLAT3_MIN_LEAVES,
     FLAT_MAX_N_EPS,
     FLAT_MIN_LEAVES,
     LEAF_TERMS,
@@ -300,6 +301,11 @@ def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     assert large["predicted_work"] == pytest.approx(2 * 6_000 * LEAF_TERMS * 10_000)
     beyond_cost = plan_regression_sampler(Euclidean(2), 20_000, eps_p=1.0, eps_v=1.0, **kwargs)
     assert not beyond_cost["exact"]
+    # R^3's envelopes need more leaves: a higher floor, so exact to n of about 5,000 only
+    assert bundle_leaf_cap(10_000, Euclidean(3)) == FLAT3_MIN_LEAVES == 12_000
+    assert plan_regression_sampler(Euclidean(3), 5_000, eps_p=1.0, eps_v=1.0, **kwargs)["exact"]
+    assert not plan_regression_sampler(Euclidean(3), 6_000, eps_p=1.0, eps_v=1.0,
+                                       **kwargs)["exact"]
     assert bundle_leaf_cap(250, Sphere(2)) == MAX_LEAVES
     small = plan_regression_sampler(Euclidean(2), 100, eps_p=0.2, eps_v=0.2, **kwargs)
     assert small["exact"] and small["exact_sampler"] == "uniform proposals"
