@@ -242,27 +242,15 @@ def test_covariate_bounds_follow_the_chosen_column():
     assert lo_b <= 100 and hi_b >= 210 and (lo_b, hi_b) != (lo_a, hi_a)
 
 
-def test_two_responses_are_released_exactly():
-    """Two responses (R², n = 100, ε = 2): the whitened-leaf sampler draws the joint KNG
-    exactly (dpcore.sampling.bundle_flat), so the release is private with δ = 0 and needs no
-    MCMC opt-in."""
+@pytest.mark.parametrize("responses", [["response_a", "response_b"],
+                                       ["response_a", "response_b", "response_c"]])
+def test_two_or_three_responses_are_released_exactly(responses):
+    """Two or three responses (R² or R³, n = 100, ε = 2): the whitened-leaf sampler
+    (dpcore.sampling.bundle_flat) draws the joint KNG exactly, so the release is private with
+    δ = 0 and needs no MCMC opt-in."""
     at = open_page()
-    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
-    responses.set_value(["response_a", "response_b"]).run()
-    assert not any("MCMC" in w.value for w in at.warning)
-    assert not at.button(key="lr_release").disabled
-    click_release(at, "lr_release")
-    assert not at.exception, at.exception
-    entry = ledger(at)[0]
-    assert entry["guarantee"] == "private" and entry["delta"] == 0.0
-
-
-def test_three_responses_are_released_exactly():
-    """Three responses (R³, n = 100, ε = 2): the whitened-leaf sampler of R³ draws them
-    exactly; no MCMC opt-in is asked for and the ledger says private with δ = 0."""
-    at = open_page()
-    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
-    responses.set_value(["response_a", "response_b", "response_c"]).run()
+    box = [m for m in at.multiselect if m.label.startswith("Response")][0]
+    box.set_value(responses).run()
     assert not any("MCMC" in w.value for w in at.warning)
     assert not at.button(key="lr_release").disabled
     click_release(at, "lr_release")

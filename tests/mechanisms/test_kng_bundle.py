@@ -224,62 +224,36 @@ def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
         inner.spacing.tolist(), outer.spacing.tolist()]
 
 
-def test_plane_release_at_n_eps_1000_is_exact_private_and_on_the_public_lattice():
-    """R^2 (the Linear regression page with two responses): n = 100, eps_p = eps_v = 5, 3 x 3
-    draws. The plan and the release agree (exact, private, the bundle sampler), the values
-    are points of the public lattice about the public centre, and at this budget they lie
-    near the fit (the target's scale there is a few hundredths of the data's)."""
-    rng = np.random.default_rng(7)
+@pytest.mark.parametrize("d, eps, seed", [(2, 5.0, 7), (3, 20.0, 8)])
+def test_flat_release_is_exact_private_and_on_the_public_lattice(d, eps, seed):
+    """R^2 at n (eps_p + eps_v) = 1,000 and R^3 at 4,000 (the Linear regression page with two
+    or three responses): n = 100, 3 x 3 draws. The plan and the release agree (exact, private,
+    the bundle sampler), the values are points of the public lattice about the public centre,
+    and at this budget they lie near the least-squares fit. (R^3 at n eps = 400-1,000 costs
+    12-15 CPU s with these data: in the benchmark, not here.)"""
+    rng = np.random.default_rng(seed)
     t = rng.uniform(0.0, 1.0, 100)
-    center = np.array([6.0, 7.5])
-    y = center + np.outer(t - 0.5, [8.0, -5.0]) + rng.normal(0.0, 0.8, (100, 2))
-    kwargs = dict(eps_p=5.0, eps_v=5.0, tau=2.0, tau_m=12.0)
-    plan = plan_regression_sampler(Euclidean(2), 100, draws=9, **kwargs)
+    center = np.array([6.0, 7.5, 5.0])[:d]
+    slope = np.array([8.0, -5.0, 3.0])[:d]
+    y = center + np.outer(t - 0.5, slope) + rng.normal(0.0, 0.8, (100, d))
+    kwargs = dict(eps_p=eps, eps_v=eps, tau=2.0, tau_m=12.0)
+    plan = plan_regression_sampler(Euclidean(d), 100, draws=9, **kwargs)
     assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
-    rel = private_geodesic_regression(Euclidean(2), t, y, center=center,
+    rel = private_geodesic_regression(Euclidean(d), t, y, center=center,
                                       covariate_range=(0.0, 1.0), n_footpoints=3,
                                       n_vectors=3, rng=3, **kwargs)
     assert rel.guarantee == "private" and rel.delta == 0.0   # seeded: "not for publication"
     diag = rel.diagnostics["joint"]
-    spacing = np.asarray(diag["lattice_spacing"])
-    origin = np.asarray(diag["lattice_origin"])
-    p = np.asarray(rel.values["footpoint"]).reshape(-1, 2)
-    v = np.asarray(rel.values["shooting_vector"]).reshape(-1, 2)
-    assert p.shape == (9, 2)
-    z = np.concatenate([p - center, v], axis=-1)
-    cells = (z - origin) / spacing - 0.5
-    np.testing.assert_array_equal(cells, np.round(cells))
-    fit_p, fit_v = center + np.array([-4.0, 2.5]), np.array([8.0, -5.0])
-    assert np.max(np.abs(p - fit_p)) < 1.0
-    assert np.max(np.abs(v - fit_v)) < 1.5
-
-
-def test_three_response_release_at_n_eps_4000_is_exact_and_on_the_public_lattice():
-    """R^3 (the Linear regression page with three responses): n = 100, eps_p = eps_v = 20,
-    3 x 3 draws, exact and private from the bundle sampler, lattice points near the fit.
-    (About 2 CPU s; n eps = 400-1,000 costs 12-15 s with these data, in the benchmark.)"""
-    rng = np.random.default_rng(8)
-    t = rng.uniform(0.0, 1.0, 100)
-    center = np.array([6.0, 7.5, 5.0])
-    slope = np.array([8.0, -5.0, 3.0])
-    y = center + np.outer(t - 0.5, slope) + rng.normal(0.0, 0.8, (100, 3))
-    kwargs = dict(eps_p=20.0, eps_v=20.0, tau=2.0, tau_m=12.0)
-    plan = plan_regression_sampler(Euclidean(3), 100, draws=9, **kwargs)
-    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
-    rel = private_geodesic_regression(Euclidean(3), t, y, center=center,
-                                      covariate_range=(0.0, 1.0), n_footpoints=3,
-                                      n_vectors=3, rng=3, **kwargs)
-    assert rel.guarantee == "private" and rel.delta == 0.0
-    diag = rel.diagnostics["joint"]
-    p = np.asarray(rel.values["footpoint"]).reshape(-1, 3)
-    v = np.asarray(rel.values["shooting_vector"]).reshape(-1, 3)
+    p = np.asarray(rel.values["footpoint"]).reshape(-1, d)
+    v = np.asarray(rel.values["shooting_vector"]).reshape(-1, d)
+    assert p.shape == (9, d)
     z = np.concatenate([p - center, v], axis=-1)
     cells = (z - np.asarray(diag["lattice_origin"])) / np.asarray(diag["lattice_spacing"]) - 0.5
     np.testing.assert_array_equal(cells, np.round(cells))
     design = np.stack([np.ones_like(t), t], axis=1)
     fit_p, fit_v = np.linalg.lstsq(design, y, rcond=None)[0]
-    assert np.max(np.abs(p - fit_p)) < 0.4
-    assert np.max(np.abs(v - fit_v)) < 0.8
+    assert np.max(np.abs(p - fit_p)) < 1.0
+    assert np.max(np.abs(v - fit_v)) < 1.5
 
 
 def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
