@@ -203,6 +203,7 @@ class LeafIndex:
         self.levels = int(levels)
         lo_index = np.asarray(lo_index, dtype=np.int64)
         level = np.asarray(level, dtype=np.int64)
+        self.lo, self.size = lo_index, np.left_shift(np.int64(1), self.levels - level)
         self.groups = []
         uniq, inverse = np.unique(level, axis=0, return_inverse=True)
         if np.any(uniq > self.levels):
@@ -241,11 +242,18 @@ class LeafIndex:
             out[f"w{k}"] = part
         return out
 
-    def lookup(self, index):
-        """Leaf of each lattice index ``(m, D)`` (-1 where none)."""
+    def lookup(self, index, hint=None):
+        """Leaf of each lattice index ``(m, D)`` (-1 where none). ``hint`` (m,), optional: a
+        leaf to try first for each index (-1: none), e.g. the leaf a proposal was drawn in;
+        an index inside its hinted leaf needs no search, since the leaves are disjoint."""
         index = np.asarray(index, dtype=np.int64)
         out = np.full(index.shape[0], -1, dtype=np.int64)
-        valid = np.all((index >= 0) & (index < 2**self.levels), axis=-1)
+        if hint is not None:
+            hint = np.asarray(hint, dtype=np.int64)
+            lo, size = self.lo[hint], self.size[hint]
+            inside = (hint >= 0) & np.all((lo <= index) & (index < lo + size), axis=-1)
+            out[inside] = hint[inside]
+        valid = np.all((index >= 0) & (index < 2**self.levels), axis=-1) & (out < 0)
         for lev, keys, members in self.groups:
             todo = np.flatnonzero(valid & (out < 0))
             if todo.size == 0:

@@ -513,7 +513,7 @@ class WhitenedBundleSampler(LatticeDraws):
         comp = np.where(units < self.beta_units, 0,
                         np.where(units >= 2**53 - 2**(53 - _ALPHA_BITS), 2, 1))
         d = self.dim
-        z = np.empty((m, d))
+        z, hint = np.empty((m, d)), np.full(m, -1, dtype=np.int64)
         index = np.empty((m, d), dtype=np.int64)
         one = comp == 0
         if one.any():
@@ -526,6 +526,7 @@ class WhitenedBundleSampler(LatticeDraws):
         env = comp == 1
         if env.any():
             leaf = self.weights.draw(int(env.sum()), rng)
+            hint[env] = leaf
             lo, hi = self._x_box(self.lo_idx[leaf], self.lev[leaf])
             x = lo + (hi - lo) * rng.random(lo.shape)
             z[env] = self.fit + x @ self.A.T
@@ -537,16 +538,17 @@ class WhitenedBundleSampler(LatticeDraws):
             kk = rng.integers(0, 2**lat.levels, (k0, d), dtype=np.int64)
             index[zero] = kk
             z[zero] = lat.coordinates(kk) + lat.spacing * (rng.random((k0, d)) - 0.5)
-        return z, index
+        return z, index, hint
 
-    def _ratios(self, z, index):
-        """(support mask, leaf, log acceptance) of proposals; raises on a broken certificate."""
+    def _ratios(self, z, index, hint=None):
+        """(support mask, leaf, log acceptance) of proposals (``hint``: the leaves they were
+        drawn in, to try first); raises on a broken certificate."""
         ok = self.lattice.in_support(index)
         leaf = np.full(z.shape[0], -1, dtype=np.int64)
         log_acc = np.full(z.shape[0], -np.inf)
         if np.any(ok):
             x = self.x_of(z[ok])
-            leaf[ok] = self.leaves.lookup(self.x_index(x))
+            leaf[ok] = self.leaves.lookup(self.x_index(x), None if hint is None else hint[ok])
             if np.any(leaf[ok] < 0):
                 raise EnvelopeViolation("A support point has no leaf: the partition is broken.")
             log_acc[ok] = self.log_acceptance(z[ok], x, leaf[ok])
@@ -565,8 +567,8 @@ class WhitenedBundleSampler(LatticeDraws):
         batch = int(min(20_000, max(16, 3 * size / max(self.acceptance_estimate, 1e-4))))
         batch = min(batch, max(16, 8_000_000 // max(self.t.size, 1)))   # memory: (batch, n) arrays
         while have < size:
-            z, index = self._propose(batch, rng)
-            ok, _, log_acc = self._ratios(z, index)
+            z, index, hint = self._propose(batch, rng)
+            ok, _, log_acc = self._ratios(z, index, hint)
             worst = float(np.max(log_acc)) if np.any(ok) else -np.inf
             if worst > 1e-9:
                 raise EnvelopeViolation(

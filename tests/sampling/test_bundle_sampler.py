@@ -92,7 +92,12 @@ def test_leaf_index_matches_brute_force(rng, dim, deep):
     brute = np.array([np.flatnonzero(np.all((lo <= k) & (k < lo + size), axis=1))[0]
                       for k in index])
     np.testing.assert_array_equal(leaves.lookup(index), brute)
+    # a hint (the leaf a proposal was drawn in) never changes the answer: right, wrong or none
+    hint = np.where(rng.random(index.shape[0]) < 0.5, brute,
+                    rng.integers(-1, lo.shape[0], index.shape[0]))
+    np.testing.assert_array_equal(leaves.lookup(index, hint), brute)
     assert leaves.lookup(np.array([[-1] + [0] * (dim - 1)]))[0] == -1
+    assert leaves.lookup(np.array([[-1] + [0] * (dim - 1)]), np.array([0]))[0] == -1
 
 
 # ------------------------------------------------------------------------------ exactness
