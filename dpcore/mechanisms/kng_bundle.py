@@ -110,7 +110,7 @@ SPHERE_CENTER = (0.0, 0.0, 1.0)
 #: within 30 s (most rows within 10 s), tau_m / tau from 1 to 20
 #: (``benchmarks/bench_bundle_flat.py``); the leaves needed shrink as the target
 #: concentrates, but nothing beyond was measured. (The public cost with
-#: :func:`bundle_leaf_cap` keeps ``auto`` exact up to n of about 10,000.)
+#: :func:`bundle_leaf_cap` keeps ``auto`` exact up to n of about 10,000 on R^2, 5,000 on R^3.)
 FLAT_MAX_N_EPS = 1e5
 #: Dimensions d of R^d with the flat bundle sampler (2d coordinates; R^1 has the refined
 #: envelope of :mod:`dpcore.sampling.envelope`, R^4 and beyond were not measured).
@@ -142,8 +142,18 @@ def _flat_reach(support_radius, max_norm):
     return FLAT_MAX_N_EPS
 
 
+def _flat_leaf_cap(n, manifold):
+    floor = FLAT3_MIN_LEAVES if manifold.dim == 3 else FLAT_MIN_LEAVES
+    return int(min(MAX_LEAVES, max(floor, FLAT_LEAF_TERMS // max(int(n), 1))))
+
+
+def _sphere_leaf_cap(n, manifold):
+    del n, manifold
+    return MAX_LEAVES
+
+
 #: Manifold classes with a bundle sampler: (the test a space and its public support must pass,
-#: the sampler's reach in n (eps_p + eps_v) for that support, the draws).
+#: the sampler's reach in n (eps_p + eps_v) for that support, the draws, the public leaf cap).
 _SPACES = {}
 
 
@@ -151,8 +161,8 @@ def _registry():
     if not _SPACES:
         from ..manifolds import Euclidean, Sphere
 
-        _SPACES[Sphere] = (_sphere_covers, _sphere_reach, _sphere_draws)
-        _SPACES[Euclidean] = (_flat_covers, _flat_reach, _flat_draws)
+        _SPACES[Sphere] = (_sphere_covers, _sphere_reach, _sphere_draws, _sphere_leaf_cap)
+        _SPACES[Euclidean] = (_flat_covers, _flat_reach, _flat_draws, _flat_leaf_cap)
     return _SPACES
 
 
@@ -204,10 +214,7 @@ def bundle_leaf_cap(n, manifold=None):
     envelope needed 800 leaves; capped at 600 it certified an acceptance of e^-22: not
     offered.)"""
     entry = None if manifold is None else _space(manifold)
-    if entry is not None and entry[1] is _flat_reach:
-        floor = FLAT3_MIN_LEAVES if manifold.dim == 3 else FLAT_MIN_LEAVES
-        return int(min(MAX_LEAVES, max(floor, FLAT_LEAF_TERMS // max(int(n), 1))))
-    return MAX_LEAVES
+    return MAX_LEAVES if entry is None else entry[3](n, manifold)
 
 
 def bundle_reach(support_radius, max_norm, manifold=None):

@@ -261,7 +261,8 @@ class FlatBundleSampler(WhitenedBundleSampler):
         straddle = ~inside & ~outside
         rho_min = np.where(outside, rho - alpha, 1.0)
         # linear coefficient of each term's change: 1 inside, tau/rho (times the projection
-        # across r) outside, 0 straddling; remainder: 0, 3 tau alpha^2 / (2 rho_min^2), alpha
+        # across r) outside, 1/2 straddling; remainder: 0, tau alpha^2 / (sqrt3 rho_min^2),
+        # alpha / 2
         curved = outside & (d > 1)
         coef = np.where(inside, 1.0, np.where(curved, tau / np.where(curved, rho, 1.0),
                                                np.where(straddle, 0.5, 0.0)))

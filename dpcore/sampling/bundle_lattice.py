@@ -210,9 +210,10 @@ class LeafIndex:
             raise ValueError("Leaves deeper than the lattice cannot be indexed.")
         for g, lev in enumerate(uniq):
             members = np.flatnonzero(inverse.reshape(-1) == g)
-            keys = self._pack(lo_index[members], lev)
+            words = self._words(lev)
+            keys = self._pack(lo_index[members], lev, words)
             order = np.argsort(keys, kind="stable")
-            self.groups.append((lev, keys[order], members[order]))
+            self.groups.append((lev, words, keys[order], members[order]))
 
     @staticmethod
     def _words(lev):
@@ -226,9 +227,8 @@ class LeafIndex:
             used += bits
         return words
 
-    def _pack(self, index, lev):
+    def _pack(self, index, lev, words):
         shift = self.levels - lev
-        words = self._words(lev)
         parts = []
         for axes in words:
             key = np.zeros(index.shape[0], dtype=np.uint64)
@@ -253,12 +253,12 @@ class LeafIndex:
             lo, size = self.lo[hint], self.size[hint]
             inside = (hint >= 0) & np.all((lo <= index) & (index < lo + size), axis=-1)
             out[inside] = hint[inside]
-        valid = np.all((index >= 0) & (index < 2**self.levels), axis=-1) & (out < 0)
-        for lev, keys, members in self.groups:
+        valid = np.all((index >= 0) & (index < 2**self.levels), axis=-1)
+        for lev, words, keys, members in self.groups:
             todo = np.flatnonzero(valid & (out < 0))
             if todo.size == 0:
                 break
-            q = self._pack(index[todo], lev)
+            q = self._pack(index[todo], lev, words)
             pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
             hit = keys[pos] == q
             out[todo[hit]] = members[pos[hit]]
