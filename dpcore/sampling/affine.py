@@ -159,6 +159,7 @@ class AffineForm:
         i_lo = np.minimum(np.maximum(rng.lo, lo), hi)
         i_hi = np.maximum(np.minimum(rng.hi, hi), i_lo)
         x0 = np.clip(self.c, i_lo, i_hi)
+        x0 = np.where(np.isnan(x0), 0.0, x0)  # a NaN input gives a NaN form (no point value)
         value, slope = parts(Interval._make(i_lo, i_hi))
         f0 = parts(Interval.point(x0), slope=False)[0]
         alpha = slope.mid()

@@ -224,6 +224,10 @@ class FlatBundleSampler(WhitenedBundleSampler):
     def _log_volume(self, z):
         return np.zeros(np.asarray(z).shape[0])
 
+    def _log_volume_bound(self, zlo, zhi):
+        """Upper bound of :math:`\\log J` over boxes (the affine chart: 0)."""
+        return np.zeros(zlo.shape[0])
+
     def _g(self, z):
         r""":math:`g` at coordinates ``(m, 2d)``: the library's definition, or the same sums
         compiled (:func:`~dpcore.sampling._flat_numba.flat_g`) when ``compiled``; the two
@@ -344,14 +348,15 @@ class FlatBundleSampler(WhitenedBundleSampler):
             e_mag = np.abs(pg - c[idx]) + e_rad
             e_b = (np.sqrt(np.sum(e_mag * e_mag, axis=-1)) * (1 + 1e-12)
                    + self.kappa * (h_zeta + loss + self.g_slack + 1e-12 * size))
-            be = -g_lb / self.sigma + self.log_det_a
+            log_j = self._log_volume_bound(zlo[idx], zhi[idx])
+            be = -g_lb / self.sigma + self.log_det_a + log_j
             b1 = np.full(idx.size, np.inf)
             for scale, log_c in zip(self.scales, self.log_c1, strict=True):
                 delta = 1.0 / (self.kappa * self.sigma) - 1.0 / scale
                 first = -delta * x_min[idx] + e_b / (self.kappa * self.sigma)
                 second = -g_lb / self.sigma + x_max[idx] / scale
                 b1 = np.minimum(b1, np.minimum(first, second) - log_c)
-            b1 = b1 + self.log_det_a + self.log_k
+            b1 = b1 + self.log_det_a + self.log_k + log_j
             b_e[idx] = be + _MARGIN * (1 + np.abs(be))
             b_1[idx] = b1 + _MARGIN * (1 + np.abs(b1))
             # steering only: a leaf whose centre lies outside the support is estimated empty,

@@ -17,8 +17,8 @@ smallest subnormal; multiplying by a power of two is exact, so the step is at le
 * ``+ - * /`` and ``sqrt`` are correctly rounded in IEEE 754 (the result is within half an
   ulp of the exact value); with ``c = 2**-51`` the endpoints move by 2 to 4 ulp, and after
   the rounding of that subtraction still by more than 1.5 ulp, which encloses the exact value;
-* ``exp``, ``sin``, ``cos``, ``arccos`` come from numpy's libm/SIMD implementations, which we
-  *assume* to be accurate to 2 ulp of the exact value (measured: below 1 ulp against mpmath
+* ``exp``, ``log``, ``sin``, ``cos``, ``arccos`` come from numpy's libm/SIMD implementations,
+  which we *assume* to be accurate to 2 ulp of the exact value (measured: below 1 ulp against mpmath
   on this machine, see ``tests/sampling/test_intervals.py``); with ``c = 2**-50`` the
   endpoints move by 4 to 8 ulp (near 8 at the top of a binade, where an error can cross into
   the next binade), more than 3 ulp after rounding, which covers that error;
@@ -326,6 +326,12 @@ class Interval:
         """Exponential (increasing)."""
         return Interval._make(np.maximum(_down(np.exp(self.lo), LIBM_WIDEN), 0.0),
                               _up(np.exp(self.hi), LIBM_WIDEN))
+
+    def log(self):
+        """Natural logarithm (increasing) of an interval in ``(0, inf)`` (raises otherwise)."""
+        if np.any(self.lo <= 0):
+            raise ValueError("log of an interval that reaches 0 or below.")
+        return Interval._make(_down(np.log(self.lo), LIBM_WIDEN), _up(np.log(self.hi), LIBM_WIDEN))
 
     def arccos(self):
         """``arccos`` of the part of the interval in ``[-1, 1]`` (decreasing)."""

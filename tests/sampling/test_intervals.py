@@ -214,6 +214,9 @@ def test_exact_endpoint_values_are_enclosed():
     mpf = mpmath.mpf
     cases = [
         (Interval(1.0, 2.0).exp(), mpmath.exp(1), mpmath.exp(2)),
+        (Interval(0.5, 3.0).log(), mpmath.log(mpf(0.5)), mpmath.log(3)),
+        (Interval.point(1.0 + 2.0**-52).log(), mpmath.log(1 + mpf(2)**-52),
+         mpmath.log(1 + mpf(2)**-52)),
         (Interval(0.1, 0.1) * 3.0, mpf(0.1) * 3, mpf(0.1) * 3),
         (Interval.point(1.0) / 3.0, mpf(1) / 3, mpf(1) / 3),
         (Interval.point(2.0).sqrt(), mpmath.sqrt(2), mpmath.sqrt(2)),
@@ -233,7 +236,7 @@ def test_exact_endpoint_values_are_enclosed():
 
 
 def test_libm_accuracy_assumption():
-    """The module assumes numpy's exp/sin/cos/arccos are within 2 ulp; check a sample."""
+    """The module assumes numpy's exp/log/sin/cos/arccos are within 2 ulp; check a sample."""
     mpmath.mp.prec = 120
     rng = np.random.default_rng(5)
     near_k_pi = (np.arange(-8, 9) * np.pi / 2 + rng.uniform(-1e-7, 1e-7, 17))
@@ -241,6 +244,8 @@ def test_libm_accuracy_assumption():
         np.sin: (mpmath.sin, np.concatenate([rng.uniform(-20, 20, 300), near_k_pi])),
         np.cos: (mpmath.cos, np.concatenate([rng.uniform(-20, 20, 300), near_k_pi])),
         np.exp: (mpmath.exp, rng.uniform(-40, 40, 300)),
+        np.log: (mpmath.log, np.concatenate([np.exp(rng.uniform(-40, 40, 300)),
+                                             1 + rng.uniform(-1e-6, 1e-6, 20)])),
         np.arccos: (mpmath.acos, np.concatenate([rng.uniform(-1, 1, 300),
                                                  1 - rng.uniform(0, 1e-8, 20)])),
     }

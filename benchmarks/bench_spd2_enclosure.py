@@ -1,0 +1,113 @@
+"""How tight the affine enclosure of the SPD(2) joint-regression gradient is (issue 28,
+research measurement for an exact SPD(2) sampler at large n·ε): over parallelepipeds of the
+chart of ``dpcore.sampling.spd2_chart`` about the clipped fit, the enclosure's remainder bound
+|E| against the remainder actually met, max |G(z) − G(z_c) − DG(z_c)(z − z_c)| over sampled
+points of the leaf (DG by central differences), and the seconds per leaf.
+
+Data: the Geodesic regression page's SPD(2) demonstration (``make_regression_data`` with the
+page's footpoint region about I, speed 0.5, noise 0.05), n = 250, τ = 0.175; leaves are cubes of
+half-width h in each chart coordinate, centred at the fit plus a random offset of 0-4 h.
+σ at n·ε = 500 (the issue's target) is printed for scale: a leaf near the fit is useful when
+its remainder bound is below about σ.
+
+``python -m benchmarks.bench_spd2_enclosure [leaves]`` (about a minute).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from dpcore.data import make_regression_data
+from dpcore.manifolds import SPD
+from dpcore.release.asymptotic import joint_sigma
+from dpcore.sampling.spd2_affine import enclose_spd2_gradient, response_enclosure
+from dpcore.sampling.spd2_chart import SPD2Chart, frame_gradient
+
+SPD2 = SPD(2)
+N, TAU, TAU_M = 250, 0.175, 0.8
+HALF_WIDTHS = (1e-3, 3e-3, 1e-2, 3e-2)
+SAMPLES = 24
+
+
+def page_data(seed=0):
+    data = make_regression_data(SPD2, N, noise=0.05, rng=seed,
+                                footpoint_region=(np.eye(2), 0.1))
+    return np.asarray(data.x, float), np.asarray(data.y, float)
+
+
+def fit(chart, t, ytil, logdet):
+    """Damped Newton steps on G = 0 with a central-difference Jacobian, unclipped then clipped
+    (a fit: any point would do)."""
+    z = np.zeros(6)
+    for tau in (None, TAU):
+        for _ in range(40):
+            g = frame_gradient(z[None], t, ytil, logdet, tau)[0]
+            step = np.linalg.lstsq(jacobian(chart, z, t, ytil, logdet, tau=tau), g,
+                                   rcond=None)[0]
+            lam = 1.0
+            while lam > 1e-6 and np.linalg.norm(frame_gradient(
+                    (z - lam * step)[None], t, ytil, logdet, tau)[0]) > np.linalg.norm(g):
+                lam *= 0.5
+            z = z - lam * step
+    return z
+
+
+def jacobian(chart, z, t, ytil, logdet, h=1e-6, tau=TAU):
+    cols = []
+    for k in range(6):
+        dz = np.zeros(6)
+        dz[k] = h
+        cols.append((frame_gradient((z + dz)[None], t, ytil, logdet, tau)[0]
+                     - frame_gradient((z - dz)[None], t, ytil, logdet, tau)[0]) / (2 * h))
+    return np.stack(cols, axis=1)
+
+
+def main(leaves=40):
+    rng = np.random.default_rng(0)
+    t, y = page_data()
+    chart = SPD2Chart(np.eye(2))
+    ytil, logdet = chart.responses(y)
+    ys = response_enclosure(chart.T, y)
+    z_fit = fit(chart, t, ytil, logdet)
+    sigma = joint_sigma(SPD2, N, 500.0 / N, TAU, TAU_M)
+    rows = []
+    for h in HALF_WIDTHS:
+        zc = z_fit + rng.uniform(-4, 4, (leaves, 6)) * h
+        basis = np.broadcast_to(np.eye(6) * h, (leaves, 6, 6)).copy()
+        slack = np.full((leaves, 6), 1e-15)
+        start = time.process_time()
+        enc = enclose_spd2_gradient(zc, basis, slack, t, ys, TAU)
+        cpu = (time.process_time() - start) / leaves
+        bound = np.linalg.norm(enc.error, axis=1)
+        met = np.zeros(leaves)
+        for i in range(leaves):
+            g0 = frame_gradient(zc[i][None], t, ytil, logdet, TAU)[0]
+            jac = jacobian(chart, zc[i], t, ytil, logdet)
+            eps = rng.uniform(-1, 1, (SAMPLES, 6))
+            eps[: SAMPLES // 2] = np.sign(eps[: SAMPLES // 2])  # vertices
+            g = frame_gradient(zc[i] + eps * h, t, ytil, logdet, TAU)
+            met[i] = np.max(np.linalg.norm(g - g0 - (eps * h) @ jac.T, axis=1))
+        finite = np.isfinite(bound)
+        ratio = bound[finite] / met[finite]
+        rows.append({"half-width h": h, "leaves without a bound": int(np.sum(~finite)),
+                     "bound |E| (median)": float(np.median(bound[finite])) if finite.any()
+                     else np.nan,
+                     "met (median)": float(np.median(met)),
+                     "bound / met (median)": float(np.median(ratio)) if finite.any()
+                     else np.nan,
+                     "bound / met (q90)": float(np.quantile(ratio, 0.9)) if finite.any()
+                     else np.nan,
+                     "bound / sigma": float(np.median(bound[finite]) / sigma) if finite.any()
+                     else np.nan,
+                     "ms per leaf": 1e3 * cpu})
+    print(f"SPD(2), n = {N}, tau = {TAU}, fit at {np.round(z_fit, 3)}; sigma at n eps = 500: "
+          f"{sigma:.3g}; {leaves} leaves per row")
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+
+
+if __name__ == "__main__":
+    main(*(int(a) for a in sys.argv[1:2]))

@@ -1,0 +1,176 @@
+r"""Affine-arithmetic enclosure of the clipped joint-regression gradient on SPD(2) over
+parallelepipeds of the chart of :mod:`dpcore.sampling.spd2_chart` (issue 28 point 1).
+
+The formulas of :func:`~dpcore.sampling.spd2_chart.frame_gradient`, step by step, in the affine
+arithmetic of :mod:`dpcore.sampling.affine` over :math:`z = z_c + B\varepsilon + \zeta`
+(:math:`\varepsilon \in [-1, 1]^6`, :math:`|\zeta_k| \le s_k`: each coordinate is an affine
+form with error :math:`s_k`). The special functions use the enclosures of
+:mod:`dpcore.sampling.spd2_parts`; the responses :math:`\tilde Y_i = Ty_iT^\top` and
+:math:`\log\det\tilde Y_i` are interval constants computed from the floats :math:`T` and
+:math:`y_i` (:func:`response_enclosure`), so the result holds for the exact real chart of the
+public float :math:`T`. The constants :math:`1/\sqrt2` and :math:`\sqrt2` of the orthonormal
+coordinates are intervals; :math:`t_i` are the release's floats (exact).
+
+The result, for each leaf and each of the six components of :math:`G` (A-frame,
+orthonormal coordinates), is :math:`G = G_0 + L\varepsilon + \xi`, :math:`|\xi| \le E`,
+pointwise. Where a range leaves a function's domain (:math:`m_i \le 0` or
+:math:`r_i \ge` :data:`~dpcore.sampling.spd2_parts.R_MAX` over a too large leaf) the leaf
+gets :math:`G_0 = L = 0`, :math:`E = \infty` (only the bound :math:`g \ge 0`, which holds
+everywhere).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .affine import AffineForm
+from .intervals import Interval
+from .spd2_parts import (
+    artanh2_parts,
+    clip_parts,
+    cosh_sqrt_parts,
+    exp_parts,
+    k_parts,
+    phi1_parts,
+    phi2_parts,
+    recip_parts,
+    sinhc_sqrt_parts,
+)
+
+__all__ = ["SPD2Enclosure", "enclose_spd2_gradient", "log_volume_bound", "response_enclosure"]
+
+_SQRT2 = Interval.point(2.0).sqrt()
+_INV_SQRT2 = Interval.point(1.0) / _SQRT2
+#: Leaves x terms evaluated at once.
+CHUNK = 1 << 15
+
+
+class SPD2Enclosure(NamedTuple):
+    """``value`` (m, 6), ``linear`` (m, 6, 6) per unit :math:`\\varepsilon`, ``error`` (m, 6)."""
+
+    value: np.ndarray
+    linear: np.ndarray
+    error: np.ndarray
+
+
+def response_enclosure(T, y):
+    r"""Interval entries ``(y00, y01, y11)`` of :math:`Ty_iT^\top` (each (n,)) and
+    :math:`\log\det` of it."""
+    T = np.asarray(T, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ent = {}
+    for (a, b) in ((0, 0), (0, 1), (1, 1)):
+        acc = None
+        for c in range(2):
+            for d in range(2):
+                term = Interval.point(y[:, c, d]) * (T[a, c] * Interval.point(T[b, d]))
+                acc = term if acc is None else acc + term
+        ent[a, b] = acc
+    det = ent[0, 0] * ent[1, 1] - ent[0, 1].square()
+    return ent[0, 0], ent[0, 1], ent[1, 1], det.log()
+
+
+def _expm(n00, n01, n11):
+    """:math:`\\exp N` of symmetric 2 x 2 affine entries (:mod:`~dpcore.sampling.spd2_chart`)."""
+    s = (n00 + n11).scale(0.5)
+    h = (n00 - n11).scale(0.5)
+    delta2 = h.square() + n01.square()
+    e = s.apply(exp_parts)
+    ch = delta2.apply(cosh_sqrt_parts, lo=0.0)
+    sh = delta2.apply(sinhc_sqrt_parts, lo=0.0)
+    esh = e * sh
+    return e * ch + esh * h, esh * n01, e * ch - esh * h
+
+
+def _leaf_forms(zc, basis, zslack):
+    k = basis.shape[-1]
+    return [AffineForm(zc[:, j, None].copy(), np.moveaxis(basis[:, j, :], -1, 0)[:, :, None].copy(),
+                       zslack[:, j, None].copy()) for j in range(k)]
+
+
+def _terms(z, t, ys, tau):
+    """The six summed components (affine, value shape (m,)) for the forms ``z``."""
+    y00, y01, y11, logdet = ys
+    a00, a01, a11 = z[0], z[1] * _INV_SQRT2, z[2]
+    b00, b01, b11 = z[3], z[4] * _INV_SQRT2, z[5]
+    f00, f01, f11 = _expm(a00.scale(-0.5), a01.scale(-0.5), a11.scale(-0.5))
+    half_t = -0.5 * t
+    e00, e01, e11 = _expm(b00.scale(half_t), b01.scale(half_t), b11.scale(half_t))
+    k00, k01 = e00 * f00 + e01 * f01, e00 * f01 + e01 * f11
+    k10, k11 = e01 * f00 + e11 * f01, e01 * f01 + e11 * f11
+    u00, u01 = k00 * y00 + k01 * y01, k00 * y01 + k01 * y11
+    u10, u11 = k10 * y00 + k11 * y01, k10 * y01 + k11 * y11
+    z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
+    ell = (AffineForm.constant(logdet[None, :], a00.k) - (b00 + b11).scale(t)) - (a00 + a11)
+    m = (z00 + z11).scale(0.5)
+    zeta = (z00 - z11).scale(0.5)
+    inv_m = m.apply(recip_parts)
+    r = (zeta.square() + z01.square()) * inv_m.square()
+    kappa = r.apply(k_parts, lo=0.0) * inv_m
+    l00, l01, l11 = ell.scale(0.5) + kappa * zeta, kappa * z01, ell.scale(0.5) - kappa * zeta
+    alpha, beta = (b00 - b11).scale(0.5), b01
+    x = (alpha.square() + beta.square()).scale(t).scale(t)
+    proj = (kappa * (alpha * z01 - beta * zeta)).scale(2.0)
+    wp = x.apply(phi1_parts, lo=0.0).scale(t).scale(t).scale(0.5) * proj
+    wv = x.apply(phi2_parts, lo=0.0).scale(t).scale(t).scale(t).scale(0.5) * proj
+    parts = [l00 - wp * beta, l01 + wp * alpha, l11 + wp * beta,
+             l00.scale(t) - wv * beta, l01.scale(t) + wv * alpha, l11.scale(t) + wv * beta]
+    if tau is not None:
+        norm2 = ell.square().scale(0.5) + r.apply(artanh2_parts, lo=0.0).scale(2.0)
+        c = norm2.apply(clip_parts(tau), lo=0.0)
+        parts = [c * q for q in parts]
+    out = [-(q.mean(axis=-1)) for q in parts]
+    out[1], out[4] = out[1] * _SQRT2, out[4] * _SQRT2
+    return out
+
+
+def enclose_spd2_gradient(zc, basis, zslack, t, ys, tau, *, chunk=CHUNK):
+    r""":math:`G = G_0 + L\varepsilon + \xi` over parallelepipeds (module docstring).
+
+    Parameters
+    ----------
+    zc : array (m, 6)
+        Centres.
+    basis : array (m, 6, 6)
+        :math:`B` (columns: the noise symbols).
+    zslack : array (m, 6)
+        Coordinate slack :math:`s`.
+    t : array (n,)
+        Covariates.
+    ys : tuple
+        :func:`response_enclosure` of the responses.
+    tau : float or None
+
+    Returns
+    -------
+    SPD2Enclosure
+    """
+    zc = np.asarray(zc, dtype=float)
+    m = zc.shape[0]
+    n = np.asarray(t).size
+    value, linear, error = np.zeros((m, 6)), np.zeros((m, 6, 6)), np.zeros((m, 6))
+    step = max(1, chunk // max(n, 1))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for s in range(0, m, step):
+            sl = slice(s, min(m, s + step))
+            forms = _terms(_leaf_forms(zc[sl], basis[sl], zslack[sl]), np.asarray(t, float),
+                           ys, tau)
+            for j, f in enumerate(forms):
+                value[sl, j] = np.broadcast_to(f.c, (sl.stop - sl.start,))
+                linear[sl, j, :] = np.broadcast_to(f.a, (6, sl.stop - sl.start)).T
+                error[sl, j] = np.broadcast_to(f.e, (sl.stop - sl.start,))
+    bad = ~(np.all(np.isfinite(value), axis=1) & np.all(np.isfinite(error), axis=1)
+            & np.all(np.isfinite(linear), axis=(1, 2)))
+    value[bad], linear[bad], error[bad] = 0.0, 0.0, np.inf
+    return SPD2Enclosure(value, linear, error)
+
+
+def log_volume_bound(zlo, zhi):
+    r"""Upper bound of :math:`\log J(a)` over the boxes ``[zlo, zhi]`` (``(m, >= 3)``):
+    :math:`J = \sinh\delta/\delta` increases with :math:`\delta^2 = ((a_0 - a_2)/2)^2 +
+    a_1^2/2`."""
+    a0, a1, a2 = (Interval._make(zlo[:, j], zhi[:, j]) for j in range(3))
+    delta2 = ((a0 - a2) * 0.5).square() + a1.square() * 0.5
+    return np.log(sinhc_sqrt_parts(delta2, slope=False)[0].hi) * (1 + 1e-12) + 1e-15

@@ -1,0 +1,230 @@
+r"""Rigorous value and slope enclosures of the special functions of the SPD(2) regression
+gradient (:mod:`dpcore.sampling.spd2_chart`), as ``parts`` for
+:meth:`dpcore.sampling.affine.AffineForm.apply`.
+
+Every function here but the clip is a power series with non-negative coefficients on its
+domain, so it and its derivative increase there, and an enclosure over an interval is the
+enclosure at its two endpoints:
+
+* :math:`\cosh\sqrt x = \sum x^j/(2j)!`, :math:`\sinh\sqrt x/\sqrt x = \sum x^j/(2j+1)!`,
+  :math:`\varphi_1(x) = \sum x^j/(2j+2)!`, :math:`\varphi_2(x) = \sum x^j/(2j+3)!`
+  (:math:`x \ge 0`); derivatives :math:`\tfrac12\sinh\sqrt x/\sqrt x` and the series
+  :math:`\sum (j+1)x^j/(2j+2q+1)!` for :math:`q = 1, 2, 3`;
+* :math:`k(r) = \operatorname{artanh}(\sqrt r)/\sqrt r = \sum r^j/(2j+1)`, its derivative
+  :math:`\sum (j+1)r^j/(2j+3) = (1/(1-r) - k)/(2r)`, and
+  :math:`\operatorname{artanh}^2\sqrt r = rk(r)^2` with derivative :math:`k(r)/(1 - r)`
+  (:math:`0 \le r < 1`; a product of two series with positive coefficients).
+
+At a float point the series is summed in interval arithmetic below a threshold (the tail is
+bounded by a geometric series: each omitted term is at most 1/4 of the previous one, so the
+tail is at most 4/3 of the first omitted term), and the closed form in interval arithmetic
+(:meth:`~dpcore.sampling.intervals.Interval.exp`, ``log``) above it.
+
+The clip :math:`f(s) = \min(1, \tau/\sqrt s)` of the squared residual norm is continuous,
+decreasing and piecewise :math:`C^1`, with :math:`f' = 0` below :math:`\tau^2` and
+:math:`-\tau s^{-3/2}/2` (increasing) above; the hull of its slopes over an interval is what
+:meth:`~dpcore.sampling.affine.AffineForm.apply` needs at a kink.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .intervals import Interval
+
+__all__ = ["artanh2_parts", "clip_parts", "cosh_sqrt_parts", "exp_parts", "k_parts",
+           "phi1_parts", "phi2_parts", "recip_parts", "sinhc_sqrt_parts"]
+
+#: Series terms at a point (below the thresholds the ratio of consecutive terms is <= 1/4).
+_TERMS = 14
+_X_SERIES = 1.0
+_R_SERIES = 0.25
+
+
+def _coef(num, den):
+    return Interval.point(float(num)) / float(den)
+
+
+def _series_at(x, series, ratio):
+    """Enclosure of ``sum c_j x^j`` at floats ``x >= 0`` where every omitted term is at most
+    ``ratio`` times the previous one (tail <= first omitted / (1 - ratio))."""
+    coefs, first_omitted = series
+    xi = Interval.point(x)
+    acc = coefs[-1]
+    for c in coefs[-2::-1]:
+        acc = acc * xi + c
+    power = Interval.point(np.ones_like(x))
+    for _ in range(len(coefs)):
+        power = power * xi
+    tail = (first_omitted * power).hi / (1.0 - ratio) * (1 + 1e-15)
+    return acc + Interval._make(np.zeros_like(x), tail)
+
+
+def _make_series(term):
+    """Coefficients ``term(j)`` (numerator, denominator) for ``j < _TERMS``, and the first
+    omitted one."""
+    return [_coef(*term(j)) for j in range(_TERMS)], _coef(*term(_TERMS))
+
+
+_CH = _make_series(lambda j: (1, math.factorial(2 * j)))
+_SH = _make_series(lambda j: (1, math.factorial(2 * j + 1)))
+_PHI1 = _make_series(lambda j: (1, math.factorial(2 * j + 2)))
+_PHI2 = _make_series(lambda j: (1, math.factorial(2 * j + 3)))
+_DSH = _make_series(lambda j: (j + 1, math.factorial(2 * j + 3)))
+_DPHI1 = _make_series(lambda j: (j + 1, math.factorial(2 * j + 4)))
+_DPHI2 = _make_series(lambda j: (j + 1, math.factorial(2 * j + 5)))
+_K = _make_series(lambda j: (1, 2 * j + 1))
+_DK = _make_series(lambda j: (j + 1, 2 * j + 3))
+
+
+def _split(x, small, series, closed):
+    """Enclosure at floats ``x``: ``series(x[small])``, ``closed(Interval.point(x[~small]))``."""
+    x = np.asarray(x, dtype=float)
+    lo, hi = np.empty(x.shape), np.empty(x.shape)
+    if np.any(small):
+        s = series(x[small])
+        lo[small], hi[small] = s.lo, s.hi
+    if np.any(~small):
+        c = closed(Interval.point(x[~small]))
+        lo[~small], hi[~small] = c.lo, c.hi
+    return Interval._make(lo, hi)
+
+
+def _hyperbolic(xi):
+    """(cosh s, sinh s / s) at intervals ``x = s^2 >= 1`` (points)."""
+    s = xi.sqrt()
+    ep, em = s.exp(), (-s).exp()
+    return (ep + em) * 0.5, (ep - em) * 0.5 / s
+
+
+def _ch(x):
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _CH, 0.25),
+                  lambda xi: _hyperbolic(xi)[0])
+
+
+def _sh(x):
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _SH, 0.25),
+                  lambda xi: _hyperbolic(xi)[1])
+
+
+def _phi1(x):
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _PHI1, 0.25),
+                  lambda xi: (_hyperbolic(xi)[0] - 1.0) / xi)
+
+
+def _phi2(x):
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _PHI2, 0.25),
+                  lambda xi: (_hyperbolic(xi)[1] - 1.0) / xi)
+
+
+def _dsh(x):
+    def closed(xi):
+        ch, sh = _hyperbolic(xi)
+        return (ch - sh) / (xi * 2.0)
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _DSH, 0.25), closed)
+
+
+def _dphi1(x):
+    def closed(xi):
+        ch, sh = _hyperbolic(xi)
+        return (sh * 0.5 - (ch - 1.0) / xi) / xi
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _DPHI1, 0.25), closed)
+
+
+def _dphi2(x):
+    def closed(xi):
+        ch, sh = _hyperbolic(xi)
+        return ((ch - sh) / (xi * 2.0) - (sh - 1.0) / xi) / xi
+    return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _DPHI2, 0.25), closed)
+
+
+def _k(r):
+    def closed(ri):
+        s = ri.sqrt()
+        return ((s + 1.0).log() - (1.0 - s).log()) / (s * 2.0)
+    return _split(r, r <= _R_SERIES, lambda v: _series_at(v, _K, 0.3), closed)
+
+
+def _dk(r):
+    def closed(ri):
+        return (1.0 / (1.0 - ri) - _k(ri.lo)) / (ri * 2.0)
+    return _split(r, r <= _R_SERIES, lambda v: _series_at(v, _DK, 0.3), closed)
+
+
+def _increasing(f, df, lo_bound=0.0, hi_bound=np.inf):
+    """``parts`` of a function increasing with an increasing derivative on its domain;
+    intervals reaching outside ``[lo_bound, hi_bound)`` give the whole line."""
+    def parts(x, slope=True):
+        bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
+        lo = np.maximum(np.where(bad, lo_bound, x.lo), lo_bound)
+        hi = np.maximum(np.where(bad, lo_bound, x.hi), lo)
+        bad |= hi >= hi_bound
+        lo_s, hi_s = np.where(bad, lo_bound, lo), np.where(bad, lo_bound, hi)
+        v = Interval._make(f(lo_s).lo, f(hi_s).hi)
+        v = Interval._make(np.where(bad, -np.inf, v.lo), np.where(bad, np.inf, v.hi))
+        if not slope:
+            return v, None
+        d = Interval._make(df(lo_s).lo, df(hi_s).hi)
+        return v, Interval._make(np.where(bad, -np.inf, d.lo), np.where(bad, np.inf, d.hi))
+    return parts
+
+
+cosh_sqrt_parts = _increasing(_ch, lambda x: _sh(x) * 0.5)
+sinhc_sqrt_parts = _increasing(_sh, _dsh)
+phi1_parts = _increasing(_phi1, _dphi1)
+phi2_parts = _increasing(_phi2, _dphi2)
+#: :math:`r` must stay below this (the residual's eigenvalue ratio below about 4e5).
+R_MAX = 1.0 - 1e-5
+k_parts = _increasing(_k, _dk, 0.0, R_MAX)
+artanh2_parts = _increasing(lambda r: Interval.point(r) * _k(r).square(),
+                            lambda r: _k(r) / (1.0 - Interval.point(r)), 0.0, R_MAX)
+
+
+def exp_parts(x, slope=True):
+    """``parts`` of :math:`e^x`."""
+    v = x.exp()
+    return v, (v if slope else None)
+
+
+def recip_parts(x, slope=True):
+    """``parts`` of :math:`1/x` for :math:`x > 0` (whole line where the interval reaches 0)."""
+    bad = ~(x.lo > 0) | ~np.isfinite(x.hi)
+    lo = np.where(bad, 1.0, x.lo)
+    hi = np.where(bad, 1.0, x.hi)
+    li, hi_i = Interval.point(lo), Interval.point(hi)
+    v = Interval._make((1.0 / hi_i).lo, (1.0 / li).hi)
+    v = Interval._make(np.where(bad, -np.inf, v.lo), np.where(bad, np.inf, v.hi))
+    if not slope:
+        return v, None
+    d = Interval._make((-1.0 / li.square()).lo, (-1.0 / hi_i.square()).hi)
+    return v, Interval._make(np.where(bad, -np.inf, d.lo), np.where(bad, np.inf, d.hi))
+
+
+def clip_parts(tau):
+    r"""``parts`` of :math:`f(s) = \min(1, \tau/\sqrt s)`, :math:`s \ge 0` (module docstring)."""
+    tau = float(tau)
+    t2 = Interval.point(tau) * tau
+
+    def f(s):
+        si = Interval.point(np.maximum(s, t2.lo))
+        return Interval._make(np.where(s <= t2.lo, 1.0, np.minimum((tau / si.sqrt()).lo, 1.0)),
+                              np.where(s <= t2.hi, 1.0, np.minimum((tau / si.sqrt()).hi, 1.0)))
+
+    def df(s):
+        si = Interval.point(np.maximum(s, t2.lo))
+        return (-0.5 * tau) / (si * si.sqrt())
+
+    def parts(x, slope=True):
+        bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
+        lo = np.maximum(np.where(bad, 0.0, x.lo), 0.0)
+        hi = np.maximum(np.where(bad, np.inf, x.hi), lo)
+        v = Interval._make(f(hi).lo, f(lo).hi)
+        if not slope:
+            return v, None
+        above = hi > t2.lo
+        d_lo = np.where(above, df(np.maximum(lo, t2.lo)).lo, 0.0)
+        d_hi = np.where(lo > t2.hi, df(hi).hi, 0.0)
+        return v, Interval._make(np.minimum(d_lo, 0.0), np.minimum(d_hi, 0.0))
+    return parts
