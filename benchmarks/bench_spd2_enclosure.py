@@ -10,7 +10,13 @@ half-width h in each chart coordinate, centred at the fit plus a random offset o
 σ at n·ε = 500 (the issue's target) is printed for scale: a leaf near the fit is useful when
 its remainder bound is below about σ.
 
-``python -m benchmarks.bench_spd2_enclosure [leaves]`` (about a minute).
+A second table asks whether the energy E is convex along straight chart lines from uniform
+points of the support to the fit (what the flat sampler's convexity bound needs, sampled, not
+proven): the smallest slope ratio −(E∘c)'(0) / (E(z) − E(z*)) (at least 1 where E is convex
+along the line c) and the share of lines with a negative second difference, on the page's
+support (footpoints within 0.1 of I, speeds up to 0.55) and on wider ones.
+
+``python -m benchmarks.bench_spd2_enclosure [leaves] [lines]`` (about a minute).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dpcore.data import make_regression_data
 from dpcore.manifolds import SPD
 from dpcore.release.asymptotic import joint_sigma
 from dpcore.sampling.spd2_affine import enclose_spd2_gradient, response_enclosure
-from dpcore.sampling.spd2_chart import SPD2Chart, frame_gradient
+from dpcore.sampling.spd2_chart import SPD2Chart, energy, frame_gradient
 
 SPD2 = SPD(2)
 N, TAU, TAU_M = 250, 0.175, 0.8
@@ -66,7 +72,41 @@ def jacobian(chart, z, t, ytil, logdet, h=1e-6, tau=TAU):
     return np.stack(cols, axis=1)
 
 
-def main(leaves=40):
+#: (footpoint radius, speed bound) of the supports of the convexity table.
+SUPPORTS = ((0.1, 0.55), (0.5, 1.0), (1.0, 2.0))
+PATH = np.linspace(0.0, 1.0, 201)
+
+
+def uniform_support(rng, m, radius, speed):
+    """``m`` uniform points of the product of the two balls (chart coordinates)."""
+    u = rng.normal(size=(m, 6))
+    for cols, r in ((slice(0, 3), radius), (slice(3, 6), speed)):
+        u[:, cols] *= (r * rng.uniform(0, 1, m) ** (1 / 3)
+                       / np.linalg.norm(u[:, cols], axis=1))[:, None]
+    return u
+
+
+def convexity_rows(t, ytil, logdet, z_fit, lines, rng):
+    rows = []
+    e_fit = float(energy(z_fit, t, ytil, logdet, TAU)[0])
+    step = PATH[1] - PATH[0]
+    for radius, speed in SUPPORTS:
+        ratios, concave = [], 0
+        for z in uniform_support(rng, lines, radius, speed):
+            e = energy(z[None] + PATH[:, None] * (z_fit - z)[None], t, ytil, logdet, TAU)
+            gap = e[0] - e_fit
+            if gap <= 1e-12:
+                continue
+            ratios.append(-(e[1] - e[0]) / step / gap)
+            concave += bool(np.any(np.diff(e, 2) < -1e-12 * np.abs(e[1:-1])))
+        rows.append({"footpoint radius": radius, "speed bound": speed, "lines": len(ratios),
+                     "slope / gap (min)": float(np.min(ratios)),
+                     "slope / gap (median)": float(np.median(ratios)),
+                     "lines with a concave stretch": concave})
+    return rows
+
+
+def main(leaves=40, lines=300):
     rng = np.random.default_rng(0)
     t, y = page_data()
     chart = SPD2Chart(np.eye(2))
@@ -107,7 +147,11 @@ def main(leaves=40):
     print(f"SPD(2), n = {N}, tau = {TAU}, fit at {np.round(z_fit, 3)}; sigma at n eps = 500: "
           f"{sigma:.3g}; {leaves} leaves per row")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"\nConvexity of E along chart lines to the fit ({lines} uniform support points each, "
+          f"{PATH.size} points per line):")
+    print(pd.DataFrame(convexity_rows(t, ytil, logdet, z_fit, lines, rng)).to_string(
+        index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:2]))
+    main(*(int(a) for a in sys.argv[1:3]))

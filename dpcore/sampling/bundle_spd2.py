@@ -125,10 +125,13 @@ class SPD2BundleSampler(FlatBundleSampler):
         rad = np.sum(np.abs(pq), axis=-1)
         mig = np.maximum(np.abs(pg) - rad, 0.0)
         box = np.sqrt(np.sum(mig * mig, axis=-1)) / self.kappa
-        g_c = np.sqrt(np.sum(g0 * g0, axis=-1))
-        direction = g0 / np.where(g_c > 0, g_c * (1 + 1e-12), 1.0)[:, None]
-        along = g_c - np.sum(np.abs(np.einsum("mk,mkj->mj", direction, q)), axis=-1)
-        size = g_c + np.sum(rad, axis=-1) + np.where(np.isfinite(loss), loss, 0.0)
+        g_0 = np.sqrt(np.sum(g0 * g0, axis=-1))
+        direction = g0 / np.where(g_0 > 0, g_0 * (1 + 1e-12), 1.0)[:, None]
+        along = g_0 - np.sum(np.abs(np.einsum("mk,mkj->mj", direction, q)), axis=-1)
+        size = g_0 + np.sum(rad, axis=-1) + np.where(np.isfinite(loss), loss, 0.0)
+        # steering only: g at the centre from the formula (a leaf whose enclosure failed has
+        # G_0 = 0, and its estimate must still show how far from the fit it lies)
+        g_c = self._g(zc)
         with np.errstate(invalid="ignore"):
             g_lb = np.maximum(box, along) - loss - self.g_slack - 1e-12 * size
         g_lb = np.where(np.isfinite(g_lb), np.maximum(g_lb, 0.0), 0.0)

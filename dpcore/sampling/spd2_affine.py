@@ -13,9 +13,7 @@ coordinates are intervals; :math:`t_i` are the release's floats (exact).
 
 The result, for each leaf and each of the six components of :math:`G` (A-frame,
 orthonormal coordinates), is :math:`G = G_0 + L\varepsilon + \xi`, :math:`|\xi| \le E`,
-pointwise. Where a range leaves a function's domain (:math:`m_i \le 0` or
-:math:`r_i \ge` :data:`~dpcore.sampling.spd2_parts.R_MAX` over a too large leaf) the leaf
-gets :math:`G_0 = L = 0`, :math:`E = \infty` (only the bound :math:`g \ge 0`, which holds
+pointwise. Where a range is not finite (a too large leaf) the leaf gets :math:`G_0 = L = 0`, :math:`E = \infty` (only the bound :math:`g \ge 0`, which holds
 everywhere).
 """
 
@@ -28,14 +26,12 @@ import numpy as np
 from .affine import AffineForm
 from .intervals import Interval
 from .spd2_parts import (
-    artanh2_parts,
+    asinh2_parts,
+    asinhc_parts,
     clip_parts,
     cosh_sqrt_parts,
-    exp_parts,
-    k_parts,
     phi1_parts,
     phi2_parts,
-    recip_parts,
     sinhc_sqrt_parts,
 )
 
@@ -73,15 +69,13 @@ def response_enclosure(T, y):
 
 
 def _expm(n00, n01, n11):
-    """:math:`\\exp N` of symmetric 2 x 2 affine entries (:mod:`~dpcore.sampling.spd2_chart`)."""
-    s = (n00 + n11).scale(0.5)
+    r"""Unimodular factor of :math:`\exp N` of symmetric 2 x 2 affine entries
+    (:func:`~dpcore.sampling.spd2_chart.expm_unimodular`)."""
     h = (n00 - n11).scale(0.5)
     delta2 = h.square() + n01.square()
-    e = s.apply(exp_parts)
     ch = delta2.apply(cosh_sqrt_parts, lo=0.0)
     sh = delta2.apply(sinhc_sqrt_parts, lo=0.0)
-    esh = e * sh
-    return e * ch + esh * h, esh * n01, e * ch - esh * h
+    return ch + sh * h, sh * n01, ch - sh * h
 
 
 def _leaf_forms(zc, basis, zslack):
@@ -93,6 +87,8 @@ def _leaf_forms(zc, basis, zslack):
 def _terms(z, t, ys, tau):
     """The six summed components (affine, value shape (m,)) for the forms ``z``."""
     y00, y01, y11, logdet = ys
+    root = (logdet * 0.5).exp()
+    y00, y01, y11 = y00 / root, y01 / root, y11 / root
     a00, a01, a11 = z[0], z[1] * _INV_SQRT2, z[2]
     b00, b01, b11 = z[3], z[4] * _INV_SQRT2, z[5]
     f00, f01, f11 = _expm(a00.scale(-0.5), a01.scale(-0.5), a11.scale(-0.5))
@@ -104,11 +100,9 @@ def _terms(z, t, ys, tau):
     u10, u11 = k10 * y00 + k11 * y01, k10 * y01 + k11 * y11
     z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
     ell = (AffineForm.constant(logdet[None, :], a00.k) - (b00 + b11).scale(t)) - (a00 + a11)
-    m = (z00 + z11).scale(0.5)
     zeta = (z00 - z11).scale(0.5)
-    inv_m = m.apply(recip_parts)
-    r = (zeta.square() + z01.square()) * inv_m.square()
-    kappa = r.apply(k_parts, lo=0.0) * inv_m
+    q = zeta.square() + z01.square()
+    kappa = q.apply(asinhc_parts, lo=0.0)
     l00, l01, l11 = ell.scale(0.5) + kappa * zeta, kappa * z01, ell.scale(0.5) - kappa * zeta
     alpha, beta = (b00 - b11).scale(0.5), b01
     x = (alpha.square() + beta.square()).scale(t).scale(t)
@@ -118,7 +112,7 @@ def _terms(z, t, ys, tau):
     parts = [l00 - wp * beta, l01 + wp * alpha, l11 + wp * beta,
              l00.scale(t) - wv * beta, l01.scale(t) + wv * alpha, l11.scale(t) + wv * beta]
     if tau is not None:
-        norm2 = ell.square().scale(0.5) + r.apply(artanh2_parts, lo=0.0).scale(2.0)
+        norm2 = ell.square().scale(0.5) + q.apply(asinh2_parts, lo=0.0).scale(2.0)
         c = norm2.apply(clip_parts(tau), lo=0.0)
         parts = [c * q for q in parts]
     out = [-(q.mean(axis=-1)) for q in parts]

@@ -33,11 +33,14 @@ isometry of the geodesic :math:`e^{t\hat B}` through :math:`I`):
 
 * :math:`\ell_i = \log\det Z_i = \log\det\tilde Y_i - t_i\operatorname{tr}\hat B -
   \operatorname{tr}\hat A` (affine in :math:`z`);
-* :math:`m_i = \operatorname{tr}Z_i/2`, :math:`Z_i^0 = Z_i - m_iI`, :math:`\rho_i^2 =
-  |Z_i^0|_F^2/2`, :math:`r_i = \rho_i^2/m_i^2 \in [0, 1)`: the eigenvalues of :math:`Z_i` are
-  :math:`m_i \pm \rho_i`, so :math:`L_i = \operatorname{logm}Z_i = \tfrac12\ell_iI +
-  \frac{k(r_i)}{m_i}Z_i^0` with :math:`k(r) = \operatorname{artanh}(\sqrt r)/\sqrt r`, and
-  :math:`|L_i|_F^2 = \tfrac12\ell_i^2 + 2\operatorname{artanh}^2\sqrt{r_i}`;
+* the scale drops out of the rest: with the unimodular factors
+  :math:`K_i' = e^{(t_i\operatorname{tr}\hat B + \operatorname{tr}\hat A)/4}K_i` and
+  :math:`\hat Y_i = \tilde Y_i/\sqrt{\det\tilde Y_i}`, :math:`Z_i' = K_i'\hat Y_iK_i'^\top =
+  Z_i/\sqrt{\det Z_i}` has determinant 1 and eigenvalues :math:`e^{\pm\eta_i}`; its
+  traceless part :math:`Z_i'^0` has :math:`q_i = |Z_i'^0|_F^2/2 = \sinh^2\eta_i`, so
+  :math:`L_i = \operatorname{logm}Z_i = \tfrac12\ell_iI + h(q_i)Z_i'^0` with
+  :math:`h(q) = \operatorname{arsinh}(\sqrt q)/\sqrt q`, and
+  :math:`|L_i|_F^2 = \tfrac12\ell_i^2 + 2\operatorname{arsinh}^2\sqrt{q_i}`;
 * the clip :math:`c_i = \min(1, \tau/|L_i|_F)`;
 * the adjoint Jacobi maps act as the identity (footpoint) and :math:`t_i` (vector) on
   :math:`\mathrm{span}\{I, \hat B^0\}` and as :math:`\cosh(t_id)` and
@@ -55,22 +58,24 @@ isometry of the geodesic :math:`e^{t\hat B}` through :math:`I`):
           F_v = -\frac1n\sum_i c_i\Big[t_iL_i + \tfrac12t_i^3\varphi_2(t_i^2d^2)
           \langle L_i, \Omega\rangle\Omega\Big],
 
-:math:`\langle L_i, \Omega\rangle = \frac{k(r_i)}{m_i}\,2(\alpha Z^0_{i,01} -
-\beta Z^0_{i,00})`. :math:`G = (F_p, F_v)` in orthonormal coordinates (6 numbers) and
+:math:`\langle L_i, \Omega\rangle = h(q_i)\,2(\alpha Z'^0_{i,01} -
+\beta Z'^0_{i,00})`. :math:`G = (F_p, F_v)` in orthonormal coordinates (6 numbers) and
 :math:`g = |G|` is the library's :math:`\sqrt{\|\nabla_pE\|_p^2 + \|\nabla_vE\|_p^2}`
 (``tests/sampling/test_spd2_chart.py`` checks both against
 :func:`~dpcore.learning.regression.regression_gradient`).
 
 The 2 x 2 exponential: for a symmetric :math:`N` with :math:`\operatorname{tr}N = 2s` and
 traceless part :math:`N^0`, :math:`|N^0|_F^2 = 2\delta^2`,
-:math:`\exp N = e^s(\cosh\delta\,I + \frac{\sinh\delta}{\delta}N^0)`.
+:math:`\exp N = e^s(\cosh\delta\,I + \frac{\sinh\delta}{\delta}N^0)`; the unimodular
+factor is the bracket.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SPD2Chart", "frame_gradient", "phi1", "phi2"]
+__all__ = ["SPD2Chart", "asinhc", "energy", "expm_unimodular", "frame_gradient", "phi1",
+           "phi2"]
 
 _R2 = float(np.sqrt(2.0))
 
@@ -110,6 +115,22 @@ def phi2(x):
     small = x < 1e-2
     big = (np.sinh(s) / np.where(small, 1.0, s) - 1.0) / np.where(small, 1.0, x)
     return np.where(small, 1.0 / 6.0 + x / 120.0 + x * x / 5040.0 + x**3 / 362880.0, big)
+
+
+def asinhc(q):
+    r""":math:`\operatorname{arsinh}(\sqrt q)/\sqrt q` (1 at 0), floats ``q >= 0``."""
+    q = np.asarray(q, dtype=float)
+    small = q < 1e-4
+    x = np.sqrt(np.where(small, 1.0, q))
+    return np.where(small, 1.0 - q / 6.0 + 3.0 * q * q / 40.0, np.arcsinh(x) / x)
+
+
+def expm_unimodular(n00, n01, n11):
+    r"""Entries of :math:`e^{-s}\exp N` (determinant 1) for symmetric 2 x 2 :math:`N`."""
+    h = 0.5 * (n00 - n11)
+    delta2 = h * h + n01 * n01
+    ch, sh = _cosh_sqrt(delta2), _sinhc_sqrt(delta2)
+    return ch + sh * h, sh * n01, ch - sh * h
 
 
 def expm_sym(n00, n01, n11):
@@ -176,6 +197,40 @@ class SPD2Chart:
         return _sinhc_sqrt(h * h + a01 * a01)
 
 
+def _residuals(z, t, ytil, logdet):
+    """Per (point, term): ell, the traceless Z' entries (zeta, z01), h(q), |L|^2, and the
+    shooting vector's alpha, beta, with the covariates as a row (module docstring)."""
+    z = np.asarray(z, dtype=float)
+    a00, a01, a11 = (q[:, None] for q in _sym(z[:, :3]))
+    b00, b01, b11 = (q[:, None] for q in _sym(z[:, 3:]))
+    tt = np.asarray(t, dtype=float)[None, :]
+    f00, f01, f11 = expm_unimodular(-0.5 * a00, -0.5 * a01, -0.5 * a11)
+    e00, e01, e11 = expm_unimodular(-0.5 * tt * b00, -0.5 * tt * b01, -0.5 * tt * b11)
+    # K' = E' F' (general 2 x 2), Z' = K' Yhat K'^T
+    k00, k01 = e00 * f00 + e01 * f01, e00 * f01 + e01 * f11
+    k10, k11 = e01 * f00 + e11 * f01, e01 * f01 + e11 * f11
+    root = np.exp(0.5 * logdet)[None, :]
+    y00, y01, y11 = ytil[None, :, 0] / root, ytil[None, :, 1] / root, ytil[None, :, 2] / root
+    u00, u01 = k00 * y00 + k01 * y01, k00 * y01 + k01 * y11
+    u10, u11 = k10 * y00 + k11 * y01, k10 * y01 + k11 * y11
+    z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
+    ell = logdet[None, :] - tt * (b00 + b11) - (a00 + a11)
+    zeta = 0.5 * (z00 - z11)
+    q = zeta * zeta + z01 * z01
+    kappa = asinhc(q)
+    norm2 = 0.5 * ell * ell + 2.0 * q * kappa * kappa
+    return ell, zeta, z01, kappa, norm2, 0.5 * (b00 - b11), b01, tt
+
+
+def energy(z, t, ytil, logdet, tau):
+    r"""The clipped regression energy :math:`E = \frac1n\sum_i\rho_\tau(|L_i|_F)` (Huber:
+    :math:`\tfrac12r^2` up to :math:`\tau`, :math:`\tau r - \tfrac12\tau^2` beyond) at chart
+    coordinates ``z`` (m, 6): the function whose Riemannian gradient
+    :func:`frame_gradient` is."""
+    r = np.sqrt(_residuals(np.atleast_2d(z), t, ytil, logdet)[4])
+    return np.mean(np.where(r <= tau, 0.5 * r * r, tau * r - 0.5 * tau * tau), axis=1)
+
+
 def frame_gradient(z, t, ytil, logdet, tau):
     r""":math:`G = (F_p, F_v)` (m, 6) at chart coordinates ``z`` (m, 6), in orthonormal
     coordinates of the A-frame (module docstring), from :meth:`SPD2Chart.responses`.
@@ -192,30 +247,9 @@ def frame_gradient(z, t, ytil, logdet, tau):
     -------
     ndarray (m, 6)
     """
-    z = np.asarray(z, dtype=float)
-    a00, a01, a11 = (q[:, None] for q in _sym(z[:, :3]))
-    b00, b01, b11 = (q[:, None] for q in _sym(z[:, 3:]))
-    tt = np.asarray(t, dtype=float)[None, :]
-    f00, f01, f11 = expm_sym(-0.5 * a00, -0.5 * a01, -0.5 * a11)
-    e00, e01, e11 = expm_sym(-0.5 * tt * b00, -0.5 * tt * b01, -0.5 * tt * b11)
-    # K = E F (general 2 x 2), Z = K Y K^T
-    k00, k01 = e00 * f00 + e01 * f01, e00 * f01 + e01 * f11
-    k10, k11 = e01 * f00 + e11 * f01, e01 * f01 + e11 * f11
-    y00, y01, y11 = ytil[None, :, 0], ytil[None, :, 1], ytil[None, :, 2]
-    u00, u01 = k00 * y00 + k01 * y01, k00 * y01 + k01 * y11
-    u10, u11 = k10 * y00 + k11 * y01, k10 * y01 + k11 * y11
-    z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
-    ell = logdet[None, :] - tt * (b00 + b11) - (a00 + a11)
-    m = 0.5 * (z00 + z11)
-    zeta = 0.5 * (z00 - z11)
-    r = (zeta * zeta + z01 * z01) / (m * m)
-    sr = np.sqrt(r)
-    kr = np.where(r > 1e-12, np.arctanh(sr) / np.where(sr > 0, sr, 1.0), 1.0 + r / 3.0)
-    kappa = kr / m
-    norm2 = 0.5 * ell * ell + 2.0 * np.arctanh(sr) ** 2
+    ell, zeta, z01, kappa, norm2, alpha, beta, tt = _residuals(z, t, ytil, logdet)
     c = np.ones_like(norm2) if tau is None else np.minimum(
         1.0, tau / np.sqrt(np.maximum(norm2, 1e-300)))
-    alpha, beta = 0.5 * (b00 - b11), b01
     d2 = alpha * alpha + beta * beta
     proj = kappa * 2.0 * (alpha * z01 - beta * zeta)          # <L, Omega>
     # L = (ell/2) I + kappa Z0; Omega = [[-beta, alpha], [alpha, beta]]

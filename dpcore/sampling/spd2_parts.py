@@ -34,8 +34,9 @@ import numpy as np
 
 from .intervals import Interval
 
-__all__ = ["artanh2_parts", "clip_parts", "cosh_sqrt_parts", "exp_parts", "k_parts",
-           "phi1_parts", "phi2_parts", "recip_parts", "sinhc_sqrt_parts"]
+__all__ = ["artanh2_parts", "asinh2_parts", "asinhc_parts", "clip_parts", "cosh_sqrt_parts",
+           "exp_parts", "k_parts", "phi1_parts", "phi2_parts", "recip_parts",
+           "sinhc_sqrt_parts"]
 
 #: Series terms at a point (below the thresholds the ratio of consecutive terms is <= 1/4).
 _TERMS = 14
@@ -180,6 +181,78 @@ R_MAX = 1.0 - 1e-5
 k_parts = _increasing(_k, _dk, 0.0, R_MAX)
 artanh2_parts = _increasing(lambda r: Interval.point(r) * _k(r).square(),
                             lambda r: _k(r) / (1.0 - Interval.point(r)), 0.0, R_MAX)
+
+
+#: :math:`\operatorname{arsinh}(\sqrt q)/\sqrt q = \sum_j (-1)^j c_jq^j`,
+#: :math:`c_j = \binom{2j}{j}/(4^j(2j + 1))` (magnitudes decrease for :math:`q \le 1`), and its
+#: derivative's :math:`-\sum_i (-1)^i (i + 1)c_{i+1}q^i` (ratios at most 0.9).
+_ASINHC = [Interval.point(float((-1) ** j * math.comb(2 * j, j))) / float(4**j * (2 * j + 1))
+           for j in range(24)]
+_DASINHC = [Interval.point(float((-1) ** (i + 1) * (i + 1) * math.comb(2 * i + 2, i + 1)))
+            / float(4 ** (i + 1) * (2 * i + 3)) for i in range(24)]
+
+
+def _alternating_at(q, coefs):
+    """Enclosure of an alternating series with terms of decreasing magnitude at floats
+    ``q``: between its last two partial sums."""
+    qi = Interval.point(q)
+    power = Interval.point(np.ones_like(q))
+    partial = prev = None
+    for c in coefs:
+        term = c * power
+        prev, partial = partial, (term if partial is None else partial + term)
+        power = power * qi
+    return Interval._make(np.minimum(prev.lo, partial.lo), np.maximum(prev.hi, partial.hi))
+
+
+def _asinhc(q):
+    def closed(qi):
+        x = qi.sqrt()
+        return (x + (qi + 1.0).sqrt()).log() / x
+    return _split(q, q <= _R_SERIES, lambda v: _alternating_at(v, _ASINHC), closed)
+
+
+def _dasinhc(q):
+    def closed(qi):
+        return (1.0 / (qi + 1.0).sqrt() - _asinhc(qi.lo)) / (qi * 2.0)
+    return _split(q, q <= _R_SERIES, lambda v: _alternating_at(v, _DASINHC), closed)
+
+
+def asinhc_parts(q, slope=True):
+    r"""``parts`` of :math:`h(q) = \operatorname{arsinh}(\sqrt q)/\sqrt q =
+    \int_0^1(1 + qs^2)^{-1/2}ds`, :math:`q \ge 0`: decreasing and convex (its derivatives
+    under the integral have signs -, +), so the value and slope ranges are at the
+    endpoints."""
+    bad = ~(np.isfinite(q.lo) & np.isfinite(q.hi))
+    lo = np.maximum(np.where(bad, 0.0, q.lo), 0.0)
+    hi = np.maximum(np.where(bad, 0.0, q.hi), lo)
+    v = Interval._make(np.where(bad, -np.inf, _asinhc(hi).lo), np.where(bad, np.inf,
+                                                                        _asinhc(lo).hi))
+    if not slope:
+        return v, None
+    d = Interval._make(np.where(bad, -np.inf, _dasinhc(lo).lo),
+                       np.where(bad, np.inf, _dasinhc(hi).hi))
+    return v, d
+
+
+def asinh2_parts(q, slope=True):
+    r"""``parts`` of :math:`\operatorname{arsinh}^2\sqrt q = qh(q)^2`, :math:`q \ge 0`:
+    increasing with the decreasing derivative :math:`h(q)/\sqrt{1 + q}` (a product of two
+    decreasing positive functions)."""
+    bad = ~(np.isfinite(q.lo) & np.isfinite(q.hi))
+    lo = np.maximum(np.where(bad, 0.0, q.lo), 0.0)
+    hi = np.maximum(np.where(bad, 0.0, q.hi), lo)
+
+    def val(x):
+        return Interval.point(x) * _asinhc(x).square()
+
+    def der(x):
+        return _asinhc(x) / (Interval.point(x) + 1.0).sqrt()
+    v = Interval._make(np.where(bad, -np.inf, val(lo).lo), np.where(bad, np.inf, val(hi).hi))
+    if not slope:
+        return v, None
+    return v, Interval._make(np.where(bad, -np.inf, der(hi).lo), np.where(bad, np.inf,
+                                                                          der(lo).hi))
 
 
 def exp_parts(x, slope=True):

@@ -196,3 +196,19 @@ def test_prototype_sampler_envelope_covers_the_target(rng):
     a, b, tried = sampler.sample(3, 5)
     assert tried >= 3
     assert np.all(np.linalg.norm(a, axis=1) <= 0.1) and np.all(np.linalg.norm(b, axis=1) <= 0.55)
+
+
+def test_energy_is_the_huber_loss_of_the_library_distances(rng):
+    from dpcore.sampling.spd2_chart import energy
+
+    chart = SPD2Chart(CENTER)
+    t, y = _data(rng)
+    ytil, logdet = chart.responses(y)
+    z = rng.normal(size=(10, 6)) * 0.5
+    p, v = chart.to_bundle(z)
+    tau = 0.2
+    for i in range(z.shape[0]):
+        pred = SPD2.exp(np.broadcast_to(p[i], (t.size, 2, 2)), t[:, None, None] * v[i])
+        d = SPD2.dist(pred, y)
+        huber = np.where(d <= tau, 0.5 * d * d, tau * d - 0.5 * tau * tau).mean()
+        np.testing.assert_allclose(energy(z[i], t, ytil, logdet, tau)[0], huber, rtol=1e-10)
