@@ -13,7 +13,8 @@ coordinates are intervals; :math:`t_i` are the release's floats (exact).
 
 The result, for each leaf and each of the six components of :math:`G` (A-frame,
 orthonormal coordinates), is :math:`G = G_0 + L\varepsilon + \xi`, :math:`|\xi| \le E`,
-pointwise. Where a range is not finite (a too large leaf) the leaf gets :math:`G_0 = L = 0`, :math:`E = \infty` (only the bound :math:`g \ge 0`, which holds
+pointwise. Where a range is not finite (a too large leaf) the leaf gets
+:math:`G_0 = L = 0`, :math:`E = \infty` (only the bound :math:`g \ge 0`, which holds
 everywhere).
 """
 
