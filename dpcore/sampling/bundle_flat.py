@@ -291,12 +291,10 @@ class FlatBundleSampler(WhitenedBundleSampler):
         share = np.einsum("mn,mnj->mj", slope * fac, per_axis) / n
         return g0, q, loss, coef_sum, e_c, share
 
-    def _certify(self, zc, basis, zslack):
-        """(g lower bound, e_B parts, g at the centre, per-axis score) of parallelepipeds
-        (module docstring, "The leaf certificate")."""
-        g0, q, loss, coef_sum, e_c, share = self._terms(zc, basis, zslack)
-        zeta = np.sqrt(np.sum(zslack * zslack, axis=-1))
-        h_zeta = coef_sum * zeta * (1 + 1e-12)
+    def _affine_bounds(self, g0, q):
+        """For :math:`G = G_0 + Q\varepsilon` (before the remainder): :math:`PG_0`, :math:`PQ`,
+        the row radii of :math:`PQ`, the box bound :math:`|\\mathrm{mig}|/\\kappa`, the bound
+        along :math:`G_0/|G_0|` and :math:`|G_0|` (module docstring, "Affine bound")."""
         pg = g0 @ self.P.T
         pq = np.einsum("kl,mlj->mkj", self.P, q)
         rad = np.sum(np.abs(pq), axis=-1)
@@ -305,6 +303,15 @@ class FlatBundleSampler(WhitenedBundleSampler):
         g_c = np.sqrt(np.sum(g0 * g0, axis=-1))
         direction = g0 / np.where(g_c > 0, g_c * (1 + 1e-12), 1.0)[:, None]
         along = g_c - np.sum(np.abs(np.einsum("mk,mkj->mj", direction, q)), axis=-1)
+        return pg, pq, rad, box, along, g_c
+
+    def _certify(self, zc, basis, zslack):
+        """(g lower bound, e_B parts, g at the centre, per-axis score) of parallelepipeds
+        (module docstring, "The leaf certificate")."""
+        g0, q, loss, coef_sum, e_c, share = self._terms(zc, basis, zslack)
+        zeta = np.sqrt(np.sum(zslack * zslack, axis=-1))
+        h_zeta = coef_sum * zeta * (1 + 1e-12)
+        pg, pq, rad, box, along, g_c = self._affine_bounds(g0, q)
         size = g_c + np.sum(rad, axis=-1) + loss + h_zeta
         g_lb = np.maximum(box, along) - h_zeta - loss - self.g_slack - 1e-12 * size
         # convexity: g(z) >= (E(z) - E(z_ref)) / |z - z_ref| with E(z) >= E(z_c) + <G(z_c), d>;

@@ -24,8 +24,11 @@ released lattice point maps to :math:`(p, v)` by the public chart). What changes
   test_spd2_chart.py``); its rounding error is assumed within the certificate's relative
   margin of :math:`10^{-10}` (as for the sphere's library kernel; not yet proven here).
 
-Measured (``benchmarks/bench_spd2_enclosure.py``): the enclosure's remainder is 5-40 times the
-remainder the gradient actually has, and a leaf costs about 4.5 ms at n = 250 (numpy).
+Measured (``benchmarks/bench_spd2_enclosure.py``; docs/measurements.md, "SPD(2) at large
+n·ε"): the enclosure's remainder is 3.6-16 times the remainder the gradient actually has, a
+leaf costs about 4.5 ms at n = 250 (numpy), and on the page's design the envelope needs more
+leaves than the cap already at n·ε = 200 (33 M proposals for 9 draws). Missing before it can
+serve releases: a second-order enclosure, a proven convexity bound, compiled kernels.
 """
 
 from __future__ import annotations
@@ -120,14 +123,7 @@ class SPD2BundleSampler(FlatBundleSampler):
         g0, q = enc.value, enc.linear
         loss = np.sqrt(np.sum(enc.error * enc.error, axis=-1)) * (1 + 1e-12)
         h_zeta = np.zeros(zc.shape[0])
-        pg = g0 @ self.P.T
-        pq = np.einsum("kl,mlj->mkj", self.P, q)
-        rad = np.sum(np.abs(pq), axis=-1)
-        mig = np.maximum(np.abs(pg) - rad, 0.0)
-        box = np.sqrt(np.sum(mig * mig, axis=-1)) / self.kappa
-        g_0 = np.sqrt(np.sum(g0 * g0, axis=-1))
-        direction = g0 / np.where(g_0 > 0, g_0 * (1 + 1e-12), 1.0)[:, None]
-        along = g_0 - np.sum(np.abs(np.einsum("mk,mkj->mj", direction, q)), axis=-1)
+        pg, pq, rad, box, along, g_0 = self._affine_bounds(g0, q)
         size = g_0 + np.sum(rad, axis=-1) + np.where(np.isfinite(loss), loss, 0.0)
         # steering only: g at the centre from the formula (a leaf whose enclosure failed has
         # G_0 = 0, and its estimate must still show how far from the fit it lies)
