@@ -36,7 +36,8 @@ from .spd2_parts import (
     sinhc_sqrt_parts,
 )
 
-__all__ = ["SPD2Enclosure", "enclose_spd2_gradient", "log_volume_bound", "response_enclosure"]
+__all__ = ["SPD2Enclosure", "SPD2TaylorEnclosure", "enclose_spd2_gradient", "enclose_spd2_taylor",
+           "log_volume_bound", "response_enclosure"]
 
 _SQRT2 = Interval.point(2.0).sqrt()
 _INV_SQRT2 = Interval.point(1.0) / _SQRT2
@@ -69,13 +70,30 @@ def response_enclosure(T, y):
     return ent[0, 0], ent[0, 1], ent[1, 1], det.log()
 
 
-def _expm(n00, n01, n11):
+class Kit(NamedTuple):
+    """The form class and the ``parts`` of each special function for it."""
+
+    form: type
+    cosh: object
+    sinhc: object
+    asinhc: object
+    asinh2: object
+    phi1: object
+    phi2: object
+    clip: object
+
+
+AFFINE = Kit(AffineForm, cosh_sqrt_parts, sinhc_sqrt_parts, asinhc_parts, asinh2_parts,
+             phi1_parts, phi2_parts, clip_parts)
+
+
+def _expm(n00, n01, n11, kit):
     r"""Unimodular factor of :math:`\exp N` of symmetric 2 x 2 affine entries
     (:func:`~dpcore.sampling.spd2_chart.expm_unimodular`)."""
     h = (n00 - n11).scale(0.5)
     delta2 = h.square() + n01.square()
-    ch = delta2.apply(cosh_sqrt_parts, lo=0.0)
-    sh = delta2.apply(sinhc_sqrt_parts, lo=0.0)
+    ch = delta2.apply(kit.cosh, lo=0.0)
+    sh = delta2.apply(kit.sinhc, lo=0.0)
     return ch + sh * h, sh * n01, ch - sh * h
 
 
@@ -85,37 +103,86 @@ def _leaf_forms(zc, basis, zslack):
                        zslack[:, j, None].copy()) for j in range(k)]
 
 
-def _terms(z, t, ys, tau):
-    """The six summed components (affine, value shape (m,)) for the forms ``z``."""
+def _full(form, shape):
+    k = form.k
+    out = [np.broadcast_to(form.c, shape), np.broadcast_to(form.a, (k,) + shape)]
+    if hasattr(form, "B"):
+        out.append(np.broadcast_to(form.B, (k, k) + shape))
+    return out + [np.broadcast_to(form.e, shape)]
+
+
+def _choose(mask, x, y):
+    """Elementwise ``x`` where ``mask`` else ``y`` (both valid forms; so is the choice)."""
+    shape = np.broadcast_shapes(x.shape, y.shape, np.shape(mask))
+    return type(x)(*(np.where(mask, u, v) for u, v in zip(_full(x, shape), _full(y, shape),
+                                                           strict=True)))
+
+
+def _clipped(l00, l01, l11, c, tau):
+    r"""The clipped residual :math:`\psi(L) = L\min(1, \tau/|L|_F)`, per term the tighter of
+    two valid forms: :math:`cL` with the clip factor's form ``c`` (exact where the residual
+    stays inside the ball), and the projection bound. :math:`\psi` is the projection onto
+    the :math:`\tau`-ball in the orthonormal coordinates, whose Jacobians are symmetric with
+    eigenvalues in [0, 1]; along the segment from any point :math:`L^\circ`,
+    :math:`\psi(L) - \psi(L^\circ) = M(L - L^\circ)` with :math:`\|M - \tfrac12I\| \le \tfrac12`
+    (the flat sampler's straddling terms, :mod:`dpcore.sampling.bundle_flat`), so
+    :math:`\psi(L) = \tfrac12L + (\psi(L^\circ) - \tfrac12L^\circ) + \rho`,
+    :math:`|\rho|_F \le \tfrac12|L - L^\circ|_F`; :math:`L^\circ` is the forms' centre and
+    :math:`|L - L^\circ|_F^2 \le r_{00}^2 + 2r_{01}^2 + r_{11}^2` with their radii."""
+    prod = (c * l00, c * l01, c * l11)
+    centre = [Interval.point(np.asarray(f.c, dtype=float)) for f in (l00, l01, l11)]
+    norm2 = centre[0].square() + centre[1].square() * 2.0 + centre[2].square()
+    ratio = Interval.point(np.full(np.shape(norm2.lo), float(tau))) / norm2.sqrt()
+    factor = Interval._make(np.minimum(ratio.lo, 1.0), np.minimum(ratio.hi, 1.0))
+    r00, r01, r11 = (f.radius() for f in (l00, l01, l11))
+    half = 0.5 * np.sqrt(r00 * r00 + 2.0 * r01 * r01 + r11 * r11) * (1 + 1e-12)
+    out = []
+    for f, cen, p, share in zip((l00, l01, l11), centre, prod, (1.0, _INV_SQRT2.hi, 1.0),
+                                strict=True):
+        const = cen * factor - cen * 0.5
+        proj = f.scale(0.5) + type(f).constant(const, f.k)
+        proj = _widened(proj, half * share)
+        out.append(_choose(proj.e < p.e, proj, p))
+    return out
+
+
+def _widened(form, extra):
+    if hasattr(form, "widened"):
+        return form.widened(extra)
+    return AffineForm(form.c, form.a, (form.e + extra) * (1 + 2.0**-49))
+
+
+def _terms(z, t, ys, tau, kit=AFFINE):
+    """The six summed components (value shape (m,)) for the forms ``z``."""
     y00, y01, y11, logdet = ys
     root = (logdet * 0.5).exp()
     y00, y01, y11 = y00 / root, y01 / root, y11 / root
     a00, a01, a11 = z[0], z[1] * _INV_SQRT2, z[2]
     b00, b01, b11 = z[3], z[4] * _INV_SQRT2, z[5]
-    f00, f01, f11 = _expm(a00.scale(-0.5), a01.scale(-0.5), a11.scale(-0.5))
+    f00, f01, f11 = _expm(a00.scale(-0.5), a01.scale(-0.5), a11.scale(-0.5), kit)
     half_t = -0.5 * t
-    e00, e01, e11 = _expm(b00.scale(half_t), b01.scale(half_t), b11.scale(half_t))
+    e00, e01, e11 = _expm(b00.scale(half_t), b01.scale(half_t), b11.scale(half_t), kit)
     k00, k01 = e00 * f00 + e01 * f01, e00 * f01 + e01 * f11
     k10, k11 = e01 * f00 + e11 * f01, e01 * f01 + e11 * f11
     u00, u01 = k00 * y00 + k01 * y01, k00 * y01 + k01 * y11
     u10, u11 = k10 * y00 + k11 * y01, k10 * y01 + k11 * y11
     z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
-    ell = (AffineForm.constant(logdet[None, :], a00.k) - (b00 + b11).scale(t)) - (a00 + a11)
+    ell = (kit.form.constant(logdet[None, :], a00.k) - (b00 + b11).scale(t)) - (a00 + a11)
     zeta = (z00 - z11).scale(0.5)
     q = zeta.square() + z01.square()
-    kappa = q.apply(asinhc_parts, lo=0.0)
+    kappa = q.apply(kit.asinhc, lo=0.0)
     l00, l01, l11 = ell.scale(0.5) + kappa * zeta, kappa * z01, ell.scale(0.5) - kappa * zeta
+    if tau is not None:
+        norm2 = ell.square().scale(0.5) + q.apply(kit.asinh2, lo=0.0).scale(2.0)
+        l00, l01, l11 = _clipped(l00, l01, l11, norm2.apply(kit.clip(tau), lo=0.0), tau)
     alpha, beta = (b00 - b11).scale(0.5), b01
     x = (alpha.square() + beta.square()).scale(t).scale(t)
-    proj = (kappa * (alpha * z01 - beta * zeta)).scale(2.0)
-    wp = x.apply(phi1_parts, lo=0.0).scale(t).scale(t).scale(0.5) * proj
-    wv = x.apply(phi2_parts, lo=0.0).scale(t).scale(t).scale(t).scale(0.5) * proj
+    # <psi, Omega> = beta (psi11 - psi00) + 2 alpha psi01 (the clip commutes with the maps)
+    proj = beta * (l11 - l00) + (alpha * l01).scale(2.0)
+    wp = x.apply(kit.phi1, lo=0.0).scale(t).scale(t).scale(0.5) * proj
+    wv = x.apply(kit.phi2, lo=0.0).scale(t).scale(t).scale(t).scale(0.5) * proj
     parts = [l00 - wp * beta, l01 + wp * alpha, l11 + wp * beta,
              l00.scale(t) - wv * beta, l01.scale(t) + wv * alpha, l11.scale(t) + wv * beta]
-    if tau is not None:
-        norm2 = ell.square().scale(0.5) + q.apply(asinh2_parts, lo=0.0).scale(2.0)
-        c = norm2.apply(clip_parts(tau), lo=0.0)
-        parts = [c * q for q in parts]
     out = [-(q.mean(axis=-1)) for q in parts]
     out[1], out[4] = out[1] * _SQRT2, out[4] * _SQRT2
     return out
@@ -160,6 +227,56 @@ def enclose_spd2_gradient(zc, basis, zslack, t, ys, tau, *, chunk=CHUNK):
             & np.all(np.isfinite(linear), axis=(1, 2)))
     value[bad], linear[bad], error[bad] = 0.0, 0.0, np.inf
     return SPD2Enclosure(value, linear, error)
+
+
+class SPD2TaylorEnclosure(NamedTuple):
+    r"""``value`` (m, 6), ``linear`` (m, 6, 6), ``quad`` (m, 6, 6, 6) (component, symbol,
+    symbol), ``error`` (m, 6): :math:`G = G_0 + L\varepsilon + \varepsilon^\top Q
+    \varepsilon + \xi`."""
+
+    value: np.ndarray
+    linear: np.ndarray
+    quad: np.ndarray
+    error: np.ndarray
+
+
+def _taylor_kit():
+    from . import spd2_parts as P
+    from .taylor2 import TaylorForm2
+
+    return Kit(TaylorForm2, P.cosh_sqrt_parts2, P.sinhc_sqrt_parts2, P.asinhc_parts2,
+               P.asinh2_parts2, P.phi1_parts2, P.phi2_parts2, P.clip_parts2)
+
+
+def enclose_spd2_taylor(zc, basis, zslack, t, ys, tau, *, chunk=CHUNK // 4):
+    r"""The same formulas in the second-order Taylor models of :mod:`dpcore.sampling.taylor2`
+    (products keep their quadratic terms; only third-order terms and kinks go to the error):
+    :math:`G = G_0 + L\varepsilon + \varepsilon^\top Q\varepsilon + \xi` over
+    parallelepipeds (arguments as :func:`enclose_spd2_gradient`)."""
+    from .taylor2 import parallelepiped_variables
+
+    kit = _taylor_kit()
+    zc = np.asarray(zc, dtype=float)
+    m = zc.shape[0]
+    n = np.asarray(t).size
+    value, linear = np.zeros((m, 6)), np.zeros((m, 6, 6))
+    quad, error = np.zeros((m, 6, 6, 6)), np.zeros((m, 6))
+    step = max(1, chunk // max(n, 1))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for s in range(0, m, step):
+            sl = slice(s, min(m, s + step))
+            k = sl.stop - sl.start
+            forms = _terms(parallelepiped_variables(zc[sl], basis[sl], zslack[sl]),
+                           np.asarray(t, float), ys, tau, kit)
+            for j, f in enumerate(forms):
+                value[sl, j] = np.broadcast_to(f.c, (k,))
+                linear[sl, j, :] = np.broadcast_to(f.a, (6, k)).T
+                quad[sl, j] = np.moveaxis(np.broadcast_to(f.B, (6, 6, k)), -1, 0)
+                error[sl, j] = np.broadcast_to(f.e, (k,))
+    bad = ~(np.all(np.isfinite(value), axis=1) & np.all(np.isfinite(error), axis=1)
+            & np.all(np.isfinite(linear), axis=(1, 2)) & np.all(np.isfinite(quad), axis=(1, 2, 3)))
+    value[bad], linear[bad], quad[bad], error[bad] = 0.0, 0.0, 0.0, np.inf
+    return SPD2TaylorEnclosure(value, linear, quad, error)
 
 
 def log_volume_bound(zlo, zhi):

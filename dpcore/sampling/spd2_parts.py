@@ -301,3 +301,118 @@ def clip_parts(tau):
         d_hi = np.where(lo > t2.hi, df(hi).hi, 0.0)
         return v, Interval._make(np.minimum(d_lo, 0.0), np.minimum(d_hi, 0.0))
     return parts
+
+
+# ---------------------------------------------------------------------- second derivatives
+# For the second-order Taylor models of :mod:`dpcore.sampling.taylor2`: ``parts2(I, order)``
+# returns (F(I), F'(I), F''(I) or None). The hyperbolic series' second derivatives are again
+# series with non-negative coefficients (increasing); they are summed below x = 4 (each
+# omitted term is then below 1/200 of the previous one) and taken from closed forms above.
+_X2_SERIES = 4.0
+_D2SH = _make_series(lambda j: ((j + 1) * (j + 2), math.factorial(2 * j + 5)))
+_D2PHI1 = _make_series(lambda j: ((j + 1) * (j + 2), math.factorial(2 * j + 6)))
+_D2PHI2 = _make_series(lambda j: ((j + 1) * (j + 2), math.factorial(2 * j + 7)))
+#: :math:`h''(q) = \sum_i (-1)^i (i + 1)(i + 2)c_{i+2}q^i` (magnitudes decrease for
+#: :math:`q \le 1/4`: consecutive ratios at most 1.79 q).
+_D2ASINHC = [Interval.point(float((-1) ** i * (i + 1) * (i + 2) * math.comb(2 * i + 4, i + 2)))
+             / float(4 ** (i + 2) * (2 * i + 5)) for i in range(24)]
+
+
+def _d2sh(x):
+    def closed(xi):
+        return (_sh(xi.lo) * 0.5 - _dsh(xi.lo) * 3.0) / (xi * 2.0)
+    return _split(x, x <= _X2_SERIES, lambda v: _series_at(v, _D2SH, 0.25), closed)
+
+
+def _d2phi1(x):
+    def closed(xi):
+        return (_dsh(xi.lo) * 0.5 - _dphi1(xi.lo) * 2.0) / xi
+    return _split(x, x <= _X2_SERIES, lambda v: _series_at(v, _D2PHI1, 0.25), closed)
+
+
+def _d2phi2(x):
+    def closed(xi):
+        return (_d2sh(xi.lo) - _dphi2(xi.lo) * 2.0) / xi
+    return _split(x, x <= _X2_SERIES, lambda v: _series_at(v, _D2PHI2, 0.25), closed)
+
+
+def _d2asinhc(q):
+    def closed(qi):
+        inv = 1.0 / (qi + 1.0).sqrt()
+        return -(inv * inv * inv * 0.5 + _dasinhc(qi.lo) * 3.0) / (qi * 2.0)
+    return _split(q, q <= _R_SERIES, lambda v: _alternating_at(v, _D2ASINHC), closed)
+
+
+def _domain(x, lo_bound=0.0):
+    bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
+    lo = np.maximum(np.where(bad, lo_bound, x.lo), lo_bound)
+    return bad, lo, np.maximum(np.where(bad, lo_bound, x.hi), lo)
+
+
+def _whole_where(bad, iv):
+    return Interval._make(np.where(bad, -np.inf, iv.lo), np.where(bad, np.inf, iv.hi))
+
+
+def _increasing_curvature(d2):
+    def curv(x):
+        bad, lo, hi = _domain(x)
+        return _whole_where(bad, Interval._make(d2(lo).lo, d2(hi).hi))
+    return curv
+
+
+def _asinhc_curvature(x):
+    """:math:`h''` is decreasing (:math:`h''' = -\\tfrac{15}{8}\\int s^6(1 + qs^2)^{-7/2}`)."""
+    bad, lo, hi = _domain(x)
+    return _whole_where(bad, Interval._make(_d2asinhc(hi).lo, _d2asinhc(lo).hi))
+
+
+def _asinh2_curvature(x):
+    r""":math:`(qh^2)'' = h'/\sqrt{1 + q} - h/(2(1 + q)^{3/2})` in interval arithmetic over
+    the whole interval, with the monotone ranges of :math:`h` and :math:`h'`."""
+    bad, lo, hi = _domain(x)
+    h = Interval._make(_asinhc(hi).lo, _asinhc(lo).hi)
+    dh = Interval._make(_dasinhc(lo).lo, _dasinhc(hi).hi)
+    root = (Interval._make(lo, hi) + 1.0).sqrt()
+    return _whole_where(bad, dh / root - h / (root * root * root * 2.0))
+
+
+def clip_curvature(tau):
+    r""":math:`f''` of the clip: 0 below :math:`\tau^2`, :math:`\tfrac34\tau s^{-5/2}`
+    (decreasing) above, unbounded (a kink) on intervals that reach both sides."""
+    tau = float(tau)
+    t2 = Interval.point(tau) * tau
+
+    def curv(x):
+        bad, lo, hi = _domain(x)
+        inside = hi < t2.lo
+        outside = lo > t2.hi
+        li = Interval.point(np.where(outside, lo, 1.0))
+        hi_i = Interval.point(np.where(outside, hi, 1.0))
+        top = (0.75 * tau) / (li.square() * li.sqrt())
+        low = (0.75 * tau) / (hi_i.square() * hi_i.sqrt())
+        out_lo = np.where(inside, 0.0, np.where(outside, low.lo, -np.inf))
+        out_hi = np.where(inside, 0.0, np.where(outside, top.hi, np.inf))
+        return _whole_where(bad, Interval._make(out_lo, out_hi))
+    return curv
+
+
+def second_order(parts, curvature):
+    """``parts2(I, order)`` of :class:`~dpcore.sampling.taylor2.TaylorForm2.apply` from the
+    first-order ``parts`` and an enclosure ``curvature(I)`` of :math:`F''` over ``I``."""
+    def parts2(x, order):
+        value, slope = parts(x, slope=True)
+        return value, slope, (curvature(x) if order >= 2 else None)
+    return parts2
+
+
+cosh_sqrt_parts2 = second_order(cosh_sqrt_parts, _increasing_curvature(lambda x: _dsh(x) * 0.5))
+sinhc_sqrt_parts2 = second_order(sinhc_sqrt_parts, _increasing_curvature(_d2sh))
+phi1_parts2 = second_order(phi1_parts, _increasing_curvature(_d2phi1))
+phi2_parts2 = second_order(phi2_parts, _increasing_curvature(_d2phi2))
+asinhc_parts2 = second_order(asinhc_parts, _asinhc_curvature)
+asinh2_parts2 = second_order(asinh2_parts, _asinh2_curvature)
+
+
+def clip_parts2(tau):
+    """``parts2`` of the clip (:func:`clip_parts`, :func:`clip_curvature`)."""
+    return second_order(clip_parts(tau), clip_curvature(tau))

@@ -212,3 +212,53 @@ def test_energy_is_the_huber_loss_of_the_library_distances(rng):
         d = SPD2.dist(pred, y)
         huber = np.where(d <= tau, 0.5 * d * d, tau * d - 0.5 * tau * tau).mean()
         np.testing.assert_allclose(energy(z[i], t, ytil, logdet, tau)[0], huber, rtol=1e-10)
+
+
+def test_second_derivatives_enclose_mpmath():
+    mpmath.mp.prec = 120
+    f = mpmath
+    sh = (lambda x: f.sinh(f.sqrt(x)) / f.sqrt(x))
+    h = (lambda q: f.asinh(f.sqrt(q)) / f.sqrt(q))
+    checks = ((P._d2sh, lambda x: f.diff(sh, x, 2)),
+              (P._d2phi1, lambda x: f.diff(lambda u: (f.cosh(f.sqrt(u)) - 1) / u, x, 2)),
+              (P._d2phi2, lambda x: f.diff(lambda u: (sh(u) - 1) / u, x, 2)),
+              (P._d2asinhc, lambda x: f.diff(h, x, 2)))
+    x = np.array([1e-3, 0.1, 0.25, 0.2500001, 1.0, 3.9, 4.0, 4.1, 30.0])
+    for fn, exact in checks:
+        out = fn(x)
+        for xi, lo, hi in zip(x, out.lo, out.hi, strict=True):
+            ref = exact(f.mpf(float(xi)))
+            assert f.mpf(lo) <= ref <= f.mpf(hi), (fn, xi, lo, hi, ref)
+    # interval curvatures: arsinh^2(sqrt q) and the clip, at points of each interval
+    lo, hi = np.array([0.0, 0.05, 0.3]), np.array([0.1, 0.2, 2.0])
+    curv = P._asinh2_curvature(Interval(lo, hi))
+    clip = P.clip_curvature(0.3)(Interval(np.array([0.0, 0.1, 0.05]), np.array([0.05, 0.5, 0.2])))
+    for i in range(3):
+        for q in np.linspace(max(lo[i], 1e-6), hi[i], 9):
+            ref = float(f.diff(lambda u: f.asinh(f.sqrt(u)) ** 2, f.mpf(q), 2))
+            assert curv.lo[i] <= ref <= curv.hi[i]
+    assert clip.lo[0] == clip.hi[0] == 0.0                 # inside: 0
+    assert clip.lo[1] >= 0.0 and np.isfinite(clip.hi[1])   # outside: 3/4 tau s^-5/2
+    assert clip.lo[2] == -np.inf and clip.hi[2] == np.inf  # across tau^2: a kink
+
+
+def test_taylor_enclosure_contains_the_gradient(rng):
+    from dpcore.sampling.spd2_affine import enclose_spd2_taylor
+
+    chart = SPD2Chart(CENTER)
+    t, y = _data(rng, n=20)
+    ytil, logdet = chart.responses(y)
+    ys = response_enclosure(chart.T, y)
+    m = 6
+    zc = rng.normal(size=(m, 6)) * 0.3
+    basis = rng.normal(size=(m, 6, 6)) * 0.01
+    slack = np.full((m, 6), 1e-13)
+    enc = enclose_spd2_taylor(zc, basis, slack, t, ys, 0.2)
+    assert np.all(np.isfinite(enc.error))
+    for _ in range(10):
+        e = rng.uniform(-1, 1, (m, 6))
+        e[: m // 2] = np.sign(e[: m // 2])
+        g = frame_gradient(zc + np.einsum("mkj,mj->mk", basis, e), t, ytil, logdet, 0.2)
+        pred = (enc.value + np.einsum("mkj,mj->mk", enc.linear, e)
+                + np.einsum("mj,mkjl,ml->mk", e, enc.quad, e))
+        assert np.all(np.abs(g - pred) <= enc.error + 1e-14)
