@@ -72,8 +72,8 @@ from .envelopes import LATTICE_NOTE
 __all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
            "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
            "MEASURED_BALL", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available",
-           "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_reach",
-           "regression_joint_bundle"]
+           "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_proposal_norm",
+           "bundle_reach", "regression_joint_bundle"]
 
 #: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
 #: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
@@ -201,6 +201,19 @@ def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None):
     del draws  # the stop rule balances the draws' cost against the leaves'
     charts = 2.0 if whole_sphere else 1.0
     return float(batches) * 2.0 * charts * bundle_leaf_cap(n, manifold) * LEAF_TERMS * float(n)
+
+
+def bundle_proposal_norm(manifold):
+    """The kernel a bundle sampler evaluates its proposals with, ``f(z, t, y, tau) -> g``
+    (``z`` chart coordinates (m, 2d), ``y`` responses minus the public centre), for timing
+    (:mod:`dpcore.release.work`, kind ``"bundle"``): on R^2 and R^3 the flat sampler's
+    clipped-gradient norm; None elsewhere (the sphere's proposals are priced by the library's
+    gradient, against which :data:`LEAF_TERMS` was measured)."""
+    if not (getattr(manifold, "is_linear", False) and manifold.dim in FLAT_DIMS):
+        return None
+    from ..sampling.bundle_flat import flat_norm
+
+    return flat_norm
 
 
 def bundle_leaf_cap(n, manifold=None):

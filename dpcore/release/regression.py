@@ -447,6 +447,8 @@ def _geodesic_regression_releases(
             m, y.shape[0], draws=n_draws, n_footpoints=n_footpoints, chain_length=chain_length,
             burn_in=burn_in, scheme="joint", exact_terms=exact_terms, n_budgets=len(budgets),
             exact_worst_case=predicted is None,
+            exact_kind=("bundle" if use_exact and predicted is not None
+                        and not refined_joint_available(m) else "exact"),
             linear_exact=not use_exact and m.is_linear and clip is None and speed_cap is None
             and foot_support is None), max_work)
         if p_hat is None:

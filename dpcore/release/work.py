@@ -331,7 +331,7 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
     mode_strict = mode == "strict"
     scheme = ("joint" if mode_strict else "sequential") if scheme is None else scheme
     draws = int(n_footpoints) * int(n_vectors)
-    exact_terms, worst_case = None, False
+    exact_terms, worst_case, exact_kind = None, False, "exact"
     if scheme == "joint" and mode_strict and tau is not None:
         plan = plan_regression_sampler(m, n, eps_p=eps_p, eps_v=eps_v, tau=tau, tau_m=tau_m,
                                        max_speed=max_speed, draws=draws, mode=mode,
@@ -340,26 +340,32 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
         if plan["exact"]:
             worst_case = "predicted_work" not in plan
             exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])
+            if plan.get("exact_sampler") == "far-field bundle":
+                exact_kind = "bundle"
     # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
     linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")
     return regression_work(m, n, draws=draws, n_footpoints=n_footpoints,
                            chain_length=chain_length, burn_in=burn_in, scheme=scheme,
                            linear_exact=linear_exact, exact_terms=exact_terms,
-                           exact_worst_case=worst_case, n_budgets=n_budgets, costs=costs)
+                           exact_worst_case=worst_case, n_budgets=n_budgets, costs=costs,
+                           exact_kind=exact_kind)
 
 
 @_remeasured_before_refusing
 def regression_work(manifold, n, *, draws, n_footpoints, chain_length, burn_in, scheme,
                     linear_exact=False, exact_terms=None, exact_worst_case=False, n_budgets=1,
-                    costs=None):
+                    costs=None, exact_kind="exact"):
     """The :class:`WorkEstimate` of a regression release whose sampler is decided:
     ``exact_terms`` (expected gradient terms of an exact sampler, all budgets; with
     ``exact_worst_case`` the public bound over data sets) or None for MCMC; ``linear_exact``
-    for the closed-form K-norm draws of R^d without clipping."""
+    for the closed-form K-norm draws of R^d without clipping. ``exact_kind`` is the calibration
+    that prices the exact terms: ``"exact"`` (the library's batched gradient, as the uniform
+    proposals and the refined envelope evaluate it) or ``"bundle"`` (the bundle sampler's own
+    proposal kernel, :func:`~dpcore.mechanisms.kng_bundle.bundle_proposal_norm`)."""
     n, steps, k = int(n), int(chain_length) + int(burn_in), int(n_budgets)
     if costs is None:  # each stage is timed on its own code path
         sampled = scheme == "joint" or linear_exact or exact_terms is not None
-        costs = calibrated_costs(manifold, "exact" if exact_terms is not None
+        costs = calibrated_costs(manifold, exact_kind if exact_terms is not None
                                  else "joint" if sampled else "vector")
         foot_costs = None if sampled else calibrated_costs(manifold, "footpoint")
     else:
@@ -523,7 +529,7 @@ def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
 #: The code paths :func:`calibrated_costs` can time: the four KNG chains, the batched
 #: sequential releases of a budget sweep, and the Monte Carlo accounting of the Gaussian
 #: mechanism (imported and timed only when asked for).
-KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo", "exact")
+KINDS = ("joint", "footpoint", "vector", "frechet", "sweep", "monte_carlo", "exact", "bundle")
 
 
 def calibrated_costs(manifold, kind="joint"):

@@ -117,7 +117,7 @@ try:
 except ImportError:  # numba missing: the numpy path
     _flat_terms = _flat_g = None
 
-__all__ = ["FlatBundleSampler", "flat_gradient"]
+__all__ = ["FlatBundleSampler", "flat_gradient", "flat_norm"]
 
 #: Floats of one (leaves, n, d, 2d) array evaluated at once (a few such arrays live at once:
 #: about 50 MB each).
@@ -137,6 +137,16 @@ def flat_gradient(z, t, yc, tau):
     d = yc.shape[1]
     gp, gv = euclidean_regression_gradient(z[:, :d], z[:, d:], t, yc, tau)
     return np.concatenate([gp, gv], axis=-1)
+
+
+def flat_norm(z, t, yc, tau):
+    """:math:`g = |G|` at coordinates ``z`` (m, 2d): the compiled sums when numba is
+    importable (as :meth:`FlatBundleSampler._g` evaluates proposals), else
+    :func:`flat_gradient`'s norm."""
+    z = np.ascontiguousarray(z, dtype=float)
+    if _flat_g is not None:
+        return _flat_g(z, np.asarray(t, dtype=float), np.asarray(yc, dtype=float), float(tau))
+    return np.sqrt(np.sum(flat_gradient(z, t, yc, tau) ** 2, axis=-1))
 
 
 class FlatBundleSampler(WhitenedBundleSampler):

@@ -388,3 +388,35 @@ def test_refusal_message_is_the_budget_error_or_none():
     with pytest.raises(WorkBudgetError) as excinfo:
         check_work(est, max_work=1.0)
     assert message == str(excinfo.value) and "work budget of 1.0 s" in message
+
+
+def test_flat_bundle_releases_are_priced_by_their_own_kernel(monkeypatch):
+    """On R^2 the bundle sampler's prediction is priced with the "bundle" calibration (its
+    compiled proposal kernel), not the library's batched gradient: with the two kinds set by
+    hand (1.5e-7 and 1.4e-8 s per term, about what this machine measured), a release of two
+    responses at n = 1,000 (n·ε = 2,000) is estimated at the prediction times the bundle
+    cost, within the default budget (it used to be refused at about 84 s while it ran in
+    0.4 s), and the estimate matches the release's own check."""
+    from dpcore.manifolds import Euclidean
+
+    plane = Euclidean(2)
+    slow, fast = WorkCosts(0.0, 1.5e-7), WorkCosts(0.0, 1.4e-8)
+    for kind in work.KINDS:
+        monkeypatch.setitem(work._CACHE, (repr(plane), kind), slow)
+    monkeypatch.setitem(work._CACHE, (repr(plane), "bundle"), fast)
+    kw = {"eps_p": 1.0, "eps_v": 1.0, "tau": 2.0, "tau_m": 10.0, "n_footpoints": 3,
+          "n_vectors": 3}
+    from dpcore.release import plan_regression_sampler
+
+    plan = plan_regression_sampler(plane, 1000, eps_p=1.0, eps_v=1.0, tau=2.0, tau_m=10.0,
+                                   draws=9)
+    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    est = estimate_regression_work(plane, 1000, **kw)
+    assert est.seconds == pytest.approx(plan["predicted_work"] * fast.per_term)
+    assert est.seconds < work.DEFAULT_WORK_BUDGET
+    rng = np.random.default_rng(3)
+    t = rng.uniform(0, 1, 1000)
+    y = np.stack([2 + 3 * t, 1 - 2 * t], axis=1) + rng.normal(0, 0.5, (1000, 2))
+    rel = private_geodesic_regression(plane, t, y, covariate_range=(0.0, 1.0),
+                                      center=np.zeros(2), rng=0, **kw)
+    assert rel.diagnostics["joint"]["exact"] and rel.delta == 0.0
