@@ -24,6 +24,7 @@ PINNED = {
     "sweep": W.WorkCosts(per_step=1e-6, per_term=2e-8),
     "monte_carlo": W.WorkCosts(per_step=1e-3, per_term=0.0, per_sample=1.5e-6),
     "exact": W.WorkCosts(per_step=1e-6, per_term=5e-8),
+    "bundle": W.WorkCosts(per_step=1e-6, per_term=2e-8),
 }
 
 

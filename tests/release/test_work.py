@@ -420,3 +420,11 @@ def test_flat_bundle_releases_are_priced_by_their_own_kernel(monkeypatch):
     rel = private_geodesic_regression(plane, t, y, covariate_range=(0.0, 1.0),
                                       center=np.zeros(2), rng=0, **kw)
     assert rel.diagnostics["joint"]["exact"] and rel.delta == 0.0
+
+
+def test_the_browser_tests_pin_every_calibration_kind():
+    """The browser tests' server pins a cost for each kind (tests/browser/_pinned_server.py):
+    a kind added without one fails every page that estimates with it."""
+    from tests.browser._pinned_server import PINNED
+
+    assert set(PINNED) == set(work.KINDS)
