@@ -14,7 +14,9 @@ A second table asks whether the energy E is convex along straight chart lines fr
 points of the support to the fit (what the flat sampler's convexity bound needs, sampled, not
 proven): the smallest slope ratio −(E∘c)'(0) / (E(z) − E(z*)) (at least 1 where E is convex
 along the line c) and the share of lines with a negative second difference, on the page's
-support (footpoints within 0.1 of I, speeds up to 0.55) and on wider ones.
+support (footpoints within 0.1 of I, speeds up to 0.55) and on wider ones; and, between random
+pairs of support points, how many (line, term) pairs have a distance r_i concave somewhere
+(a proof of the energy's convexity cannot go term by term where there are any).
 
 ``python -m benchmarks.bench_spd2_enclosure [leaves] [lines]`` (about a minute).
 """
@@ -31,7 +33,7 @@ from dpcore.data import make_regression_data
 from dpcore.manifolds import SPD
 from dpcore.release.asymptotic import joint_sigma
 from dpcore.sampling.spd2_affine import enclose_spd2_gradient, response_enclosure
-from dpcore.sampling.spd2_chart import SPD2Chart, energy, frame_gradient
+from dpcore.sampling.spd2_chart import SPD2Chart, _residuals, energy, frame_gradient
 
 SPD2 = SPD(2)
 N, TAU, TAU_M = 250, 0.175, 0.8
@@ -99,10 +101,19 @@ def convexity_rows(t, ytil, logdet, z_fit, lines, rng):
                 continue
             ratios.append(-(e[1] - e[0]) / step / gap)
             concave += bool(np.any(np.diff(e, 2) < -1e-12 * np.abs(e[1:-1])))
+        pairs, worst = 0, 0.0
+        ends = uniform_support(rng, 2 * lines, radius, speed)
+        for a, b in zip(ends[:lines], ends[lines:], strict=True):
+            r = np.sqrt(_residuals(a[None] + PATH[:, None] * (b - a)[None], t, ytil, logdet)[4])
+            d2 = np.diff(r, 2, axis=0) / step**2 / np.maximum(r[1:-1], 1e-12)
+            pairs += int(np.sum(np.any(d2 < -1e-9, axis=0)))
+            worst = min(worst, float(np.min(d2)))
         rows.append({"footpoint radius": radius, "speed bound": speed, "lines": len(ratios),
                      "slope / gap (min)": float(np.min(ratios)),
                      "slope / gap (median)": float(np.median(ratios)),
-                     "lines with a concave stretch": concave})
+                     "lines with a concave stretch": concave,
+                     "concave (line, term) pairs": f"{pairs} of {lines * t.size}",
+                     "worst r''/r": worst})
     return rows
 
 
