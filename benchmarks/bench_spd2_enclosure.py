@@ -33,7 +33,14 @@ from dpcore.data import make_regression_data
 from dpcore.manifolds import SPD
 from dpcore.release.asymptotic import joint_sigma
 from dpcore.sampling.spd2_affine import enclose_spd2_gradient, response_enclosure
-from dpcore.sampling.spd2_chart import SPD2Chart, _residuals, energy, frame_gradient
+from dpcore.sampling.spd2_chart import (
+    SPD2Chart,
+    clipped_fit,
+    energy,
+    frame_gradient,
+    gradient_jacobian,
+    residual_norms,
+)
 
 SPD2 = SPD(2)
 N, TAU, TAU_M = 250, 0.175, 0.8
@@ -45,33 +52,6 @@ def page_data(seed=0):
     data = make_regression_data(SPD2, N, noise=0.05, rng=seed,
                                 footpoint_region=(np.eye(2), 0.1))
     return np.asarray(data.x, float), np.asarray(data.y, float)
-
-
-def fit(chart, t, ytil, logdet):
-    """Damped Newton steps on G = 0 with a central-difference Jacobian, unclipped then clipped
-    (a fit: any point would do)."""
-    z = np.zeros(6)
-    for tau in (None, TAU):
-        for _ in range(40):
-            g = frame_gradient(z[None], t, ytil, logdet, tau)[0]
-            step = np.linalg.lstsq(jacobian(chart, z, t, ytil, logdet, tau=tau), g,
-                                   rcond=None)[0]
-            lam = 1.0
-            while lam > 1e-6 and np.linalg.norm(frame_gradient(
-                    (z - lam * step)[None], t, ytil, logdet, tau)[0]) > np.linalg.norm(g):
-                lam *= 0.5
-            z = z - lam * step
-    return z
-
-
-def jacobian(chart, z, t, ytil, logdet, h=1e-6, tau=TAU):
-    cols = []
-    for k in range(6):
-        dz = np.zeros(6)
-        dz[k] = h
-        cols.append((frame_gradient((z + dz)[None], t, ytil, logdet, tau)[0]
-                     - frame_gradient((z - dz)[None], t, ytil, logdet, tau)[0]) / (2 * h))
-    return np.stack(cols, axis=1)
 
 
 #: (footpoint radius, speed bound) of the supports of the convexity table.
@@ -104,7 +84,7 @@ def convexity_rows(t, ytil, logdet, z_fit, lines, rng):
         pairs, worst = 0, 0.0
         ends = uniform_support(rng, 2 * lines, radius, speed)
         for a, b in zip(ends[:lines], ends[lines:], strict=True):
-            r = np.sqrt(_residuals(a[None] + PATH[:, None] * (b - a)[None], t, ytil, logdet)[4])
+            r = residual_norms(a[None] + PATH[:, None] * (b - a)[None], t, ytil, logdet)
             d2 = np.diff(r, 2, axis=0) / step**2 / np.maximum(r[1:-1], 1e-12)
             pairs += int(np.sum(np.any(d2 < -1e-9, axis=0)))
             worst = min(worst, float(np.min(d2)))
@@ -123,7 +103,7 @@ def main(leaves=40, lines=300):
     chart = SPD2Chart(np.eye(2))
     ytil, logdet = chart.responses(y)
     ys = response_enclosure(chart.T, y)
-    z_fit = fit(chart, t, ytil, logdet)
+    z_fit = clipped_fit(t, ytil, logdet, TAU)
     sigma = joint_sigma(SPD2, N, 500.0 / N, TAU, TAU_M)
     rows = []
     for h in HALF_WIDTHS:
@@ -137,7 +117,7 @@ def main(leaves=40, lines=300):
         met = np.zeros(leaves)
         for i in range(leaves):
             g0 = frame_gradient(zc[i][None], t, ytil, logdet, TAU)[0]
-            jac = jacobian(chart, zc[i], t, ytil, logdet)
+            jac = gradient_jacobian(zc[i], t, ytil, logdet, TAU)
             eps = rng.uniform(-1, 1, (SAMPLES, 6))
             eps[: SAMPLES // 2] = np.sign(eps[: SAMPLES // 2])  # vertices
             g = frame_gradient(zc[i] + eps * h, t, ytil, logdet, TAU)

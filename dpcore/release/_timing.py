@@ -73,6 +73,25 @@ def _calibrate(manifold, kind):
 _CALIBRATION_EXACT = ((256, 16), (256, 1024))
 
 
+def _proposal_costs(batch):
+    """:class:`WorkCosts` of one gradient term of proposals from ``batch(m, n)``, which
+    returns a function evaluating ``m`` proposals against ``n`` observations: the best of three
+    timings at each size of :data:`_CALIBRATION_EXACT`, whose difference removes the per-batch
+    cost."""
+    times = []
+    for m, n in _CALIBRATION_EXACT:
+        run = batch(m, n)
+        best = math.inf
+        for _ in range(3):
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+    (m1, n1), (m2, n2) = _CALIBRATION_EXACT
+    per_term = max((times[1] - times[0]) / (m2 * n2 - m1 * n1), 1e-10)
+    return WorkCosts(per_step=max(times[0] - per_term * m1 * n1, 0.0) / m1, per_term=per_term)
+
+
 def _calibrate_exact(manifold):
     """Cost of one gradient term of an exact sampler's proposals: the joint regression
     gradient norm of a batch of public proposals, evaluated as the rejection samplers do
@@ -81,24 +100,20 @@ def _calibrate_exact(manifold):
     from ..data import make_regression_data
     from ..learning.regression import regression_gradient
 
-    times = []
-    for m, n in _CALIBRATION_EXACT:
+    def batch(m, n):
         data = make_regression_data(manifold, n, rng=0)
         y = np.asarray(data.y, dtype=float)
         p = np.broadcast_to(np.asarray(data.footpoint, dtype=float),
                             (m, *manifold.point_shape))
         v = np.broadcast_to(np.asarray(manifold.proj_tangent(data.footpoint,
                                                              data.shooting_vector)), p.shape)
-        best = math.inf
-        for _ in range(3):
-            start = time.perf_counter()
+
+        def run():
             with np.errstate(all="ignore"):
                 regression_gradient(manifold, p, v, data.x, y, tau=_CALIBRATION_TAU)
-            best = min(best, time.perf_counter() - start)
-        times.append(best)
-    (m1, n1), (m2, n2) = _CALIBRATION_EXACT
-    per_term = max((times[1] - times[0]) / (m2 * n2 - m1 * n1), 1e-10)
-    return WorkCosts(per_step=max(times[0] - per_term * m1 * n1, 0.0) / m1, per_term=per_term)
+        return run
+
+    return _proposal_costs(batch)
 
 
 def _calibrate_bundle(manifold):
@@ -114,22 +129,15 @@ def _calibrate_bundle(manifold):
     if kernel is None:
         return _calibrate_exact(manifold)
     rng = np.random.default_rng(0)
-    dim = 2 * int(manifold.dim)
-    times = []
-    for m, n in _CALIBRATION_EXACT:
+
+    def batch(m, n):
         t = (np.arange(n) + 0.5) / n
         y = rng.normal(size=(n, int(manifold.dim)))
-        z = rng.normal(size=(m, dim)) * 0.1
+        z = rng.normal(size=(m, 2 * int(manifold.dim))) * 0.1
         kernel(z, t, y, _CALIBRATION_TAU)  # first call: compiled code loaded
-        best = math.inf
-        for _ in range(3):
-            start = time.perf_counter()
-            kernel(z, t, y, _CALIBRATION_TAU)
-            best = min(best, time.perf_counter() - start)
-        times.append(best)
-    (m1, n1), (m2, n2) = _CALIBRATION_EXACT
-    per_term = max((times[1] - times[0]) / (m2 * n2 - m1 * n1), 1e-10)
-    return WorkCosts(per_step=max(times[0] - per_term * m1 * n1, 0.0) / m1, per_term=per_term)
+        return lambda: kernel(z, t, y, _CALIBRATION_TAU)
+
+    return _proposal_costs(batch)
 
 
 #: Residual bound of the calibration chains (the dashboard's S² default).

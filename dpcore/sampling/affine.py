@@ -188,6 +188,10 @@ class AffineForm:
         return AffineForm(np.where(keep, self.c, 0.0), np.where(keep, self.a, 0.0),
                           np.where(keep, self.e, 0.0))
 
+    def widened(self, extra):
+        """The same form with ``extra >= 0`` added to the error radius."""
+        return AffineForm(self.c, self.a, (self.e + extra) * _UP)
+
     # ------------------------------------------------------------------ reductions
     def sum(self, axis=-1):
         """Sum along a (negative) value axis."""

@@ -243,7 +243,7 @@ class FlatBundleSampler(WhitenedBundleSampler):
         compiled (:func:`~dpcore.sampling._flat_numba.flat_g`) when ``compiled``; the two
         differ by the order of summation, inside the float slack :math:`\gamma`."""
         if self.compiled and _flat_g is not None:
-            return _flat_g(np.ascontiguousarray(z, dtype=float), self.t, self.yc, self.tau)
+            return flat_norm(z, self.t, self.yc, self.tau)
         from ..learning.regression import regression_gradient
         from ..manifolds import Euclidean
 

@@ -38,7 +38,7 @@ import numpy as np
 from .bundle_flat import FlatBundleSampler
 from .bundle_whitened import WhitenedBundleSampler
 from .spd2_affine import enclose_spd2_gradient, log_volume_bound, response_enclosure
-from .spd2_chart import SPD2Chart, frame_gradient
+from .spd2_chart import SPD2Chart, clipped_fit, frame_gradient, gradient_jacobian
 
 __all__ = ["SPD2BundleSampler"]
 
@@ -86,25 +86,9 @@ class SPD2BundleSampler(FlatBundleSampler):
     def _gradient(self, z, tau):
         return frame_gradient(np.atleast_2d(z), self.t, self.ytil, self.logdet, tau)
 
-    def _jacobian(self, z, tau="clip", h=1e-6):
-        """:math:`DG` at ``z`` by central differences (any matrix keeps the sampler exact);
-        ``tau`` None: unclipped."""
-        tau = self.tau if tau == "clip" else tau
-        eye = np.eye(6) * h
-        return ((self._gradient(z + eye, tau) - self._gradient(z - eye, tau)) / (2 * h)).T
-
     def _fit(self, start):
-        z = np.zeros(6) if start is None else np.asarray(start, dtype=float).copy()
-        for tau in (None, self.tau):
-            for _ in range(FIT_STEPS):
-                g = self._gradient(z, tau)[0]
-                step = np.linalg.lstsq(self._jacobian(z, tau), g, rcond=None)[0]
-                lam, g0 = 1.0, float(np.linalg.norm(g))
-                while lam > 1e-8 and float(np.linalg.norm(
-                        self._gradient(z - lam * step, tau)[0])) > g0:
-                    lam *= 0.5
-                z = z - lam * step
-        return z, self._jacobian(z)
+        z = clipped_fit(self.t, self.ytil, self.logdet, self.tau, start, FIT_STEPS)
+        return z, gradient_jacobian(z, self.t, self.ytil, self.logdet, self.tau)
 
     def _log_volume(self, z):
         return np.log(SPD2Chart.volume_density(np.atleast_2d(z)))

@@ -141,15 +141,9 @@ def _clipped(l00, l01, l11, c, tau):
                                 strict=True):
         const = cen * factor - cen * 0.5
         proj = f.scale(0.5) + type(f).constant(const, f.k)
-        proj = _widened(proj, half * share)
+        proj = proj.widened(half * share)
         out.append(_choose(proj.e < p.e, proj, p))
     return out
-
-
-def _widened(form, extra):
-    if hasattr(form, "widened"):
-        return form.widened(extra)
-    return AffineForm(form.c, form.a, (form.e + extra) * (1 + 2.0**-49))
 
 
 def _terms(z, t, ys, tau, kit=AFFINE):

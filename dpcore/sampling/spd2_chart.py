@@ -74,8 +74,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SPD2Chart", "asinhc", "energy", "expm_unimodular", "frame_gradient", "phi1",
-           "phi2"]
+__all__ = ["SPD2Chart", "asinhc", "clipped_fit", "energy", "expm_unimodular", "frame_gradient",
+           "gradient_jacobian", "phi1", "phi2", "residual_norms"]
 
 _R2 = float(np.sqrt(2.0))
 
@@ -135,12 +135,9 @@ def expm_unimodular(n00, n01, n11):
 
 def expm_sym(n00, n01, n11):
     """Entries of :math:`\\exp N` for symmetric 2 x 2 :math:`N` (module docstring)."""
-    s = 0.5 * (n00 + n11)
-    h = 0.5 * (n00 - n11)
-    delta2 = h * h + n01 * n01
-    e = np.exp(s)
-    ch, sh = _cosh_sqrt(delta2), _sinhc_sqrt(delta2)
-    return e * (ch + sh * h), e * sh * n01, e * (ch - sh * h)
+    e = np.exp(0.5 * (n00 + n11))
+    u00, u01, u11 = expm_unimodular(n00, n01, n11)
+    return e * u00, e * u01, e * u11
 
 
 class SPD2Chart:
@@ -222,12 +219,18 @@ def _residuals(z, t, ytil, logdet):
     return ell, zeta, z01, kappa, norm2, 0.5 * (b00 - b11), b01, tt
 
 
+def residual_norms(z, t, ytil, logdet):
+    r""":math:`|L_i|_F = d(\gamma_z(t_i), y_i)` per point and term ``(m, n)`` at chart
+    coordinates ``z`` (m, 6)."""
+    return np.sqrt(_residuals(np.atleast_2d(z), t, ytil, logdet)[4])
+
+
 def energy(z, t, ytil, logdet, tau):
     r"""The clipped regression energy :math:`E = \frac1n\sum_i\rho_\tau(|L_i|_F)` (Huber:
     :math:`\tfrac12r^2` up to :math:`\tau`, :math:`\tau r - \tfrac12\tau^2` beyond) at chart
     coordinates ``z`` (m, 6): the function whose Riemannian gradient
     :func:`frame_gradient` is."""
-    r = np.sqrt(_residuals(np.atleast_2d(z), t, ytil, logdet)[4])
+    r = residual_norms(z, t, ytil, logdet)
     return np.mean(np.where(r <= tau, 0.5 * r * r, tau * r - 0.5 * tau * tau), axis=1)
 
 
@@ -264,3 +267,29 @@ def frame_gradient(z, t, ytil, logdet, tau):
           -np.sum(c * (tt * l01 + wv * alpha), axis=1) / n,
           -np.sum(c * (tt * l11 + wv * beta), axis=1) / n]
     return np.concatenate([_coords(*fp), _coords(*fv)], axis=-1)
+
+
+def gradient_jacobian(z, t, ytil, logdet, tau, h=1e-6):
+    """:math:`DG` (6, 6) at one point ``z`` (6,) by central differences of
+    :func:`frame_gradient` (a whitening matrix: any matrix keeps the samplers exact)."""
+    eye = np.eye(6) * h
+    return ((frame_gradient(z + eye, t, ytil, logdet, tau)
+             - frame_gradient(z - eye, t, ytil, logdet, tau)) / (2 * h)).T
+
+
+def clipped_fit(t, ytil, logdet, tau, start=None, steps=40):
+    """A zero of :math:`G`: damped Newton steps with :func:`gradient_jacobian`, on the
+    unclipped gradient and then the clipped one, from ``start`` (default 0: the chart's
+    centre). Any point keeps the samplers exact; this only centres them."""
+    z = np.zeros(6) if start is None else np.asarray(start, dtype=float).copy()
+    for clip in (None, tau):
+        for _ in range(steps):
+            g = frame_gradient(z[None], t, ytil, logdet, clip)[0]
+            step = np.linalg.lstsq(gradient_jacobian(z, t, ytil, logdet, clip), g,
+                                   rcond=None)[0]
+            lam, g0 = 1.0, float(np.linalg.norm(g))
+            while lam > 1e-8 and float(np.linalg.norm(frame_gradient(
+                    (z - lam * step)[None], t, ytil, logdet, clip)[0])) > g0:
+                lam *= 0.5
+            z = z - lam * step
+    return z

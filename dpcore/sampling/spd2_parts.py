@@ -2,18 +2,19 @@ r"""Rigorous value and slope enclosures of the special functions of the SPD(2) r
 gradient (:mod:`dpcore.sampling.spd2_chart`), as ``parts`` for
 :meth:`dpcore.sampling.affine.AffineForm.apply`.
 
-Every function here but the clip is a power series with non-negative coefficients on its
-domain, so it and its derivative increase there, and an enclosure over an interval is the
-enclosure at its two endpoints:
+Every function here but the clip is monotone with a monotone derivative on its domain, so an
+enclosure over an interval is the enclosure at its two endpoints:
 
-* :math:`\cosh\sqrt x = \sum x^j/(2j)!`, :math:`\sinh\sqrt x/\sqrt x = \sum x^j/(2j+1)!`,
+* power series with non-negative coefficients (increasing, as their derivatives):
+  :math:`\cosh\sqrt x = \sum x^j/(2j)!`, :math:`\sinh\sqrt x/\sqrt x = \sum x^j/(2j+1)!`,
   :math:`\varphi_1(x) = \sum x^j/(2j+2)!`, :math:`\varphi_2(x) = \sum x^j/(2j+3)!`
   (:math:`x \ge 0`); derivatives :math:`\tfrac12\sinh\sqrt x/\sqrt x` and the series
   :math:`\sum (j+1)x^j/(2j+2q+1)!` for :math:`q = 1, 2, 3`;
-* :math:`k(r) = \operatorname{artanh}(\sqrt r)/\sqrt r = \sum r^j/(2j+1)`, its derivative
-  :math:`\sum (j+1)r^j/(2j+3) = (1/(1-r) - k)/(2r)`, and
-  :math:`\operatorname{artanh}^2\sqrt r = rk(r)^2` with derivative :math:`k(r)/(1 - r)`
-  (:math:`0 \le r < 1`; a product of two series with positive coefficients).
+* :math:`h(q) = \operatorname{arsinh}(\sqrt q)/\sqrt q = \int_0^1(1 + qs^2)^{-1/2}ds`
+  (decreasing and convex) and :math:`\operatorname{arsinh}^2\sqrt q = qh(q)^2` (increasing
+  with a decreasing derivative), :math:`q \ge 0`, whose ranges over an interval are also at its
+  endpoints; at a point below :math:`q = 1/4`, alternating series bracketed by consecutive
+  partial sums (:func:`~dpcore.sampling.interval_ad.alternating_series`).
 
 At a float point the series is summed in interval arithmetic below a threshold (the tail is
 bounded by a geometric series: each omitted term is at most 1/4 of the previous one, so the
@@ -32,11 +33,11 @@ import math
 
 import numpy as np
 
+from .interval_ad import alternating_series
 from .intervals import Interval
 
-__all__ = ["artanh2_parts", "asinh2_parts", "asinhc_parts", "clip_parts", "cosh_sqrt_parts",
-           "exp_parts", "k_parts", "phi1_parts", "phi2_parts", "recip_parts",
-           "sinhc_sqrt_parts"]
+__all__ = ["asinh2_parts", "asinhc_parts", "clip_parts", "cosh_sqrt_parts", "phi1_parts",
+           "phi2_parts", "sinhc_sqrt_parts"]
 
 #: Series terms at a point (below the thresholds the ratio of consecutive terms is <= 1/4).
 _TERMS = 14
@@ -76,8 +77,6 @@ _PHI2 = _make_series(lambda j: (1, math.factorial(2 * j + 3)))
 _DSH = _make_series(lambda j: (j + 1, math.factorial(2 * j + 3)))
 _DPHI1 = _make_series(lambda j: (j + 1, math.factorial(2 * j + 4)))
 _DPHI2 = _make_series(lambda j: (j + 1, math.factorial(2 * j + 5)))
-_K = _make_series(lambda j: (1, 2 * j + 1))
-_DK = _make_series(lambda j: (j + 1, 2 * j + 3))
 
 
 def _split(x, small, series, closed):
@@ -141,46 +140,39 @@ def _dphi2(x):
     return _split(x, x <= _X_SERIES, lambda v: _series_at(v, _DPHI2, 0.25), closed)
 
 
-def _k(r):
-    def closed(ri):
-        s = ri.sqrt()
-        return ((s + 1.0).log() - (1.0 - s).log()) / (s * 2.0)
-    return _split(r, r <= _R_SERIES, lambda v: _series_at(v, _K, 0.3), closed)
+def _domain(x, lo_bound=0.0):
+    """(non-finite mask, lower end, upper end) of intervals clipped to ``[lo_bound, inf)``."""
+    bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
+    lo = np.maximum(np.where(bad, lo_bound, x.lo), lo_bound)
+    return bad, lo, np.maximum(np.where(bad, lo_bound, x.hi), lo)
 
 
-def _dk(r):
-    def closed(ri):
-        return (1.0 / (1.0 - ri) - _k(ri.lo)) / (ri * 2.0)
-    return _split(r, r <= _R_SERIES, lambda v: _series_at(v, _DK, 0.3), closed)
+def _whole_where(bad, iv):
+    return Interval._make(np.where(bad, -np.inf, iv.lo), np.where(bad, np.inf, iv.hi))
 
 
-def _increasing(f, df, lo_bound=0.0, hi_bound=np.inf):
-    """``parts`` of a function increasing with an increasing derivative on its domain;
-    intervals reaching outside ``[lo_bound, hi_bound)`` give the whole line."""
+def _monotone(f, df, f_increasing, df_increasing):
+    r"""``parts`` of a function of :math:`x \ge 0` that is monotone with a monotone derivative
+    (value and slope ranges at the endpoints); non-finite intervals give the whole line."""
     def parts(x, slope=True):
-        bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
-        lo = np.maximum(np.where(bad, lo_bound, x.lo), lo_bound)
-        hi = np.maximum(np.where(bad, lo_bound, x.hi), lo)
-        bad |= hi >= hi_bound
-        lo_s, hi_s = np.where(bad, lo_bound, lo), np.where(bad, lo_bound, hi)
-        v = Interval._make(f(lo_s).lo, f(hi_s).hi)
-        v = Interval._make(np.where(bad, -np.inf, v.lo), np.where(bad, np.inf, v.hi))
+        bad, lo, hi = _domain(x)
+        a, b = (lo, hi) if f_increasing else (hi, lo)
+        v = _whole_where(bad, Interval._make(f(a).lo, f(b).hi))
         if not slope:
             return v, None
-        d = Interval._make(df(lo_s).lo, df(hi_s).hi)
-        return v, Interval._make(np.where(bad, -np.inf, d.lo), np.where(bad, np.inf, d.hi))
+        a, b = (lo, hi) if df_increasing else (hi, lo)
+        return v, _whole_where(bad, Interval._make(df(a).lo, df(b).hi))
     return parts
+
+
+def _increasing(f, df):
+    return _monotone(f, df, True, True)
 
 
 cosh_sqrt_parts = _increasing(_ch, lambda x: _sh(x) * 0.5)
 sinhc_sqrt_parts = _increasing(_sh, _dsh)
 phi1_parts = _increasing(_phi1, _dphi1)
 phi2_parts = _increasing(_phi2, _dphi2)
-#: :math:`r` must stay below this (the residual's eigenvalue ratio below about 4e5).
-R_MAX = 1.0 - 1e-5
-k_parts = _increasing(_k, _dk, 0.0, R_MAX)
-artanh2_parts = _increasing(lambda r: Interval.point(r) * _k(r).square(),
-                            lambda r: _k(r) / (1.0 - Interval.point(r)), 0.0, R_MAX)
 
 
 #: :math:`\operatorname{arsinh}(\sqrt q)/\sqrt q = \sum_j (-1)^j c_jq^j`,
@@ -193,16 +185,7 @@ _DASINHC = [Interval.point(float((-1) ** (i + 1) * (i + 1) * math.comb(2 * i + 2
 
 
 def _alternating_at(q, coefs):
-    """Enclosure of an alternating series with terms of decreasing magnitude at floats
-    ``q``: between its last two partial sums."""
-    qi = Interval.point(q)
-    power = Interval.point(np.ones_like(q))
-    partial = prev = None
-    for c in coefs:
-        term = c * power
-        prev, partial = partial, (term if partial is None else partial + term)
-        power = power * qi
-    return Interval._make(np.minimum(prev.lo, partial.lo), np.maximum(prev.hi, partial.hi))
+    return alternating_series(Interval.point(q), coefs)
 
 
 def _asinhc(q):
@@ -218,61 +201,21 @@ def _dasinhc(q):
     return _split(q, q <= _R_SERIES, lambda v: _alternating_at(v, _DASINHC), closed)
 
 
-def asinhc_parts(q, slope=True):
-    r"""``parts`` of :math:`h(q) = \operatorname{arsinh}(\sqrt q)/\sqrt q =
-    \int_0^1(1 + qs^2)^{-1/2}ds`, :math:`q \ge 0`: decreasing and convex (its derivatives
-    under the integral have signs -, +), so the value and slope ranges are at the
-    endpoints."""
-    bad = ~(np.isfinite(q.lo) & np.isfinite(q.hi))
-    lo = np.maximum(np.where(bad, 0.0, q.lo), 0.0)
-    hi = np.maximum(np.where(bad, 0.0, q.hi), lo)
-    v = Interval._make(np.where(bad, -np.inf, _asinhc(hi).lo), np.where(bad, np.inf,
-                                                                        _asinhc(lo).hi))
-    if not slope:
-        return v, None
-    d = Interval._make(np.where(bad, -np.inf, _dasinhc(lo).lo),
-                       np.where(bad, np.inf, _dasinhc(hi).hi))
-    return v, d
+def _asinh2(x):
+    return Interval.point(x) * _asinhc(x).square()
 
 
-def asinh2_parts(q, slope=True):
-    r"""``parts`` of :math:`\operatorname{arsinh}^2\sqrt q = qh(q)^2`, :math:`q \ge 0`:
-    increasing with the decreasing derivative :math:`h(q)/\sqrt{1 + q}` (a product of two
-    decreasing positive functions)."""
-    bad = ~(np.isfinite(q.lo) & np.isfinite(q.hi))
-    lo = np.maximum(np.where(bad, 0.0, q.lo), 0.0)
-    hi = np.maximum(np.where(bad, 0.0, q.hi), lo)
-
-    def val(x):
-        return Interval.point(x) * _asinhc(x).square()
-
-    def der(x):
-        return _asinhc(x) / (Interval.point(x) + 1.0).sqrt()
-    v = Interval._make(np.where(bad, -np.inf, val(lo).lo), np.where(bad, np.inf, val(hi).hi))
-    if not slope:
-        return v, None
-    return v, Interval._make(np.where(bad, -np.inf, der(hi).lo), np.where(bad, np.inf,
-                                                                          der(lo).hi))
+def _dasinh2(x):
+    return _asinhc(x) / (Interval.point(x) + 1.0).sqrt()
 
 
-def exp_parts(x, slope=True):
-    """``parts`` of :math:`e^x`."""
-    v = x.exp()
-    return v, (v if slope else None)
-
-
-def recip_parts(x, slope=True):
-    """``parts`` of :math:`1/x` for :math:`x > 0` (whole line where the interval reaches 0)."""
-    bad = ~(x.lo > 0) | ~np.isfinite(x.hi)
-    lo = np.where(bad, 1.0, x.lo)
-    hi = np.where(bad, 1.0, x.hi)
-    li, hi_i = Interval.point(lo), Interval.point(hi)
-    v = Interval._make((1.0 / hi_i).lo, (1.0 / li).hi)
-    v = Interval._make(np.where(bad, -np.inf, v.lo), np.where(bad, np.inf, v.hi))
-    if not slope:
-        return v, None
-    d = Interval._make((-1.0 / li.square()).lo, (-1.0 / hi_i.square()).hi)
-    return v, Interval._make(np.where(bad, -np.inf, d.lo), np.where(bad, np.inf, d.hi))
+#: ``parts`` of :math:`h(q) = \operatorname{arsinh}(\sqrt q)/\sqrt q`: decreasing and
+#: convex (its derivatives under the integral have signs -, +).
+asinhc_parts = _monotone(_asinhc, _dasinhc, False, True)
+#: ``parts`` of :math:`\operatorname{arsinh}^2\sqrt q = qh(q)^2`: increasing, with the
+#: decreasing derivative :math:`h(q)/\sqrt{1 + q}` (a product of two decreasing positive
+#: functions).
+asinh2_parts = _monotone(_asinh2, _dasinh2, True, False)
 
 
 def clip_parts(tau):
@@ -341,16 +284,6 @@ def _d2asinhc(q):
         inv = 1.0 / (qi + 1.0).sqrt()
         return -(inv * inv * inv * 0.5 + _dasinhc(qi.lo) * 3.0) / (qi * 2.0)
     return _split(q, q <= _R_SERIES, lambda v: _alternating_at(v, _D2ASINHC), closed)
-
-
-def _domain(x, lo_bound=0.0):
-    bad = ~(np.isfinite(x.lo) & np.isfinite(x.hi))
-    lo = np.maximum(np.where(bad, lo_bound, x.lo), lo_bound)
-    return bad, lo, np.maximum(np.where(bad, lo_bound, x.hi), lo)
-
-
-def _whole_where(bad, iv):
-    return Interval._make(np.where(bad, -np.inf, iv.lo), np.where(bad, np.inf, iv.hi))
 
 
 def _increasing_curvature(d2):

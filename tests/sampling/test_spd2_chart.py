@@ -104,21 +104,27 @@ def test_hyperbolic_series_enclose_mpmath(name):
         assert hi - lo <= 1e-9 * abs(float(ref)), (name, xi, hi - lo)
 
 
-def test_artanh_functions_enclose_mpmath():
+def test_arsinh_functions_enclose_mpmath():
     mpmath.mp.prec = 120
     f = mpmath
-    k = (lambda r: f.atanh(f.sqrt(r)) / f.sqrt(r))
-    r = np.array([1e-12, 1e-4, 0.1, 0.25, 0.2500001, 0.5, 0.9, 0.99999])
-    for fn, exact in ((P._k, k), (P._dk, lambda x: f.diff(k, x))):
-        out = fn(r)
-        for ri, lo, hi in zip(r, out.lo, out.hi, strict=True):
-            ref = exact(f.mpf(float(ri)))
-            assert f.mpf(lo) <= ref <= f.mpf(hi), (fn, ri, lo, hi, ref)
-    v, s = P.artanh2_parts(Interval(np.array([0.1, 0.3]), np.array([0.2, 0.9])))
-    for i, (a, b) in enumerate(((0.1, 0.2), (0.3, 0.9))):
-        for x in np.linspace(a, b, 7):
-            assert v.lo[i] <= float(f.atanh(f.sqrt(x)) ** 2) <= v.hi[i]
-            assert s.lo[i] <= float(k(f.mpf(x)) / (1 - f.mpf(x))) <= s.hi[i]
+    h = (lambda q: f.asinh(f.sqrt(q)) / f.sqrt(q))
+    q = np.array([1e-12, 1e-4, 0.1, 0.25, 0.2500001, 0.5, 1.0, 5.0, 100.0])
+    for fn, exact in ((P._asinhc, h), (P._dasinhc, lambda x: f.diff(h, x))):
+        out = fn(q)
+        for qi, lo, hi in zip(q, out.lo, out.hi, strict=True):
+            ref = exact(f.mpf(float(qi)))
+            assert f.mpf(lo) <= ref <= f.mpf(hi), (fn, qi, lo, hi, ref)
+            assert hi - lo <= 1e-9 * abs(float(ref)), (fn, qi, hi - lo)
+    iv = Interval(np.array([0.0, 0.1, 0.3]), np.array([0.05, 0.2, 2.0]))
+    for parts, value, slope in (
+            (P.asinhc_parts, h, lambda x: f.diff(h, x)),
+            (P.asinh2_parts, lambda x: f.asinh(f.sqrt(x)) ** 2,
+             lambda x: f.diff(lambda u: f.asinh(f.sqrt(u)) ** 2, x))):
+        v, s = parts(iv)
+        for i in range(3):
+            for x in np.linspace(max(iv.lo[i], 1e-9), iv.hi[i], 7):
+                assert v.lo[i] <= float(value(f.mpf(x))) <= v.hi[i]
+                assert s.lo[i] <= float(slope(f.mpf(x))) <= s.hi[i]
 
 
 def test_clip_parts_hold_values_and_slopes():
