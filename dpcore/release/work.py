@@ -340,7 +340,9 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
         if plan["exact"]:
             worst_case = "predicted_work" not in plan
             exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])
-            if plan.get("exact_sampler") == "far-field bundle":
+            # priced as the release prices it: its bundle prediction by the bundle's kernel
+            # (a worst case over the uniform proposals keeps the library's gradient)
+            if not worst_case and plan.get("exact_sampler") == "far-field bundle":
                 exact_kind = "bundle"
     # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
     linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")
