@@ -100,8 +100,12 @@ def fresh_env(tmp_path_factory):
                                                      radius=0.3))
     argv = shlex.split(line)
     assert argv[:4] == ["python", "-m", "pip", "install"]
-    run([python, *argv[1:]], env, home)
-    run([python, "-m", "pip", "install", *dev_pins("nbclient", "ipykernel")], env, home)
+    # The printed line as it is, with pip's --no-compile: the same packages, without the
+    # byte-code of every module of numpy, scipy and numba written ahead (about 13 CPU s on
+    # the 2-core machine); Python compiles what the script imports when it imports it.
+    run([python, *argv[1:4], "--no-compile", *argv[4:]], env, home)
+    run([python, "-m", "pip", "install", "--no-compile", *dev_pins("nbclient", "ipykernel")],
+        env, home)
     return python, env
 
 
