@@ -34,6 +34,7 @@ from dpcore.data.shipped import geomstats_data_path
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 
 from .manifold_cases import MANIFOLDS
+from .picks import pick
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 S2 = Sphere(2)
@@ -375,17 +376,20 @@ ODD = st.sampled_from([
 ])
 
 
+ANY_NUMBER = st.one_of(NUMBER, ODD)  # built once, like the strategies of pick
+
+
 @st.composite
 def cell(draw, delimiter, clean):
     """A cell: mostly a number, written in some way; ``clean`` cells are numbers that both
     readers accept (unless a rare token slips in)."""
-    text = draw(MODERATE if clean and draw(st.integers(0, 30)) else st.one_of(NUMBER, ODD))
+    text = draw(MODERATE if clean and draw(st.integers(0, 30)) else ANY_NUMBER)
     if delimiter != "," and draw(st.integers(0, 3)) == 0:
         text = text.replace(".", ",")
-    pad = draw(st.sampled_from(["", "", "", " ", "\t", "\u00a0"]))
+    pad = draw(pick(["", "", "", " ", "\t", "\u00a0"]))
     pad = "" if clean and pad == delimiter else pad
     text = pad + text + pad[::-1]
-    how = draw(st.sampled_from(["plain"] * 4 + ["quoted", "comma"] + ["broken"] * (not clean)))
+    how = draw(pick(["plain"] * 4 + ["quoted", "comma"] + ["broken"] * (not clean)))
     if how == "quoted" or (how == "comma" and delimiter == ","):
         if how == "comma":
             text = text.replace(".", ",")
@@ -400,11 +404,11 @@ def cell(draw, delimiter, clean):
 def files(draw):
     """Tables of random cells (mostly numbers) in a random dialect, with blank lines, blank
     records, short and long rows, group and unnamed columns."""
-    m = draw(st.sampled_from([Euclidean(3), Euclidean(1), S2]))
-    task = draw(st.sampled_from(["mean", "regression"]))
-    delimiter = draw(st.sampled_from([",", ";", "\t", "|"]))
+    m = draw(pick([Euclidean(3), Euclidean(1), S2]))
+    task = draw(pick(["mean", "regression"]))
+    delimiter = draw(pick([",", ";", "\t", "|"]))
     header = (["x"] if task == "regression" else []) + m.csv_columns()
-    extra = draw(st.sampled_from([[], ["who"], [""], ["who", ""]]))
+    extra = draw(pick([[], ["who"], [""], ["who", ""]]))
     header = header + extra
     if draw(st.booleans()):
         header = draw(st.permutations(header))
@@ -412,7 +416,7 @@ def files(draw):
     out = [delimiter.join(header)]
     clean = draw(st.booleans())
     for _ in range(draw(st.integers(0, 12))):
-        kind = draw(st.sampled_from(["row"] * 12 + ["blank", "empty", "spaces"]
+        kind = draw(pick(["row"] * 12 + ["blank", "empty", "spaces"]
                                     + ["short", "long"] * (not clean)))
         if kind == "blank":
             out.append("")
@@ -426,13 +430,13 @@ def files(draw):
             for j, name in enumerate(header[:len(cells)]):
                 if name == "who":
                     names = ["ann", " bob ", "c d", "é"] + ["", "\x1c"] * (not clean)
-                    cells[j] = draw(st.sampled_from(names))
+                    cells[j] = draw(pick(names))
                 elif name == "" and (clean or draw(st.integers(0, 5))):
-                    cells[j] = draw(st.sampled_from(["", " "]))
+                    cells[j] = draw(pick(["", " "]))
             out.append(delimiter.join(cells))
-    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
-    text = newline.join(out) + draw(st.sampled_from(["", newline, newline * 2]))
-    kwargs = {"blank": draw(st.sampled_from(["error", "drop"]))}
+    newline = draw(pick(["\n", "\r\n", "\r"]))
+    text = newline.join(out) + draw(pick(["", newline, newline * 2]))
+    kwargs = {"blank": draw(pick(["error", "drop"]))}
     if "who" in header:
         kwargs["group"] = "who"
     return m, task, text, kwargs

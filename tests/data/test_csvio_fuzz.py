@@ -31,6 +31,7 @@ from dpcore.data.csvio import neutralize_cell
 from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 
 from .manifold_cases import MANIFOLDS
+from .picks import pick
 
 TASKS = ("regression", "mean")
 CASES = [(m, task) for m in MANIFOLDS for task in TASKS]
@@ -177,13 +178,13 @@ def tables(draw):
     Returns ``(m, task, data, planted)`` where ``planted`` lists ``(row, column)`` locations
     the error must name (empty when the mutations may be harmless).
     """
-    m, task = draw(st.sampled_from(CASES))
+    m, task = draw(pick(CASES))
     header, rows = BASE[(repr(m), task)]
     header = list(header)
     n_rows = draw(st.integers(1, len(rows)))
     rows = [list(r) for r in rows[:n_rows]]
     planted = []
-    kinds = draw(st.lists(st.sampled_from([
+    kinds = draw(st.lists(pick([
         "bad_cell", "odd_cell", "drop_header_col", "drop_col", "dup_header", "extra_col",
         "no_header", "short_row", "long_row", "blank_lines", "case_space_header", "shuffle",
         "scale_row", "zero_row", "constant_x", "negate_row", "many_rows",
@@ -195,13 +196,13 @@ def tables(draw):
         i = draw(st.integers(0, len(rows) - 1))
         j = draw(st.integers(0, width - 1))
         if kind == "bad_cell" and header is not None and len(rows[i]) == width:
-            token = draw(st.sampled_from(BAD_TOKENS))
+            token = draw(pick(BAD_TOKENS))
             rows[i][j] = token
             if all(k in ("bad_cell", "odd_cell", "scale_row", "zero_row", "negate_row",
                          "constant_x") for k in kinds):
                 planted.append((i, j, token))
         elif kind == "odd_cell" and len(rows[i]) > j:
-            rows[i][j] = draw(st.sampled_from(ODD_TOKENS))
+            rows[i][j] = draw(pick(ODD_TOKENS))
         elif kind == "drop_header_col" and header is not None and len(header) > 1:
             del header[j]
         elif kind == "drop_col" and header is not None and len(header) > 1:
@@ -214,15 +215,15 @@ def tables(draw):
             for r in rows:
                 r.append(r[j] if j < len(r) else "0")
         elif kind == "extra_col" and header is not None:
-            header.append(draw(st.sampled_from(["z", "weight", "", "y99", "=cmd", "x"])))
+            header.append(draw(pick(["z", "weight", "", "y99", "=cmd", "x"])))
             for r in rows:
-                r.append(draw(st.sampled_from(ODD_TOKENS)))
+                r.append(draw(pick(ODD_TOKENS)))
         elif kind == "no_header":
             header = None
         elif kind == "short_row":
             rows[i] = rows[i][: draw(st.integers(0, max(len(rows[i]) - 1, 0)))]
         elif kind == "long_row":
-            rows[i] = rows[i] + [draw(st.sampled_from(ODD_TOKENS + BAD_TOKENS))]
+            rows[i] = rows[i] + [draw(pick(ODD_TOKENS + BAD_TOKENS))]
         elif kind == "blank_lines":
             rows.insert(i, [])
         elif kind == "case_space_header" and header is not None:
@@ -232,7 +233,7 @@ def tables(draw):
             header = [header[p] for p in perm]
             rows = [[r[p] for p in perm] for r in rows]
         elif kind in ("scale_row", "zero_row", "negate_row"):
-            factor = {"scale_row": draw(st.sampled_from([2.0, 1e-200, 1e6, 0.5, 1e-320])),
+            factor = {"scale_row": draw(pick([2.0, 1e-200, 1e6, 0.5, 1e-320])),
                       "zero_row": 0.0, "negate_row": -1.0}[kind]
             start = 1 if task == "regression" else 0
             try:
@@ -252,17 +253,17 @@ def tables(draw):
     # (An all-blank row is skipped as a blank line, so nothing is located there.)
     planted = [(i + 2, columns[j]) for i, j, token in planted
                if rows[i][j] == token and any(c.strip() for c in rows[i])]
-    delimiter = draw(st.sampled_from(DELIMITERS))
+    delimiter = draw(pick(DELIMITERS))
     if delimiter in ";\t" and draw(st.booleans()):
         rows = [[c.replace(".", ",") for c in r] for r in rows]  # decimal commas
-    quoting = draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
-    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    quoting = draw(pick([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+    newline = draw(pick(["\n", "\r\n", "\r"]))
     text = serialize(header, rows, delimiter=delimiter, quoting=quoting, newline=newline)
     if draw(st.booleans()):
         text = text.rstrip("\r\n")
-    encoding = draw(st.sampled_from(ENCODINGS))
+    encoding = draw(pick(ENCODINGS))
     data = encode(text, encoding)
-    corruption = draw(st.sampled_from(["none"] * 6 + ["truncate", "insert", "flip"]))
+    corruption = draw(pick(["none"] * 6 + ["truncate", "insert", "flip"]))
     if corruption != "none" and data:
         pos = draw(st.integers(0, len(data) - 1))
         if corruption == "truncate":

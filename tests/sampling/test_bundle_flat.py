@@ -136,17 +136,27 @@ def test_leaf_lower_bound_is_pointwise(d):
 
 
 # ------------------------------------------------------------------------------ exactness
+def g_by_coordinate(t, y, z):
+    """g of the proposals ``z`` ``(m, 2, d)``, as :func:`g_of` gives it to rounding (the
+    library's closed form, one contiguous ``(m, n)`` array per coordinate: ~2x faster on the
+    uniform reference's millions of proposals; agreement checked on its draws)."""
+    r = [y[:, k] - z[:, 0, k, None] - t * z[:, 1, k, None] for k in range(y.shape[1])]
+    norm = np.sqrt(sum(rk * rk for rk in r))
+    scale = np.minimum(1.0, TAU / np.where(norm > 0, norm, 1.0))
+    return np.sqrt(sum(np.mean(rk * scale, axis=-1) ** 2 + np.mean(t * rk * scale, axis=-1) ** 2
+                       for rk in r))
+
+
 def uniform_reference(t, y, sigma, lat, draws):
-    """``draws`` draws of the audited uniform exact sampler on the lattice's support (seed 2)."""
+    """``draws`` draws of the audited uniform exact sampler on the lattice's support (seed 2)
+    and their g (the library's)."""
     d = lat.foot_dim
-
-    def g(z):
-        return g_of(t, y, z[:, 0], z[:, 1])
-
     support = BundleBall(UniformBall(Euclidean(d), lat.center, lat.radius), lat.max_speed)
-    ref, _ = sample_kng_exact(g, sigma, support, draws, np.random.default_rng(2),
-                              n_terms=t.size)
-    return ref, g(ref)
+    ref, _ = sample_kng_exact(lambda z: g_by_coordinate(t, y, z), sigma, support, draws,
+                              np.random.default_rng(2), n_terms=t.size)
+    g_ref = g_of(t, y, ref[:, 0], ref[:, 1])
+    np.testing.assert_allclose(g_by_coordinate(t, y, ref), g_ref, rtol=1e-13)
+    return ref, g_ref
 
 
 def assert_agrees_with_uniform_exact(sampler, lat, t, y, sigma, threshold, draws=1500):

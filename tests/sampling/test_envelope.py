@@ -264,7 +264,16 @@ def test_refined_joint_draws_match_quadrature_on_the_line():
     v = -max_norm + hv * (np.arange(2400) + 0.5)
     pp, vv = np.meshgrid(p, v, indexing="ij")
     z = np.stack([pp.ravel(), vv.ravel()], axis=-1)[:, :, None]
-    gz = np.concatenate([g(z[i:i + 20_000]) for i in range(0, len(z), 20_000)])  # cache-sized
+
+    def g_line(z):
+        """g on R^1 from (points, n) arrays: _clipped_gradient's formula without its size-1
+        coordinate axis (2-3x faster on the 2.9 million nodes; checked against g below)."""
+        r = y[:, 0] - z[:, 0] - t * z[:, 1]
+        r = r * np.minimum(1.0, tau / np.maximum(np.abs(r), 1e-300))
+        return np.sqrt(r.mean(axis=1) ** 2 + (t * r).mean(axis=1) ** 2)
+
+    np.testing.assert_allclose(g_line(z[::97]), g(z[::97]), rtol=1e-13)
+    gz = np.concatenate([g_line(z[i:i + 20_000]) for i in range(0, len(z), 20_000)])
     w = np.exp(-(gz - gz.min()) / kng.sigma).reshape(pp.shape)
     pvalues = []
     for axis, grid, h, vals in ((1, p, hp, res.values[:, 0, 0]), (0, v, hv, res.values[:, 1, 0])):

@@ -25,6 +25,8 @@ from dpcore.sampling.bundle_farfield import (
 from dpcore.sampling.sphere_enclosure import SphereBundleChart
 from dpcore.sampling.sphere_jacobian_bounds import residual_turn_rate, term_change_bounds
 
+from .test_bundle_sphere import _transport_back as transport_back
+
 S2 = Sphere(2)
 CHART = SphereBundleChart(np.array([0.0, 0.0, 1.0]))
 
@@ -95,18 +97,8 @@ def test_prediction_speed_bound_holds(rng):
 
 def _transport_back(ps, x):
     """Parallel transport of x (3,) along the polyline ps back to ps[0] (exact per geodesic
-    piece)."""
-    for k in range(len(ps) - 1, 0, -1):
-        a, b = ps[k], ps[k - 1]
-        axis = np.cross(a, b)
-        sn = np.linalg.norm(axis)
-        if sn < 1e-300:
-            continue
-        axis /= sn
-        ang = math.atan2(sn, a @ b)
-        x = (x * math.cos(ang) + np.cross(axis, x) * math.sin(ang)
-             + axis * (axis @ x) * (1 - math.cos(ang)))
-    return x
+    piece; test_bundle_sphere's rotation of several vectors at once)."""
+    return transport_back(ps, x)[0]
 
 
 def _response(kind, zc, t, tau, rng):
