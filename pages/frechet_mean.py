@@ -26,7 +26,7 @@ from dpcore.visualization.subsample import subsample_for_drawing, subsample_note
 from ui import figures
 from ui import manifolds as M
 from ui.caps import CAPS
-from ui.figures import show_figure
+from ui.figures import frame_key, show_figure
 from ui.frechet_data import data_and_budget, data_numbers, figure_data, per_data
 from ui.frechet_notes import assumptions_box, teaching_notes
 from ui.logic import export as X
@@ -67,6 +67,13 @@ init = settings_state.init
 draws_cached = st.cache_data(show_spinner=False, max_entries=64)(S.frechet_mechanism_draws)
 sim_cached = st.cache_data(show_spinner=False, max_entries=512)(S.frechet_simulation_one_n)
 sens_cached = st.cache_data(show_spinner=False, max_entries=64)(S.frechet_sensitivity_simulation)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs={pd.DataFrame: frame_key})
+def sim_figure(frame, metric, epsilon):
+    """The simulation's figure (synthetic data only), kept per frame: every rerun of the page
+    while the studies are open draws it again from the same cached frame."""
+    return V.frechet_error_figure(frame, metric, epsilon=epsilon)
 
 
 def sample_sizes(text):
@@ -439,8 +446,7 @@ def simulation_section(manifold_key, radius, epsilon):
                                  burn_in=SIM_CHAIN[1], seed=0))
     bar.empty()
     frame = pd.concat(frames, ignore_index=True)
-    show_figure(st, V.frechet_error_figure(frame, metric, epsilon=epsilon), width="stretch",
-                    key="fm_sim")
+    show_figure(st, sim_figure(frame, metric, epsilon), width="stretch", key="fm_sim")
     amb = frame[frame["mechanism"] == "ambient_laplace"]["left_manifold"]
     if manifold_key == "sphere":
         st.info(f"Ambient releases off the manifold: {amb.mean():.0%} at every n of the "

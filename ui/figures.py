@@ -98,6 +98,16 @@ def _replace_colors(node):
     return node
 
 
+def frame_key(frame):
+    """What ``st.cache_data`` knows a data frame by (``hash_funcs={pd.DataFrame: frame_key}``):
+    its columns, dtypes, index and every value. (Streamlit's own hash of a frame of 100,000
+    rows or more reads a sample of its rows.)"""
+    import pandas as pd
+
+    return (list(map(str, frame.columns)), list(map(str, frame.dtypes)),
+            pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+
+
 def show_figure(where, fig, *, alt=None, **kwargs):
     """Draw ``fig`` with ``where.plotly_chart``, readable in both themes and with a text
     alternative.
