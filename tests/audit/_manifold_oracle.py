@@ -50,6 +50,7 @@ import numpy as np
 from scipy import integrate, special
 
 from . import _oracle as O
+from ._gauss import leggauss
 
 SQRT2 = np.sqrt(2.0)
 
@@ -63,10 +64,10 @@ def ball3_grid(radius, n_rho, n_theta=None, n_phi=None):
     """
     n_theta = n_rho if n_theta is None else n_theta
     n_phi = 2 * n_theta if n_phi is None else n_phi
-    x, wx = np.polynomial.legendre.leggauss(n_rho)
+    x, wx = leggauss(n_rho)
     rho = 0.5 * radius * (x + 1.0)
     w_rho = 0.5 * radius * wx * rho**2
-    ct, wt = np.polynomial.legendre.leggauss(n_theta)
+    ct, wt = leggauss(n_theta)
     st = np.sqrt(1.0 - ct**2)
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi
     rr, tt, pp = np.meshgrid(rho, np.arange(n_theta), phi, indexing="ij")
@@ -86,7 +87,7 @@ def disk_star_grid(apex, radius, n_rho, n_phi):
     u = np.stack([np.cos(phi), np.sin(phi)], axis=-1)
     bu = u @ apex
     s = -bu + np.sqrt(np.maximum(bu**2 - apex @ apex + radius**2, 0.0))
-    x, wx = np.polynomial.legendre.leggauss(n_rho)
+    x, wx = leggauss(n_rho)
     rho = 0.5 * s[:, None] * (x[None] + 1.0)
     w = 0.5 * s[:, None] * wx[None] * rho * (2.0 * np.pi / n_phi)
     coords = apex + rho[..., None] * u[:, None, :]
@@ -99,7 +100,7 @@ def ball3_star_grid(apex, radius, n_rho, n_theta, n_phi=None):
     from the apex to the sphere along u. Returns coordinates (m, 3) and Lebesgue weights."""
     apex = np.asarray(apex, dtype=float)
     n_phi = 2 * n_theta if n_phi is None else n_phi
-    ct, wt = np.polynomial.legendre.leggauss(n_theta)
+    ct, wt = leggauss(n_theta)
     st = np.sqrt(1.0 - ct**2)
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi
     u = np.stack([st[:, None] * np.cos(phi)[None], st[:, None] * np.sin(phi)[None],
@@ -107,7 +108,7 @@ def ball3_star_grid(apex, radius, n_rho, n_theta, n_phi=None):
     w_dir = np.repeat(wt, n_phi) * (2.0 * np.pi / n_phi)
     bu = u @ apex
     s = -bu + np.sqrt(np.maximum(bu**2 - apex @ apex + radius**2, 0.0))
-    x, wx = np.polynomial.legendre.leggauss(n_rho)
+    x, wx = leggauss(n_rho)
     rho = 0.5 * s[:, None] * (x[None] + 1.0)
     w = 0.5 * s[:, None] * wx[None] * rho**2 * w_dir[:, None]
     return (apex + rho[..., None] * u[:, None, :]).reshape(-1, 3), w.ravel()
@@ -438,7 +439,7 @@ def spd_laplace_cell_probs(sigma, rho_edges, n_gl=24):
     (the cells are bounded by the radius edges and cos θ = 0, ±1/√2, ±1). Returns an array
     (len(rho_edges) − 1, 4), normalized over the cells given.
     """
-    x, wx = np.polynomial.legendre.leggauss(n_gl)
+    x, wx = leggauss(n_gl)
     out = np.zeros((len(rho_edges) - 1, 4))
     for i, (a, b) in enumerate(zip(rho_edges[:-1], rho_edges[1:], strict=True)):
         rho = a + 0.5 * (b - a) * (x + 1)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ._gauss import leggauss
+
 NORTH = np.array([0.0, 0.0, 1.0])
 
 
@@ -106,7 +108,9 @@ def tangent_frame(x):
 
 def point_at(center, rho, phi):
     """The point at distance ``rho`` from ``center`` in direction angle ``phi`` of its frame."""
-    e1, e2 = tangent_frame(center)
+    center = np.asarray(center, dtype=float)
+    one = center.ndim > 1 and not any(center.strides[:-1])  # one centre broadcast: frame once
+    e1, e2 = tangent_frame(center.reshape(-1, 3)[0] if one else center)
     rho = np.asarray(rho, float)[..., None]
     phi = np.asarray(phi, float)[..., None]
     return exp(center, rho * (np.cos(phi) * e1 + np.sin(phi) * e2))
@@ -447,6 +451,8 @@ class PairSearchGrid:
         self.tau = tau
         self.speed = norm(grid.vectors)
         assert np.all(self.speed > 0)
+        # the grid's few distinct speeds: functions of t·speed are evaluated once per speed
+        self.speeds, self.speed_of = np.unique(self.speed, return_inverse=True)
         self.e_hat = grid.vectors / self.speed[:, None]
         self.m = _cross(self.points, self.e_hat)
 
@@ -461,15 +467,18 @@ class PairSearchGrid:
         """(K, G) normalized log-densities of the K data sets shared ∪ {(t_new_k, y_new_k)}
         (n observations each), noise σ."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            s = t_new[:, None] * self.speed[None]
+            # cos, sin and sinc of s = t·speed per distinct speed, then gathered for every node:
+            # the same numbers as on the (K, G) products (equal speeds, equal products)
+            s = t_new[:, None] * self.speeds[None]
             cs, sn = np.cos(s), np.sin(s)
+            sinc = np.where(s > 1e-6, sn / np.where(s > 1e-6, s, 1.0), 1.0 - s * s / 6.0)
+            cs, sn, sinc = cs[:, self.speed_of], sn[:, self.speed_of], sinc[:, self.speed_of]
             yp, ye, ym = (np.einsum("kd,gd->kg", y_new, a) for a in (self.points, self.e_hat,
                                                                      self.m))
             a = cs * ye - sn * yp
             r = np.sqrt(a * a + ym * ym)
             k = np.minimum(np.arctan2(r, cs * yp + sn * ye), self.tau) / r
             alpha, beta = k * a, k * ym
-            sinc = np.where(s > 1e-6, sn / np.where(s > 1e-6, s, 1.0), 1.0 - s * s / 6.0)
             tt = t_new[:, None]
             parts = (shared[0] - alpha, shared[1] - cs * beta, shared[2] - tt * alpha,
                      shared[3] - tt * sinc * beta)
@@ -539,7 +548,7 @@ class Grid:
 def sphere_grid(n_theta, n_phi=None):
     """Gauss–Legendre in cos θ × uniform φ; weights sum to 4π."""
     n_phi = 2 * n_theta if n_phi is None else n_phi
-    z, wz = np.polynomial.legendre.leggauss(n_theta)
+    z, wz = leggauss(n_theta)
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi
     zz, pp = np.meshgrid(z, phi, indexing="ij")
     r = np.sqrt(1.0 - zz**2)
@@ -551,7 +560,7 @@ def sphere_grid(n_theta, n_phi=None):
 def ball_grid(center, radius, n_rho, n_phi=None):
     """Geodesic polar grid on B_radius(center): Gauss–Legendre in ρ, uniform φ, weight sin ρ."""
     n_phi = 2 * n_rho if n_phi is None else n_phi
-    x, wx = np.polynomial.legendre.leggauss(n_rho)
+    x, wx = leggauss(n_rho)
     rho = 0.5 * radius * (x + 1.0)
     w_rho = 0.5 * radius * wx * np.sin(rho)
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi
@@ -564,7 +573,7 @@ def ball_grid(center, radius, n_rho, n_phi=None):
 def disk_grid(radius, n_rho, n_phi=None):
     """Polar grid on the disk |c| ≤ radius of R²: coordinates (m, 2) and Lebesgue weights."""
     n_phi = 2 * n_rho if n_phi is None else n_phi
-    x, wx = np.polynomial.legendre.leggauss(n_rho)
+    x, wx = leggauss(n_rho)
     rho = 0.5 * radius * (x + 1.0)
     w_rho = 0.5 * radius * wx * rho
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi

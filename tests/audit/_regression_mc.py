@@ -244,3 +244,35 @@ def adversarial_pair(geometry, shared, rng, n_points=1500):
             best = (f[i], ((np.append(t_sh, t1), np.vstack([y_sh, y1])),
                            (np.append(t_sh, t2), np.vstack([y_sh, y2])), name))
     return best[1]
+
+
+def joint_gradient_norms(p, v, datasets, tau, chunk=20_000):
+    """``[O.joint_gradient_norm(p, v, t, y, tau) for (t, y) in datasets]`` on S², bit for bit,
+    each distinct observation's term gradients computed once (neighbouring data sets share all
+    but one): the terms of the union are computed by the same elementwise formulas
+    (:func:`tests.audit._oracle.term_gradients`), and each data set's (B, n, 3) terms are
+    gathered in its own order and averaged as :func:`tests.audit._oracle.regression_gradient`
+    averages them."""
+    p = np.atleast_2d(np.asarray(p, float))
+    v = np.atleast_2d(np.asarray(v, float))
+    p, v = np.broadcast_arrays(p, v)
+    index, ts, ys, columns = {}, [], [], []
+    for t, y in datasets:
+        t, y = np.asarray(t, float), np.asarray(y, float)
+        cols = []
+        for t_i, y_i in zip(t, y, strict=True):
+            cols.append(index.setdefault(_key(t_i, y_i), len(ts)))
+            if cols[-1] == len(ts):
+                ts.append(t_i)
+                ys.append(y_i)
+        columns.append((np.array(cols, dtype=np.intp), t))
+    t_all, y_all = np.array(ts, float), np.array(ys, float)
+    out = [np.empty(p.shape[0]) for _ in columns]
+    step = max(1, chunk // t_all.size)  # rows are independent: any block gives the same numbers
+    for i in range(0, p.shape[0], step):
+        a, b = O._regression_terms(p[i:i + step], v[i:i + step], t_all, y_all, tau)
+        for o, (cols, t) in zip(out, columns, strict=True):
+            gp = a[:, cols].mean(axis=1)
+            gv = (t[None, :, None] * b[:, cols]).mean(axis=1)
+            o[i:i + step] = np.sqrt(O.dot(gp, gp) + O.dot(gv, gv))
+    return out

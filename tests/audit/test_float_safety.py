@@ -129,18 +129,27 @@ def _legacy_floats(env, cells, j):
 
 def _legacy_reachable(env, x):
     """Exactly whether ``c + h U`` (some 53-bit U, some kept cell of ``env``) equals ``x``
-    bit for bit: per candidate cell and axis, bisect the monotone map j -> fl(c + fl(h U))."""
+    bit for bit: per candidate cell and axis, bisect the monotone map j -> fl(c + fl(h U)).
+
+    The candidate cells are those of the lattice indices next to ``x`` (shifts of −1, 0, +1
+    per axis); a row is reachable if any of them reaches it, so the shift 0 is tried first and
+    each later shift only for the rows no earlier one reached (the same answer as trying every
+    shift on every row, without bisecting rows already decided)."""
     approx = np.floor((x - env.origin) / env.spacing).astype(np.int64)
     ok = np.zeros(x.shape[0], dtype=bool)
     d = x.shape[1]
-    for shift in np.stack(np.meshgrid(*([[-1, 0, 1]] * d), indexing="ij"), -1).reshape(-1, d):
-        cells = env.cell_of(approx + shift)
+    shifts = np.stack(np.meshgrid(*([[-1, 0, 1]] * d), indexing="ij"), -1).reshape(-1, d)
+    shifts = shifts[np.argsort(np.abs(shifts).sum(axis=1), kind="stable")]  # 0 first
+    for shift in shifts:
+        rows = np.flatnonzero(~ok)
+        cells = env.cell_of(approx[rows] + shift)
         has = cells >= 0
-        hit = np.ones(x.shape[0], dtype=bool) & has
+        rows, cells = rows[has], cells[has]
+        hit = np.ones(rows.size, dtype=bool)
         for a in range(d):
-            c, h = env.centers[cells[has], a], env.half[cells[has]]
+            c, h = env.centers[cells, a], env.half[cells]
             lo, hi = np.zeros(c.size, dtype=np.int64), np.full(c.size, 2**53 - 1, np.int64)
-            target = x[has, a]
+            target = x[rows, a]
             for _ in range(54):  # smallest j with value >= target
                 mid = (lo + hi) // 2
                 val = c + h * (-1.0 + 2.0 * (mid.astype(float) * 2.0**-53))
@@ -148,10 +157,8 @@ def _legacy_reachable(env, x):
                 lo = np.where(go_up, mid + 1, lo)
                 hi = np.where(go_up, hi, mid)
             val = c + h * (-1.0 + 2.0 * (lo.astype(float) * 2.0**-53))
-            sub = hit[has]
-            sub &= val == target
-            hit[has] = sub
-        ok |= hit
+            hit &= val == target
+        ok[rows[hit]] = True
     return ok
 
 

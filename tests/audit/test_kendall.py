@@ -50,6 +50,7 @@ from dpcore.release import private_frechet_mean, private_geodesic_regression
 
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _regression_mc as R
 from ._draws import record_only
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws, regression_draws
 from ._released import released_sigma
@@ -379,18 +380,23 @@ class RegressionOracle:
         self.d, self.e, self.sigma_s = d, e, 2 * sigma
         self.grid = O.bundle_grid(n_theta, n_rho, MAX_SPEED_S)
         pts, vecs, w = self.grid.points, self.grid.vectors, self.grid.weights
-        self.g = {k: O.joint_gradient_norm(pts, vecs, *data, TAU_S)
-                  for k, data in (("D", d), ("E", e))}
+        # both data sets' norms at once, the shared observations' terms computed once
+        self.g = dict(zip("DE", R.joint_gradient_norms(pts, vecs, (d, e), TAU_S), strict=True))
         self.log_c = {k: O.log_integral(-self.g[k] / self.sigma_s, w) for k in "DE"}
+
+    def _log_f_of(self, g, which, v):
+        out = -g / self.sigma_s - self.log_c[which]
+        return np.where(O.norm(v) <= MAX_SPEED_S + 1e-12, out, -np.inf)
 
     def log_f(self, p, v, which="D"):
         data = self.d if which == "D" else self.e
-        out = -O.joint_gradient_norm(p, v, *data, TAU_S) / self.sigma_s - self.log_c[which]
-        return np.where(O.norm(v) <= MAX_SPEED_S + 1e-12, out, -np.inf)
+        return self._log_f_of(O.joint_gradient_norm(p, v, *data, TAU_S), which, v)
 
     def stat(self, p, v):
+        """The numbers of ``log_f(p, v, "D") - log_f(p, v, "E")``."""
+        g_d, g_e = R.joint_gradient_norms(p, v, (self.d, self.e), TAU_S)
         with np.errstate(invalid="ignore"):
-            return self.log_f(p, v, "D") - self.log_f(p, v, "E")
+            return self._log_f_of(g_d, "D", v) - self._log_f_of(g_e, "E", v)
 
     def grid_log_f(self, which="D"):
         return -self.g[which] / self.sigma_s - self.log_c[which]

@@ -42,6 +42,7 @@ import pytest
 from dpcore.release import private_geodesic_regression
 
 from . import _oracle as O
+from . import _regression_mc as R
 from ._draws import (
     ALPHA_EACH,
     GOF_ALPHA,
@@ -94,20 +95,29 @@ class Oracle:
         self.d, self.e, self.sigma = d, e, sigma  # d, e: (t, y) pairs
         self.grid = O.bundle_grid(n_theta, n_rho, MAX_SPEED)
         pts, vecs, w = self.grid.points, self.grid.vectors, self.grid.weights
-        self.g_d = O.joint_gradient_norm(pts, vecs, *d, TAU)
-        self.g_e = O.joint_gradient_norm(pts, vecs, *e, TAU)
+        # both data sets' norms at once, the shared observations' terms computed once
+        self.g_d, self.g_e = R.joint_gradient_norms(pts, vecs, (d, e), TAU)
         self.log_c_d = O.log_integral(-self.g_d / sigma, w)
         self.log_c_e = O.log_integral(-self.g_e / sigma, w)
 
+    def inside(self, p, v):
+        """The support (‖v‖ ≤ max_speed)."""
+        return O.norm(v) <= MAX_SPEED
+
+    def _log_f_of(self, g, which, p, v):
+        log_c = self.log_c_d if which == "D" else self.log_c_e
+        return np.where(self.inside(p, v), -g / self.sigma - log_c, -np.inf)
+
     def log_f(self, p, v, which="D"):
-        data, log_c = (self.d, self.log_c_d) if which == "D" else (self.e, self.log_c_e)
-        out = -O.joint_gradient_norm(p, v, *data, TAU) / self.sigma - log_c
-        return np.where(O.norm(v) <= MAX_SPEED, out, -np.inf)
+        data = self.d if which == "D" else self.e
+        return self._log_f_of(O.joint_gradient_norm(p, v, *data, TAU), which, p, v)
 
     def stat(self, p, v):
-        """log f_D − log f_D′ (NaN outside the support, where both densities vanish)."""
+        """log f_D − log f_D′ (NaN outside the support, where both densities vanish); the
+        numbers of ``log_f(p, v, "D") - log_f(p, v, "E")``."""
+        g_d, g_e = R.joint_gradient_norms(p, v, (self.d, self.e), TAU)
         with np.errstate(invalid="ignore"):
-            return self.log_f(p, v, "D") - self.log_f(p, v, "E")
+            return self._log_f_of(g_d, "D", p, v) - self._log_f_of(g_e, "E", p, v)
 
     def grid_log_f(self, which="D"):
         if which == "D":

@@ -180,11 +180,10 @@ def test_laplace_normalizer_does_not_depend_on_the_mean(n):
     radius = RADIUS + 30 * sigma
     exact = M.spd_laplace_log_normalizer(sigma)
     out = []
+    grids = [(chart(c), w) for c, w in (ball_grid(radius, n_rho, n_theta, 2 * n_theta)  # once
+                                        for n_rho, n_theta in ((96, 48), (48, 24)))]
     for m in (M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set), P0):
-        vals = []
-        for n_rho, n_theta in ((96, 48), (48, 24)):
-            coords, w = ball_grid(radius, n_rho, n_theta, 2 * n_theta)
-            vals.append(O.log_integral(-M.spd_dist(m, chart(coords)) / sigma, w))
+        vals = [O.log_integral(-M.spd_dist(m, pts) / sigma, w) for pts, w in grids]
         out.append((vals[0] - exact, abs(vals[0] - vals[1])))
     print(f"\nSPD(2) Laplace normalizer on a grid at P₀ (n={n}), minus the closed form: "
           + ", ".join(f"{err:+.1e} (halving {t:.0e})" for err, t in out))
