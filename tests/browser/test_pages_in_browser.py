@@ -48,6 +48,7 @@ FILE_CHIP = '[data-testid="stFileChipName"]'
 LEDGER_HEADING = f'[data-testid="stSidebar"] h2:has-text("{LEDGER_TITLE}")'
 LOAD_TIMEOUT = 120_000  # ms: a cold server imports and fills its caches on the first visit
 RUN_TIMEOUT = 180_000  # ms: the budget-split simulation draws 104 MCMC releases
+PROGRESS = "[data-testid='stMain'] [data-testid='stProgress']"
 RELEASE_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
                 "assumptions", "diagnostics", "mode", "seeded", "version"}
 
@@ -166,6 +167,17 @@ def run_default_scenario(page, spec: PageSpec):
         confirm.click()
     keyed_button(page, spec.done_button).wait_for(state="visible", timeout=RUN_TIMEOUT)
     wait_until_idle(page)
+    # The run has ended: no progress bar is left and the button is enabled again; a release
+    # is in the sidebar's ledger (drawn at the end of the run that follows the release, after
+    # the page's own elements, which the idle check may see first on a loaded machine).
+    assert page.locator(PROGRESS).count() == 0, "a progress bar is left after the run"
+    assert run.is_enabled(), f"{spec.run_button!r} is still disabled after the run"
+    if spec.done_button.endswith("download_release"):
+        ledger = page.locator("[data-testid='stSidebar'] [data-testid='stDataFrame']")
+        ledger.wait_for(state="visible", timeout=RUN_TIMEOUT)
+        assert ledger.count() == 1
+        assert page.locator("[data-testid='stSidebar']").get_by_text(
+            "No releases yet.").count() == 0
 
 
 #: The app's background is drawn in the theme asked for: light (luminance above 0.5) or dark.

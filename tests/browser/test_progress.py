@@ -3,9 +3,11 @@
 On the Geodesic regression page a long release (Kendall shapes, n = 500, 10 x 10 draws, chains
 of 5000 + 5000 steps, several seconds) is started: the progress bar appears with the time left, the
 Release button is disabled while it runs, and Cancel stops it. The page then says the release
-was cancelled, shows no release, and the privacy ledger in the sidebar is still empty. A second
-test lets a short release finish and checks that the Release button is enabled again and the
-ledger holds it. The running state is saved to ``build/screenshots/progress.png``.
+was cancelled, shows no release, and the privacy ledger in the sidebar is still empty. That a
+finished release leaves no progress bar, enables the Release button again and is in the ledger
+is checked on every page's default scenario (:func:`tests.browser.test_pages_in_browser.
+run_default_scenario`, run by tests/browser/test_accessibility.py). The running state is saved
+to ``build/screenshots/progress.png``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ SPEC = registry.page("geodesic_regression.py")
 # machine's load.
 LONG = {"gr_m": "kendall", "gr_k": 8, "gr_n": 500, "gr_nf": 10, "gr_nv": 10, "gr_chain": 5000,
         "gr_burn": 5000, "gr_sampler": "mcmc"}
-SHORT = {}  # the default scenario: an exact release of a second
 BAR = "[data-testid='stMain'] [data-testid='stProgress']"
 LEDGER_EMPTY = "No releases yet."
 
@@ -107,23 +108,4 @@ def test_a_long_release_shows_its_progress_and_can_be_cancelled(app_page):
     assert keyed_button(page, "gr_release_button").is_enabled()
     assert keyed_button(page, "gr_download_release").count() == 0  # nothing released
     assert sidebar.get_by_text(LEDGER_EMPTY).count() == 1  # nothing recorded
-    assert_no_errors(page)
-
-
-@pytest.mark.browser
-def test_a_finished_release_enables_the_button_again(app_page):
-    page = app_page
-    open_with(page, SHORT)
-    start_release(page)
-    keyed_button(page, "gr_download_release").wait_for(state="visible", timeout=RUN_TIMEOUT)
-    wait_until_idle(page, RUN_TIMEOUT)
-    assert page.locator(BAR).count() == 0
-    assert keyed_button(page, "gr_release_button").is_enabled()
-    sidebar = page.locator("[data-testid='stSidebar']")
-    # The sidebar is drawn at the end of the run that follows the release (after the page's
-    # own elements, which the idle check may see first on a loaded machine): wait for it.
-    sidebar.locator("[data-testid='stDataFrame']").wait_for(state="visible",
-                                                            timeout=RUN_TIMEOUT)
-    assert sidebar.get_by_text(LEDGER_EMPTY).count() == 0
-    assert sidebar.locator("[data-testid='stDataFrame']").count() == 1
     assert_no_errors(page)
