@@ -38,8 +38,9 @@ would put draws outside the domain), and s = 1.
 Error budget. The certification in (b) is one of the audit's family of black-box privacy
 certifications (``N_PRIVACY_TESTS`` = 22 in :mod:`tests.audit._draws`: 3 + 1 on S², 16 on the
 other manifolds, 2 of the quantile mechanism), so the family stays at 1e-6 in all: its
-``ALPHA_EACH`` = 1e-6/22 is split equally between the two cases (Bonferroni). The six goodness-of-fit tests of this file (four on library draws, two on the
-oracle's own draws) each fail falsely with chance ≤ ``GOF_ALPHA_BALL`` = 1e-9, 6e-9 in all.
+``ALPHA_EACH`` = 1e-6/22 is split equally between the two cases (Bonferroni). The six
+goodness-of-fit tests of this file (four on library draws, two on the oracle's own draws)
+each fail falsely with chance ≤ ``GOF_ALPHA_BALL`` = 1e-9, 6e-9 in all.
 (c) fails only for lack of power; its margin is printed.
 """
 
