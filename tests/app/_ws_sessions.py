@@ -21,13 +21,11 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from benchmarks._classroom import CONFIRM_KEY, MCMC_OPT_IN, PAGE, RELEASE_KEY
 from benchmarks._ws_client import MAIN, SIDEBAR, BrowserLikeClient
 
-PAGE = "geodesic_regression"
-RELEASE_KEY = "gr_release_button"
-CONFIRM_KEY = f"{RELEASE_KEY}_confirm"
-MCMC_OPT_IN = "Draw by MCMC anyway (approximately private)"
 WARNING = 2  # Alert.Format.WARNING
+#: The sidebar ledger's total line as shown: (ε, δ) or (ε, "δ not certified").
 TOTAL = re.compile(r"Total: ε = ([^,\n]+), (?:δ = ([^\s;]+)|(δ not certified))")
 
 

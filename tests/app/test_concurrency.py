@@ -26,7 +26,6 @@ and ``test_server_listens_on_loopback_only`` checks the address the server binds
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import socket
 import subprocess
@@ -44,7 +43,7 @@ from dpcore.data import make_regression_data, to_csv
 from dpcore.manifolds import Sphere
 from ui.serve import WARM_UP_DONE
 
-from ._ws_sessions import WsSessions
+from ._ws_sessions import TOTAL, WsSessions
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "pages" / "geodesic_regression.py"
@@ -269,7 +268,7 @@ def press_release(page):
 
 def sidebar_total(page):
     text = page.locator('[data-testid="stSidebar"]').inner_text()
-    m = re.search(r"Total: ε = ([^,\n]+), (?:δ = ([^\s;]+)|(δ not certified))", text)
+    m = TOTAL.search(text)
     return (m.group(1), m.group(2) or m.group(3)) if m else None
 
 
