@@ -52,6 +52,7 @@ import numpy as np
 from .._lazy import lazy_module
 from .._validation import check_int, check_manifold, check_positive
 from ..learning.regression import regression_energy, regression_gradient
+from ..sampling._compiled_sphere import compiled_gradient_norms
 from ..sampling.radial import log_kfnorm_mass
 from ..sensitivity import geodesic_regression_sensitivity
 
@@ -292,10 +293,18 @@ class AsymptoticKNG:
         """Noise scale at ``n_eps`` = n x (epsilon per geodesic)."""
         return self.sigma_n_eps / float(n_eps)
 
-    def _log_target(self, p, v, sigma):
+    def gradient_norms(self, p, v):
+        """Norms of the clipped gradient at a batch of ``(p, v)``: by the space's compiled
+        kernel where there is one (the same formulas), else by the library's kernel."""
         m = self.manifold
-        gp, gv = regression_gradient(m, p, v, self.t, self.y, tau=self.tau)
-        g = np.sqrt(np.asarray(m.norm(p, gp)) ** 2 + np.asarray(m.norm(p, gv)) ** 2)
+        g = compiled_gradient_norms(m, p, v, self.t, self.y, self.tau)
+        if g is None:
+            gp, gv = regression_gradient(m, p, v, self.t, self.y, tau=self.tau)
+            g = np.sqrt(np.asarray(m.norm(p, gp)) ** 2 + np.asarray(m.norm(p, gv)) ** 2)
+        return g
+
+    def _log_target(self, p, v, sigma):
+        g = self.gradient_norms(p, v)
         return np.where(self.inside(p, v), -g / sigma, -np.inf)
 
     def mse(self, p, v):
@@ -398,8 +407,7 @@ class AsymptoticKNG:
         for s in range(0, check_int(proposals, "proposals"), batch):
             z = bundle.sample(min(batch, proposals - s), gen)
             p, v = z[:, 0], z[:, 1]
-            gp, gv = regression_gradient(m, p, v, self.t, self.y, tau=self.tau)
-            g = np.sqrt(np.asarray(m.norm(p, gp)) ** 2 + np.asarray(m.norm(p, gv)) ** 2)
+            g = self.gradient_norms(p, v)
             far = np.asarray(m.dist(p, np.broadcast_to(self.center[0], p.shape))) >= min_gap
             best_g = np.concatenate([best_g, g[far]])
             best_z = np.concatenate([best_z, z[far]])

@@ -38,10 +38,13 @@ import math
 
 import numpy as np
 
-from ._compiled_regression import (  # noqa: F401  (the target's first names)
-    RegressionTarget as SphereRegressionTarget,
+from ._compiled_regression import (  # noqa: F401  (the target's other name, re-exported)
+    RegressionTarget,
+    attached_target,
+    compiled_space,
+    describe,
 )
-from ._compiled_regression import attached_target, compiled_space, describe  # noqa: F401
+from ._compiled_regression import RegressionTarget as SphereRegressionTarget  # noqa: F401
 
 #: Whether numba can be imported (checked once, without importing it).
 NUMBA_AVAILABLE = importlib.util.find_spec("numba") is not None
@@ -73,6 +76,53 @@ def compiled_chain(manifold, log_density, n_chains):
 
 def _copy(a):
     return np.array(a, dtype=float, order="C")
+
+
+def compiled_gradient_norms(manifold, p, v, t, y, tau):
+    r"""Norms :math:`\sqrt{|\nabla_p E_\tau|^2 + |\nabla_v E_\tau|^2}` of the clipped
+    regression gradient at a batch of ``(p, v)`` by the space's compiled joint log density
+    (with :math:`\sigma = 1` and no bound on the vector), or None where no compiled kernel
+    covers ``manifold`` (or numba is missing): the caller then uses
+    :func:`~dpcore.learning.regression.regression_gradient`. The kernels follow the numpy
+    formulas term by term (agreement tested in ``tests/sampling/test_compiled_norms.py``);
+    a state the numpy kernel would reject (a response on the cut locus without clipping)
+    gets ``inf``.
+
+    Parameters
+    ----------
+    manifold : Manifold
+    p, v : numpy.ndarray, shape ``(m, *point_shape)``
+        Footpoints and tangent shooting vectors.
+    t, y : numpy.ndarray
+        Covariates ``(n,)`` and responses ``(n, *point_shape)``.
+    tau : float or None
+
+    Returns
+    -------
+    numpy.ndarray of shape ``(m,)``, or None
+    """
+    if not NUMBA_AVAILABLE:
+        return None
+    from ._compiled_regression import _registry
+
+    space = _registry().get(type(manifold))
+    y = np.asarray(y, dtype=float)
+    p = np.asarray(p, dtype=float)
+    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape:
+        return None
+    target = RegressionTarget("joint", np.asarray(t, dtype=float), y, tau=tau,
+                              space=space.name)
+    args = space.arguments(target, _copy)
+    if args is None:
+        return None
+    m = p.shape[0]
+    args = tuple(np.ones(m) if a is None else a for a in args)
+    kernels = space.kernels()
+    x = _copy(np.concatenate([p.reshape(m, -1), np.asarray(v, dtype=float).reshape(m, -1)],
+                             axis=1))
+    out = np.empty(m)
+    kernels.evaluate(kernels.JOINT, x, *args, out)
+    return -out
 
 
 class CompiledChain:
