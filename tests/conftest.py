@@ -1,10 +1,25 @@
-"""Shared fixtures: a seeded generator per test so every randomized test is reproducible."""
+"""Shared fixtures: a seeded generator per test so every randomized test is reproducible; the
+work costs fixed for every test (``tests/_work_costs.py``)."""
 
+import os
 import sys
 import zlib
 
 import numpy as np
 import pytest
+
+from dpcore.release.work import WORK_COSTS_ENV
+from tests._work_costs import pinned_setting
+
+# No test's outcome may depend on the machine's speed: work estimates (and refusals) read fixed
+# costs, here and in every process a test starts.
+os.environ[WORK_COSTS_ENV] = pinned_setting()
+
+
+@pytest.fixture
+def measured_work_costs(monkeypatch):
+    """For the tests of the calibration itself: costs measured on the machine, as shipped."""
+    monkeypatch.delenv(WORK_COSTS_ENV)
 
 
 @pytest.fixture

@@ -44,6 +44,61 @@ class WorkCosts:
     per_sample: float = 0.0
 
 
+#: Environment variable with fixed work costs: a JSON object mapping calibration kinds to
+#: ``{"per_step": s, "per_term": s, "per_sample": s}`` (omitted entries 0). Where it names a
+#: kind, :func:`dpcore.release.work.calibrated_costs` returns those costs for every manifold
+#: and times nothing: a server operator who wants work estimates (and refusals) that do not
+#: move with the machine's load sets it, and the test suite sets it so that no test's outcome
+#: depends on the machine's speed.
+WORK_COSTS_ENV = "DPCORE_WORK_COSTS"
+_FIXED = {}
+
+
+def fixed_costs(kind, environ=None):
+    """The :class:`WorkCosts` of ``kind`` set in :data:`WORK_COSTS_ENV`, or None.
+
+    Raises
+    ------
+    ValueError
+        If the variable is not a JSON object of kinds to non-negative finite costs (an
+        operator's typo must not pass silently as a measured calibration).
+    """
+    import os
+
+    text = (os.environ if environ is None else environ).get(WORK_COSTS_ENV, "").strip()
+    if not text:
+        return None
+    if text not in _FIXED:
+        _FIXED.clear()
+        _FIXED[text] = _parse_fixed(text)
+    return _FIXED[text].get(kind)
+
+
+def _parse_fixed(text):
+    import json
+
+    fields = ("per_step", "per_term", "per_sample")
+    try:
+        table = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{WORK_COSTS_ENV} is not valid JSON: {exc}.") from None
+    if not isinstance(table, dict):
+        raise ValueError(f"{WORK_COSTS_ENV} must be a JSON object of calibration kinds.")
+    out = {}
+    for kind, costs in table.items():
+        if not isinstance(costs, dict) or set(costs) - set(fields):
+            raise ValueError(f"{WORK_COSTS_ENV}[{kind!r}] must be an object with keys among "
+                             f"{', '.join(fields)}.")
+        values = {f: costs.get(f, 0.0) for f in fields}
+        for f, value in values.items():
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not ok or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{WORK_COSTS_ENV}[{kind!r}][{f!r}] must be a finite "
+                                 f"number >= 0, got {value!r}.")
+        out[kind] = WorkCosts(**{f: float(v) for f, v in values.items()})
+    return out
+
+
 def _calibrate(manifold, kind):
     if kind == "monte_carlo":
         (n1, r1), (n2, r2) = _CALIBRATION_MC

@@ -32,12 +32,17 @@ import contextvars
 import functools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 import numpy as np
 
 from ..exceptions import WorkBudgetError
-from ._timing import WorkCosts, _calibrate  # noqa: F401 - WorkCosts is this module's API
+from ._timing import (  # noqa: F401 - WorkCosts and WORK_COSTS_ENV are this module's API
+    WORK_COSTS_ENV,
+    WorkCosts,
+    _calibrate,
+    fixed_costs,
+)
 
 #: Default work budget of one release, in seconds of estimated run time: a request estimated
 #: above it is refused (pass ``max_work=float("inf")`` to a release to run it anyway). One
@@ -268,14 +273,13 @@ def _remeasure(key):
     """Measure the calibration ``key`` again and keep, per cost, the smaller of the two
     measurements (another process's load only ever makes a timing longer). Only a measured
     calibration (not one set by hand) at least :data:`REMEASURE_AFTER` seconds old is measured
-    again. Returns whether the kept costs changed."""
+    again (never costs fixed in the environment). Returns whether the kept costs changed."""
     at, measured = _MEASURED.get(key, (None, None))
-    if measured is None or _CACHE.get(key) is not measured or _now() - at < REMEASURE_AFTER:
+    if measured is None or _CACHE.get(key) is not measured or _now() - at < REMEASURE_AFTER \
+            or fixed_costs(key[1]) is not None:
         return False
     again = _calibrate(_SUBJECTS[key], key[1])
-    kept = WorkCosts(per_step=min(measured.per_step, again.per_step),
-                     per_term=min(measured.per_term, again.per_term),
-                     per_sample=min(measured.per_sample, again.per_sample))
+    kept = WorkCosts(*map(min, astuple(measured), astuple(again)))
     _CACHE[key] = kept
     _MEASURED[key] = (_now(), kept)
     return kept != measured
@@ -546,22 +550,25 @@ def calibrated_costs(manifold, kind="joint"):
     over both stages); each at two (chains, n) sizes, which separate the fixed cost of a step
     from the cost of a gradient term. ``"monte_carlo"`` times
     :func:`~dpcore.privacy.gdp_mu_monte_carlo` at two sample sizes (``per_sample``, and the
-    fixed cost of a repeat as ``per_step``; the chain kinds leave ``per_sample`` 0).
+    fixed cost of a repeat as ``per_step``; the chain kinds leave ``per_sample`` 0). Costs
+    fixed in the environment (:data:`WORK_COSTS_ENV`) are returned instead, untimed.
     """
     if kind not in KINDS:
         raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}.")
     key = (repr(manifold), kind)
     at, measured = _MEASURED.get(key, (None, None))
+    # costs fixed by the operator (WORK_COSTS_ENV) time nothing; costs set by hand win
+    fixed = None if key in _CACHE and _CACHE[key] is not measured else fixed_costs(kind)
     stale = (measured is not None and _CACHE.get(key) is measured
              and _now() - at > CALIBRATION_TTL)
-    if key not in _CACHE or stale:
+    if fixed is None and (key not in _CACHE or stale):
         _CACHE[key] = _calibrate(manifold, kind)
         _MEASURED[key] = (_now(), _CACHE[key])
         _SUBJECTS[key] = manifold
     used = _USED.get()
     if used is not None:
         used.append(key)
-    return _CACHE[key]
+    return _CACHE[key] if fixed is None else fixed
 
 
 def _fmt(value):
@@ -586,10 +593,8 @@ def _fmt_seconds(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-__all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WorkCosts", "WorkEstimate", "WorkPart",
-           "calibrated_costs", "check_work", "estimate_budget_sweep_work",
-           "estimate_frechet_work", "estimate_monte_carlo_work",
-           "estimate_regression_work",
+__all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WORK_COSTS_ENV", "WorkCosts", "WorkEstimate",
+           "WorkPart", "calibrated_costs", "check_work", "estimate_budget_sweep_work",
+           "estimate_frechet_work", "estimate_monte_carlo_work", "estimate_regression_work",
            "estimate_work", "exact_part", "frechet_kng_work", "mcmc_part", "monte_carlo_part",
-           "refusal_message",
-           "regression_work", "resolve_budget"]
+           "refusal_message", "regression_work", "resolve_budget"]

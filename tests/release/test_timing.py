@@ -16,7 +16,7 @@ def test_the_exact_kind_times_a_gradient_term():
     assert costs.per_term >= 1e-10 and costs.per_step >= 0.0 and costs.per_sample == 0.0
 
 
-def test_exact_releases_are_priced_at_the_exact_kind(monkeypatch):
+def test_exact_releases_are_priced_at_the_exact_kind(monkeypatch, measured_work_costs):
     per_kind = {"exact": 1e-6, "joint": 1e-9}
     monkeypatch.setattr(work, "_CACHE", {})
     monkeypatch.setattr(work, "_MEASURED", {})

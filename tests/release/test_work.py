@@ -195,7 +195,7 @@ def test_frechet_kng_release_is_refused_above_the_budget(known_costs, data):
                              center=NORTH, sampler="mcmc", max_work=1e-6, rng=0)
 
 
-def test_calibrated_costs_are_positive_and_cached():
+def test_calibrated_costs_are_positive_and_cached(measured_work_costs):
     costs = calibrated_costs(SPHERE, "joint")
     assert costs.per_step > 0 and costs.per_term > 0 and costs.per_sample >= 0
     assert calibrated_costs(SPHERE, "joint") is costs
@@ -205,7 +205,7 @@ def test_calibrated_costs_are_positive_and_cached():
     assert mc.per_sample > 0 and mc.per_step >= 0 and mc.per_term == 0
 
 
-def test_calibration_is_measured_again_after_its_lifetime(monkeypatch):
+def test_calibration_is_measured_again_after_its_lifetime(monkeypatch, measured_work_costs):
     """A calibration taken while the machine was busy must not price every request of a
     long-lived server: after CALIBRATION_TTL it is measured again; costs set by hand stay."""
     clock = [1000.0]
@@ -226,7 +226,7 @@ def test_calibration_is_measured_again_after_its_lifetime(monkeypatch):
 
 
 @pytest.fixture
-def busy_then_quiet(monkeypatch):
+def busy_then_quiet(monkeypatch, measured_work_costs):
     """Calibrations of Sphere(2) timed first on a busy machine (every cost 50 times too
     high), then on a quiet one; a clock for their age."""
     clock = [1000.0]
@@ -362,7 +362,7 @@ def test_budget_sweep_estimate_counts_every_chain(known_costs, mode):
     assert double.seconds == pytest.approx(2 * est.seconds, rel=1e-12)
 
 
-def test_sweep_calibration_times_the_sweep_code_path():
+def test_sweep_calibration_times_the_sweep_code_path(measured_work_costs):
     """The "sweep" kind times batched sequential releases (strict mode, as the page runs
     them): positive, cached costs."""
     costs = calibrated_costs(SPHERE, "sweep")
@@ -423,8 +423,43 @@ def test_flat_bundle_releases_are_priced_by_their_own_kernel(monkeypatch):
 
 
 def test_the_browser_tests_pin_every_calibration_kind():
-    """The browser tests' server pins a cost for each kind (tests/browser/_pinned_server.py):
-    a kind added without one fails every page that estimates with it."""
-    from tests.browser._pinned_server import PINNED
+    """The suite (and the browser tests' server) fixes a cost for each kind
+    (tests/_work_costs.py): a kind added without one would be timed on the machine."""
+    from tests._work_costs import PINNED
 
     assert set(PINNED) == set(work.KINDS)
+
+
+def test_costs_fixed_in_the_environment_are_used_untimed(monkeypatch):
+    """DPCORE_WORK_COSTS (set by the suite, tests/conftest.py) fixes the costs of the kinds it
+    names for every manifold: nothing is timed, nothing is measured again before refusing,
+    costs set by hand still win, and a kind it does not name is measured."""
+    timed = []
+    monkeypatch.setattr(work, "_calibrate", lambda m, kind: timed.append(kind) or COSTS)
+    monkeypatch.setattr(work, "_now", lambda: 1e9)  # any measurement would be old enough
+    monkeypatch.setenv(work.WORK_COSTS_ENV, '{"joint": {"per_step": 2e-6, "per_term": 3e-7}}')
+    for kind in ("joint", "frechet"):
+        monkeypatch.delitem(work._CACHE, (repr(SPHERE), kind), raising=False)
+        monkeypatch.delitem(work._MEASURED, (repr(SPHERE), kind), raising=False)
+    assert calibrated_costs(SPHERE, "joint") == WorkCosts(2e-6, 3e-7, 0.0)
+    big = estimate_regression_work(SPHERE, 400, eps_p=1.0, eps_v=1.0, tau=0.3, n_vectors=400,
+                                   chain_length=3000, burn_in=2000, sampler="mcmc")
+    assert big.seconds > DEFAULT_WORK_BUDGET and timed == []
+    assert calibrated_costs(SPHERE, "frechet") is COSTS and timed == ["frechet"]
+    monkeypatch.setitem(work._CACHE, (repr(SPHERE), "joint"), COSTS)
+    assert calibrated_costs(SPHERE, "joint") is COSTS
+
+
+@pytest.mark.parametrize("value, message", [
+    ("{joint", "not valid JSON"),
+    ("[1, 2]", "JSON object of calibration kinds"),
+    ('{"joint": {"per_stp": 1e-6}}', "keys among per_step, per_term, per_sample"),
+    ('{"joint": {"per_step": -1}}', "finite number >= 0"),
+    ('{"joint": {"per_term": "fast"}}', "finite number >= 0"),
+    ('{"joint": {"per_term": true}}', "finite number >= 0"),
+])
+def test_a_malformed_cost_setting_is_refused_by_name(value, message):
+    with pytest.raises(ValueError, match=message) as err:
+        work.fixed_costs("joint", environ={work.WORK_COSTS_ENV: value})
+    assert work.WORK_COSTS_ENV in str(err.value)
+    assert work.fixed_costs("joint", environ={}) is None
