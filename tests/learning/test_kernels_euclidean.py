@@ -30,6 +30,31 @@ def test_agrees_with_generic_path(d, batch, tau):
     assert gp is None and np.allclose(gv, want[1], rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("d", [1, 2])
+@pytest.mark.parametrize("tau", [None, 0.7])
+def test_footpoints_and_vectors_broadcast_and_zero_residuals(d, tau):
+    """Footpoints and vectors of different batch shapes broadcast as the generic path does
+    (the kernel subtracts in place only when they agree), and a residual of exactly zero is
+    not clipped (no 0/0)."""
+    rng = np.random.default_rng(5 + d)
+    m = Euclidean(d)
+    t = rng.uniform(0.0, 1.0, 12)
+    y = rng.normal(size=(12, d))
+    for p, v in ((rng.normal(size=d), rng.normal(size=(4, d))),
+                 (rng.normal(size=(3, 1, d)), rng.normal(size=(5, d)))):
+        got = regression_gradient(m, p, v, t, y, tau=tau)
+        want = generic_regression_gradient(m, p, v, t, y, tau=tau)
+        for a, b in zip(got, want, strict=True):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    y0 = np.vstack([np.zeros((1, d)), y[1:]])  # y_0 = p + t_0 v exactly
+    got = regression_gradient(m, np.zeros(d), np.zeros(d), t, y0, tau=tau)
+    want = generic_regression_gradient(m, np.zeros(d), np.zeros(d), t, y0, tau=tau)
+    assert all(np.all(np.isfinite(a)) for a in got)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+
+
 def huber_energy(p, v, t, y, tau):
     """(1/n) sum of rho_tau(|y_i - p - t_i v|): r^2/2 within tau, tau r - tau^2/2 beyond."""
     r = np.linalg.norm(y - p - t[:, None] * v, axis=1)

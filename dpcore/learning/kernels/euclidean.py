@@ -36,12 +36,27 @@ def euclidean_regression_gradient(p, v, t, y, tau=None, which="both"):
     p = np.asarray(p, dtype=float)
     v = np.asarray(v, dtype=float)
     t = np.asarray(t, dtype=float).reshape(-1)
-    r = y - (p[..., None, :] + t[:, None] * v[..., None, :])
+    y = np.asarray(y, dtype=float)
+    n = t.size
+    want_p, want_v = which in ("both", "footpoint"), which in ("both", "vector")
+    same = p.shape == v.shape  # the residuals' shape: subtract in place
+    if y.shape[-1] == 1:
+        # One response: residuals (..., n) without a size-1 axis.
+        r = y[:, 0] - p[..., :1]
+        r = r.__isub__(t * v[..., :1]) if same else r - t * v[..., :1]
+        if tau is not None:
+            a = np.abs(r)
+            r *= np.minimum(1.0, tau / np.where(a > 0, a, 1.0))
+        grad_p = -r.sum(axis=-1, keepdims=True) / n if want_p else None
+        grad_v = -(r @ t)[..., None] / n if want_v else None
+        return grad_p, grad_v
+    r = y - p[..., None, :]
+    r = r.__isub__(t[:, None] * v[..., None, :]) if same else r - t[:, None] * v[..., None, :]
     if tau is not None:
-        norm = np.sqrt(np.sum(r * r, axis=-1))
-        r = r * np.minimum(1.0, tau / np.where(norm > 0, norm, 1.0))[..., None]
-    grad_p = -np.mean(r, axis=-2) if which in ("both", "footpoint") else None
-    grad_v = -np.mean(t[:, None] * r, axis=-2) if which in ("both", "vector") else None
+        sq = np.einsum("...nd,...nd->...n", r, r)
+        r *= np.minimum(1.0, tau / np.sqrt(np.where(sq > 0, sq, 1.0)))[..., None]
+    grad_p = -r.sum(axis=-2) / n if want_p else None
+    grad_v = -np.einsum("...nd,n->...d", r, t) / n if want_v else None
     return grad_p, grad_v
 
 
