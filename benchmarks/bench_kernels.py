@@ -16,7 +16,8 @@ measures on S^2 (target: ten calls <= 1.2 x the batched call).
 
 Part 3: one regression-gradient evaluation (10 fits x n = 1000 responses, the vector stage's
 batch; tau = 0.2), the registered closed-form numpy kernel against
-``generic_regression_gradient``, and the SPD(2) Fréchet-mean gradient (10 candidates) against
+``generic_regression_gradient`` (and on R^1, R^2 at 2,000 points x n = 500, the Linear
+regression page's envelopes), and the SPD(2) Fréchet-mean gradient (10 candidates) against
 averaging ``SPD.log``. (The releases above no longer call these numpy kernels inside their
 chains: the compiled chains mirror them.)
 """
@@ -35,7 +36,7 @@ from dpcore.data import make_regression_data
 from dpcore.learning import regression_gradient
 from dpcore.learning.frechet import frechet_mean_gradient
 from dpcore.learning.regression import generic_regression_gradient
-from dpcore.manifolds import SPD, KendallShape, Sphere
+from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from dpcore.release import private_geodesic_regression
 
 N = 1000
@@ -131,6 +132,16 @@ def _kernels():
                      "kernel_us": round(1e6 * kernel, 1), "generic_us": round(1e6 * generic, 1),
                      "speedup": round(generic / kernel, 1),
                      "ratio_to_S2": round(kernel / sphere_kernel, 2)})
+    for d in (1, 2):  # the Linear regression page: envelopes and predictions at a wide batch
+        m = Euclidean(d)
+        x, y = make_regression_data(m, 500, rng=0)
+        p, v = rng.normal(size=(2000, d)), rng.normal(size=(2000, d))
+        kernel = per_call(lambda: regression_gradient(m, p, v, x, y, tau=0.2), repeats=3)
+        generic = per_call(lambda: generic_regression_gradient(m, p, v, x, y, tau=0.2),
+                           repeats=3)
+        rows.append({"task": f"regression gradient, R^{d}, 2000 points x n=500",
+                     "kernel_us": round(1e6 * kernel, 1), "generic_us": round(1e6 * generic, 1),
+                     "speedup": round(generic / kernel, 1)})
     m = SPD(2)
     z = m.random_point(BATCH, rng)
     y = m.random_point(N, rng)
