@@ -108,7 +108,8 @@ def compiled_gradient_norms(manifold, p, v, t, y, tau):
     space = _registry().get(type(manifold))
     y = np.asarray(y, dtype=float)
     p = np.asarray(p, dtype=float)
-    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape:
+    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape \
+            or p.ndim != manifold.point_ndim + 1 or np.shape(v) != p.shape:
         return None
     target = RegressionTarget("joint", np.asarray(t, dtype=float), y, tau=tau,
                               space=space.name)
@@ -123,6 +124,32 @@ def compiled_gradient_norms(manifold, p, v, t, y, tau):
     out = np.empty(m)
     kernels.evaluate(kernels.JOINT, x, *args, out)
     return -out
+
+
+def compiled_mean_squared_distances(manifold, p, v, t, y):
+    r"""Mean over the data of :math:`d(\mathrm{Exp}_p(t_i v), y_i)^2` (twice the regression
+    energy) at a batch of ``(p, v)`` by the space's compiled kernel where it has one
+    (``KendallShape``, whose numpy distance aligns every pair), else None (the caller uses
+    :func:`~dpcore.learning.regression.regression_energy`). Agreement tested in
+    ``tests/sampling/test_compiled_norms.py``."""
+    if not NUMBA_AVAILABLE:
+        return None
+    from ._compiled_regression import _registry
+
+    space = _registry().get(type(manifold))
+    y = np.asarray(y, dtype=float)
+    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape \
+            or np.ndim(p) != manifold.point_ndim + 1 or np.shape(v) != np.shape(p):
+        return None
+    kernels = space.kernels()
+    kernel = getattr(kernels, "mean_squared_distances", None)
+    if kernel is None:
+        return None
+    m = np.shape(p)[0]
+    out = np.empty(m)
+    kernel(_copy(np.reshape(p, (m, -1))), _copy(np.reshape(v, (m, -1))),
+           _copy(np.reshape(t, -1)), _copy(y.reshape(y.shape[0], -1)), out)
+    return out
 
 
 class CompiledChain:

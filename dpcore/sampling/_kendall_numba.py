@@ -479,3 +479,34 @@ def evaluate(kind, x, t, y, yt, ysq, tau, sigma, max_norm, p_hat, v_hat, chains_
     for c in range(x.shape[0]):
         out[c] = log_density(kind, x[c], c, t, y, yt, ysq, tau, sigma[c], max_norm, p_hat,
                              v_hat, chains_p, chains_b, center, radius, scratch, rows)
+
+
+@njit(cache=True, error_model="numpy")
+def mean_squared_distances(p, v, t, y, out):
+    """Mean over the data of :math:`d(\\mathrm{Exp}_p(t_i v), y_i)^2` for each row of ``p``
+    and ``v`` (flat preshapes ``(m, 2k)``): the library's ``exp`` (``cos|tv| p + sinc|tv| tv``)
+    and ``dist`` (``atan2(s, |c|)`` of the aligned response) written out per landmark, as
+    :meth:`~dpcore.manifolds.KendallShape._scalar_parts`."""
+    m, k2 = p.shape
+    n = t.shape[0]
+    pred = np.empty(k2)
+    for a in range(m):
+        nv = math.sqrt(_dot(v[a], v[a]))
+        total = 0.0
+        for i in range(n):
+            length = abs(t[i]) * nv
+            c = math.cos(length)
+            s = math.sin(length) / length if length > 0.0 else 1.0
+            for j in range(k2):
+                pred[j] = c * p[a, j] + s * t[i] * v[a, j]
+            re, im = _herm(pred, y[i])
+            mod = math.hypot(re, im)
+            ca, cb = (re / mod, im / mod) if mod > 0.0 else (1.0, 0.0)
+            ss = 0.0
+            for j in range(0, k2, 2):
+                u0 = ca * y[i, j] + cb * y[i, j + 1] - mod * pred[j]
+                u1 = ca * y[i, j + 1] - cb * y[i, j] - mod * pred[j + 1]
+                ss += u0 * u0 + u1 * u1
+            d = math.atan2(math.sqrt(ss), mod)
+            total += d * d
+        out[a] = total / n

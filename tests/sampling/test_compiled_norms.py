@@ -1,16 +1,20 @@
-"""The compiled batch gradient norms (``compiled_gradient_norms``) against the library's numpy
-kernels, on every space with compiled kernels, with and without clipping."""
+"""The compiled batch gradient norms (``compiled_gradient_norms``) and mean squared distances
+(``compiled_mean_squared_distances``) against the library's numpy code, on every space with
+compiled kernels, with and without clipping."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dpcore.learning.regression import regression_gradient
+from dpcore.learning.regression import regression_energy, regression_gradient
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from dpcore.mechanisms.base import Ball
 from dpcore.mechanisms.kng import _uniform_support
-from dpcore.sampling._compiled_sphere import compiled_gradient_norms
+from dpcore.sampling._compiled_sphere import (
+    compiled_gradient_norms,
+    compiled_mean_squared_distances,
+)
 from dpcore.sampling.rejection import BundleBall
 
 SPACES = [Sphere(2), Sphere(3), SPD(2), KendallShape(4), KendallShape(8)]
@@ -46,3 +50,23 @@ def test_spaces_without_kernels_give_none():
     p = spd3.random_point(2, rng=rng)
     assert compiled_gradient_norms(spd3, p, np.zeros_like(p), rng.random(4),
                                    spd3.random_point(4, rng=rng), 0.3) is None
+
+
+@pytest.mark.parametrize("manifold", [KendallShape(4), KendallShape(8)], ids=repr)
+def test_compiled_mean_squared_distances_equal_the_library_energy(manifold):
+    p, v, t, y = _case(manifold, 11)
+    t[:5] = -t[:5]  # covariates below the range: |t v| with t < 0
+    v[0] = 0.0  # a constant geodesic
+    want = 2.0 * regression_energy(manifold, p, v, t, y)
+    got = compiled_mean_squared_distances(manifold, p, v, t, y)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_mean_squared_distances_without_a_kernel_or_for_one_point_give_none():
+    s2 = Sphere(2)
+    p, v, t, y = _case(s2, 3)
+    assert compiled_mean_squared_distances(s2, p, v, t, y) is None  # numpy is fast there
+    k4 = KendallShape(4)
+    p, v, t, y = _case(k4, 3)
+    assert compiled_mean_squared_distances(k4, p[0], v[0], t, y) is None
+    assert compiled_gradient_norms(k4, p[0], v[0], t, y, 0.3) is None
