@@ -78,6 +78,20 @@ def _copy(a):
     return np.array(a, dtype=float, order="C")
 
 
+def _batch_space(manifold, p, v, y):
+    """The compiled space of ``manifold`` when numba is present and ``p``, ``v`` are one batch
+    axis of points of the responses' shape; else None."""
+    if not NUMBA_AVAILABLE:
+        return None
+    from ._compiled_regression import _registry
+
+    space = _registry().get(type(manifold))
+    ok = (space is not None and space.accepts(manifold)
+          and np.shape(y)[1:] == manifold.point_shape
+          and np.ndim(p) == manifold.point_ndim + 1 and np.shape(v) == np.shape(p))
+    return space if ok else None
+
+
 def compiled_gradient_norms(manifold, p, v, t, y, tau):
     r"""Norms :math:`\sqrt{|\nabla_p E_\tau|^2 + |\nabla_v E_\tau|^2}` of the clipped
     regression gradient at a batch of ``(p, v)`` by the space's compiled joint log density
@@ -101,16 +115,10 @@ def compiled_gradient_norms(manifold, p, v, t, y, tau):
     -------
     numpy.ndarray of shape ``(m,)``, or None
     """
-    if not NUMBA_AVAILABLE:
+    space = _batch_space(manifold, p, v, y)
+    if space is None:
         return None
-    from ._compiled_regression import _registry
-
-    space = _registry().get(type(manifold))
-    y = np.asarray(y, dtype=float)
-    p = np.asarray(p, dtype=float)
-    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape \
-            or p.ndim != manifold.point_ndim + 1 or np.shape(v) != p.shape:
-        return None
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
     target = RegressionTarget("joint", np.asarray(t, dtype=float), y, tau=tau,
                               space=space.name)
     args = space.arguments(target, _copy)
@@ -132,15 +140,10 @@ def compiled_mean_squared_distances(manifold, p, v, t, y):
     (``KendallShape``, whose numpy distance aligns every pair), else None (the caller uses
     :func:`~dpcore.learning.regression.regression_energy`). Agreement tested in
     ``tests/sampling/test_compiled_norms.py``."""
-    if not NUMBA_AVAILABLE:
+    space = _batch_space(manifold, p, v, y)
+    if space is None:
         return None
-    from ._compiled_regression import _registry
-
-    space = _registry().get(type(manifold))
     y = np.asarray(y, dtype=float)
-    if space is None or not space.accepts(manifold) or y.shape[1:] != manifold.point_shape \
-            or np.ndim(p) != manifold.point_ndim + 1 or np.shape(v) != np.shape(p):
-        return None
     kernels = space.kernels()
     kernel = getattr(kernels, "mean_squared_distances", None)
     if kernel is None:
