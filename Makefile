@@ -16,14 +16,8 @@ run: $(VENV)/.stamp-run
 # module-scoped fixtures and cached adversarial searches are built once) and the run ends on
 # stolen short tests; `--dist load` hands out ever smaller chunks in collection order and ends
 # on whatever comes last (tests/ui/logic's slow export and preset tests).
-#
-# Byte-code is written during the run even where the environment says not to
-# (PYTHONDONTWRITEBYTECODE, set on the CI machine): the suite starts dozens of Python processes
-# (servers, scripts, parallel workers), and without .pyc files each compiled every module of the
-# repository again: 12% more CPU in a fresh clone (docs/measurements.md, session 28). The files
-# go to __pycache__ (ignored by git).
 test: $(VENV)/.stamp-dev $(AXE)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist worksteal --durations=40
+	$(BIN)/python -m pytest -n 2 --dist worksteal --durations=40
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python -m benchmarks
