@@ -9,7 +9,9 @@ costs cancel in the difference), and the Monte Carlo accounting of the Gaussian 
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import time
 from dataclasses import dataclass
 
@@ -63,8 +65,6 @@ def fixed_costs(kind, environ=None):
         If the variable is not a JSON object of kinds to non-negative finite costs (an
         operator's typo must not pass silently as a measured calibration).
     """
-    import os
-
     text = (os.environ if environ is None else environ).get(WORK_COSTS_ENV, "").strip()
     if not text:
         return None
@@ -75,8 +75,6 @@ def fixed_costs(kind, environ=None):
 
 
 def _parse_fixed(text):
-    import json
-
     fields = ("per_step", "per_term", "per_sample")
     try:
         table = json.loads(text)

@@ -14,7 +14,7 @@ import os
 import sys
 
 from dpcore.release import work as W
-from tests._work_costs import PINNED, pinned_setting  # noqa: F401  (PINNED: one per kind)
+from tests._work_costs import pinned_setting
 
 if __name__ == "__main__":
     os.environ[W.WORK_COSTS_ENV] = pinned_setting()
