@@ -428,6 +428,37 @@ class TestCalibrateSigma:
         mu, se = gdp_mu_monte_carlo(Sphere(2), sigma / (1 + 1e-3), 1.0, rng=11, **kw)
         assert mu + 3 * se > 0.8
 
+    def test_monte_carlo_result_is_kept_for_an_integer_seed_only(self, monkeypatch):
+        from dpcore.privacy import profiles
+
+        runs = []
+        real = profiles.gdp_mu_monte_carlo
+
+        def counted(*args, **kwargs):
+            runs.append(kwargs["rng"])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(profiles, "gdp_mu_monte_carlo", counted)
+        monkeypatch.setattr(profiles, "_CALIBRATED", {})
+        kw = dict(n_samples=200, n_eps=200, repeats=10)
+        first = calibrate_sigma(0.8, 1.0, Sphere(2), rng=3, **kw)
+        assert runs and set(runs) == {3}
+        n_first = len(runs)
+        assert calibrate_sigma(0.8, 1.0, Sphere(2), rng=3, **kw) == first
+        assert len(runs) == n_first  # kept: no Monte Carlo run
+        # any other argument is another calibration
+        calibrate_sigma(0.8, 1.0, Sphere(2), rng=4, **kw)
+        calibrate_sigma(0.8, 0.9, Sphere(2), rng=3, **kw)
+        calibrate_sigma(0.8, 1.0, Sphere(3), rng=3, **kw)
+        calibrate_sigma(0.8, 1.0, Sphere(2), rng=3, margin=2.0, **kw)
+        assert len(profiles._CALIBRATED) == 5
+        # an unseeded calibration draws a fresh seed each time and is not kept
+        before = len(runs)
+        calibrate_sigma(0.8, 1.0, Sphere(2), rng=None, **kw)
+        calibrate_sigma(0.8, 1.0, Sphere(2), rng=None, **kw)
+        assert len(runs) >= before + 2 and len(profiles._CALIBRATED) == 5
+        assert runs[-1] != 3
+
     def test_secant_needs_few_evaluations_on_a_power_law(self):
         calls = []
 

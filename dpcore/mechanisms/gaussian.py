@@ -8,22 +8,6 @@ from .._validation import check_manifold, check_positive
 from .base import Ball, MechanismResult, check_point, check_sensitivity
 from .protocol import Guarantee
 
-#: Calibrated sigma per (mu, sensitivity, manifold); calibrate_sigma is deterministic (fixed
-#: Monte Carlo seed) and costs seconds on curved spaces, so repeated requests reuse it.
-_SIGMA_CACHE: dict = {}
-_SIGMA_CACHE_MAX = 256
-
-
-def _calibrated_sigma(mu, sensitivity, manifold):
-    from ..privacy import calibrate_sigma
-
-    key = (float(mu), float(sensitivity), repr(manifold))
-    if key not in _SIGMA_CACHE:
-        if len(_SIGMA_CACHE) >= _SIGMA_CACHE_MAX:
-            _SIGMA_CACHE.pop(next(iter(_SIGMA_CACHE)))
-        _SIGMA_CACHE[key] = float(calibrate_sigma(mu, sensitivity, manifold))
-    return _SIGMA_CACHE[key]
-
 
 class RiemannianGaussian:
     r"""Riemannian Gaussian mechanism: density :math:`\propto \exp(-d(\eta, y)^2 / (2\sigma^2))`.
@@ -48,7 +32,12 @@ class RiemannianGaussian:
 
     def __init__(self, *, manifold, sensitivity, mu=None, sigma=None, mc_samples=2000,
                  mc_repeats=50, rng=0):
-        from ..privacy import exact_gdp_accounting, gdp_mu_circle, gdp_mu_monte_carlo
+        from ..privacy import (
+            calibrate_sigma,
+            exact_gdp_accounting,
+            gdp_mu_circle,
+            gdp_mu_monte_carlo,
+        )
 
         self.manifold = check_manifold(manifold)
         if not manifold.is_homogeneous:
@@ -61,7 +50,7 @@ class RiemannianGaussian:
         self.mu_standard_error = 0.0
         if mu is not None:
             self.mu = check_positive(mu, "mu")
-            self.sigma = _calibrated_sigma(self.mu, self.sensitivity, manifold)
+            self.sigma = float(calibrate_sigma(self.mu, self.sensitivity, manifold))
             self.accounting = "calibrated"
         else:
             self.sigma = check_positive(sigma, "sigma")
