@@ -18,9 +18,9 @@ released lattice point maps to :math:`(p, v)` by the public chart). What changes
   :func:`~dpcore.sampling.spd2_affine.enclose_spd2_gradient` (the rounding slack of the
   parallelepiped enters the enclosure as each coordinate's error), and :math:`g_B` is the
   larger of the box bound and the bound along :math:`G_0/|G_0|`, less :math:`|\xi|`; there is
-  no convexity bound yet (the energy is not convex in these coordinates; its defect along a
-  path is now bounded pointwise by :mod:`dpcore.sampling.spd2_convexity`, the leaf version is
-  not written);
+  no convexity bound (the energy is not convex in these coordinates; its defect is bounded in
+  :mod:`dpcore.sampling.spd2_convexity`, whose leaf version is too weak for these leaves yet:
+  docs/measurements.md, session 29);
 * :math:`g` at a proposal is :func:`~dpcore.sampling.spd2_chart.frame_gradient`'s norm (the
   library's gradient in the A-frame, equal to it within rounding: ``tests/sampling/
   test_spd2_chart.py``); its rounding error is assumed within the certificate's relative
@@ -30,8 +30,9 @@ Measured (``benchmarks/bench_spd2_enclosure.py``; docs/measurements.md, "SPD(2) 
 n·ε"): the enclosure's remainder is 3.6-16 times the remainder the gradient actually has, a
 leaf costs about 4.5 ms at n = 250 (numpy), and on the page's design the envelope needs more
 leaves than the cap already at n·ε = 200 (33 M proposals for 9 draws). Missing before it can
-serve releases: a second-order enclosure, the leaf version of the proven convexity bound of
-:mod:`dpcore.sampling.spd2_convexity`, compiled kernels.
+serve releases: a second-order enclosure, a leaf version of the proven convexity bound of
+:mod:`dpcore.sampling.spd2_convexity` that keeps its strength on leaves of half-width 0.1-0.2,
+compiled kernels.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from .spd2_parts import (
 )
 
 __all__ = ["SPD2Enclosure", "SPD2TaylorEnclosure", "enclose_spd2_gradient", "enclose_spd2_taylor",
-           "log_volume_bound", "response_enclosure"]
+           "log_volume_bound", "residual_norm_range", "response_enclosure"]
 
 _SQRT2 = Interval.point(2.0).sqrt()
 _INV_SQRT2 = Interval.point(1.0) / _SQRT2
@@ -146,8 +146,9 @@ def _clipped(l00, l01, l11, c, tau):
     return out
 
 
-def _terms(z, t, ys, tau, kit=AFFINE):
-    """The six summed components (value shape (m,)) for the forms ``z``."""
+def _residual_forms(z, t, ys, kit):
+    """``(ell, zeta, z01, q)`` of every (leaf, term) for the forms ``z`` (module docstring of
+    :mod:`dpcore.sampling.spd2_chart`)."""
     y00, y01, y11, logdet = ys
     root = (logdet * 0.5).exp()
     y00, y01, y11 = y00 / root, y01 / root, y11 / root
@@ -163,7 +164,13 @@ def _terms(z, t, ys, tau, kit=AFFINE):
     z00, z01, z11 = u00 * k00 + u01 * k01, u00 * k10 + u01 * k11, u10 * k10 + u11 * k11
     ell = (kit.form.constant(logdet[None, :], a00.k) - (b00 + b11).scale(t)) - (a00 + a11)
     zeta = (z00 - z11).scale(0.5)
-    q = zeta.square() + z01.square()
+    return ell, zeta, z01, zeta.square() + z01.square()
+
+
+def _terms(z, t, ys, tau, kit=AFFINE):
+    """The six summed components (value shape (m,)) for the forms ``z``."""
+    ell, zeta, z01, q = _residual_forms(z, t, ys, kit)
+    b00, b01, b11 = z[3], z[4] * _INV_SQRT2, z[5]
     kappa = q.apply(kit.asinhc, lo=0.0)
     l00, l01, l11 = ell.scale(0.5) + kappa * zeta, kappa * z01, ell.scale(0.5) - kappa * zeta
     if tau is not None:
@@ -221,6 +228,27 @@ def enclose_spd2_gradient(zc, basis, zslack, t, ys, tau, *, chunk=CHUNK):
             & np.all(np.isfinite(linear), axis=(1, 2)))
     value[bad], linear[bad], error[bad] = 0.0, 0.0, np.inf
     return SPD2Enclosure(value, linear, error)
+
+
+def residual_norm_range(zc, basis, zslack, t, ys, *, chunk=CHUNK):
+    r"""Lower and upper bounds ``(m, n)`` of each residual norm :math:`|L_i|_F = d(\gamma_z(t_i),
+    y_i)` over parallelepipeds (the same forms as :func:`enclose_spd2_gradient`:
+    :math:`|L_i|_F^2 = \tfrac12\ell_i^2 + 2\operatorname{arsinh}^2\sqrt{q_i}`)."""
+    zc = np.asarray(zc, dtype=float)
+    m, n = zc.shape[0], np.asarray(t).size
+    lo, hi = np.zeros((m, n)), np.full((m, n), np.inf)
+    step = max(1, chunk // max(n, 1))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for s in range(0, m, step):
+            sl = slice(s, min(m, s + step))
+            ell, _, _, q = _residual_forms(_leaf_forms(zc[sl], basis[sl], zslack[sl]),
+                                           np.asarray(t, float), ys, AFFINE)
+            norm2 = (ell.square().scale(0.5) + q.apply(AFFINE.asinh2, lo=0.0).scale(2.0)).range()
+            lo[sl] = np.sqrt(np.maximum(norm2.lo, 0.0)) * (1 - 1e-15)
+            hi[sl] = np.sqrt(np.maximum(norm2.hi, 0.0)) * (1 + 1e-15)
+    bad = ~(np.isfinite(lo) & np.isfinite(hi))
+    lo[bad], hi[bad] = 0.0, np.inf
+    return lo, hi
 
 
 class SPD2TaylorEnclosure(NamedTuple):

@@ -81,8 +81,11 @@ within a few units of :math:`2^{-53}` relative, and returned with a relative mar
 callers (a sampler's leaf certificate) keep their own margins on :math:`E` and :math:`\rho`.
 
 Measured (``benchmarks/bench_spd2_convexity.py``; docs/measurements.md): on the Geodesic
-regression page's SPD(2) design the defect :math:`\Delta` is a median 5% of the energy gap and
-the proven bound a median 93% of the unproven one, :math:`(E(z_0) - E(z_1))/\rho`.
+regression page's SPD(2) design the defect :math:`\Delta` is a median 6% of the energy gap and
+the proven bound a median 94% of the unproven one, :math:`(E(z_0) - E(z_1))/\rho`. The leaf
+version (:func:`leaf_gradient_bound`) keeps 91%, 68% and 34% of it on cubes of half-width
+0.002, 0.02 and 0.05; the SPD(2) prototype sampler's envelope mass sits in larger leaves, so it
+is not wired in (docs/measurements.md, session 29).
 """
 
 from __future__ import annotations
@@ -90,13 +93,15 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["ConvexityPath", "acceleration", "acceleration_bound", "convexity_path",
-           "defect_bound", "gradient_lower_bound"]
+           "defect_bound", "gradient_lower_bound", "leaf_gradient_bound", "triangle_area_bound"]
 
 _R2 = float(np.sqrt(2.0))
 #: Relative margin of :func:`acceleration_bound` (far above its float error).
 MARGIN = 1e-9
 #: Series terms below lambda = 1 (the omitted tail is below 1e-30 relative).
 _TERMS = 20
+#: Curvature magnitude of the hyperbolic factor (unimodular matrices, tr((c^-1 dc)^2)).
+K = 0.5
 
 
 def _series(lam, coef):
@@ -299,3 +304,128 @@ def gradient_lower_bound(p0, v0, p1, v1, t, tau, energy0, energy1):
     path = convexity_path(p0, v0, p1, v1)
     num = np.asarray(energy0, float) - np.asarray(energy1, float) - path.defect(t, tau)
     return np.maximum(num, 0.0) / np.maximum(path.length, 1e-300)
+
+
+def triangle_area_bound(a_lo, a_hi, b_lo, b_hi, opposite_hi):
+    r"""Upper bound of the area of a geodesic triangle of the hyperbolic factor (curvature
+    :math:`-K`) whose sides at one vertex lie in ``[a_lo, a_hi]`` and ``[b_lo, b_hi]`` and whose
+    third side is at most ``opposite_hi``.
+
+    The triangle is convex, so it lies in the sector at any vertex between its two sides, of
+    radius the longer of them (balls and sectors of angle below :math:`\pi` are convex in a
+    Hadamard surface); a sector of angle :math:`\phi` and radius :math:`R` has area
+    :math:`\phi(\cosh\sqrt KR - 1)/K`. At the named vertex the angle is at most the Euclidean
+    comparison angle (CAT(0)), and :math:`\ell^2 = a^2 + b^2 - 2ab\cos\phi \ge
+    4ab\sin^2(\phi/2)` gives :math:`\phi \le 2\arcsin(\ell/(2\sqrt{ab}))`; at the two other
+    vertices the angle is at most :math:`\pi`. The least of the three bounds is returned.
+    """
+    a_lo, a_hi, b_lo, b_hi, opp = (np.asarray(x, dtype=float)
+                                   for x in (a_lo, a_hi, b_lo, b_hi, opposite_hi))
+
+    def sector(angle, radius):
+        return angle * np.expm1(np.sqrt(K) * radius) ** 2 / (2.0 * np.exp(np.sqrt(K) * radius)
+                                                             * K)
+
+    prod = np.maximum(a_lo, 0.0) * np.maximum(b_lo, 0.0)
+    ratio = np.where(prod > 0, opp / (2.0 * np.sqrt(np.where(prod > 0, prod, 1.0))), np.inf)
+    angle = np.where(ratio < 1.0, 2.0 * np.arcsin(np.minimum(ratio, 1.0)), np.pi)
+    named = sector(angle, np.maximum(a_hi, b_hi))
+    others = np.minimum(sector(np.pi, np.maximum(a_hi, opp)), sector(np.pi, np.maximum(b_hi, opp)))
+    return np.minimum(named, others) * (1.0 + MARGIN)
+
+
+def _coords_traceless(c):
+    """Traceless norm of symmetric matrices with orthonormal coordinates ``c`` (..., 3)."""
+    return np.sqrt(0.5 * (c[..., 0] - c[..., 2]) ** 2 + c[..., 1] ** 2)
+
+
+def _sinhc(x):
+    x = np.asarray(x, dtype=float)
+    return np.where(x > 1e-4, np.sinh(x) / np.where(x > 1e-4, x, 1.0), 1.0 + x * x / 6.0)
+
+
+#: The 2^6 sign vectors (vertices of the unit cube).
+_SIGNS = np.array(np.meshgrid(*[[-1.0, 1.0]] * 6, indexing="ij")).reshape(6, -1).T
+
+
+def _reach(basis, slack):
+    """Largest norm of ``basis @ eps + diag(slack) eta`` over the unit cube (a convex function:
+    its maximum is at a vertex), rounded up."""
+    vert = np.einsum("mij,vj->mvi", basis, _SIGNS)
+    return (np.max(np.linalg.norm(vert, axis=-1), axis=1)
+            + np.linalg.norm(slack, axis=-1)) * (1 + 1e-12)
+
+
+def leaf_gradient_bound(chart, zc, basis, zslack, z_ref, t, tau, energy_lo, energy_ref, *,
+                        energy_center=None, gradient_center=None):
+    r"""The theorem's bound over chart parallelepipeds: :math:`g(z) \ge` the returned value
+    (m,) for every :math:`z = z_c + B\varepsilon + \mathrm{diag}(s)\eta` of each leaf
+    (:math:`|\varepsilon_j|, |\eta_j| \le 1`).
+
+    With :math:`z_1 = ` ``z_ref`` fixed, :math:`E(z) - E(z_1) - \Delta(z)` is bounded below and
+    :math:`\rho(z)` above on the leaf:
+
+    * :math:`E(z) \ge` ``energy_lo`` (e.g. from
+      :func:`~dpcore.sampling.spd2_affine.residual_norm_range`), :math:`E(z_1) \le`
+      ``energy_ref``; given the centre's energy and gradient norm, also the theorem along the
+      path from :math:`z_c` to :math:`z`: :math:`E(z) \ge E(z_c) - g(z_c)\rho_{cz} -
+      \Delta_{cz}`, with :math:`\rho_{cz} \le (\ell^2 + (h_b + \theta_2|b_c^0|)^2)^{1/2}` and
+      :math:`\Delta_{cz}` of :func:`defect_bound` at these;
+    * footpoints: :math:`d(p(z), p_c) \le \ell = \frac{\sinh\bar\delta}{\bar\delta}h_a`, with
+      :math:`h_a` the footpoint half-reach of the leaf in chart coordinates and
+      :math:`\bar\delta = (|a_c^0| + h_a)/\sqrt2` (the chart is the exponential map at its
+      centre, which stretches by at most :math:`\sinh\delta/\delta`), so
+      :math:`d(p(z), p_1) \le D = d(p_c, p_1) + \ell`;
+    * vectors: :math:`|\Gamma_{1\to p}v_1 - v| \le W = W_c + \theta_1|v_1^0| + h_b +
+      \theta_2|b_c^0|`, with :math:`W_c` the centre's, :math:`h_b` the vector half-reach and
+      :math:`\theta_1, \theta_2` the holonomies (rotations by :math:`K` times the area,
+      :func:`triangle_area_bound`) of the triangles :math:`(p_1, c, p)` (transport from
+      :math:`p_1` through :math:`c` instead of directly) and :math:`(o, c, p)` (the chart's
+      frame is transported radially from its centre :math:`o`);
+    * :math:`\rho \le (D^2 + W^2)^{1/2}`, and :math:`\Delta` is at most
+      :func:`defect_bound` at :math:`D`, :math:`W` and the largest speed.
+
+    Parameters
+    ----------
+    chart : SPD2Chart
+    zc, basis, zslack : arrays (m, 6), (m, 6, 6), (m, 6)
+    z_ref : array (6,)
+    t : array (n,)
+    tau : float
+    energy_lo : array (m,)
+    energy_ref : float
+
+    Returns
+    -------
+    ndarray (m,)
+    """
+    zc, basis, zslack = (np.asarray(x, dtype=float) for x in (zc, basis, zslack))
+    z_ref = np.asarray(z_ref, dtype=float)
+    h_a, h_b = _reach(basis[:, :3], zslack[:, :3]), _reach(basis[:, 3:], zslack[:, 3:])
+    a0c = _coords_traceless(zc[:, :3])
+    ell = _sinhc((a0c + h_a) / _R2) * h_a * (1 + 1e-12)
+    p_c, v_c = chart.to_bundle(zc)
+    p_1, v_1 = (x[0] for x in chart.to_bundle(z_ref[None]))
+    path = convexity_path(p_c, v_c, np.broadcast_to(p_1, p_c.shape),
+                          np.broadcast_to(v_1, v_c.shape))
+    d_c = np.sqrt(np.sum(path.log ** 2, axis=(-2, -1)))
+    dh_c = _traceless_norm(path.log)
+    w_c = np.sqrt(np.sum((path.end - path.start) ** 2, axis=(-2, -1)))
+    area1 = triangle_area_bound(dh_c, dh_c, dh_c - ell, dh_c + ell, ell)
+    area2 = triangle_area_bound(a0c, a0c, a0c - ell, a0c + ell, ell)
+    w_hi = (w_c + K * area1 * _coords_traceless(z_ref[3:]) + h_b
+            + K * area2 * _coords_traceless(zc[:, 3:])) * (1 + 1e-9)
+    d_hi = (d_c + ell) * (1 + 1e-9)
+    speed = np.maximum(np.linalg.norm(zc[:, 3:], axis=1) + h_b, np.linalg.norm(z_ref[3:]))
+    defect = defect_bound(t, tau, d_hi, w_hi, speed * (1 + 1e-9))
+    e_lo = np.asarray(energy_lo, float)
+    if energy_center is not None:
+        w_cz = (h_b + K * area2 * _coords_traceless(zc[:, 3:])) * (1 + 1e-9)
+        rho_cz = np.sqrt(ell * ell + w_cz * w_cz) * (1 + 1e-12)
+        from_centre = (np.asarray(energy_center, float) * (1 - 1e-12)
+                       - np.asarray(gradient_center, float) * (1 + 1e-9) * rho_cz
+                       - defect_bound(t, tau, ell, w_cz, (np.linalg.norm(zc[:, 3:], axis=1)
+                                                          + h_b) * (1 + 1e-9)))
+        e_lo = np.maximum(e_lo, from_centre)
+    num = (e_lo - float(energy_ref) - defect) * (1 - 1e-9)
+    return np.maximum(num, 0.0) / np.sqrt(d_hi * d_hi + w_hi * w_hi)

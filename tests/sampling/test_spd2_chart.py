@@ -19,7 +19,12 @@ from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import SPD
 from dpcore.sampling import spd2_parts as P
 from dpcore.sampling.intervals import Interval
-from dpcore.sampling.spd2_affine import enclose_spd2_gradient, log_volume_bound, response_enclosure
+from dpcore.sampling.spd2_affine import (
+    enclose_spd2_gradient,
+    log_volume_bound,
+    residual_norm_range,
+    response_enclosure,
+)
 from dpcore.sampling.spd2_chart import SPD2Chart, frame_gradient
 
 SPD2 = SPD(2)
@@ -165,6 +170,31 @@ def test_affine_enclosure_contains_the_gradient(rng, scale, tau):
             excess = np.abs(g - pred) - enc.error
             # the float formula itself rounds: a few ulp of the terms' size
             assert np.all(excess[finite] <= 1e-14), np.max(excess[finite])
+
+
+@pytest.mark.parametrize("scale", [1e-3, 3e-2, 0.2])
+def test_residual_norm_range_contains_the_distances(rng, scale):
+    from dpcore.sampling.spd2_chart import residual_norms
+
+    chart = SPD2Chart(CENTER)
+    t, y = _data(rng)
+    ytil, logdet = chart.responses(y)
+    m = 40
+    zc = rng.normal(size=(m, 6)) * 0.3
+    basis = rng.normal(size=(m, 6, 6)) * scale
+    slack = np.full((m, 6), 1e-13)
+    lo, hi = residual_norm_range(zc, basis, slack, t, response_enclosure(chart.T, y))
+    assert np.all(lo <= hi) and np.all(lo >= 0)
+    width = []
+    for _ in range(10):
+        e = rng.uniform(-1, 1, (m, 6))
+        e[: m // 2] = np.sign(e[: m // 2])
+        z = zc + np.einsum("mkj,mj->mk", basis, e)
+        r = residual_norms(z, t, ytil, logdet)
+        assert np.all(lo <= r * (1 + 1e-13)) and np.all(r <= hi * (1 + 1e-13))
+        width.append(np.median((hi - lo)[np.isfinite(hi)]))
+    if scale <= 3e-2:
+        assert np.all(np.isfinite(hi)) and np.median(width) < 40 * scale
 
 
 def test_volume_bound_covers_the_density(rng):

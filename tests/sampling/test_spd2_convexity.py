@@ -213,3 +213,78 @@ def test_gradient_lower_bound_is_below_the_gradient_norm():
     g = np.linalg.norm(frame_gradient(z, t, ytil, logdet, tau), axis=1)
     assert np.all(bound <= g * (1 + 1e-9))
     assert np.median(bound / g) > 0.3     # and it is a useful fraction of g
+
+
+def hyperbolic_triangle_area(x, y, z):
+    """Area of the geodesic triangle of unimodular SPD matrices x, y, z (curvature -1/2):
+    (pi - angle sum) / K, the angles from the log maps at the vertices."""
+    def angle(o, u, w):
+        lu, lw = SPD2.log(o, u), SPD2.log(o, w)
+        cos = SPD2.inner(o, lu, lw) / (SPD2.norm(o, lu) * SPD2.norm(o, lw))
+        return np.arccos(np.clip(cos, -1.0, 1.0))
+    return (np.pi - angle(x, y, z) - angle(y, z, x) - angle(z, x, y)) / 0.5
+
+
+def test_triangle_area_bound_holds():
+    from dpcore.sampling.spd2_convexity import triangle_area_bound
+
+    rng = np.random.default_rng(2)
+    ratios = []
+    for scale in (0.05, 0.5, 2.0):
+        for _ in range(60):
+            pts = []
+            for _ in range(3):
+                a = rng.normal(size=2) * scale
+                pts.append(expm(a[0] * E1 + a[1] * E2))
+            x, y, z = pts
+            area = hyperbolic_triangle_area(x, y, z)
+            a, b, opp = SPD2.dist(x, y), SPD2.dist(x, z), SPD2.dist(y, z)
+            bound = triangle_area_bound(a, a, b, b, opp)
+            assert area <= bound
+            # loose brackets on the sides are still bounds
+            assert area <= triangle_area_bound(0.9 * a, 1.1 * a, 0.8 * b, b, 1.2 * opp)
+            ratios.append(area / bound)
+    assert np.median(ratios) > 0.1      # of the right order for the triangles tried
+
+
+@pytest.mark.parametrize("half_width", [0.002, 0.02, 0.1])
+def test_leaf_bound_is_below_the_gradient_norm_everywhere_on_the_leaf(half_width):
+    from dpcore.sampling.spd2_affine import residual_norm_range, response_enclosure
+    from dpcore.sampling.spd2_convexity import leaf_gradient_bound
+
+    rng = np.random.default_rng(int(half_width * 1000))
+    data = make_regression_data(SPD2, 80, noise=0.05, rng=1, footpoint_region=(np.eye(2), 0.1))
+    t, y, tau = np.asarray(data.x, float), np.asarray(data.y, float), 0.175
+    chart = SPD2Chart(np.eye(2))
+    ytil, logdet = chart.responses(y)
+    fit = clipped_fit(t, ytil, logdet, tau)
+    e_ref = float(energy(fit[None], t, ytil, logdet, tau)[0])
+    m = 40
+    zc, _ = random_bundle(rng, m, 0.5, 1.0)
+    rot = np.linalg.qr(rng.normal(size=(m, 6, 6)))[0]
+    basis = rot * half_width * rng.uniform(0.5, 1.0, (m, 1, 6))
+    zslack = np.full((m, 6), 1e-12)
+    lo, _ = residual_norm_range(zc, basis, zslack, t, response_enclosure(chart.T, y))
+    e_lo = np.mean(np.where(lo <= tau, 0.5 * lo * lo, tau * lo - 0.5 * tau * tau), axis=1)
+    e_c = energy(zc, t, ytil, logdet, tau)
+    g_c = np.linalg.norm(frame_gradient(zc, t, ytil, logdet, tau), axis=1)
+    bound = leaf_gradient_bound(chart, zc, basis, zslack, fit, t, tau, e_lo, e_ref,
+                                energy_center=e_c, gradient_center=g_c)
+    plain = leaf_gradient_bound(chart, zc, basis, zslack, fit, t, tau, e_lo, e_ref)
+    assert np.all(plain <= bound)
+    eps = rng.uniform(-1, 1, (m, 30, 6))
+    eps[:, :10] = np.sign(eps[:, :10])                      # vertices
+    z = zc[:, None] + np.einsum("mkj,msj->msk", basis, eps)
+    flat = z.reshape(-1, 6)
+    g = np.linalg.norm(frame_gradient(flat, t, ytil, logdet, tau), axis=1).reshape(m, 30)
+    assert np.all(bound[:, None] <= g)
+    assert np.all(e_lo[:, None] <= energy(flat, t, ytil, logdet, tau).reshape(m, 30) + 1e-15)
+    # the leaf's bound against the pointwise one at its points: it loses the leaf's size
+    p, v = chart.to_bundle(flat)
+    pf, vf = (x[0] for x in chart.to_bundle(fit[None]))
+    point = gradient_lower_bound(p, v, np.broadcast_to(pf, p.shape), np.broadcast_to(vf, v.shape),
+                                 t, tau, energy(flat, t, ytil, logdet, tau), e_ref).reshape(m, 30)
+    assert np.all(bound[:, None] <= point * (1 + 1e-9) + 1e-15)
+    if half_width <= 0.02:
+        far = np.min(point, axis=1) > 0
+        assert np.median(bound[far] / np.min(point[far], axis=1)) > 0.5
