@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 
 import numpy as np
 
@@ -260,6 +261,8 @@ def exact_gdp_accounting(manifold):
 #: costs seconds; its result is then a function of the arguments). Oldest first out.
 _CALIBRATED: dict = {}
 _CALIBRATED_MAX = 512
+#: Guards the dictionary (the dashboard's sessions run in threads); never held while calibrating.
+_CALIBRATED_LOCK = threading.Lock()
 
 
 def calibrate_sigma(
@@ -343,8 +346,9 @@ def calibrate_sigma(
     if isinstance(rng, numbers.Integral):
         key = (float(target_mu), float(sensitivity), repr(manifold), float(rtol),
                float(margin), int(n_samples), int(n_eps), int(repeats), int(rng))
-        if key in _CALIBRATED:
-            return _CALIBRATED[key]
+        with _CALIBRATED_LOCK:
+            if key in _CALIBRATED:
+                return _CALIBRATED[key]
     seed = rng if key is not None else int(np.random.default_rng(rng).integers(2**63))
 
     evaluated = {}
@@ -368,9 +372,10 @@ def calibrate_sigma(
     if sigma is None:
         sigma = _smallest_sigma(lambda s: bound(s) - target_mu, sigma0, max(rtol, 1e-3))
     if key is not None:
-        if len(_CALIBRATED) >= _CALIBRATED_MAX:
-            _CALIBRATED.pop(next(iter(_CALIBRATED)))
-        _CALIBRATED[key] = sigma
+        with _CALIBRATED_LOCK:
+            if len(_CALIBRATED) >= _CALIBRATED_MAX:
+                _CALIBRATED.pop(next(iter(_CALIBRATED)))
+            _CALIBRATED[key] = sigma
     return sigma
 
 
