@@ -41,7 +41,7 @@ from benchmarks.bench_spd2_enclosure import (
 from dpcore.manifolds import SPD
 from dpcore.release.asymptotic import joint_sigma
 from dpcore.sampling.spd2_affine import residual_norm_range, response_enclosure
-from dpcore.sampling.spd2_chart import SPD2Chart, clipped_fit, energy, frame_gradient
+from dpcore.sampling.spd2_chart import SPD2Chart, clipped_fit, energy, frame_gradient, huber
 from dpcore.sampling.spd2_convexity import (
     convexity_path,
     gradient_lower_bound,
@@ -111,7 +111,7 @@ def leaf_rows(points, rng):
         slack = np.full((points, 6), 1e-15)
         start = time.process_time()
         lo, _ = residual_norm_range(zc, basis, slack, t, ys)
-        e_lo = np.mean(np.where(lo <= TAU, 0.5 * lo * lo, TAU * lo - 0.5 * TAU * TAU), axis=1)
+        e_lo = np.mean(huber(lo, TAU), axis=1)
         leaf = leaf_gradient_bound(chart, zc, basis, slack, fit, t, TAU, e_lo, e_fit,
                                    energy_center=e_c, gradient_center=g_c)
         cpu = (time.process_time() - start) / points

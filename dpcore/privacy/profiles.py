@@ -368,9 +368,10 @@ def calibrate_sigma(
             evaluated[s] = mu + margin * se
         return evaluated[s]
 
-    sigma = _secant_sigma(bound, target_mu, sigma0, max(rtol, 1e-3))
+    rtol = max(rtol, 1e-3)
+    sigma = _secant_sigma(bound, target_mu, sigma0, rtol)
     if sigma is None:
-        sigma = _smallest_sigma(lambda s: bound(s) - target_mu, sigma0, max(rtol, 1e-3))
+        sigma = _smallest_sigma(lambda s: bound(s) - target_mu, sigma0, rtol)
     if key is not None:
         with _CALIBRATED_LOCK:
             if len(_CALIBRATED) >= _CALIBRATED_MAX:

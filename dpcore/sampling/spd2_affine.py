@@ -167,6 +167,11 @@ def _residual_forms(z, t, ys, kit):
     return ell, zeta, z01, zeta.square() + z01.square()
 
 
+def _norm2(ell, q, kit):
+    """:math:`|L|_F^2 = \tfrac12\\ell^2 + 2\\operatorname{arsinh}^2\\sqrt q` of the forms."""
+    return ell.square().scale(0.5) + q.apply(kit.asinh2, lo=0.0).scale(2.0)
+
+
 def _terms(z, t, ys, tau, kit=AFFINE):
     """The six summed components (value shape (m,)) for the forms ``z``."""
     ell, zeta, z01, q = _residual_forms(z, t, ys, kit)
@@ -174,7 +179,7 @@ def _terms(z, t, ys, tau, kit=AFFINE):
     kappa = q.apply(kit.asinhc, lo=0.0)
     l00, l01, l11 = ell.scale(0.5) + kappa * zeta, kappa * z01, ell.scale(0.5) - kappa * zeta
     if tau is not None:
-        norm2 = ell.square().scale(0.5) + q.apply(kit.asinh2, lo=0.0).scale(2.0)
+        norm2 = _norm2(ell, q, kit)
         l00, l01, l11 = _clipped(l00, l01, l11, norm2.apply(kit.clip(tau), lo=0.0), tau)
     alpha, beta = (b00 - b11).scale(0.5), b01
     x = (alpha.square() + beta.square()).scale(t).scale(t)
@@ -243,7 +248,7 @@ def residual_norm_range(zc, basis, zslack, t, ys, *, chunk=CHUNK):
             sl = slice(s, min(m, s + step))
             ell, _, _, q = _residual_forms(_leaf_forms(zc[sl], basis[sl], zslack[sl]),
                                            np.asarray(t, float), ys, AFFINE)
-            norm2 = (ell.square().scale(0.5) + q.apply(AFFINE.asinh2, lo=0.0).scale(2.0)).range()
+            norm2 = _norm2(ell, q, AFFINE).range()
             lo[sl] = np.sqrt(np.maximum(norm2.lo, 0.0)) * (1 - 1e-15)
             hi[sl] = np.sqrt(np.maximum(norm2.hi, 0.0)) * (1 + 1e-15)
     bad = ~(np.isfinite(lo) & np.isfinite(hi))

@@ -75,7 +75,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["SPD2Chart", "asinhc", "clipped_fit", "energy", "expm_unimodular", "frame_gradient",
-           "gradient_jacobian", "phi1", "phi2", "residual_norms"]
+           "gradient_jacobian", "huber", "phi1", "phi2", "residual_norms"]
 
 _R2 = float(np.sqrt(2.0))
 
@@ -225,13 +225,18 @@ def residual_norms(z, t, ytil, logdet):
     return np.sqrt(_residuals(np.atleast_2d(z), t, ytil, logdet)[4])
 
 
+def huber(r, tau):
+    r""":math:`\rho_\tau(r)`: :math:`\tfrac12r^2` up to :math:`\tau`,
+    :math:`\tau r - \tfrac12\tau^2` beyond (elementwise)."""
+    return np.where(r <= tau, 0.5 * r * r, tau * r - 0.5 * tau * tau)
+
+
 def energy(z, t, ytil, logdet, tau):
     r"""The clipped regression energy :math:`E = \frac1n\sum_i\rho_\tau(|L_i|_F)` (Huber:
     :math:`\tfrac12r^2` up to :math:`\tau`, :math:`\tau r - \tfrac12\tau^2` beyond) at chart
     coordinates ``z`` (m, 6): the function whose Riemannian gradient
     :func:`frame_gradient` is."""
-    r = residual_norms(z, t, ytil, logdet)
-    return np.mean(np.where(r <= tau, 0.5 * r * r, tau * r - 0.5 * tau * tau), axis=1)
+    return np.mean(huber(residual_norms(z, t, ytil, logdet), tau), axis=1)
 
 
 def frame_gradient(z, t, ytil, logdet, tau):

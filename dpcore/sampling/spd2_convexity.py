@@ -90,7 +90,12 @@ is not wired in (docs/measurements.md, session 29).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from ..manifolds._spd_kernels import eig_apply, eigh, sym, sym_funm
+from .spd2_chart import _sinhc_sqrt
 
 __all__ = ["ConvexityPath", "acceleration", "acceleration_bound", "convexity_path",
            "defect_bound", "gradient_lower_bound", "leaf_gradient_bound", "triangle_area_bound"]
@@ -116,10 +121,6 @@ def _series(lam, coef):
     return out
 
 
-def _fact(k):
-    return float(np.prod(np.arange(1, k + 1, dtype=float))) if k > 0 else 1.0
-
-
 def _coefficients(lam):
     r"""The coefficient functions of :func:`acceleration` at :math:`\lambda \ge 0`:
     :math:`S`, :math:`SC`, :math:`(C - 1)/\lambda`, :math:`(\sinh\lambda/\lambda - 1)/\lambda`
@@ -128,10 +129,10 @@ def _coefficients(lam):
     small = lam < 1.0
     ls = np.where(small, lam, 1.0)
     lb = np.where(small, 1.0, lam)
-    s_small = _series(ls, lambda j: 1.0 / _fact(2 * j + 1))
-    c1_small = _series(ls, lambda j: 1.0 / _fact(2 * j + 2))           # (C - 1)/lam
-    sc1_small = _series(ls, lambda j: 1.0 / _fact(2 * j + 3))          # (S/lam - 1)/lam
-    d_small = _series(ls, lambda j: (2 * j + 2) / _fact(2 * j + 3))    # (lam C - S)/lam^2
+    s_small = _series(ls, lambda j: 1.0 / math.factorial(2 * j + 1))
+    c1_small = _series(ls, lambda j: 1.0 / math.factorial(2 * j + 2))           # (C - 1)/lam
+    sc1_small = _series(ls, lambda j: 1.0 / math.factorial(2 * j + 3))          # (S/lam - 1)/lam
+    d_small = _series(ls, lambda j: (2 * j + 2) / math.factorial(2 * j + 3))    # (lam C - S)/lam^2
     ch_small = 1.0 + ls * c1_small
     big_s, big_c = np.sinh(lb), np.cosh(lb)
     s = np.where(small, s_small, big_s)
@@ -195,12 +196,6 @@ def acceleration_bound(lam):
     return np.sqrt(m1 * m1 + m2 * m2) / _R2 * (1.0 + MARGIN)
 
 
-def _sym_fun(x, f):
-    """``f`` applied to the eigenvalues of symmetric matrices ``x`` (..., 2, 2)."""
-    w, u = np.linalg.eigh(x)
-    return (u * f(w)[..., None, :]) @ np.swapaxes(u, -1, -2)
-
-
 def _traceless_norm(x):
     tr = 0.5 * (x[..., 0, 0] + x[..., 1, 1])
     return np.sqrt((x[..., 0, 0] - tr) ** 2 + (x[..., 1, 1] - tr) ** 2
@@ -232,7 +227,7 @@ class ConvexityPath:
 
     def point(self, s):
         """``(p(s), v(s))`` at a scalar ``s`` (for tests and measurements)."""
-        half = _sym_fun(s * self.log, lambda w: np.exp(0.5 * w))
+        half = sym_funm(s * self.log, lambda w: np.exp(0.5 * w))
         b = self.start + s * (self.end - self.start)
         h = self.root
         return h @ half @ half @ h, h @ half @ b @ half @ h
@@ -248,15 +243,12 @@ class ConvexityPath:
 def convexity_path(p0, v0, p1, v1):
     """The :class:`ConvexityPath` from ``(p0, v0)`` to ``(p1, v1)`` (arrays (..., 2, 2))."""
     p0, v0, p1, v1 = (np.asarray(x, dtype=float) for x in (p0, v0, p1, v1))
-    root = _sym_fun(p0, np.sqrt)
-    inv = _sym_fun(p0, lambda w: 1.0 / np.sqrt(w))
-    x = inv @ p1 @ inv
-    x = 0.5 * (x + np.swapaxes(x, -1, -2))
-    log = _sym_fun(x, np.log)
-    back = _sym_fun(x, lambda w: 1.0 / np.sqrt(w))           # X^{-1/2}
+    w, u = eigh(sym(p0))
+    root, inv = eig_apply(u, np.sqrt(w)), eig_apply(u, 1.0 / np.sqrt(w))
+    w, u = eigh(sym(inv @ p1 @ inv))                         # X = p0^-1/2 p1 p0^-1/2
+    log, back = eig_apply(u, np.log(w)), eig_apply(u, 1.0 / np.sqrt(w))   # L, X^{-1/2}
     start = inv @ v0 @ inv
     end = back @ (inv @ v1 @ inv) @ back
-    sym = lambda m: 0.5 * (m + np.swapaxes(m, -1, -2))  # noqa: E731
     return ConvexityPath(root, sym(log), sym(start), sym(end))
 
 
@@ -339,11 +331,6 @@ def _coords_traceless(c):
     return np.sqrt(0.5 * (c[..., 0] - c[..., 2]) ** 2 + c[..., 1] ** 2)
 
 
-def _sinhc(x):
-    x = np.asarray(x, dtype=float)
-    return np.where(x > 1e-4, np.sinh(x) / np.where(x > 1e-4, x, 1.0), 1.0 + x * x / 6.0)
-
-
 #: The 2^6 sign vectors (vertices of the unit cube).
 _SIGNS = np.array(np.meshgrid(*[[-1.0, 1.0]] * 6, indexing="ij")).reshape(6, -1).T
 
@@ -403,7 +390,7 @@ def leaf_gradient_bound(chart, zc, basis, zslack, z_ref, t, tau, energy_lo, ener
     z_ref = np.asarray(z_ref, dtype=float)
     h_a, h_b = _reach(basis[:, :3], zslack[:, :3]), _reach(basis[:, 3:], zslack[:, 3:])
     a0c = _coords_traceless(zc[:, :3])
-    ell = _sinhc((a0c + h_a) / _R2) * h_a * (1 + 1e-12)
+    ell = _sinhc_sqrt(0.5 * (a0c + h_a) ** 2) * h_a * (1 + 1e-12)
     p_c, v_c = chart.to_bundle(zc)
     p_1, v_1 = (x[0] for x in chart.to_bundle(z_ref[None]))
     path = convexity_path(p_c, v_c, np.broadcast_to(p_1, p_c.shape),

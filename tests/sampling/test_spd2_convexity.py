@@ -10,7 +10,7 @@ from scipy.linalg import expm
 
 from dpcore.data import make_regression_data
 from dpcore.manifolds import SPD
-from dpcore.sampling.spd2_chart import SPD2Chart, clipped_fit, energy, frame_gradient
+from dpcore.sampling.spd2_chart import SPD2Chart, clipped_fit, energy, frame_gradient, huber
 from dpcore.sampling.spd2_convexity import (
     acceleration,
     acceleration_bound,
@@ -161,7 +161,7 @@ def energy_along(path, s, t, y, tau):
     p, v = path.point(s)
     pred = SPD2.exp(p[:, None], t[None, :, None, None] * v[:, None])
     r = SPD2.dist(pred, y[None])
-    return np.mean(np.where(r <= tau, 0.5 * r * r, tau * r - 0.5 * tau * tau), axis=1)
+    return np.mean(huber(r, tau), axis=1)
 
 
 @pytest.mark.parametrize("radius, speed", [(0.1, 0.55), (0.5, 1.0), (1.0, 2.0)])
@@ -265,7 +265,7 @@ def test_leaf_bound_is_below_the_gradient_norm_everywhere_on_the_leaf(half_width
     basis = rot * half_width * rng.uniform(0.5, 1.0, (m, 1, 6))
     zslack = np.full((m, 6), 1e-12)
     lo, _ = residual_norm_range(zc, basis, zslack, t, response_enclosure(chart.T, y))
-    e_lo = np.mean(np.where(lo <= tau, 0.5 * lo * lo, tau * lo - 0.5 * tau * tau), axis=1)
+    e_lo = np.mean(huber(lo, tau), axis=1)
     e_c = energy(zc, t, ytil, logdet, tau)
     g_c = np.linalg.norm(frame_gradient(zc, t, ytil, logdet, tau), axis=1)
     bound = leaf_gradient_bound(chart, zc, basis, zslack, fit, t, tau, e_lo, e_ref,
