@@ -197,7 +197,6 @@ def manifold_section():
 
 def views_section(sizes, scenario):
     """Section 2: the views and their budgets. Returns a dict of SweepConfig fields."""
-    st.subheader("2 · Budget views")
     init("bs_views", "bs_views", ["unequal", "equal"],
          lambda s: [v for v in str(s).split(",") if v in VIEW_LABELS])
     views = st.multiselect("Views to compute", tuple(VIEW_LABELS), key="bs_views",
@@ -235,7 +234,6 @@ def views_section(sizes, scenario):
 def draws_section(scenario, mode):
     """Section 3: replicates, draws per release, chains (paper mode) and the seed. Returns a
     dict of SweepConfig fields."""
-    st.subheader("3 · Replicates and draws")
     init("bs_reps", "bs_reps", DEFAULT.replicates, int, range(3, CAPS["sweep_replicates"] + 1))
     replicates = int(st.slider("Replicates (fresh data set and release each; the band is "
                                "their range)", 3, CAPS["sweep_replicates"], key="bs_reps"))
@@ -263,6 +261,31 @@ def draws_section(scenario, mode):
                   "flagged." if mode == "paper" else ""))
     return dict(replicates=replicates, n_footpoints=n_foot, n_vectors=n_vec,
                 chain_length=chain, burn_in=burn, seed=seed)
+
+
+def views_summary(fields):
+    """Section 2's settings in words (shown beside its popover)."""
+    parts = []
+    if "unequal" in fields["views"]:
+        parts.append(f"unequal splits of ε = {fields['total']:g} ({fields['n_unequal']} splits)")
+    if "equal" in fields["views"]:
+        lo, hi = fields["equal_range"]
+        parts.append(f"equal splits of totals from {lo:g} to {hi:g} "
+                     f"({fields['n_equal']} totals)")
+    if "grid" in fields["views"]:
+        lo, hi = fields["grid_range"]
+        parts.append(f"a heatmap of ε_p and ε_v from {lo:g} to {hi:g} ({fields['n_grid']} per "
+                     f"axis, n = {fields['grid_n']})")
+    return ("Views: " + "; ".join(parts) + ".") if parts else "No view chosen."
+
+
+def draws_summary(fields, mode):
+    """Section 3's settings in words (shown beside its popover)."""
+    text = (f"{fields['replicates']} replicates, {fields['n_footpoints']} × "
+            f"{fields['n_vectors']} private geodesics per release, seed {fields['seed']}")
+    if mode == "paper":
+        text += f"; chains of {fields['chain_length']} after a burn-in of {fields['burn_in']}"
+    return text + "."
 
 
 # ================================================================================ results
@@ -409,10 +432,14 @@ def show_result(result, config):
     st.markdown(f"**Errors in the data's units** ({unit}): the root-mean-square distance "
                 "√Ē of the private geodesics to the responses (mean over replicates, with the "
                 "lowest and highest replicate), beside the papers' log MSE.")
-    table = result_table(df, shown.kind)
-    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
-           if table[c].dtype.kind == "f"}
-    st.dataframe(table, hide_index=True, width="stretch", column_config=fmt)
+    # The table is built only once its section is opened: a data grid drawn with the page's
+    # first chart delays it by about 0.25 s in the browser (its code is loaded on first use).
+    box = lazy_expander("Every cell as a table (sortable)", "bs_table_open")
+    if box is not None:
+        table = result_table(df, shown.kind)
+        fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+               if table[c].dtype.kind == "f"}
+        box.dataframe(table, hide_index=True, width="stretch", column_config=fmt)
     st.download_button("Download simulation (CSV)", B.sweep_csv(df),
                        file_name="budget_split_simulation.csv", mime="text/csv",
                        key="bs_download", on_click="ignore")
@@ -463,10 +490,19 @@ def main():
     with col_m, st.container(border=True):
         kind, param, sizes, mode, tau, tau_m = manifold_section()
     scenario = B.scenario_defaults(kind, mode)
+    # Sections 2 and 3 keep their widgets in popovers, summarised beside them: the browser
+    # builds a popover's widgets only when it is opened, and each input widget drawn with the
+    # page's first chart delays it (about 0.25 s for these two sections, docs/measurements.md).
     with col_v, st.container(border=True):
-        view_fields = views_section(sizes, scenario)
+        st.subheader("2 · Budget views")
+        with st.popover("Views and budgets", icon=":material/tune:", width="stretch"):
+            view_fields = views_section(sizes, scenario)
+        st.caption(views_summary(view_fields))
     with col_r, st.container(border=True):
-        draw_fields = draws_section(scenario, mode)
+        st.subheader("3 · Replicates and draws")
+        with st.popover("Replicates, draws and seed", icon=":material/tune:", width="stretch"):
+            draw_fields = draws_section(scenario, mode)
+        st.caption(draws_summary(draw_fields, mode))
     settings_state.finish()
     config = B.SweepConfig(
         kind=kind, param=param, mode=mode, sample_sizes=tuple(sizes), tau=tau, tau_m=tau_m,

@@ -89,25 +89,38 @@ def ratio_settings():
     return tuple(st.session_state[k] for k in ("se_manifold", "se_ns", "se_pairs", "se_log"))
 
 
-def ratio_widgets(cols):
-    """The study's settings widgets (they show, and return, what :func:`ratio_settings` read)."""
+def ratio_widgets(box):
+    """The study's settings widgets in ``box`` (they show, and return, what
+    :func:`ratio_settings` read)."""
     keys = list(L.REGRESSION_MANIFOLDS)
-    cols[0].selectbox("Manifold", keys, format_func=M.choice_label, key="se_manifold")
-    cols[1].multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sens_sizes"],
-                        key="se_ns")
-    cols[2].slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5, key="se_pairs")
-    cols[3].toggle("log₁₀ ratio axis", key="se_log")
+    box.selectbox("Manifold", keys, format_func=M.choice_label, key="se_manifold")
+    box.multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sens_sizes"],
+                    key="se_ns")
+    box.slider("Adjacent pairs per n", 5, CAPS["sens_pairs"], step=5, key="se_pairs")
+    box.toggle("log₁₀ ratio axis", key="se_log")
+
+
+def settings_summary(manifold_key, ns, pairs, log_scale):
+    """The study's settings in words (beside the popover that holds their widgets)."""
+    sizes = ", ".join(str(v) for v in sorted(ns)) if ns else "none chosen"
+    return (f"**{M.choice_label(manifold_key)}**, sample sizes n = {sizes}, {pairs} adjacent "
+            f"pairs per n, {'log₁₀' if log_scale else 'linear'} ratio axis.")
 
 
 def ratio_section():
     st.subheader("Theory / empirical ratios on adjacent data sets")
+    # The settings sit in a popover, summarised beside it: the browser builds a popover's
+    # widgets only when it is opened, and these four, drawn with the page's first chart,
+    # delayed it by about 0.15 x the bare-page floor (docs/measurements.md, session 30).
     with st.container(border=True):
-        setting_cols = st.columns([2, 3, 2, 2])
+        pop_col, text_col = st.columns([1, 4], vertical_alignment="center")
+        setting_box = pop_col.popover("Study settings", icon=":material/tune:", width="stretch")
     # The histograms are drawn before the settings above them (filled in below): the browser
     # then draws them first (each input widget drawn before a chart delays it by 10-20 ms).
     manifold_key, ns, pairs, log_scale = ratio_settings()
+    text_col.markdown(settings_summary(manifold_key, ns, pairs, log_scale))
     if not ns:
-        ratio_widgets(setting_cols)
+        ratio_widgets(setting_box)
         st.info("Choose at least one sample size.")
         return manifold_key
     with st.status("Drawing adjacent data sets and fitting …", expanded=False) as status:
@@ -122,7 +135,7 @@ def ratio_section():
     show_figure(cols[1], V.ratio_histogram(frame, "v", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_v")
-    ratio_widgets(setting_cols)
+    ratio_widgets(setting_box)
     summary = frame.groupby("n").agg(
         pairs=("pair", "size"),
         min_ratio_p=("ratio_p", "min"), median_ratio_p=("ratio_p", "median"),

@@ -12,7 +12,8 @@ once ``st.navigation`` has been called, so the fixture keeps the legacy mode off
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
-from streamlit.testing.v1 import app_test
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import app_test, local_script_runner
 
 
 class _NavigationPagesManager(PagesManager):
@@ -30,6 +31,24 @@ def _navigation_mode(monkeypatch):
     monkeypatch.setattr(app_test, "PagesManager", _NavigationPagesManager)
     yield
     PagesManager.uses_pages_directory = None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_script_cache():
+    """Scripts compiled once per test process, as a server compiles them once per runtime.
+
+    ``AppTest`` makes a new ``ScriptCache`` for every run (its page manager's and its script
+    runner's), so each run compiled ``app.py`` and the page again: about 10 CPU s of the page
+    tests (py-spy, session 30). A server keeps one cache for all its sessions; the files do not
+    change during the tests.
+    """
+    assert app_test.ScriptCache is ScriptCache is local_script_runner.ScriptCache, (
+        "streamlit internals changed: revisit conftest")
+    shared = ScriptCache()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app_test, "ScriptCache", lambda: shared)
+        patch.setattr(local_script_runner, "ScriptCache", lambda: shared)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -95,6 +95,11 @@ def test_opening_shows_the_default_simulation_without_a_click():
 def test_errors_in_degrees_with_the_replicates_range_and_a_recommendation():
     at = open_page()
     df = at.session_state["bs_result"]["df"]
+    # The table is drawn only once its section is opened (issue 29: no data grid before the
+    # first chart).
+    assert not at.dataframe
+    at.session_state["bs_table_open"] = True
+    at.run()
     table = at.dataframe[0].value
     assert {"mean log MSE", "RMS error (degrees)", "lowest replicate", "highest replicate",
             "source", "flagged: why not trusted"} <= set(table.columns)
@@ -373,3 +378,15 @@ def test_kendall_strict_takes_the_demonstrations_design_and_landmarks():
     at.radio(key="bs_mode").set_value("paper").run()
     assert at.number_input(key="bs_param_kendall").value == 8
     assert at.number_input(key="bs_chain").value == B.SweepConfig().chain_length
+
+
+def test_the_summaries_beside_the_popovers_follow_their_widgets():
+    """issue 29: sections 2 and 3 keep their widgets in popovers (the browser builds them only
+    when one is opened); the lines beside them say what the widgets hold."""
+    at = open_page()
+    captions = "\n".join(c.value for c in at.caption)
+    assert "Views: unequal splits of ε = 3 (5 splits)" in captions
+    assert "3 replicates, 3 × 3 private geodesics per release, seed 0." in captions
+    at.number_input(key="bs_seed").set_value(7).run()
+    assert not at.exception, at.exception
+    assert "seed 7." in "\n".join(c.value for c in at.caption)

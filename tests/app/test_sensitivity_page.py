@@ -121,3 +121,16 @@ def test_teaching_notes_are_typeset_once_opened():
     text = "\n".join(el.value for el in at.latex)
     assert r"\kappa_l \ge 0" in text and r"\kappa_l < 0" in text
     assert any("Geodesic regression fits" in m.value for m in at.markdown)
+
+
+def test_the_settings_summary_beside_their_popover_follows_the_widgets():
+    """issue 29: the study's widgets sit in a popover (the browser builds them only when it is
+    opened); the line beside it says what they hold, in the run a change causes."""
+    at = open_page(se_ns="20", se_pairs="5")
+    assert any("sample sizes n = 20, 5 adjacent pairs per n, linear" in m.value
+               for m in at.markdown)
+    at.multiselect(key="se_ns").set_value([20, 50])
+    at.toggle(key="se_log").set_value(True).run()
+    assert not at.exception, at.exception
+    assert any("sample sizes n = 20, 50, 5 adjacent pairs per n, log₁₀" in m.value
+               for m in at.markdown)
