@@ -475,6 +475,38 @@ class TestCalibrateSigma:
         assert privacy._secant_sigma(lambda s: 0.5 + s, 1.0, 1.0, 1e-3) is None
         assert privacy._secant_sigma(lambda s: 0.0, 1.0, 1.0, 1e-3) is None
 
+    def test_a_failed_secant_bisects_from_its_own_bracket(self):
+        """A bound that is jagged at the scale of rtol (as the Monte Carlo bound is: its
+        jackknife error jumps) makes the secant give up; the bisection then starts from the
+        bracket its runs hold, and its result meets the same contract as one from scratch."""
+        target, rtol = 0.5, 1e-3
+
+        def bound(s):
+            # decreasing in sigma but for a ripple of 0.2% over 0.06% of sigma
+            return 0.05 / s * (1.0 + 0.002 * math.sin(math.log(s) / 1e-4))
+
+        evaluated = {}
+
+        def memo(s):
+            if s not in evaluated:
+                evaluated[s] = bound(s)
+            return evaluated[s]
+
+        assert privacy._secant_sigma(memo, target, 0.1, rtol) is None
+        runs = len(evaluated)
+        sigma = privacy._bisect_evaluated(memo, evaluated, target, rtol)
+        assert sigma in evaluated and bound(sigma) <= target
+        failing = [s for s, v in evaluated.items() if v > target and s < sigma]
+        assert failing and sigma / max(failing) - 1.0 <= rtol
+        assert len(evaluated) - runs <= 3
+        # from scratch, the bisection needs far more runs to get there
+        scratch = []
+        privacy._smallest_sigma(lambda s: scratch.append(s) or bound(s) - target, 0.1, rtol)
+        assert len(scratch) >= len(evaluated) - runs + 8
+        # no evaluated point meets the bound, or none lies below one that does: no bracket
+        assert privacy._bisect_evaluated(memo, {0.1: 0.6}, target, rtol) is None
+        assert privacy._bisect_evaluated(memo, {0.2: 0.4}, target, rtol) is None
+
     def test_validation(self):
         with pytest.raises(ValueError, match="`target_mu` must be positive"):
             calibrate_sigma(0.0, 1.0, Sphere(1))
