@@ -188,8 +188,12 @@ def release_section(request, y, fingerprint, group_ok=True):
     every one reads ``request``."""
     pred = cached_prediction(request)
     st.info(L.predicted_error_text(pred, request), icon=":material/target:")
-    if pred is not None:
-        with st.expander("Smallest ε for a target error"):
+    # Searched only while its section is open: the search costs a dozen predictions, and a
+    # closed expander's widget would still be built by the browser before the first plot.
+    box = (lazy_expander("Smallest ε for a target error", "fm_smallest_open", keep=("fm_target",))
+           if pred is not None else None)
+    if box is not None:
+        with box:
             # the median shrinks like 1/n: a 50,000-row file predicts errors below 1e-4
             init("fm_target", None, float(f"{pred['median']:.2g}"), bounds=(1e-9, 10.0))
             target = st.number_input("Largest acceptable median error (distance)", 1e-9, 10.0,

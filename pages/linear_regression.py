@@ -242,12 +242,18 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
         st.info(L.predicted_error_text(pred, epsilon, int(n), mcmc=mcmc,
                                        data_bounds=data_bounds),
                 icon=":material/target:")
-        if pred is not None and pred["available"]:
-            with st.expander("Smallest ε for a target error"):
+        # Built only while open: a closed expander's widget would still be built by the
+        # browser before the page's first plot.
+        box = (lazy_expander("Smallest ε for a target error", "lr_smallest_open",
+                             keep=("lr_target",))
+               if pred is not None and pred["available"] else None)
+        if box is not None:
+            with box:
                 # Empty until a target is typed: the search costs about 15 predictions.
+                st.session_state.setdefault("lr_target", None)
                 target = st.number_input(
                     "Largest acceptable median excess mean squared error", 1e-12, 1e12,
-                    value=None, placeholder=f"e.g. {pred['median']:.2g}", format="%.4g",
+                    placeholder=f"e.g. {pred['median']:.2g}", format="%.4g",
                     key="lr_target",
                     help="Mean squared error above least squares, all responses (the table's "
                          "last row), as predicted for the model data.")

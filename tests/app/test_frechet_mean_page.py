@@ -207,6 +207,12 @@ def test_predicted_error_before_release_and_smallest_epsilon():
     at = open_page()
     text = " ".join(i.value for i in at.info)
     assert "Before you release" in text and "95% chance" in text
+    # The smallest ε is searched only once its section is opened (issue 29: no widget in a
+    # closed section before the first plot, no search nobody reads).
+    assert not [w for w in at.number_input if w.key == "fm_target"]
+    assert not any("smallest ε" in md.value for md in at.markdown)
+    at.session_state["fm_smallest_open"] = True
+    at.run()
     at.number_input(key="fm_target").set_value(0.01).run()
     assert not at.exception
     assert any("smallest ε" in md.value for md in at.markdown)

@@ -508,6 +508,12 @@ def test_predicted_error_is_shown_under_epsilon_and_follows_it():
     second = predicted_numbers(at)
     assert all(np.isfinite(second)) and second[0] > first[0] and second[1] > first[1]
     assert not any(md.value.startswith("The smallest ε") for md in at.markdown)  # on demand
+    # its section is built only once opened (issue 29), with no target typed yet
+    assert not [w for w in at.number_input if w.key == "lr_target"]
+    at.session_state["lr_smallest_open"] = True
+    at.run()
+    assert at.number_input(key="lr_target").value is None
+    assert not any(md.value.startswith("The smallest ε") for md in at.markdown)
     # the inverse of the prediction at ε = 2 (shown to 3 digits) is ε = 2 (to that precision)
     at.number_input(key="lr_target").set_value(first[0]).run()
     smallest = [md.value for md in at.markdown if md.value.startswith("The smallest ε")]
