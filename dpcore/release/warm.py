@@ -25,7 +25,7 @@ import numpy as np
 
 from ..manifolds import SPD, Euclidean, KendallShape, Sphere
 
-__all__ = ["PATHS", "warm_up"]
+__all__ = ["KERNELS", "PATHS", "warm_kernels", "warm_up"]
 
 NORTH = np.array([0.0, 0.0, 1.0])
 S2, SPD2, KENDALL4 = Sphere(2), SPD(2), KendallShape(4)
@@ -53,6 +53,28 @@ PATHS = (
     ("R² whitened leaves", Euclidean(2), 40, {},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25, "tau_m": 1.0, "center": np.zeros(2)}),
 )
+
+
+#: (name, manifold, n): compiled kernels that no release calls but a page does: the Budget
+#: split page's asymptotic law scores its Kendall cells by this kernel
+#: (:meth:`dpcore.release.asymptotic.BudgetLaws.mse`).
+KERNELS = (("Kendall(4) errors, Budget split law", KENDALL4, 30),)
+
+
+def warm_kernels(kernels=KERNELS, clock=time.process_time):
+    """Call each kernel of :data:`KERNELS` once on synthetic data; ``[(name, CPU seconds,
+    "compiled kernel" or "numpy")]`` (numpy: no compiled kernel covers the case)."""
+    from ..data import make_regression_data
+    from ..sampling._compiled_sphere import compiled_mean_squared_distances
+
+    out = []
+    for name, manifold, n in kernels:
+        data = make_regression_data(manifold, n, rng=1)
+        p = np.asarray(data.y[:2], dtype=float)
+        start = clock()
+        result = compiled_mean_squared_distances(manifold, p, np.zeros_like(p), data.x, data.y)
+        out.append((name, clock() - start, "numpy" if result is None else "compiled kernel"))
+    return out
 
 
 def warm_up(paths=PATHS, clock=time.process_time):
@@ -93,7 +115,7 @@ def main(argv=None):
         print("numba is not installed (the `fast` extra): nothing to compile.")
         return 0
     start = time.perf_counter()
-    for name, seconds, _ in warm_up():
+    for name, seconds, _ in [*warm_up(), *warm_kernels()]:
         print(f"compiled: {name:40s} {seconds:6.1f} CPU s")
     print(f"numba kernels compiled and cached in {time.perf_counter() - start:.0f} s")
     return 0

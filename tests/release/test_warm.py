@@ -37,10 +37,22 @@ def test_every_path_runs_the_sampler_it_is_named_for_and_compiles_the_kernels():
         assert _compiled(module) > 0, module
 
 
+def test_the_kernels_no_release_calls_are_compiled_too():
+    """The Budget split page's Kendall law scores cells by a kernel no release calls: the
+    warm-up calls it, so no test worker or first visitor compiles it."""
+    out = warm.warm_kernels(clock=lambda: 0.0)
+    assert [(name, kind) for name, _, kind in out] == [(k[0], "compiled kernel")
+                                                        for k in warm.KERNELS]
+    kendall = importlib.import_module("dpcore.sampling._kendall_numba")
+    assert kendall.mean_squared_distances.signatures
+
+
 def test_command_line_prints_a_line_per_path(capsys, monkeypatch):
-    # The releases themselves run in the test above; here only what the command prints.
+    # The releases themselves run in the tests above; here only what the command prints.
     monkeypatch.setattr(warm, "warm_up", lambda: [(p[0], 0.1, "sampler") for p in warm.PATHS])
+    monkeypatch.setattr(warm, "warm_kernels",
+                        lambda: [(k[0], 0.1, "compiled kernel") for k in warm.KERNELS])
     assert warm.main([]) == 0
     out = capsys.readouterr().out
-    assert out.count("compiled: ") == len(warm.PATHS)
+    assert out.count("compiled: ") == len(warm.PATHS) + len(warm.KERNELS)
     assert "numba kernels compiled and cached" in out
