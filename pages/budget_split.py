@@ -491,8 +491,9 @@ def main():
         kind, param, sizes, mode, tau, tau_m = manifold_section()
     scenario = B.scenario_defaults(kind, mode)
     # Sections 2 and 3 keep their widgets in popovers, summarised beside them: the browser
-    # builds a popover's widgets only when it is opened, and each input widget drawn with the
-    # page's first chart delays it (about 0.25 s for these two sections, docs/measurements.md).
+    # builds a popover's widgets only when it is opened, and the input widgets drawn with the
+    # page's first chart delay it (measured, with the run-to-run spread, in
+    # docs/measurements.md, session 30).
     with col_v, st.container(border=True):
         st.subheader("2 · Budget views")
         with st.popover("Views and budgets", icon=":material/tune:", width="stretch"):

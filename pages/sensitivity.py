@@ -111,7 +111,7 @@ def ratio_section():
     st.subheader("Theory / empirical ratios on adjacent data sets")
     # The settings sit in a popover, summarised beside it: the browser builds a popover's
     # widgets only when it is opened, and these four, drawn with the page's first chart,
-    # delayed it by about 0.15 x the bare-page floor (docs/measurements.md, session 30).
+    # delayed it (measured, with the run-to-run spread, in docs/measurements.md, session 30).
     with st.container(border=True):
         pop_col, text_col = st.columns([1, 4], vertical_alignment="center")
         setting_box = pop_col.popover("Study settings", icon=":material/tune:", width="stretch")
