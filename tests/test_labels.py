@@ -95,10 +95,14 @@ class TestRegression:
         assert plan["exact"] == rel.diagnostics["joint"]["exact"]
 
 
+@pytest.fixture(scope="module")
+def pts():
+    """TestFrechetMean's data (a module fixture: pytest deprecates class-scoped fixtures
+    defined as instance methods)."""
+    return make_mean_data(Sphere(2), 12, radius=0.4, rng=2)
+
+
 class TestFrechetMean:
-    @pytest.fixture(scope="class")
-    def pts(self):
-        return make_mean_data(Sphere(2), 12, radius=0.4, rng=2)
 
     def release(self, pts, **kw):
         args = dict(radius=0.4, center=NORTH, **QUICK)

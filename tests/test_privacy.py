@@ -535,3 +535,14 @@ def test_jackknife_on_candidate_eps_equals_jackknife_everywhere(manifold, sigma,
                                rel=1e-12)
     assert se == pytest.approx(se_all, rel=1e-9)
     assert privacy._jackknife_candidates(eps, loo).sum() < eps.size
+
+
+def test_unresolvable_mu_has_an_infinite_standard_error():
+    """At σ far below the sensitivity no repeat resolves µ on S²: the estimate and its jackknife
+    standard error are both infinite, with no inf − inf along the way (it was nan, with a
+    RuntimeWarning, and calibrate_sigma's bound µ + margin·SE was then nan, not inf)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mu, se = gdp_mu_monte_carlo(Sphere(2), 0.05, 0.8, n_samples=500, n_eps=500, repeats=10,
+                                    rng=0)
+    assert mu == math.inf and se == math.inf

@@ -197,7 +197,9 @@ def lattice_cell_draws(edges, log_w, a, b, count, rng):
         lo, hi = boundary(k), boundary(k + 1)
         overlap = np.minimum(hi, edges[gap + 1]) - np.maximum(lo, edges[gap])
         share = np.where(overlap > 0, overlap / np.maximum(hi - lo, 1e-300), 0.0)
-        x = np.where(share > 0, -np.log(np.minimum(share, 1.0)), np.inf)
+        x = np.full(share.shape, np.inf)
+        inside = share > 0
+        x[inside] = -np.log(np.minimum(share[inside], 1.0))
         ok = bernoulli_exp(x, rng)
         out.append(k[ok][: count - have])
         have += out[-1].size

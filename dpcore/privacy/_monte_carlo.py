@@ -148,6 +148,10 @@ def _mu_from_losses(l1, l2, n_eps, estimator, eps_max):
     candidates = _jackknife_candidates(eps, loo)
     mu_loo = np.max(_mu_of_profile(eps[candidates], loo[:, candidates],
                                    mu0=curve[None, candidates]), axis=1)
+    if not np.all(np.isfinite(mu_loo)):
+        # A leave-one-out estimate that is unbounded (no repeat resolves µ at this σ) leaves
+        # the spread unbounded too: an infinite standard error, never inf − inf = nan.
+        return mu, math.inf
     se = math.sqrt((repeats - 1) / repeats * float(np.sum((mu_loo - mu_loo.mean()) ** 2)))
     return mu, se
 

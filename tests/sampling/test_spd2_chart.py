@@ -141,7 +141,7 @@ def test_clip_parts_hold_values_and_slopes():
     for i in range(lo.size):
         x = np.linspace(lo[i], hi[i], 101)
         f = np.minimum(1.0, tau / np.sqrt(np.maximum(x, 1e-300)))
-        df = np.where(x > tau * tau, -0.5 * tau * np.maximum(x, 1e-300) ** -1.5, 0.0)
+        df = np.where(x > tau * tau, -0.5 * tau * np.maximum(x, tau * tau) ** -1.5, 0.0)
         assert np.all(f >= v.lo[i] - 1e-15) and np.all(f <= v.hi[i] + 1e-15), i
         assert np.all(df >= s.lo[i] - 1e-15) and np.all(df <= s.hi[i] + 1e-15), i
 
