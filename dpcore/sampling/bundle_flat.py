@@ -259,6 +259,11 @@ class FlatBundleSampler(WhitenedBundleSampler):
         axis's share of the remainders (m, D). Compiled (:mod:`~dpcore.sampling._flat_numba`,
         the same formulas) when numba is importable and ``compiled``."""
         if self.compiled and _flat_terms is not None:
+            # One memory layout for the kernel: numba compiles a specialisation per layout
+            # (the leaves' bases arrive Fortran-ordered or strided), each a compile of several
+            # seconds in a fresh process; the values are the same in any layout.
+            zc, basis, zslack = (np.ascontiguousarray(a, dtype=float)
+                                 for a in (zc, basis, zslack))
             return _flat_terms(zc, basis, zslack, self.t, self.yc, self.tau)
         d, t, tau, n = self.d, self.t, self.tau, self.t.size
         r = self.yc[None] - zc[:, None, :d] - t[None, :, None] * zc[:, None, d:]   # (m, n, d)

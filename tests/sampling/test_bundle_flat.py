@@ -285,3 +285,30 @@ def test_compiled_g_matches_the_library():
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(slow, g_of(t, y, CENTER[:2] + z[:, :2], z[:, 2:]), rtol=0,
                                atol=0)
+
+
+def test_the_kernel_gets_one_memory_layout(monkeypatch):
+    """The leaves' bases come Fortran-ordered (the first leaves) or strided (split leaves);
+    the kernel is handed C-contiguous float arrays only, so numba compiles one specialisation
+    (each further layout is seconds of compile in a fresh process, and `make venv`'s warm-up
+    compiles only the one it meets). The values do not depend on the layout."""
+    pytest.importorskip("numba", reason="numba not installed: only the numpy path runs")
+    from dpcore.data import make_regression_data
+    from dpcore.release import private_geodesic_regression
+    from dpcore.sampling import bundle_flat
+
+    seen = []
+    kernel = bundle_flat._flat_terms
+
+    def spy(*args):
+        seen.extend((a.dtype, a.flags.c_contiguous) for a in args[:3])
+        return kernel(*args)
+
+    monkeypatch.setattr(bundle_flat, "_flat_terms", spy)
+    for n, eps in ((40, 1.25), (200, 2.5)):
+        data = make_regression_data(Euclidean(2), n, rng=1)
+        rel = private_geodesic_regression(
+            Euclidean(2), data.x, data.y, eps_p=eps, eps_v=eps, tau=0.3, tau_m=1.0,
+            center=np.zeros(2), covariate_range=(0.0, 1.0), rng=0)
+        assert rel.delta == 0.0
+    assert seen and set(seen) == {(np.dtype(float), True)}
