@@ -64,7 +64,7 @@ import math
 
 import numpy as np
 
-from .._progress import report, stages
+from .._progress import report, stage, stages
 from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
@@ -329,7 +329,8 @@ def _lattice_draws(mechanisms, size, rng, make, lattice, sampler_text, progress)
         report(part, 0.0)
         sampler = make(float(mech.sigma))
         report(part, 0.5)
-        p, v, tried = sampler.sample(size, rng)
+        # after every batch of proposals: the bar moves, and a Cancel stops a long run there
+        p, v, tried = sampler.sample(size, rng, progress=stage(part, 0.5, 1.0))
         report(part, 1.0)
         out.append(MechanismResult(
             values=np.stack([p, v], axis=1), exact=True, sampler=sampler_text,
@@ -395,7 +396,7 @@ def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):
                                            max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
                                            acceptance_goal=ACCEPTANCE_GOAL)
         report(part, 0.5)
-        p, v, tried = sampler.sample(size, rng)
+        p, v, tried = sampler.sample(size, rng, progress=stage(part, 0.5, 1.0))
         report(part, 1.0)
         records = [lat.record for lat in sampler.lattices]
         out.append(MechanismResult(

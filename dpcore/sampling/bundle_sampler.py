@@ -122,6 +122,7 @@ import math
 
 import numpy as np
 
+from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import MAX_RADIUS, LeafIndex
 from .floatsafe import IntegerWeights, bernoulli_exp
@@ -177,9 +178,11 @@ class LatticeDraws:
     """What the certified bundle samplers share: draws as lattice points and the estimated
     acceptance (subclasses give ``sample_indices``, ``lattice``, ``_state`` and ``log_m``)."""
 
-    def sample(self, size, rng):
-        """``size`` exact draws ``(p, v)`` (lattice points), and the number of proposals."""
-        index, tried = self.sample_indices(size, np.random.default_rng(rng))
+    def sample(self, size, rng, progress=None):
+        """``size`` exact draws ``(p, v)`` (lattice points), and the number of proposals.
+        ``progress(fraction)`` is called after every batch of proposals (it may raise: a user
+        interface cancels a long run that way)."""
+        index, tried = self.sample_indices(size, np.random.default_rng(rng), progress=progress)
         p, v = self.lattice.point(index)
         return p, v, tried
 
@@ -479,9 +482,9 @@ class BundleKNGSampler(LatticeDraws):
             z[~from_q1] = lat.coordinates(kk) + lat.spacing * (rng.random((ke, 4)) - 0.5)
         return z, index
 
-    def sample_indices(self, size, rng):
+    def sample_indices(self, size, rng, progress=None):
         """``size`` exact draws as lattice indices ``(size, 4)``; returns
-        ``(indices, proposals)``.
+        ``(indices, proposals)``. ``progress(have / size)`` after every batch.
 
         Raises
         ------
@@ -512,6 +515,7 @@ class BundleKNGSampler(LatticeDraws):
             tried += batch if hits.size < size - have else int(hits[-1]) + 1
             out.append(index[hits])
             have += hits.size
+            report(progress, have / size)
         return np.concatenate(out)[:size], tried
 
     def reachable(self, index):

@@ -189,10 +189,10 @@ class WholeSphereBundleSampler:
         """Estimated acceptance of the combined envelope (data dependent)."""
         return acceptance(self.charts)
 
-    def sample_indices(self, size, rng):
+    def sample_indices(self, size, rng, progress=None):
         """``size`` exact draws as ``(chart ids, indices)``; returns them and the number of
-        proposals."""
-        return draw_from_charts(self.charts, int(size), rng)
+        proposals; ``progress(have / size)`` after every batch."""
+        return draw_from_charts(self.charts, int(size), rng, progress)
 
     def points(self, ids, index):
         """The released ``(p, v)`` of chart ids and indices (public lattice points)."""
@@ -206,9 +206,9 @@ class WholeSphereBundleSampler:
                 p[rows], v[rows] = lat.point(index[rows])
         return p, v
 
-    def sample(self, size, rng):
+    def sample(self, size, rng, progress=None):
         """``size`` exact draws ``(p, v)`` (lattice points) and the number of proposals."""
-        ids, index, tried = self.sample_indices(size, rng)
+        ids, index, tried = self.sample_indices(size, rng, progress)
         p, v = self.points(ids, index)
         return p, v, tried
 

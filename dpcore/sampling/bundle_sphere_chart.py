@@ -260,13 +260,13 @@ class SphereChartSampler(BundleKNGSampler):
             log_acc[ok] = self.log_acceptance(z[ok], leaf)
         return ok, log_acc
 
-    def sample_indices(self, size, rng):
+    def sample_indices(self, size, rng, progress=None):
         """``size`` exact draws of this chart alone (its support minus the excluded region) as
         output indices; returns ``(indices, proposals)`` (:func:`~dpcore.sampling.
         bundle_sphere_draw.draw_from_charts`)."""
         from .bundle_sphere_draw import draw_from_charts
 
-        _, index, tried = draw_from_charts([self], size, rng)
+        _, index, tried = draw_from_charts([self], size, rng, progress)
         return index, tried
 
     def reachable(self, index):

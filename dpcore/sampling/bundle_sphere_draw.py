@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .floatsafe import bernoulli_exp
 
@@ -29,9 +30,9 @@ def _chart_units(log_ms):
     return [first, _UNITS - first]
 
 
-def draw_from_charts(charts, size, rng):
+def draw_from_charts(charts, size, rng, progress=None):
     """``size`` exact draws from the charts' combined envelope (module docstring): returns
-    ``(chart ids, indices (size, 4), proposals)``.
+    ``(chart ids, indices (size, 4), proposals)``; ``progress(have / size)`` after every batch.
 
     Raises
     ------
@@ -69,6 +70,7 @@ def draw_from_charts(charts, size, rng):
         ids.append(label[hits])
         out.append(index[hits])
         have += hits.size
+        report(progress, have / size)
     return np.concatenate(ids)[:size], np.concatenate(out)[:size], tried
 
 

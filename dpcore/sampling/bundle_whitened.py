@@ -105,6 +105,7 @@ import math
 
 import numpy as np
 
+from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
 from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, clipped_fit
@@ -554,9 +555,9 @@ class WhitenedBundleSampler(LatticeDraws):
             log_acc[ok] = self.log_acceptance(z[ok], x, leaf[ok])
         return ok, leaf, log_acc
 
-    def sample_indices(self, size, rng):
+    def sample_indices(self, size, rng, progress=None):
         """``size`` exact draws as output-lattice indices ``(size, D)``; returns
-        ``(indices, proposals)``.
+        ``(indices, proposals)``. ``progress(have / size)`` after every batch.
 
         Raises
         ------
@@ -579,6 +580,7 @@ class WhitenedBundleSampler(LatticeDraws):
             tried += batch if hits.size < size - have else int(hits[-1]) + 1
             out.append(index[hits])
             have += hits.size
+            report(progress, have / size)
         return np.concatenate(out)[:size], tried
 
     def reachable(self, index):

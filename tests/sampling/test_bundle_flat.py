@@ -15,7 +15,11 @@ from dpcore.sampling.bundle_flat import HALF_D2, FlatBundleSampler, flat_gradien
 from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
-from .test_bundle_sampler import assert_planted_violation_raises, assert_reachable_for_a_neighbour
+from .test_bundle_sampler import (
+    assert_planted_violation_raises,
+    assert_progress_reports_and_cancels,
+    assert_reachable_for_a_neighbour,
+)
 
 TAU = 1.0
 CENTER = np.array([0.5, -1.0, 2.0])
@@ -312,3 +316,10 @@ def test_the_kernel_gets_one_memory_layout(monkeypatch):
             center=np.zeros(2), covariate_range=(0.0, 1.0), rng=0)
         assert rel.delta == 0.0
     assert seen and set(seen) == {(np.dtype(float), True)}
+
+
+def test_progress_reports_and_cancels(small_problem):
+    lat, t, y, sigma = small_problem
+    sampler = FlatBundleSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=50)
+    assert_progress_reports_and_cancels(
+        lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))

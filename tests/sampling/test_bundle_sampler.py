@@ -207,6 +207,29 @@ def assert_planted_violation_raises(sampler):
         sampler.sample_indices(200, np.random.default_rng(3))
 
 
+class _Cancelled(Exception):
+    """What a user interface's progress callback raises to stop a run."""
+
+
+def assert_progress_reports_and_cancels(sample):
+    """Contract of every certified bundle sampler: ``sample(size, progress)`` calls
+    ``progress(have / size)`` after every batch of proposals, so a long run shows its progress
+    and a callback that raises (a Cancel) stops it there, not after every draw is in."""
+    seen = []
+    sample(200, seen.append)
+    assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] == 1.0, seen[:5]
+    assert all(0.0 <= f <= 1.0 for f in seen)
+    calls = []
+
+    def cancel(fraction):
+        calls.append(fraction)
+        raise _Cancelled
+
+    with pytest.raises(_Cancelled):
+        sample(200, cancel)
+    assert len(calls) == 1 and calls[0] < 1.0
+
+
 def assert_reachable_for_a_neighbour(make, lat, t, y, neighbour_of):
     """Contract of every certified bundle sampler (float safety): the indices one data set
     emits are reachable from a neighbouring one (``neighbour_of(t, y, rng)``), and so is every
@@ -227,3 +250,10 @@ def neighbour_rows(t, y, rng):
     t2, y2 = t.copy(), y.copy()
     t2[5], y2[5] = 0.37, S2.random_point(rng=rng)
     return t2, y2
+
+
+def test_progress_reports_and_cancels(small_problem):
+    lat, t, y, sigma = small_problem
+    sampler = BundleKNGSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=50)
+    assert_progress_reports_and_cancels(
+        lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))

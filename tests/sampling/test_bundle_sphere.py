@@ -321,3 +321,14 @@ def test_emitted_outputs_are_reachable_for_a_neighbour(problem):
     p_in, v_in = inner.point(k_in)
     zb = np.concatenate(outer.chart.from_bundle(p_in, v_in), axis=-1)
     assert not ws.reachable(np.array([1]), outer.index_of(zb))[0]
+
+
+def test_progress_reports_and_cancels(problem):
+    """The whole sphere's two charts draw through one loop (bundle_sphere_draw): the same
+    contract as every certified bundle sampler."""
+    from .test_bundle_sampler import assert_progress_reports_and_cancels
+
+    t, y, tau, sigma = problem
+    ws = WholeSphereBundleSampler(t, y, tau, sigma, math.pi, max_boxes=200, box_cost=0.0)
+    assert_progress_reports_and_cancels(
+        lambda size, progress: ws.sample(size, np.random.default_rng(6), progress=progress))
