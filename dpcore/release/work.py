@@ -88,6 +88,10 @@ class WorkPart:
     upper_bound : bool
         The operations are a worst case over data sets, not an expectation (the
         uniform-proposal exact samplers): shown as "up to", never a reason to refuse.
+    data_dependent : bool
+        The operations are a public prediction for data that fit inside the public bounds
+        (an exact sampler's envelope): other data take longer, by orders of magnitude when
+        their fit lies far outside (docs/measurements.md, session 31).
     """
 
     what: str
@@ -97,6 +101,7 @@ class WorkPart:
     factors: dict = field(default_factory=dict)
     reduce: str = ""
     upper_bound: bool = False
+    data_dependent: bool = False
 
     def describe(self) -> str:
         """One line: the stage, its factors, operations and time."""
@@ -154,7 +159,10 @@ class WorkEstimate:
         lines = [f"Estimated work: {'' if self.seconds < 1e-3 else 'about '}"
                  f"{_fmt_seconds(self.seconds)}"
                  + (f" (up to {_fmt_seconds(self.worst_case_seconds)} for the worst-case data "
-                    "set)" if bound else "") + f" ({', '.join(counts)})."]
+                    "set)" if bound else "") + f" ({', '.join(counts)})."
+                 + (" For data that fit inside the public bounds: the exact sampler's run time "
+                    "depends on the data." if any(p.data_dependent for p in self.parts)
+                    else "")]
         lines += [f"- {p.describe()}" for p in self.parts]
         return "\n".join(lines)
 
@@ -167,7 +175,8 @@ class WorkEstimate:
             "mc_samples": self.mc_samples,
             "parts": [{"what": p.what, "operations": p.operations, "unit": p.unit,
                        "seconds": p.seconds, "factors": dict(p.factors),
-                       "upper_bound": p.upper_bound} for p in self.parts],
+                       "upper_bound": p.upper_bound, "data_dependent": p.data_dependent}
+                      for p in self.parts],
         }
 
 
@@ -198,7 +207,8 @@ def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sam
     return WorkPart(what=what, operations=terms, unit="gradient terms",
                     seconds=terms * costs.per_term,
                     factors={"draws": int(draws), "proposals per draw": float(proposals_per_draw),
-                             "n": int(n)}, reduce=reduce, upper_bound=bool(worst_case))
+                             "n": int(n)}, reduce=reduce, upper_bound=bool(worst_case),
+                    data_dependent=not worst_case)
 
 
 def monte_carlo_part(costs, *, n_samples, repeats, what="Monte Carlo estimate of mu",

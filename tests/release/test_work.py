@@ -463,3 +463,19 @@ def test_a_malformed_cost_setting_is_refused_by_name(value, message):
         work.fixed_costs("joint", environ={work.WORK_COSTS_ENV: value})
     assert work.WORK_COSTS_ENV in str(err.value)
     assert work.fixed_costs("joint", environ={}) is None
+
+
+def test_a_predicted_exact_cost_says_the_data_can_make_it_longer():
+    """A predicted exact cost (not a bound over data sets) assumes data that fit inside the
+    public bounds; the estimate says that data fitting outside take longer. A worst-case bound
+    needs no such words."""
+    kw = dict(draws=9, n_footpoints=3, chain_length=10, burn_in=10, scheme="joint",
+              exact_terms=2.4e8, costs=COSTS)
+    predicted = work.regression_work(Sphere(2), 250, **kw)
+    bounded = work.regression_work(Sphere(2), 250, exact_worst_case=True, **kw)
+    first = predicted.describe().splitlines()[0]   # the line a page shows
+    assert first.endswith("For data that fit inside the public bounds: the exact sampler's run "
+                          "time depends on the data.")
+    assert "depends on the data" not in bounded.describe()
+    assert predicted.to_dict()["parts"][0]["data_dependent"] is True
+    assert predicted.seconds == pytest.approx(bounded.worst_case_seconds)
