@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import math
 import time
 from dataclasses import astuple, dataclass, field
 
 import numpy as np
 
 from ..exceptions import WorkBudgetError
+from ._format import count as _fmt
+from ._format import duration as _fmt_seconds
 from ._timing import (  # noqa: F401 - WorkCosts and WORK_COSTS_ENV are this module's API
     WORK_COSTS_ENV,
     WorkCosts,
@@ -579,28 +580,6 @@ def calibrated_costs(manifold, kind="joint"):
     if used is not None:
         used.append(key)
     return _CACHE[key] if fixed is None else fixed
-
-
-def _fmt(value):
-    value = float(value)
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    return f"{value:.3g}"
-
-
-def _fmt_seconds(seconds):
-    seconds = float(seconds)
-    if not math.isfinite(seconds):
-        return "an unbounded time"
-    if seconds < 1e-3:
-        return "under 1 ms"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 __all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WORK_COSTS_ENV", "WorkCosts", "WorkEstimate",

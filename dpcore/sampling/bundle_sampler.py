@@ -174,6 +174,20 @@ def clipped_fit(chart, t, y, tau, start, steps=30):
     return z, jac
 
 
+def accept_batch(log_acc, rng, need):
+    """One batch of a certified rejection loop: the accepted proposals (at most ``need``, in
+    order) and the proposals used, from log acceptance ratios ``log_acc`` (``-inf`` where a
+    proposal is outside the support). Raises :class:`EnvelopeViolation` when a ratio exceeds
+    ``1 + 1e-9``: the envelope would not bound the target there."""
+    worst = float(np.max(log_acc)) if log_acc.size else -np.inf
+    if worst > 1e-9:
+        raise EnvelopeViolation(
+            f"The certified bound is below the target by a factor e^{worst:.3g} at a "
+            "proposal: the draws would not be exact. Nothing was released.")
+    hits = np.flatnonzero(bernoulli_exp(-np.minimum(log_acc, 0.0), rng))[:need]
+    return hits, (log_acc.size if hits.size < need else int(hits[-1]) + 1)
+
+
 class LatticeDraws:
     """What the certified bundle samplers share: draws as lattice points and the estimated
     acceptance (subclasses give ``sample_indices``, ``lattice``, ``_state`` and ``log_m``)."""
@@ -501,18 +515,11 @@ class BundleKNGSampler(LatticeDraws):
             leaf[ok] = self.leaf_of(index[ok])
             if np.any(ok & (leaf < 0)):
                 raise EnvelopeViolation("A support cell has no leaf: the partition is broken.")
-            x = np.full(batch, np.inf)
+            log_acc = np.full(batch, -np.inf)
             if np.any(ok):
-                log_acc = self.log_acceptance(z[ok], leaf[ok])
-                worst = float(np.max(log_acc))
-                if worst > 1e-9:
-                    raise EnvelopeViolation(
-                        f"The certified bound is below the target by a factor e^{worst:.3g} "
-                        "at a proposal: the draws would not be exact. Nothing was released.")
-                x[ok] = -np.minimum(log_acc, 0.0)
-            acc = bernoulli_exp(x, rng)
-            hits = np.flatnonzero(acc)[: size - have]
-            tried += batch if hits.size < size - have else int(hits[-1]) + 1
+                log_acc[ok] = self.log_acceptance(z[ok], leaf[ok])
+            hits, used = accept_batch(log_acc, rng, size - have)
+            tried += used
             out.append(index[hits])
             have += hits.size
             report(progress, have / size)

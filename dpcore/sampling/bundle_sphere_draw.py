@@ -12,8 +12,7 @@ import math
 import numpy as np
 
 from .._progress import report
-from ..exceptions import EnvelopeViolation
-from .floatsafe import bernoulli_exp
+from .bundle_sampler import accept_batch
 
 #: Units of the dyadic chart probabilities (2^-53 each).
 _UNITS = 2**53
@@ -60,13 +59,8 @@ def draw_from_charts(charts, size, rng, progress=None):
             ok, la = chart.ratios(z, idx)
             index[rows] = idx
             log_acc[rows] = np.where(ok, la + shift[c], -np.inf)
-        worst = float(np.max(log_acc)) if np.any(np.isfinite(log_acc)) else -np.inf
-        if worst > 1e-9:
-            raise EnvelopeViolation(
-                f"The certified bound is below the target by a factor e^{worst:.3g} at a "
-                "proposal: the draws would not be exact. Nothing was released.")
-        hits = np.flatnonzero(bernoulli_exp(-np.minimum(log_acc, 0.0), rng))[: size - have]
-        tried += batch if hits.size < size - have else int(hits[-1]) + 1
+        hits, used = accept_batch(log_acc, rng, size - have)
+        tried += used
         ids.append(label[hits])
         out.append(index[hits])
         have += hits.size

@@ -108,9 +108,9 @@ import numpy as np
 from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, clipped_fit
+from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, accept_batch, clipped_fit
 from .bundle_support import closest_support_point, support_log_mass
-from .floatsafe import IntegerWeights, bernoulli_exp
+from .floatsafe import IntegerWeights
 from .intervals import Interval, sinc_at
 from .radial import log_kfnorm_mass
 from .sphere_affine import enclose_gradient_parallelepiped, lower_bound_along
@@ -570,14 +570,8 @@ class WhitenedBundleSampler(LatticeDraws):
         while have < size:
             z, index, hint = self._propose(batch, rng)
             ok, _, log_acc = self._ratios(z, index, hint)
-            worst = float(np.max(log_acc)) if np.any(ok) else -np.inf
-            if worst > 1e-9:
-                raise EnvelopeViolation(
-                    f"The certified bound is below the target by a factor e^{worst:.3g} at a "
-                    "proposal: the draws would not be exact. Nothing was released.")
-            x = np.where(ok, -np.minimum(log_acc, 0.0), np.inf)
-            hits = np.flatnonzero(bernoulli_exp(x, rng))[: size - have]
-            tried += batch if hits.size < size - have else int(hits[-1]) + 1
+            hits, used = accept_batch(np.where(ok, log_acc, -np.inf), rng, size - have)
+            tried += used
             out.append(index[hits])
             have += hits.size
             report(progress, have / size)
