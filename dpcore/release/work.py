@@ -51,6 +51,10 @@ from ._timing import (  # noqa: F401 - WorkCosts and WORK_COSTS_ENV are this mod
 #: below the time a user waits for a page.
 DEFAULT_WORK_BUDGET = 60.0
 
+#: What an estimate with a :attr:`WorkPart.data_dependent` stage adds to its first line.
+DATA_DEPENDENT_NOTE = ("For data that fit inside the public bounds: the exact sampler's run time "
+                       "depends on the data.")
+
 #: Seconds after which a calibration is measured again.
 CALIBRATION_TTL = 600.0
 _CACHE = {}
@@ -145,6 +149,11 @@ class WorkEstimate:
         return float(sum(p.seconds for p in self.parts))
 
     @property
+    def data_dependent(self) -> bool:
+        """Whether a stage's cost is predicted for data that fit the public bounds."""
+        return any(p.data_dependent for p in self.parts)
+
+    @property
     def dominant(self):
         """The expected-cost stage with the largest estimated time (None if there is none)."""
         parts = [p for p in self.parts if not p.upper_bound]
@@ -161,9 +170,7 @@ class WorkEstimate:
                  f"{_fmt_seconds(self.seconds)}"
                  + (f" (up to {_fmt_seconds(self.worst_case_seconds)} for the worst-case data "
                     "set)" if bound else "") + f" ({', '.join(counts)})."
-                 + (" For data that fit inside the public bounds: the exact sampler's run time "
-                    "depends on the data." if any(p.data_dependent for p in self.parts)
-                    else "")]
+                 + (f" {DATA_DEPENDENT_NOTE}" if self.data_dependent else "")]
         lines += [f"- {p.describe()}" for p in self.parts]
         return "\n".join(lines)
 
@@ -582,8 +589,9 @@ def calibrated_costs(manifold, kind="joint"):
     return _CACHE[key] if fixed is None else fixed
 
 
-__all__ = ["DEFAULT_WORK_BUDGET", "KINDS", "WORK_COSTS_ENV", "WorkCosts", "WorkEstimate",
-           "WorkPart", "calibrated_costs", "check_work", "estimate_budget_sweep_work",
-           "estimate_frechet_work", "estimate_monte_carlo_work", "estimate_regression_work",
-           "estimate_work", "exact_part", "frechet_kng_work", "mcmc_part", "monte_carlo_part",
-           "refusal_message", "regression_work", "resolve_budget"]
+__all__ = ["DATA_DEPENDENT_NOTE", "DEFAULT_WORK_BUDGET", "KINDS", "WORK_COSTS_ENV", "WorkCosts",
+           "WorkEstimate", "WorkPart", "calibrated_costs", "check_work",
+           "estimate_budget_sweep_work", "estimate_frechet_work", "estimate_monte_carlo_work",
+           "estimate_regression_work", "estimate_work", "exact_part", "frechet_kng_work",
+           "mcmc_part", "monte_carlo_part", "refusal_message", "regression_work",
+           "resolve_budget"]

@@ -570,7 +570,7 @@ class WhitenedBundleSampler(LatticeDraws):
         while have < size:
             z, index, hint = self._propose(batch, rng)
             ok, _, log_acc = self._ratios(z, index, hint)
-            hits, used = accept_batch(np.where(ok, log_acc, -np.inf), rng, size - have)
+            hits, used = accept_batch(log_acc, rng, size - have)   # -inf outside the support
             tried += used
             out.append(index[hits])
             have += hits.size

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpcore.release.work import DATA_DEPENDENT_NOTE
+
 
 def sampler_plan(settings, n):
     """What the release button will run (exact or MCMC) and the label it will get, from public
@@ -69,8 +71,10 @@ def time_estimate_text(work):
     if work.worst_case_seconds > max(work.seconds, 1.0):
         text += f" (up to {_duration(work.worst_case_seconds).removeprefix('about ')} for " \
                 "the worst-case data set)"
-    return (text + f", {work.operations:,.0f} gradient terms. A progress bar with the time "
-            "left and a Cancel button shows while it runs.")
+    text += f", {work.operations:,.0f} gradient terms."
+    if work.data_dependent:
+        text += f" {DATA_DEPENDENT_NOTE}"
+    return text + " A progress bar with the time left and a Cancel button shows while it runs."
 
 
 __all__ = ["exact_plan_text", "sampler_plan", "time_estimate_text"]

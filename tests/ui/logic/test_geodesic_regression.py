@@ -161,6 +161,26 @@ def test_usefulness_judges_the_median_draw_not_the_mean():
     assert not worse["useful"] and "4 of 9 draws within 5×" in worse["text"]
 
 
+def test_time_estimate_text_says_when_the_data_set_the_time():
+    """An exact stage priced by an envelope's prediction (the S² footpoint ball's far-field
+    sampler) holds for data that fit the public bounds: the Geodesic regression page's own
+    sentence says so, as the estimate's first line does; an MCMC estimate does not."""
+    from dpcore.release.work import (
+        DATA_DEPENDENT_NOTE,
+        WorkCosts,
+        estimate_work,
+        exact_part,
+        mcmc_part,
+    )
+
+    costs = WorkCosts(per_step=1e-3, per_term=1e-6)
+    exact = estimate_work(exact_part(costs, draws=9, proposals_per_draw=3, n=20))
+    assert DATA_DEPENDENT_NOTE in G.time_estimate_text(exact)
+    assert G.time_estimate_text(exact).endswith("shows while it runs.")
+    mcmc = estimate_work(mcmc_part(costs, chains=9, steps=500, n=100))
+    assert DATA_DEPENDENT_NOTE not in G.time_estimate_text(mcmc)
+
+
 def test_time_estimate_text_states_the_time_and_the_worst_case():
     from dpcore.release.work import WorkCosts, estimate_work, exact_part, mcmc_part
 
