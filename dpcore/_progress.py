@@ -9,6 +9,8 @@ callback may raise (a user interface cancels a run that way); nothing here catch
 
 from __future__ import annotations
 
+import math
+
 
 def report(progress, fraction):
     """Call ``progress(fraction)`` (clipped to ``[0, 1]``) unless ``progress`` is None."""
@@ -86,3 +88,48 @@ def steps(progress, total, every=None):
             next_at[0] = (done // every + 1) * every
 
     return tick
+
+
+class RefinementProgress:
+    """Progress of an adaptive refinement (an exact sampler's envelope construction) that stops
+    at the first of three goals: its log acceptance reaching ``goal``, its leaves reaching
+    ``cap``, or its leaves costing (``leaf_cost`` proposals each) more than the proposals they
+    would save. Each call reports the largest fraction any goal has reached so far, so the bar
+    never moves back, and a callback that raises (a Cancel) stops the construction there.
+
+    Parameters
+    ----------
+    progress : callable or None
+        ``progress(fraction)`` of the construction; None reports nothing.
+    goal : float
+        Log acceptance at which the refinement stops.
+    cap : int
+        Largest number of leaves.
+    leaf_cost : float
+        Cost of one leaf, in proposals.
+    """
+
+    def __init__(self, progress, goal, cap, leaf_cost):
+        self.progress = progress
+        self.goal, self.cap, self.leaf_cost = float(goal), float(cap), float(leaf_cost)
+        self.first = None
+        self.done = 0.0
+
+    def __call__(self, log_acceptance, leaves, proposals):
+        """Report one round: the certified log acceptance, the leaves and the proposals the
+        draws would take now."""
+        if self.progress is None:
+            return
+        if self.first is None:
+            self.first = min(float(log_acceptance), self.goal)
+        span = self.goal - self.first
+        by_acceptance = 1.0 if span <= 0 else (float(log_acceptance) - self.first) / span
+        room = min(self.cap, proposals / self.leaf_cost if self.leaf_cost > 0 else math.inf)
+        by_leaves = leaves / max(1.0, room)
+        self.done = max(self.done, min(1.0, max(by_acceptance, by_leaves, 0.0)))
+        report(self.progress, self.done)
+
+    def pulse(self):
+        """Report the fraction reached so far again (between chunks of a large round: the
+        bar stays, and a Cancel need not wait for the round's end)."""
+        report(self.progress, self.done)

@@ -306,8 +306,8 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
     max_norm : float
         The shooting-vector bound.
     progress : callable, optional
-        ``progress(fraction)`` after each envelope and each mechanism's draws (it may raise
-        to cancel).
+        ``progress(fraction)`` after every round of each envelope's construction and every
+        batch of its draws (it may raise to cancel).
 
     Returns
     -------
@@ -323,11 +323,13 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
 
 
 def _lattice_draws(mechanisms, size, rng, make, lattice, sampler_text, progress):
-    """One certified sampler per mechanism (``make(sigma)``), its draws as lattice points."""
+    """One certified sampler per mechanism (``make(sigma, progress)``, reporting its envelope's
+    construction), its draws as lattice points."""
     out = []
     for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)), strict=True):
         report(part, 0.0)
-        sampler = make(float(mech.sigma))
+        # the construction reports every round too, so a Cancel stops it there
+        sampler = make(float(mech.sigma), stage(part, 0.0, 0.5))
         report(part, 0.5)
         # after every batch of proposals: the bar moves, and a Cancel stops a long run there
         p, v, tried = sampler.sample(size, rng, progress=stage(part, 0.5, 1.0))
@@ -354,9 +356,10 @@ def _sphere_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progre
                             float(max_norm))
     return _lattice_draws(
         mechanisms, size, rng,
-        lambda sigma: FarFieldBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
-                                            max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
-                                            acceptance_goal=ACCEPTANCE_GOAL),
+        lambda sigma, built: FarFieldBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
+                                                   max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
+                                                   acceptance_goal=ACCEPTANCE_GOAL,
+                                                   progress=built),
         lattice, ("exact rejection sampling from a certified far-field envelope on the "
                   f"footpoint ball of radius {float(support.radius):g} x the shooting-vector "
                   f"ball of radius {float(max_norm):g}"), progress)
@@ -372,10 +375,10 @@ def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress
                           float(max_norm))
     return _lattice_draws(
         mechanisms, size, rng,
-        lambda sigma: FlatBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
-                                        max_boxes=bundle_leaf_cap(t.size, mechanisms[0].manifold),
-                                        box_cost=LEAF_TERMS,
-                                        acceptance_goal=ACCEPTANCE_GOAL),
+        lambda sigma, built: FlatBundleSampler(
+            t, y, float(tau), sigma, lattice, draws=size, box_cost=LEAF_TERMS,
+            max_boxes=bundle_leaf_cap(t.size, mechanisms[0].manifold),
+            acceptance_goal=ACCEPTANCE_GOAL, progress=built),
         lattice, ("exact rejection sampling from an envelope certified on whitened leaves "
                   "(affine and convexity bounds of the clipped gradient) on the footpoint "
                   f"ball of radius {float(support.radius):g} about the public centre x the "
@@ -394,7 +397,8 @@ def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):
         sampler = WholeSphereBundleSampler(t, y, float(tau), float(mech.sigma),
                                            float(max_norm), center=SPHERE_CENTER, draws=size,
                                            max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
-                                           acceptance_goal=ACCEPTANCE_GOAL)
+                                           acceptance_goal=ACCEPTANCE_GOAL,
+                                           progress=stage(part, 0.0, 0.5))
         report(part, 0.5)
         p, v, tried = sampler.sample(size, rng, progress=stage(part, 0.5, 1.0))
         report(part, 1.0)

@@ -459,6 +459,7 @@ class FarFieldBundleSampler(WhitenedBundleSampler):
         x_min, x_max = self._x_extent(c, h)
         gap = np.maximum(np.maximum(zlo[:, :2], -zhi[:, :2]), 0.0)
         for start in range(0, m, CHUNK):
+            self._build.pulse()
             sl = np.arange(start, min(m, start + CHUNK))
             idx = sl[ok[sl]]
             if idx.size == 0:

@@ -357,6 +357,7 @@ class FlatBundleSampler(WhitenedBundleSampler):
         eye = np.eye(self.dim)
         chunk = max(1, CHUNK_FLOATS // (self.t.size * self.d * self.dim))
         for start in range(0, m, chunk):
+            self._build.pulse()
             sl = np.arange(start, min(m, start + chunk))
             idx = sl[keep[sl]]
             if idx.size == 0:

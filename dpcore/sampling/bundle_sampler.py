@@ -111,9 +111,10 @@ The certificate must cover the whole support, where :math:`g` has to be shown ab
 residual at :math:`\theta_i = \tau`, so its enclosures are loose to first order there and the
 boxes must be small. Measured (``benchmarks/bench_bundle_sampler.py``): far from the 10 s goal
 at :math:`n\epsilon = 1000` on large supports; see the benchmark for figures.
-:func:`predict_bundle_cost` gives a public prediction. Footpoint radius :math:`R \le 2.2` (the
-lattice box must stay inside the chart's domain :math:`|u| < \pi`; the whole sphere needs a
-second chart), :math:`V \le \pi`, covariates in :math:`[-1, 1]`.
+:func:`~dpcore.sampling.bundle_cost.predict_bundle_cost` gives a public prediction.
+Footpoint radius :math:`R \le 2.2` (the lattice box must stay inside the chart's domain
+:math:`|u| < \pi`; the whole sphere needs a second chart), :math:`V \le \pi`, covariates in
+:math:`[-1, 1]`.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ import math
 
 import numpy as np
 
-from .._progress import report
+from .._progress import RefinementProgress, report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import MAX_RADIUS, LeafIndex
 from .floatsafe import IntegerWeights, bernoulli_exp
@@ -131,7 +132,7 @@ from .sphere_affine import enclose_gradient_affine
 from .sphere_enclosure import gradient_norm
 from .sphere_mean_value import enclose_gradient_mv
 
-__all__ = ["BundleKNGSampler", "clipped_fit", "model_data", "predict_bundle_cost"]
+__all__ = ["BundleKNGSampler", "accept_batch", "clipped_fit", "excess_split"]
 
 _MARGIN = 1e-10
 
@@ -188,9 +189,42 @@ def accept_batch(log_acc, rng, need):
     return hits, (log_acc.size if hits.size < need else int(hits[-1]) + 1)
 
 
+def excess_split(env, log_mass, log_low, log_m, blocked, room):
+    """The leaves one round of refinement splits: those whose envelope mass (``log_mass``,
+    leaves ``env`` of the envelope) most exceeds their target estimate (``log_low``), together
+    half the total excess, at most ``room``; ``blocked`` leaves are never split. Empty when no
+    leaf has any excess (the refinement stops)."""
+    excess = np.where(env, np.exp(log_mass - log_m) - np.exp(log_low - log_m), 0.0)
+    excess[blocked] = 0.0
+    if not np.any(excess > 0):
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(excess)[::-1]
+    cum = np.cumsum(excess[order])
+    split = order[:int(min(room, max(1, np.searchsorted(cum, 0.5 * cum[-1]) + 1)))]
+    return split[excess[split] > 0]
+
+
 class LatticeDraws:
-    """What the certified bundle samplers share: draws as lattice points and the estimated
-    acceptance (subclasses give ``sample_indices``, ``lattice``, ``_state`` and ``log_m``)."""
+    """What the certified bundle samplers share: draws as lattice points, the estimated
+    acceptance and the refinement's stop rule (subclasses give ``sample_indices``, ``lattice``,
+    ``_state`` and ``log_m``)."""
+
+    _build = RefinementProgress(None, 0.0, 1, 1.0)    # replaced when a constructor gets one
+
+    def _watch_build(self, progress):
+        """Report the envelope's construction to ``progress(fraction)`` (it may raise: a Cancel
+        stops the construction at its next round)."""
+        self._build = RefinementProgress(progress, math.log(self.acceptance_goal),
+                                         self.max_boxes, self.box_cost)
+
+    def _refined_enough(self, log_m, log_z, boxes):
+        """The refinement's stop rule: the certified acceptance reaches ``acceptance_goal``,
+        the leaves run out, or a leaf would cost more than the proposals it saves. Reports the
+        construction's progress first."""
+        proposals = self.draws * math.exp(min(log_m - log_z, 700.0))
+        self._build(log_z - log_m, boxes, proposals)
+        return (log_z - log_m >= math.log(self.acceptance_goal) or boxes >= self.max_boxes
+                or proposals < self.box_cost * boxes)
 
     def sample(self, size, rng, progress=None):
         """``size`` exact draws ``(p, v)`` (lattice points), and the number of proposals.
@@ -204,6 +238,17 @@ class LatticeDraws:
     def acceptance_estimate(self):
         """Estimated acceptance (steers batch sizes and the public cost prediction)."""
         return float(math.exp(min(0.0, self._state()[1] - self.log_m)))
+
+    @property
+    def diagnostics(self):
+        r"""Leaves, leaves certified for :math:`q_1`, box evaluations, refinement rounds,
+        :math:`\beta`, :math:`\log M` and :math:`\log M_1^\circ` (data dependent: keep them
+        private)."""
+        env = self.b_1 > self.log_m1_target
+        return {"boxes": int(self.lo_idx.shape[0]), "q1_boxes": int((~env).sum()),
+                "evaluations": int(self.evaluations), "rounds": int(self.rounds),
+                "beta": float(self.beta), "log_m": float(self.log_m),
+                "log_m1_target": float(self.log_m1_target)}
 
 
 class BundleKNGSampler(LatticeDraws):
@@ -237,11 +282,13 @@ class BundleKNGSampler(LatticeDraws):
         Cost of certifying one box, in proposals.
     max_boxes : int
         Largest number of leaves.
+    progress : callable, optional
+        ``progress(fraction)`` of the envelope's construction, after every round.
     """
 
     def __init__(self, t, y, tau, sigma, lattice, *, draws=1, start=None,
-                 sigma_ratios=(1.5, 3.0, 6.0, 12.0),
-                 slack=0.3, acceptance_goal=0.25, box_cost=200.0, max_boxes=100_000):
+                 sigma_ratios=(1.5, 3.0, 6.0, 12.0), slack=0.3, acceptance_goal=0.25,
+                 box_cost=200.0, max_boxes=100_000, progress=None):
         self.t = np.asarray(t, dtype=float).reshape(-1)
         self.y = np.asarray(y, dtype=float)
         if np.any(np.abs(self.t) > 1):
@@ -277,6 +324,7 @@ class BundleKNGSampler(LatticeDraws):
         self.log_mode_mass = (self.log_m1_target - self.slack - self.log_k
                               + 4 * math.log(self.sigma / float(np.min(self.scales))))
         self.evaluations = 0
+        self._watch_build(progress)
         self._refine()
         self._finalize()
 
@@ -375,22 +423,14 @@ class BundleKNGSampler(LatticeDraws):
         while True:
             log_m, log_z, env, log_mass = self._state()
             boxes = self.lo_idx.shape[0]
-            room = self.max_boxes - boxes
-            proposals = self.draws * math.exp(min(log_m - log_z, 700.0))
-            if (log_z - log_m >= math.log(self.acceptance_goal) or room < 1
-                    or proposals < self.box_cost * boxes):
+            if self._refined_enough(log_m, log_z, boxes):
                 break
-            low = np.exp(np.minimum(self.b_est, self.b_e) + self.log_vol - log_m)
-            excess = np.where(env, np.exp(log_mass - log_m) - low, 0.0)
-            excess[np.all(self.lev >= self.lattice.levels, axis=-1)
-                   | (self.lev.sum(axis=1) >= 64)] = 0.0
-            if not np.any(excess > 0):
+            split = excess_split(env, log_mass, np.minimum(self.b_est, self.b_e) + self.log_vol,
+                                 log_m, np.all(self.lev >= self.lattice.levels, axis=-1)
+                                 | (self.lev.sum(axis=1) >= 64), self.max_boxes - boxes)
+            if split.size == 0:
                 break
-            order = np.argsort(excess)[::-1]
-            cum = np.cumsum(excess[order])
-            k = int(min(room, max(1, np.searchsorted(cum, 0.5 * cum[-1]) + 1)))
-            split = order[:k]
-            self._split(split[excess[split] > 0])
+            self._split(split)
             self.rounds += 1
 
     def _descend(self, steps=160):
@@ -538,60 +578,3 @@ class BundleKNGSampler(LatticeDraws):
             ok[ok] = np.isfinite(self.log_acceptance(z, leaf[ok]))
         return ok
 
-    @property
-    def diagnostics(self):
-        r"""Leaves, leaves certified for :math:`q_1`, box evaluations, refinement rounds,
-        :math:`\beta`, :math:`\log M` and :math:`\log M_1^\circ` (data dependent: keep them
-        private)."""
-        env = self.b_1 > self.log_m1_target
-        return {"boxes": int(self.lo_idx.shape[0]), "q1_boxes": int((~env).sum()),
-                "evaluations": int(self.evaluations), "rounds": int(self.rounds),
-                "beta": float(self.beta), "log_m": float(self.log_m),
-                "log_m1_target": float(self.log_m1_target)}
-
-
-def model_data(n_terms, lattice, tau):
-    """A public model data set (no data involved): ``n_terms`` covariates evenly spread on
-    [0, 1] and responses along the geodesic from the lattice's centre with speed
-    ``min(1, V/2)`` along ``e1``, offset alternately by ``+-tau/2`` across it (a spread of
-    residuals like real data's, half of them near the clipping bound)."""
-    k = int(n_terms)
-    t = (np.arange(k) + 0.5) / k
-    chart = lattice.chart
-    speed = min(1.0, 0.5 * lattice.max_speed)
-    p, v = chart.to_bundle(np.zeros(2), np.array([speed, 0.0]))
-    pred = np.cos(speed * t)[:, None] * p + np.sin(speed * t)[:, None] * (v / speed)
-    across = np.cross(pred, v / speed)
-    side = np.where(np.arange(k) % 2 == 0, 1.0, -1.0) * 0.5 * tau
-    y = np.cos(side)[:, None] * pred + np.sin(side)[:, None] * across
-    return t, y / np.linalg.norm(y, axis=1, keepdims=True)
-
-
-def predict_bundle_cost(n, sigma, tau, lattice, draws, *, model_terms=64, **options):
-    """Public prediction of :class:`BundleKNGSampler`'s cost, from public inputs only.
-
-    Builds the sampler's certificate for :func:`model_data` (``min(n, model_terms)`` terms;
-    the gradient is a mean, so its scale does not depend on the number of terms) with the
-    release's ``sigma`` and returns its boxes, its estimated proposals per draw and the work
-    in gradient terms, ``n x (box_cost x boxes + draws x proposals per draw)`` (a box costs
-    about ``box_cost`` point evaluations). The data's own certificate differs (a timing side
-    channel, not a change of the output's law): this only says before sampling whether the
-    request is within reach. Rough: the model has no outliers and a well-determined fit, and
-    the refinement is capped (``max_boxes``, default 5000) to bound the prediction's own cost.
-
-    Returns
-    -------
-    dict with ``boxes``, ``proposals_per_draw``, ``work``, ``seconds`` (the prediction's own
-    run time).
-    """
-    import time
-
-    start = time.perf_counter()
-    options.setdefault("max_boxes", 5000)
-    t, y = model_data(min(int(n), int(model_terms)), lattice, tau)
-    sampler = BundleKNGSampler(t, y, tau, sigma, lattice, draws=draws, **options)
-    per_draw = 1.0 / max(sampler.acceptance_estimate, 1e-300)
-    boxes = sampler.lo_idx.shape[0]
-    work = float(n) * (sampler.box_cost * boxes + float(draws) * per_draw)
-    return {"boxes": int(boxes), "proposals_per_draw": float(per_draw), "work": work,
-            "seconds": time.perf_counter() - start}

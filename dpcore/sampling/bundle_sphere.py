@@ -74,6 +74,7 @@ import math
 
 import numpy as np
 
+from .._progress import stages
 from .bundle_lattice import BundleLattice
 from .bundle_sphere_chart import SphereChartSampler, chart_fit
 from .bundle_sphere_draw import _UNITS, _chart_units, acceptance, draw_from_charts  # noqa: F401
@@ -140,10 +141,13 @@ class WholeSphereBundleSampler:
     draws, acceptance_goal, box_cost, max_boxes, compiled
         For each chart's :class:`~dpcore.sampling.bundle_sphere_chart.SphereChartSampler`
         (``max_boxes`` per chart).
+    progress : callable, optional
+        ``progress(fraction)`` of the two envelopes' construction, each chart half of it.
     """
 
     def __init__(self, t, y, tau, sigma, max_speed, *, center=(0.0, 0.0, 1.0), draws=1,
-                 acceptance_goal=2e-3, box_cost=8.0, max_boxes=60_000, compiled=True):
+                 acceptance_goal=2e-3, box_cost=8.0, max_boxes=60_000, compiled=True,
+                 progress=None):
         center = np.asarray(center, dtype=float).reshape(3)
         inner = BundleLattice(center, SPLIT_RADIUS, max_speed)
         outer = ComplementLattice(-center, SPLIT_RADIUS + OVERLAP, max_speed, inner)
@@ -165,12 +169,13 @@ class WholeSphereBundleSampler:
         order = sorted(range(2), key=lambda c: fits[c] is None)   # mode charts first
         built = {}
         log_mode = None
-        for c in order:
+        for c, part in zip(order, stages(progress, [1.0, 1.0]), strict=True):
             lat = self.lattices[c]
             exclude = lat.in_inner if isinstance(lat, ComplementLattice) else None
             built[c] = SphereChartSampler(t, y, tau, sigma, lat, fit=fits[c],
                                           log_mode_mass=None if fits[c] is not None
-                                          else log_mode, exclude=exclude, **options)
+                                          else log_mode, exclude=exclude, progress=part,
+                                          **options)
             if log_mode is None:
                 log_mode = built[c].log_mode_mass
         self.charts = [built[0], built[1]]

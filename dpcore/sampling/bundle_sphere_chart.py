@@ -93,7 +93,8 @@ class SphereChartSampler(BundleKNGSampler):
 
     def __init__(self, t, y, tau, sigma, lattice, *, fit=None, log_mode_mass=None,
                  exclude=None, draws=1, sigma_ratios=(1.5, 3.0, 6.0, 12.0), slack=0.3,
-                 acceptance_goal=2e-3, box_cost=8.0, max_boxes=60_000, compiled=True):
+                 acceptance_goal=2e-3, box_cost=8.0, max_boxes=60_000, compiled=True,
+                 progress=None):
         self.t = np.asarray(t, dtype=float).reshape(-1)
         self.y = np.asarray(y, dtype=float)
         if np.any(np.abs(self.t) > 1):
@@ -143,6 +144,7 @@ class SphereChartSampler(BundleKNGSampler):
             raise ValueError("A chart without the mode needs `log_mode_mass`.")
         self.evaluations = 0
         self.gn_wins = 0
+        self._watch_build(progress)
         self._refine()
         self._finalize()
 
@@ -174,6 +176,7 @@ class SphereChartSampler(BundleKNGSampler):
         ok = far_u < math.pi - _DOMAIN
         gap = np.maximum(np.maximum(lo[:, :2], -hi[:, :2]), 0.0)
         for start in range(0, m, _CHUNK):
+            self._build.pulse()
             sl = np.arange(start, min(m, start + _CHUNK))
             idx = sl[ok[sl]]
             if idx.size == 0:

@@ -108,7 +108,14 @@ import numpy as np
 from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import LatticeDraws, _g_library, _logsumexp, accept_batch, clipped_fit
+from .bundle_sampler import (
+    LatticeDraws,
+    _g_library,
+    _logsumexp,
+    accept_batch,
+    clipped_fit,
+    excess_split,
+)
 from .bundle_support import closest_support_point, support_log_mass
 from .floatsafe import IntegerWeights
 from .intervals import Interval, sinc_at
@@ -169,11 +176,13 @@ class WhitenedBundleSampler(LatticeDraws):
         cost; its quadratic part is folded into the error for the bounds below, and also
         enters the bound along :math:`G_0/|G_0|`,
         :func:`~dpcore.sampling.sphere_taylor.lower_bound_along_quadratic`).
+    progress : callable, optional
+        ``progress(fraction)`` of the envelope's construction, after every round.
     """
 
     def __init__(self, t, y, tau, sigma, lattice, *, draws=1, start=None,
                  sigma_ratios=(1.25, 2.0, 4.0, 16.0), slack=1.0, acceptance_goal=0.2,
-                 box_cost=40.0, max_boxes=20_000, enclosure="affine"):
+                 box_cost=40.0, max_boxes=20_000, enclosure="affine", progress=None):
         self.t = np.asarray(t, dtype=float).reshape(-1)
         self.y = np.asarray(y, dtype=float)
         if np.any(np.abs(self.t) > 1):
@@ -217,6 +226,7 @@ class WhitenedBundleSampler(LatticeDraws):
             self.log_m1_target -= float(np.linalg.norm(self.x_near)) / self.sigma
         self._x_lattice()
         self.evaluations = 0
+        self._watch_build(progress)
         self._refine()
         self._finalize()
 
@@ -417,21 +427,14 @@ class WhitenedBundleSampler(LatticeDraws):
                     continue
                 self._descending = False
             log_m, log_z, env, log_mass = self._state()
-            proposals = self.draws * math.exp(min(log_m - log_z, 700.0))
-            if (log_z - log_m >= math.log(self.acceptance_goal) or room < 1
-                    or proposals < self.box_cost * boxes):
+            if self._refined_enough(log_m, log_z, boxes):
                 break
-            low = np.exp(np.minimum(self.b_est, self.b_e) + self.log_vol - log_m)
-            excess = np.where(env, np.exp(log_mass - log_m) - low, 0.0)
-            excess[np.any(self.lev >= _LEVELS, axis=-1)
-                   | (self.lev.sum(axis=1) >= self._max_depth)] = 0.0
-            if not np.any(excess > 0):
+            split = excess_split(env, log_mass, np.minimum(self.b_est, self.b_e) + self.log_vol,
+                                 log_m, np.any(self.lev >= _LEVELS, axis=-1)
+                                 | (self.lev.sum(axis=1) >= self._max_depth), room)
+            if split.size == 0:
                 break
-            order = np.argsort(excess)[::-1]
-            cum = np.cumsum(excess[order])
-            k = int(min(room, max(1, np.searchsorted(cum, 0.5 * cum[-1]) + 1)))
-            split = order[:k]
-            self._split(split[excess[split] > 0])
+            self._split(split)
             self.rounds += 1
 
     def leaf_of_x(self, x):
@@ -584,13 +587,3 @@ class WhitenedBundleSampler(LatticeDraws):
         z = self.lattice.coordinates(index)
         ok, _, log_acc = self._ratios(z, index)
         return ok & np.isfinite(log_acc)
-
-    @property
-    def diagnostics(self):
-        """Leaves, leaves certified for :math:`q_1`, box evaluations, rounds, mixture weights and
-        :math:`\\log M` (data dependent: keep them private)."""
-        env = self.b_1 > self.log_m1_target
-        return {"boxes": int(self.lo_idx.shape[0]), "q1_boxes": int((~env).sum()),
-                "evaluations": int(self.evaluations), "rounds": int(self.rounds),
-                "beta": float(self.beta), "log_m": float(self.log_m),
-                "log_m1_target": float(self.log_m1_target)}

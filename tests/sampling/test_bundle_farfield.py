@@ -20,6 +20,7 @@ from .test_bundle_sampler import (
     CENTER,
     TAU,
     assert_agrees_with_uniform_exact,
+    assert_construction_reports_and_cancels,
     joint_sigma,
     neighbour_rows,
     regression_data,
@@ -99,3 +100,10 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     cells = np.random.default_rng(5).integers(0, 2**32, (400, 4), dtype=np.int64)
     inside = lat.in_support(cells)
     assert np.array_equal(neighbour.reachable(cells), inside) and inside.any()
+
+
+def test_construction_reports_and_cancels(small_problem):
+    lat, t, y, sigma = small_problem
+    assert_construction_reports_and_cancels(
+        lambda progress: FarFieldBundleSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
+                                               max_boxes=200, progress=progress))

@@ -13,8 +13,9 @@ from scipy.stats import ks_2samp
 from dpcore.exceptions import EnvelopeViolation
 from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import Sphere
+from dpcore.sampling.bundle_cost import model_data, predict_bundle_cost
 from dpcore.sampling.bundle_lattice import BundleLattice, LeafIndex
-from dpcore.sampling.bundle_sampler import BundleKNGSampler, model_data, predict_bundle_cost
+from dpcore.sampling.bundle_sampler import BundleKNGSampler
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
 S2 = Sphere(2)
@@ -230,6 +231,26 @@ def assert_progress_reports_and_cancels(sample):
     assert len(calls) == 1 and calls[0] < 1.0
 
 
+def assert_construction_reports_and_cancels(build):
+    """Contract of every certified bundle sampler: ``build(progress)`` (its constructor) calls
+    ``progress(fraction)`` after every round of the envelope's refinement, rising within
+    [0, 1], so the construction shows its progress and a callback that raises (a Cancel)
+    stops it at its first round."""
+    seen = []
+    build(seen.append)
+    assert len(seen) >= 3 and seen == sorted(seen), seen[:5]
+    assert all(0.0 <= f <= 1.0 for f in seen) and seen[-1] > seen[0]
+    calls = []
+
+    def cancel(fraction):
+        calls.append(fraction)
+        raise _Cancelled
+
+    with pytest.raises(_Cancelled):
+        build(cancel)
+    assert len(calls) == 1
+
+
 def assert_reachable_for_a_neighbour(make, lat, t, y, neighbour_of):
     """Contract of every certified bundle sampler (float safety): the indices one data set
     emits are reachable from a neighbouring one (``neighbour_of(t, y, rng)``), and so is every
@@ -257,3 +278,10 @@ def test_progress_reports_and_cancels(small_problem):
     sampler = BundleKNGSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=50)
     assert_progress_reports_and_cancels(
         lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))
+
+
+def test_construction_reports_and_cancels(small_problem):
+    lat, t, y, sigma = small_problem
+    assert_construction_reports_and_cancels(
+        lambda progress: BundleKNGSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
+                                          max_boxes=300, progress=progress))

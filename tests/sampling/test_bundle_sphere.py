@@ -332,3 +332,16 @@ def test_progress_reports_and_cancels(problem):
     ws = WholeSphereBundleSampler(t, y, tau, sigma, math.pi, max_boxes=200, box_cost=0.0)
     assert_progress_reports_and_cancels(
         lambda size, progress: ws.sample(size, np.random.default_rng(6), progress=progress))
+
+
+def test_construction_reports_and_cancels(problem):
+    """Both charts' envelopes report their rounds (each half of the construction)."""
+    from .test_bundle_sampler import assert_construction_reports_and_cancels
+
+    t, y, tau, sigma = problem
+    seen = []
+    assert_construction_reports_and_cancels(
+        lambda progress: WholeSphereBundleSampler(
+            t, y, tau, sigma, math.pi, max_boxes=200, box_cost=0.0,
+            progress=lambda f: (seen.append(f), progress(f))))
+    assert min(seen) < 0.5 < max(seen)

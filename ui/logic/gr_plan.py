@@ -27,14 +27,17 @@ def exact_plan_text(plan):
     (from a public model data set of this n, what 'auto' decides on) or, without a
     prediction, its own worst case -- never the uniform proposals' worst case, which can be
     1e65 proposals per draw where the envelope takes under a second. The far-field bundle
-    sampler (S² with a public footpoint ball): its public cost bound."""
+    sampler (S² with a public footpoint ball, R², R³): its public prediction, which is not a
+    bound over data sets -- a fit outside the public bounds can take far longer."""
     head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
             "**private** (ε-DP, δ = 0). ")
     if plan.get("exact_sampler") == "far-field bundle":
         return head.format(how=" from a certified envelope about the fit") + (
-            f"Public cost bound: about {plan['predicted_work']:,.0f} gradient terms (at most "
-            f"{plan['leaf_cap']:,} envelope cells); how long it takes depends on your data, which "
-            "changes the time, not the guarantee.")
+            f"Predicted work from public inputs: about {plan['predicted_work']:,.0f} gradient "
+            f"terms (an envelope of at most {plan['leaf_cap']:,} cells). This is a prediction for "
+            "data that fit inside the public bounds, not a bound: how long it takes depends on "
+            "your data (a fit outside the bounds can take far longer; Cancel stops it), which "
+            "changes the time, never the guarantee.")
     if not plan.get("refined"):
         return (head.format(how="") + "Worst case over all data sets: "
                 f"{plan['worst_case_proposals']:.3g} proposals per draw.")

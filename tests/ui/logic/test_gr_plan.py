@@ -17,15 +17,17 @@ def test_uniform_proposals_at_the_sphere_default():
     assert "Worst case over all data sets" in exact_plan_text(plan)
 
 
-def test_the_far_field_sampler_states_its_public_cost_bound():
+def test_the_far_field_sampler_states_its_public_prediction():
     """S² with the demonstration's footpoint ball at n (eps_p + eps_v) = 1,000: the far-field
-    bundle sampler, exact and private; the sentence gives its public cost bound, never the
-    uniform proposals' worst case (about 1e108 proposals per draw here)."""
+    bundle sampler, exact and private; the sentence gives its public prediction and says it is
+    not a bound over data sets (its cost depends on the data), never the uniform proposals'
+    worst case (about 1e108 proposals per draw here)."""
     s = dataclasses.replace(G.demo_settings("sphere"), eps_p=5.0, eps_v=5.0)
     plan = sampler_plan(s, 100)
     assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
     text = exact_plan_text(plan)
-    assert "labelled **private**" in text and "Public cost bound" in text
+    assert "labelled **private**" in text and "Predicted work from public inputs" in text
+    assert "not a bound" in text and "bound:" not in text.lower().replace("not a bound:", "")
     assert f"{plan['predicted_work']:,.0f} gradient terms" in text and f"{MAX_LEAVES:,}" in text
     assert f"{plan['worst_case_proposals']:.3g}" not in text
     work, ok = G.work_estimate(s, 100)
@@ -34,7 +36,7 @@ def test_the_far_field_sampler_states_its_public_cost_bound():
 
 def test_the_plane_sampler_states_its_leaf_cap_for_large_n():
     """R² at n = 10,000 (two responses on the Linear regression page, say): the whitened-leaf
-    sampler's sentence gives the public cap its cost bound assumes (6,000 leaves at this n,
+    sampler's sentence gives the public cap its prediction assumes (6,000 leaves at this n,
     dpcore.mechanisms.kng_bundle.bundle_leaf_cap), not the sphere's 60,000."""
     from dpcore.manifolds import Euclidean
     from dpcore.release import plan_regression_sampler
@@ -43,5 +45,5 @@ def test_the_plane_sampler_states_its_leaf_cap_for_large_n():
                                    tau_m=10.0, draws=9)
     assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
     text = exact_plan_text(plan)
-    assert "at most 6,000 envelope cells" in text
-    assert f"at most {MAX_LEAVES:,} envelope cells" not in text
+    assert "at most 6,000 cells" in text
+    assert f"at most {MAX_LEAVES:,} cells" not in text
