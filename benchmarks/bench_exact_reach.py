@@ -3,7 +3,9 @@
 ``python -m benchmarks.bench_exact_reach`` prints one table. For each manifold, strict joint
 geodesic regression with the pages' public bounds (covariate range [0, 1], τ = 0.2, the
 library's default speed bound; SPD(2) also τ_m = 1 about I; S² also with a public footpoint
-ball, where the far-field bundle sampler runs) at n = 100 and one draw: the
+ball, where the far-field bundle sampler runs; SPD(2) and Kendall(4) also with the Geodesic
+regression page's demonstration designs, where uniform proposals are priced by their public
+prediction, :mod:`dpcore.release.uniform_cost`) at n = 100 and one draw: the
 largest n·ε (ε = ε_p + ε_v, split evenly) at which ``sampler="auto"`` still chooses the exact
 sampler, found by bisection on :func:`dpcore.release.plan_regression_sampler` (public inputs
 only, so it is the same for every data set), and then the time of one exact release there on
@@ -42,13 +44,20 @@ LOW, HIGH, RESOLUTION = 1.0, 1e6, 0.02
 
 
 def _regression_cases():
-    spd = SPD(2)
+    spd, kendall = SPD(2), KendallShape(4)
     return [
         ("S²", Sphere(2), {}),
         ("S², footpoint ball r = 0.5, |v| ≤ 1.5", Sphere(2),
          {"center": NORTH, "footpoint_radius": 0.5, "max_speed": 1.5}),
         ("SPD(2)", spd, {"tau_m": 1.0, "center": np.eye(2)}),
-        ("Kendall(4)", KendallShape(4), {}),
+        # the Geodesic regression page's demonstration designs (ui.logic.geodesic_regression)
+        ("SPD(2), the page's design (footpoint within 0.1 of I, |v| ≤ 0.55, τ = 0.175)", spd,
+         {"tau": 0.175, "tau_m": 0.8, "center": np.eye(2), "footpoint_radius": 0.1,
+          "max_speed": 0.55}),
+        ("Kendall(4)", kendall, {}),
+        ("Kendall(4), the page's design (within 0.15 of the template, |v| ≤ 0.55, τ = 0.25)",
+         kendall, {"tau": 0.25, "center": kendall.origin, "footpoint_radius": 0.15,
+                   "max_speed": 0.55}),
         ("R² (Linear regression)", Euclidean(2), {"tau_m": 1.0, "center": np.zeros(2)}),
     ]
 
@@ -79,9 +88,11 @@ def regression_rows():
     for name, m, extra in _regression_cases():
         tau_m = extra.get("tau_m")
 
-        def exact_at(n_eps, m=m, tau_m=tau_m, extra=extra):
+        tau = extra.get("tau", TAU)
+
+        def exact_at(n_eps, m=m, tau_m=tau_m, extra=extra, tau=tau):
             eps = n_eps / N / 2
-            plan = plan_regression_sampler(m, N, eps_p=eps, eps_v=eps, tau=TAU, tau_m=tau_m,
+            plan = plan_regression_sampler(m, N, eps_p=eps, eps_v=eps, tau=tau, tau_m=tau_m,
                                            draws=1, max_speed=extra.get("max_speed"),
                                            footpoint_radius=extra.get("footpoint_radius"))
             return bool(plan["exact"])
@@ -90,11 +101,15 @@ def regression_rows():
         row = {"release": f"geodesic regression, {name}", "n": N,
                "exact up to n·ε": "never" if reach is None else f"{reach:,.0f}"}
         if reach is not None:
-            region = ((extra["center"], 0.2) if "footpoint_radius" in extra else None)
+            # (Kendall's synthetic data have no footpoint region: the paper's protocol, as on
+            # the page)
+            region = ((extra["center"], min(0.2, extra["footpoint_radius"]))
+                      if "footpoint_radius" in extra and not isinstance(m, KendallShape)
+                      else None)
             data = make_regression_data(m, N, noise=0.05, rng=1, footpoint_region=region)
             eps = reach / N / 2
-            kw = dict(eps_p=eps, eps_v=eps, tau=TAU, covariate_range=(0.0, 1.0), rng=0,
-                      max_work=float("inf"), **extra)
+            kw = dict(eps_p=eps, eps_v=eps, covariate_range=(0.0, 1.0), rng=0,
+                      max_work=float("inf"), **{"tau": TAU, **extra})
             exact_s, rel = _timed(lambda kw=kw, m=m, data=data: private_geodesic_regression(
                 m, data.x, data.y, sampler="exact", **kw))
             mcmc_s, _ = _timed(lambda kw=kw, m=m, data=data: private_geodesic_regression(

@@ -138,7 +138,8 @@ def assumptions_box(mode, cov_range, box, tau, tau_m, eps_p, eps_v, diffprivlib_
         ("Sampler", "strict mode uses the joint scheme; with clipping the gradient is no "
                     "longer affine, so KNG is drawn by exact rejection sampling (labelled "
                     "private): from a certified envelope for one to three responses, by "
-                    "uniform proposals for more when their public worst-case cost allows; "
+                    "uniform proposals for more when their public worst-case cost or their "
+                    "predicted cost (for data inside the bounds) allows; "
                     "otherwise by Metropolis–Hastings (labelled approximately private, δ not "
                     "certified)."),
         ("Uploaded data", "parsed and kept in this session's memory only, never written to "

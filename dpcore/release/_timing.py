@@ -39,11 +39,16 @@ class WorkCosts:
     per_sample : float
         Cost of one Monte Carlo sample of the privacy-loss accounting (for the Monte Carlo
         kind, ``per_step`` is the fixed cost of one repeat).
+    per_proposal : float
+        Cost of drawing one proposal of an exact sampler from its public support (uniform
+        proposals on SPD(2) or Kendall's space: a few microseconds, more than the gradient
+        terms of one proposal at small n).
     """
 
     per_step: float
     per_term: float
     per_sample: float = 0.0
+    per_proposal: float = 0.0
 
 
 #: Environment variable with fixed work costs: a JSON object mapping calibration kinds to
@@ -75,7 +80,7 @@ def fixed_costs(kind, environ=None):
 
 
 def _parse_fixed(text):
-    fields = ("per_step", "per_term", "per_sample")
+    fields = ("per_step", "per_term", "per_sample", "per_proposal")
     try:
         table = json.loads(text)
     except ValueError as exc:
@@ -149,7 +154,8 @@ def _calibrate_exact(manifold):
     """Cost of one gradient term of an exact sampler's proposals: the joint regression
     gradient norm of a batch of public proposals, evaluated as the rejection samplers do
     (numpy, batched; the far-field bundle sampler's leaves are priced in these proposals),
-    at two n whose difference removes the per-batch cost."""
+    at two n whose difference removes the per-batch cost; and the cost of drawing one
+    uniform proposal (:func:`_proposal_draw_cost`)."""
     from ..data import make_regression_data
     from ..learning.regression import regression_gradient
 
@@ -166,7 +172,34 @@ def _calibrate_exact(manifold):
                 regression_gradient(manifold, p, v, data.x, y, tau=_CALIBRATION_TAU)
         return run
 
-    return _proposal_costs(batch)
+    costs = _proposal_costs(batch)
+    return WorkCosts(per_step=costs.per_step, per_term=costs.per_term,
+                     per_proposal=_proposal_draw_cost(manifold))
+
+
+#: Proposals drawn to time one (best of three).
+_CALIBRATION_DRAWS = 2000
+
+
+def _proposal_draw_cost(manifold):
+    """Seconds to draw one proposal ``(p, v)`` uniformly on a public support of
+    ``manifold`` (a footpoint ball of radius 0.5 about its base point x a speed ball of
+    radius 0.5, as :func:`~dpcore.mechanisms.kng_exact.regression_joint_exact` draws them), or 0
+    where the space has no uniform proposals."""
+    from ..mechanisms.kng import exact_support_available
+    from ..sampling.rejection import BundleBall, UniformBall
+
+    if not exact_support_available(manifold):
+        return 0.0
+    support = BundleBall(UniformBall(manifold, manifold.origin, 0.5), 0.5)
+    rng = np.random.default_rng(0)
+    support.sample(16, rng)  # first call: lazy imports
+    best = math.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        support.sample(_CALIBRATION_DRAWS, rng)
+        best = min(best, time.perf_counter() - start)
+    return best / _CALIBRATION_DRAWS
 
 
 def _calibrate_bundle(manifold):

@@ -432,7 +432,10 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     with a footpoint ball, or on the whole sphere (``foot_radius`` None, two public charts),
     where its public cost is below the uniform proposals' worst case
     (:func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`, the rule the release samples by).
-    Public inputs only.
+    Elsewhere, where the uniform proposals' public worst case is above the limit, their
+    predicted work for a public model data set
+    (:func:`~dpcore.release.uniform_cost.predicted_uniform_joint_work`), given only where it
+    is within the limit in sphere-equivalent terms (:data:`_TERM_COST`). Public inputs only.
     """
     from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
 
@@ -448,7 +451,18 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
                         draws=draws, batches=batches):
         return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None,
                                  manifold=manifold)
-    return None
+    uniform = float(batches) * exact_work(g_max, sigma, n, draws)
+    if (not exact_support_available(manifold) or within_limit(uniform)
+            or (foot_radius is None and not manifold.is_compact)):
+        return None
+    from .uniform_cost import predicted_uniform_joint_work
+
+    predicted = predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma,
+                                             int(n), draws, batches)
+    # the limit counts sphere-equivalent terms here: an SPD or Kendall term costs about ten
+    # (the prediction itself stays in the space's own terms, which the work estimate prices)
+    weight = _TERM_COST.get(type(manifold).__name__, 10.0)
+    return predicted if predicted is not None and within_limit(weight * predicted) else None
 
 
 def exact_work(g_max, sigma, n, draws):

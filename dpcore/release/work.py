@@ -208,12 +208,14 @@ def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sam
                worst_case=False):
     """An exact rejection sampler: ``draws x proposals per draw x n`` gradient terms (the
     proposals per draw are the expected number the sampler's envelope predicts, or with
-    ``worst_case`` the public bound over all data sets of the uniform proposals)."""
-    terms = float(draws) * float(proposals_per_draw) * float(n)
+    ``worst_case`` the public bound over all data sets of the uniform proposals), each
+    proposal also costing its draw (``costs.per_proposal``)."""
+    proposals = float(draws) * float(proposals_per_draw)
+    terms = proposals * float(n)
     if worst_case:
         what = f"{what} (worst case over data sets)"
     return WorkPart(what=what, operations=terms, unit="gradient terms",
-                    seconds=terms * costs.per_term,
+                    seconds=terms * costs.per_term + proposals * costs.per_proposal,
                     factors={"draws": int(draws), "proposals per draw": float(proposals_per_draw),
                              "n": int(n)}, reduce=reduce, upper_bound=bool(worst_case),
                     data_dependent=not worst_case)

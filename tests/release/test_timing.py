@@ -14,6 +14,24 @@ def test_the_exact_kind_times_a_gradient_term():
     costs = _calibrate(Sphere(2), "exact")
     assert isinstance(costs, WorkCosts)
     assert costs.per_term >= 1e-10 and costs.per_step >= 0.0 and costs.per_sample == 0.0
+    assert costs.per_proposal > 0.0                  # drawing a proposal is timed too
+
+
+def test_proposal_draws_are_timed_where_uniform_proposals_exist():
+    """SPD(2) draws its uniform proposals by a truncated Laplace sampler (microseconds each,
+    more than one proposal's gradient terms at small n); SPD(3) has no uniform proposals."""
+    from dpcore.manifolds import SPD
+    from dpcore.release._timing import _proposal_draw_cost
+
+    assert _proposal_draw_cost(SPD(2)) > 0.0
+    assert _proposal_draw_cost(SPD(3)) == 0.0
+
+
+def test_an_exact_part_prices_its_terms_and_its_proposals():
+    costs = WorkCosts(per_step=0.0, per_term=1e-8, per_proposal=5e-6)
+    part = work.exact_part(costs, draws=9, proposals_per_draw=1000.0, n=30)
+    assert part.operations == pytest.approx(9 * 1000 * 30)
+    assert part.seconds == pytest.approx(9 * 1000 * 30 * 1e-8 + 9 * 1000 * 5e-6)
 
 
 def test_exact_releases_are_priced_at_the_exact_kind(monkeypatch, measured_work_costs):

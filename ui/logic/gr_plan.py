@@ -28,7 +28,9 @@ def exact_plan_text(plan):
     prediction, its own worst case -- never the uniform proposals' worst case, which can be
     1e65 proposals per draw where the envelope takes under a second. The far-field bundle
     sampler (S² with a public footpoint ball, R², R³): its public prediction, which is not a
-    bound over data sets -- a fit outside the public bounds can take far longer."""
+    bound over data sets -- a fit outside the public bounds can take far longer. Uniform
+    proposals beyond their worst case's limit (SPD(2), Kendall): their prediction for a public
+    model data set (:mod:`dpcore.release.uniform_cost`), with the worst case beside it."""
     head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
             "**private** (ε-DP, δ = 0). ")
     if plan.get("exact_sampler") == "far-field bundle":
@@ -38,6 +40,14 @@ def exact_plan_text(plan):
             "data that fit inside the public bounds, not a bound: how long it takes depends on "
             "your data (a fit outside the bounds can take far longer; Cancel stops it), which "
             "changes the time, never the guarantee.")
+    if not plan.get("refined") and plan.get("predicted_work") is not None:
+        return head.format(how=" from uniform proposals on the public support") + (
+            f"Predicted work from public inputs: about {plan['predicted_work']:,.0f} gradient "
+            "terms (priced for a public model data set whose fit lies inside the bounds). "
+            "This is a prediction, not a bound: the worst case over all data sets, "
+            f"{plan['worst_case_proposals']:.3g} proposals per draw, is beyond the library's "
+            "limit, and how long it takes depends on your data (a fit outside the bounds can "
+            "take far longer; Cancel stops it), which changes the time, never the guarantee.")
     if not plan.get("refined"):
         return (head.format(how="") + "Worst case over all data sets: "
                 f"{plan['worst_case_proposals']:.3g} proposals per draw.")
