@@ -111,6 +111,48 @@ class SPDVolumeMixin:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1.0 / r + dlog_struve_l0(r / _SQRT2) / _SQRT2
 
+    def sample_uniform_ball(self, center, radius, size, rng):
+        r"""SPD(2): ``size`` points uniform in the geodesic ball ``B_radius(center)``; None
+        for k != 2.
+
+        With :math:`p = C^{1/2} e^{M} C^{1/2}`, :math:`M = sI + \mu N`, :math:`N` the
+        reflection :math:`[[\cos 2\phi, \sin 2\phi], [\sin 2\phi, -\cos 2\phi]]`
+        (:math:`N^2 = I`), SPD(2) is the product of a line, :math:`x = \sqrt2 s` (flat), and
+        the hyperbolic plane of curvature :math:`-1/2` in geodesic polar coordinates
+        :math:`\rho = \sqrt2\mu`, :math:`\theta = 2\phi`, whose area element is
+        :math:`\sqrt2 \sinh(\rho/\sqrt2)\,d\rho\,d\theta`; :math:`d(C, p)^2 = x^2 + \rho^2`.
+        So: :math:`x` uniform on :math:`[-R, R]`, :math:`\rho` from the disc's radial law
+        (inverse CDF :math:`\rho = 2\sqrt2\,\mathrm{asinh}(\sqrt u\,\sinh(R/(2\sqrt2)))`),
+        kept when :math:`x^2 + \rho^2 \le R^2` (exact rejection from the enclosing cylinder),
+        :math:`\phi` uniform on :math:`[0, \pi)`, and
+        :math:`e^M = e^s(\cosh\mu\,I + \sinh\mu\,N)`.
+        """
+        if self.k != 2:
+            return None
+        radius, size = float(radius), int(size)
+        vals, vecs = np.linalg.eigh(np.asarray(center, dtype=float))
+        root = (vecs * np.sqrt(vals)) @ vecs.T
+        xs, rhos, have = [], [], 0
+        scale = math.sinh(radius / (2.0 * _SQRT2))
+        while have < size:
+            m = int(1.6 * (size - have)) + 8
+            x = radius * (2.0 * rng.random(m) - 1.0)
+            rho = 2.0 * _SQRT2 * np.arcsinh(np.sqrt(rng.random(m)) * scale)
+            keep = x * x + rho * rho <= radius * radius
+            xs.append(x[keep])
+            rhos.append(rho[keep])
+            have += int(keep.sum())
+        s = np.concatenate(xs)[:size] / _SQRT2
+        mu = np.concatenate(rhos)[:size] / _SQRT2
+        two_phi = 2.0 * math.pi * rng.random(size)
+        ch, sh, es = np.cosh(mu), np.sinh(mu), np.exp(s)
+        e = np.empty((size, 2, 2))
+        e[:, 0, 0] = es * (ch + sh * np.cos(two_phi))
+        e[:, 1, 1] = es * (ch - sh * np.cos(two_phi))
+        e[:, 0, 1] = e[:, 1, 0] = es * sh * np.sin(two_phi)
+        p = root @ e @ root
+        return 0.5 * (p + np.swapaxes(p, -1, -2))
+
     def _check_radial_law(self):
         if self.k > 2:
             raise NotImplementedError(

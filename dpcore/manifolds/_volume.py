@@ -135,6 +135,26 @@ class VolumeLawsMixin:
         self.radial_log_volume(r)  # raises the reason there is none
         raise NotImplementedError(f"No derivative of the radial law of {self!r}.")
 
+    def sample_uniform_ball(self, center, radius, size, rng):
+        """``size`` points uniform for the Riemannian volume in the geodesic ball
+        ``B_radius(center)`` by a closed form of the space, or None where it has none (the
+        exact samplers then propose through its truncated Laplace law,
+        :class:`~dpcore.sampling.rejection.UniformBall`).
+
+        Parameters
+        ----------
+        center : array, shape ``point_shape``
+        radius : float
+        size : int
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        ndarray, shape ``(size, *point_shape)``, or None
+        """
+        del center, radius, size, rng
+        return None
+
     @property
     def volume_growth_rate(self) -> float:
         r"""Exponential growth rate of the volume of geodesic balls.

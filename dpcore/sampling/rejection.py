@@ -25,7 +25,9 @@ Supports (uniform proposals, all exact):
   Laplace sampler: propose from the Laplace law :math:`\propto e^{-d(m_0, z)/R}` restricted to
   the ball and accept with probability :math:`e^{(d(m_0, z) - R)/R} \in [e^{-1}, 1]`, which
   leaves the uniform law (ratio of the two densities up to a constant). Euclidean balls use the
-  closed form :math:`m_0 + R U^{1/d} \xi / |\xi|`.
+  closed form :math:`m_0 + R U^{1/d} \xi / |\xi|`, SPD(2) its own
+  (:meth:`~dpcore.manifolds.Manifold.sample_uniform_ball`: a line times a hyperbolic plane,
+  about 8 times faster than the truncated Laplace route).
 - :class:`BundleBall`: pairs :math:`(p, v)` with :math:`p` uniform on a base support and
   :math:`v` uniform in the ball :math:`\|v\| \le V` of :math:`T_pM`, uniform for the volume of the
   Sasaki metric on the tangent bundle, which is the product of the base volume and Lebesgue
@@ -94,6 +96,9 @@ class UniformBall:
             xi /= np.linalg.norm(xi, axis=-1, keepdims=True)
             rad = r * rng.random(m) ** (1.0 / man.dim)
             return self.center + rad[:, None] * xi
+        closed = man.sample_uniform_ball(self.center, r, m, rng)   # SPD(2)
+        if closed is not None:
+            return closed
         from .exact import sample_laplace
 
         out, have = [], 0
