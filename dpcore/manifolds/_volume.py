@@ -135,11 +135,23 @@ class VolumeLawsMixin:
         self.radial_log_volume(r)  # raises the reason there is none
         raise NotImplementedError(f"No derivative of the radial law of {self!r}.")
 
+    #: Whether the volume density of ``exp`` depends on ``|v|`` alone (the two-point
+    #: homogeneous spaces: spheres, Kendall's CP^(k-2), hyperbolic spaces), which
+    #: :meth:`sample_uniform_ball` needs.
+    isotropic_volume = False
+
     def sample_uniform_ball(self, center, radius, size, rng):
-        """``size`` points uniform for the Riemannian volume in the geodesic ball
-        ``B_radius(center)`` by a closed form of the space, or None where it has none (the
-        exact samplers then propose through its truncated Laplace law,
+        r"""``size`` points uniform for the Riemannian volume in the geodesic ball
+        ``B_radius(center)``, or None where the space has no sampler of its own (the exact
+        samplers then propose through its truncated Laplace law,
         :class:`~dpcore.sampling.rejection.UniformBall`).
+
+        The default serves spaces with :attr:`isotropic_volume` and a radius within the
+        injectivity radius: in normal coordinates the volume is :math:`\theta(|v|)\,dv`, so
+        :math:`v` uniform in the Euclidean ball (a uniform direction, radius
+        :math:`R U^{1/d}`) accepted with probability :math:`\theta(|v|)/\theta_{\max}`
+        (:meth:`log_volume_density_max` over :math:`[0, R]`) and mapped by ``exp`` is uniform
+        on the ball (exact rejection).
 
         Parameters
         ----------
@@ -152,8 +164,23 @@ class VolumeLawsMixin:
         -------
         ndarray, shape ``(size, *point_shape)``, or None
         """
-        del center, radius, size, rng
-        return None
+        radius, size = float(radius), int(size)
+        if not self.isotropic_volume or radius > self.injectivity_radius:
+            return None
+        center = np.asarray(center, dtype=float)
+        log_top = float(self.log_volume_density_max(0.0, radius))
+        out, have = [], 0
+        while have < size:
+            m = int(1.3 * (size - have)) + 8
+            base = np.broadcast_to(center, (m, *center.shape))
+            u = self.random_tangent(base, rng)
+            rho = radius * rng.random(m) ** (1.0 / self.dim)
+            v = u * self.pointwise(rho / self.norm(base, u))
+            log_theta = np.asarray(self.log_volume_density(base, v, rho=rho))
+            keep = rng.random(m) < np.exp(log_theta - log_top)
+            out.append(self.exp(base[keep], v[keep]))
+            have += int(keep.sum())
+        return np.concatenate(out)[:size]
 
     @property
     def volume_growth_rate(self) -> float:

@@ -38,6 +38,7 @@ class Hyperbolic(Manifold):
 
     curvature_bounds = (-1.0, -1.0)
     injectivity_radius = np.inf
+    isotropic_volume = True
     is_homogeneous = True
 
     def __init__(self, d: int):

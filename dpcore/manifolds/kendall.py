@@ -80,6 +80,7 @@ class KendallShape(Manifold):
 
     curvature_bounds = (1.0, 4.0)
     injectivity_radius = np.pi / 2
+    isotropic_volume = True
     is_compact = True
     diameter = np.pi / 2
     is_homogeneous = True

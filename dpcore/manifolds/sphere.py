@@ -25,6 +25,7 @@ class Sphere(Manifold):
 
     curvature_bounds = (1.0, 1.0)
     injectivity_radius = np.pi
+    isotropic_volume = True
     is_compact = True
     diameter = np.pi
     is_homogeneous = True

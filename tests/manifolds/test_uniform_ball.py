@@ -1,8 +1,10 @@
-"""SPD(2)'s closed-form uniform sampler of a geodesic ball (SPD.sample_uniform_ball): the
-distance to the centre follows the radial law (KS against its quadrature CDF), the
-log-determinant follows the marginal of the line factor, the eigenvector angle is uniform,
-and the law agrees with the library's independent truncated-Laplace route (two-sample KS).
-Every test uses a fixed seed and rejects at p < 1e-6 (false-failure chance below 1e-6)."""
+"""Uniform samplers of geodesic balls (Manifold.sample_uniform_ball): SPD(2)'s closed form
+and the isotropic spaces' rejection in normal coordinates (spheres, Kendall's CP^2, the
+hyperbolic plane). The distance to the centre follows the radial law (KS against its
+quadrature CDF); on SPD(2) the log-determinant follows the marginal of the line factor and the
+eigenvector angle is uniform; each agrees with the library's independent truncated-Laplace
+route (two-sample KS). Every test uses a fixed seed and rejects at p < 1e-6 (false-failure
+chance below 1e-6)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcore.manifolds import SPD, Sphere
+from dpcore.manifolds import SPD, Hyperbolic, KendallShape, Sphere
 from dpcore.sampling.exact import sample_laplace
 
 SPD2 = SPD(2)
@@ -37,18 +39,33 @@ def _cdf(density, upper):
     return cdf
 
 
-@pytest.mark.parametrize("radius", [0.1, 1.0, 2.5])
-def test_the_distance_follows_the_radial_law(radius):
+def _kendall_center():
+    return KendallShape(4).origin
+
+
+CASES = [(SPD2, lambda: CENTER, 0.1), (SPD2, lambda: CENTER, 1.0), (SPD2, lambda: CENTER, 2.5),
+         (Sphere(2), lambda: np.array([0.6, 0.0, 0.8]), 1.2),
+         (Sphere(3), lambda: np.array([0.0, 0.0, 0.0, 1.0]), 2.0),
+         (KendallShape(4), _kendall_center, 1.0),
+         (Hyperbolic(2), lambda: np.array([1.25, 0.75, 0.0]), 2.0)]
+
+
+@pytest.mark.parametrize("manifold, center, radius", CASES,
+                         ids=[f"{m!r}-{r}" for m, _, r in CASES])
+def test_the_distance_follows_the_radial_law(manifold, center, radius):
     """d(C, p) has density proportional to J(r) = exp(radial_log_volume(r)) on [0, R]."""
     rng = np.random.default_rng(int(radius * 100))
-    p = SPD2.sample_uniform_ball(CENTER, radius, SIZE, rng)
-    assert p.shape == (SIZE, 2, 2) and np.all(np.linalg.eigvalsh(p) > 0)
-    d = np.asarray(SPD2.dist(np.broadcast_to(CENTER, p.shape), p))
+    c = center()
+    p = manifold.sample_uniform_ball(c, radius, SIZE, rng)
+    assert p.shape == (SIZE, *manifold.point_shape)
+    assert np.all(manifold.belongs(p))
+    d = np.asarray(manifold.dist(np.broadcast_to(c, p.shape), p))
     assert d.max() <= radius * (1 + 1e-9)
-    shift = float(SPD2.radial_log_volume(np.array(radius)))
+    shift = float(manifold.radial_log_volume(np.array(radius)))
 
     def density(r):
-        return math.exp(float(SPD2.radial_log_volume(np.array(r))) - shift) if r > 0 else 0.0
+        return (math.exp(float(manifold.radial_log_volume(np.array(r))) - shift) if r > 0
+                else 0.0)
 
     cdf = _cdf(density, radius)
     grid = np.linspace(0.0, radius, 401)
@@ -74,6 +91,23 @@ def test_the_log_determinant_and_the_angle_follow_the_product_law():
     assert stats.kstest(angle / math.pi, "uniform").pvalue > ALPHA
 
 
+@pytest.mark.parametrize("manifold, center", [(Sphere(2), np.array([0.0, 0.6, 0.8])),
+                                              (KendallShape(4), None)])
+def test_isotropic_balls_agree_with_the_truncated_laplace_route(manifold, center):
+    """Two-sample KS on the distance to the centre and on the first ambient coordinate of the
+    point (a direction-sensitive statistic) against the truncated Laplace route."""
+    radius, rng = 0.9, np.random.default_rng(13)
+    center = manifold.origin if center is None else center
+    ours = manifold.sample_uniform_ball(center, radius, 8000, rng)
+    z = sample_laplace(manifold, center, radius, size=30_000, rng=rng, support=(center, radius))
+    d = np.asarray(manifold.dist(np.broadcast_to(center, z.shape), z))
+    other = z[rng.random(d.size) < np.exp((d - radius) / radius)][:8000]
+    assert other.shape[0] == 8000
+    for stat in (lambda q: manifold.dist(np.broadcast_to(center, q.shape), q),
+                 lambda q: np.abs(q.reshape(q.shape[0], -1)[:, 0])):
+        assert stats.ks_2samp(np.asarray(stat(ours)), np.asarray(stat(other))).pvalue > ALPHA
+
+
 def test_it_agrees_with_the_truncated_laplace_route():
     """The library's other exact route to the same law (a truncated Laplace draw accepted with
     probability exp((d - R)/R)): two-sample KS on the distance and the log-determinant."""
@@ -87,7 +121,9 @@ def test_it_agrees_with_the_truncated_laplace_route():
         assert stats.ks_2samp(np.asarray(stat(ours)), np.asarray(stat(other))).pvalue > ALPHA
 
 
-def test_spaces_without_a_closed_form_return_none():
+def test_spaces_without_a_sampler_return_none():
+    """SPD(3) (not isotropic) and a sphere's ball beyond its injectivity radius (exp covers it
+    twice) have none: UniformBall then uses the truncated Laplace route."""
     rng = np.random.default_rng(0)
     assert SPD(3).sample_uniform_ball(np.eye(3), 0.5, 10, rng) is None
-    assert Sphere(2).sample_uniform_ball(np.array([0.0, 0.0, 1.0]), 0.5, 10, rng) is None
+    assert Sphere(2).sample_uniform_ball(np.array([0.0, 0.0, 1.0]), 3.5, 10, rng) is None
