@@ -150,14 +150,16 @@ def _proposal_costs(batch):
     return WorkCosts(per_step=max(times[0] - per_term * m1 * n1, 0.0) / m1, per_term=per_term)
 
 
-def _calibrate_exact(manifold):
+def _calibrate_exact(manifold, compiled=True):
     """Cost of one gradient term of an exact sampler's proposals: the joint regression
-    gradient norm of a batch of public proposals, evaluated as the rejection samplers do
-    (numpy, batched; the far-field bundle sampler's leaves are priced in these proposals),
-    at two n whose difference removes the per-batch cost; and the cost of drawing one
-    uniform proposal (:func:`_proposal_draw_cost`)."""
+    gradient norm of a batch of public proposals, evaluated as the uniform-proposal sampler
+    does (batched, by the compiled kernel where one exists; ``compiled=False``: the library's
+    numpy gradient, in which the far-field bundle sampler's leaves are priced), at two n whose
+    difference removes the per-batch cost; and the cost of drawing one uniform proposal
+    (:func:`_proposal_draw_cost`)."""
     from ..data import make_regression_data
     from ..learning.regression import regression_gradient
+    from ..sampling._compiled_sphere import compiled_gradient_norms
 
     def batch(m, n):
         data = make_regression_data(manifold, n, rng=0)
@@ -169,12 +171,17 @@ def _calibrate_exact(manifold):
 
         def run():
             with np.errstate(all="ignore"):
+                if compiled and compiled_gradient_norms(manifold, p, v, data.x, y,
+                                                        _CALIBRATION_TAU) is not None:
+                    return
                 regression_gradient(manifold, p, v, data.x, y, tau=_CALIBRATION_TAU)
+        run()  # first call: compiled code loaded
         return run
 
     costs = _proposal_costs(batch)
+    # a proposal costs its draw and the evaluation's fixed part (per_step) besides its terms
     return WorkCosts(per_step=costs.per_step, per_term=costs.per_term,
-                     per_proposal=_proposal_draw_cost(manifold))
+                     per_proposal=_proposal_draw_cost(manifold) + costs.per_step)
 
 
 #: Proposals drawn to time one (best of three).
@@ -213,7 +220,7 @@ def _calibrate_bundle(manifold):
 
     kernel = bundle_proposal_norm(manifold)
     if kernel is None:
-        return _calibrate_exact(manifold)
+        return _calibrate_exact(manifold, compiled=False)
     rng = np.random.default_rng(0)
 
     def batch(m, n):

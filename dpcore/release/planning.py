@@ -378,6 +378,13 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
 #: Relative cost of one gradient term (one log map) against the sphere's closed form, for the
 #: work predictions: SPD and Kendall logs need eigen- or complex decompositions.
 _TERM_COST = {"Sphere": 1.0, "Euclidean": 1.0, "Hyperbolic": 2.0}
+#: Cost of one proposal term of the uniform exact joint sampler (drawing the proposal and its
+#: gradient norm, compiled where a kernel exists) against S²'s, rounded up from
+#: ``python -m benchmarks.bench_uniform_proposals`` (n = 30, 100, 300; 2026-11-30: SPD(2)
+#: 2.2-2.4, Kendall(4) 2.2-2.4, R⁴ 2.7-12, H² 16-94). Public constants: the exact-or-MCMC
+#: choice must not depend on the machine.
+_UNIFORM_TERM_COST = {"Sphere": 1.0, "SPD": 3.0, "KendallShape": 3.0, "Euclidean": 15.0,
+                      "Hyperbolic": 100.0}
 
 
 def predicted_frechet_kng_work(manifold, center, radius, sigma, n, draws):
@@ -435,7 +442,8 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     Elsewhere, where the uniform proposals' public worst case is above the limit, their
     predicted work for a public model data set
     (:func:`~dpcore.release.uniform_cost.predicted_uniform_joint_work`), given only where it
-    is within the limit in sphere-equivalent terms (:data:`_TERM_COST`). Public inputs only.
+    is within the limit in sphere-equivalent terms (:data:`_UNIFORM_TERM_COST`). Public
+    inputs only.
     """
     from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
 
@@ -459,9 +467,9 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
 
     predicted = predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma,
                                              int(n), draws, batches)
-    # the limit counts sphere-equivalent terms here: an SPD or Kendall term costs about ten
-    # (the prediction itself stays in the space's own terms, which the work estimate prices)
-    weight = _TERM_COST.get(type(manifold).__name__, 10.0)
+    # the limit counts sphere-equivalent terms here (the prediction itself stays in the
+    # space's own terms, which the work estimate prices)
+    weight = _UNIFORM_TERM_COST.get(type(manifold).__name__, 10.0)
     return predicted if predicted is not None and within_limit(weight * predicted) else None
 
 

@@ -133,3 +133,15 @@ def test_the_prediction_never_reads_below_one_allowance():
     """A broad target (tiny n eps) is priced at the boundary allowance, never below it."""
     got = predicted_uniform_joint_proposals(Sphere(2), 0.5, 1.0, 0.2, 10.0, 100)
     assert got == pytest.approx(BOUNDARY_FACTOR)
+
+
+def test_every_space_with_uniform_proposals_has_a_measured_term_weight():
+    """auto weighs a predicted term by the space's measured cost against S²
+    (benchmarks/bench_uniform_proposals.py); a space without an entry would fall back to a
+    guess."""
+    from dpcore.mechanisms.kng import exact_support_available
+    from dpcore.release.planning import _UNIFORM_TERM_COST
+
+    for m in (Sphere(2), SPD(2), KendallShape(4), Euclidean(4), Hyperbolic(2)):
+        assert exact_support_available(m) and type(m).__name__ in _UNIFORM_TERM_COST
+    assert _UNIFORM_TERM_COST["Sphere"] == 1.0
