@@ -19,9 +19,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore.data import make_regression_data
-from dpcore.learning.regression import regression_gradient
 from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
-from dpcore.sampling._compiled_sphere import compiled_gradient_norms
+from dpcore.mechanisms.kng_exact import joint_gradient_norms
 from dpcore.sampling.rejection import BundleBall, UniformBall
 
 SPACES = (Sphere(2), SPD(2), KendallShape(4), Hyperbolic(2), Euclidean(4))
@@ -31,12 +30,7 @@ TAU = 0.2
 
 
 def _norms(m, z, t, y):
-    p, v = z[:, 0], z[:, 1]
-    fast = compiled_gradient_norms(m, p, v, t, y, TAU)
-    if fast is not None and np.all(np.isfinite(fast)):
-        return fast, "compiled"
-    gp, gv = regression_gradient(m, p, v, t, y, tau=TAU)
-    return np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2), "numpy"
+    return joint_gradient_norms(m, z[:, 0], z[:, 1], t, y, TAU)
 
 
 def per_proposal(m, n, rng):

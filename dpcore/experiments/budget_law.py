@@ -48,6 +48,7 @@ from ..mechanisms.base import Ball
 from ..release._common import project_to_ball
 from ..release.asymptotic import AsymptoticKNG, joint_sigma
 from ..release.asymptotic import _Law as KNormLaw
+from ..sampling.radial import log_euclidean_ball_volume
 from ..sensitivity import geodesic_regression_sensitivity
 from .metrics import geodesic_predictions
 
@@ -181,10 +182,6 @@ class TangentBall:
         xi /= np.linalg.norm(xi, axis=1, keepdims=True)
         return xi * (self.radius * rng.random(k) ** (1.0 / self.dim))[:, None]
 
-
-
-def _log_ball_volume(dim, radius):
-    return 0.5 * dim * math.log(math.pi) + dim * math.log(radius) - gammaln(0.5 * dim + 1)
 
 
 def _truncated(draw, inside, size):
@@ -454,12 +451,12 @@ class BudgetLaws:
         if stage in ("p", "joint"):
             radius = self._cover_radius()
             blocks.append(TangentBall(d, radius).sample(k - n_law, gen))
-            log_u -= _log_ball_volume(d, radius)
+            log_u -= log_euclidean_ball_volume(d, radius)
         if stage in ("v", "joint"):
             c = TangentBall(d, self.problem.max_speed).sample(k - n_law, gen)
             p0, v0 = self.kng.center
             blocks.append(c - self.kng.chart.coordinates(p0[None], v0[None])[0])
-            log_u -= _log_ball_volume(d, self.problem.max_speed)
+            log_u -= log_euclidean_ball_volume(d, self.problem.max_speed)
         delta = np.concatenate([shift + law.sample(sigma, n_law, gen),
                                 np.concatenate(blocks, axis=1)])
         log_q = law.log_density(delta - shift, sigma)

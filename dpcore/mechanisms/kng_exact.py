@@ -182,6 +182,31 @@ def refined_joint_available(manifold):
     return manifold.is_linear and manifold.dim == 1
 
 
+def joint_gradient_norms(manifold, p, v, t, y, tau, *, compiled=True):
+    """Norms of the clipped joint regression gradient at proposals ``(p, v)``, as the
+    uniform-proposal sampler evaluates them, and the path taken: the compiled kernels where
+    one covers the space (:func:`~dpcore.sampling._compiled_sphere.compiled_gradient_norms`;
+    not with ``compiled=False``), else the library's numpy gradient.
+
+    The compiled kernels follow the numpy formulas term by term (within 1e-14 relative,
+    ``tests/sampling/test_compiled_norms.py``); with clipping both are finite everywhere, so
+    every proposal stays acceptable for every data set (DESIGN §12).
+
+    Returns
+    -------
+    (ndarray of shape (m,), str)
+        The norms and ``"compiled (numba)"`` or ``"numpy"``.
+    """
+    if compiled and tau is not None:
+        from ..sampling._compiled_sphere import compiled_gradient_norms
+
+        fast = compiled_gradient_norms(manifold, p, v, t, y, tau)
+        if fast is not None and np.all(np.isfinite(fast)):
+            return fast, "compiled (numba)"
+    gp, gv = regression_gradient(manifold, p, v, t, y, tau=tau)
+    return np.sqrt(manifold.norm(p, gp) ** 2 + manifold.norm(p, gv) ** 2), "numpy"
+
+
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
                            max_norm, refined=None, bundle=None, progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
@@ -208,7 +233,6 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     list of MechanismResult
         One per mechanism, values ``(size, 2, *point_shape)``.
     """
-    from ..sampling._compiled_sphere import compiled_gradient_norms
     from ..sampling.rejection import BundleBall, sample_kng_exact
 
     mechanisms = _check_batch(mechanisms)
@@ -219,17 +243,9 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     paths = set()
 
     def gradient_norm(z):
-        p, v = z[:, 0], z[:, 1]
-        # the compiled kernels follow the numpy formulas term by term (within 1e-14 relative,
-        # tests/sampling/test_compiled_norms.py); with clipping both are finite everywhere,
-        # so every proposal stays acceptable for every data set (DESIGN §12)
-        fast = None if tau is None else compiled_gradient_norms(m, p, v, t, y, tau)
-        if fast is not None and np.all(np.isfinite(fast)):
-            paths.add("compiled (numba)")
-            return fast
-        paths.add("numpy")
-        gp, gv = regression_gradient(m, p, v, t, y, tau=tau)
-        return np.sqrt(m.norm(p, gp) ** 2 + m.norm(p, gv) ** 2)
+        g, path = joint_gradient_norms(m, z[:, 0], z[:, 1], t, y, tau)
+        paths.add(path)
+        return g
 
     if refined is None:
         refined = refined_joint_available(m) and support is not None
@@ -252,5 +268,6 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
                           {"compute_path": " and ".join(sorted(paths))})
 
 
-__all__ = ["exact_support_available", "frechet_mean_exact", "refined_chart_available",
-           "refined_joint_available", "regression_gradient_bounds", "regression_joint_exact"]
+__all__ = ["exact_support_available", "frechet_mean_exact", "joint_gradient_norms",
+           "refined_chart_available", "refined_joint_available", "regression_gradient_bounds",
+           "regression_joint_exact"]

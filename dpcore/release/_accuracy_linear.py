@@ -17,6 +17,7 @@ import numpy as np
 from .._validation import check_int, check_positive
 from ..learning.regression import regression_gradient
 from ..manifolds import Euclidean
+from ..sampling.radial import log_euclidean_ball_volume
 from ._accuracy_common import (
     _TERMS_PER_BATCH,
     MIN_ESS,
@@ -37,10 +38,6 @@ LINEAR_PROPOSALS = 20_000
 LINEAR_MODEL_POINTS = 500
 #: Share of the proposals drawn uniformly on the support (defensive mixture).
 LINEAR_UNIFORM_SHARE = 0.2
-
-
-def _log_ball_volume(d, radius):
-    return 0.5 * d * math.log(math.pi) - math.lgamma(0.5 * d + 1.0) + d * math.log(radius)
 
 
 def _uniform_in_ball(gen, size, d, radius):
@@ -145,7 +142,7 @@ def predict_linear_regression_error(n, d, *, epsilon, tau, tau_m, max_speed=None
     # log of the K-norm density of z (change of variables u = (A x I_d) z, |det| = det(A)^d)
     log_norm = (d * math.log(np.linalg.det(a)) - math.log(2.0) - 0.5 * k * math.log(math.pi)
                 + math.lgamma(0.5 * k) - math.lgamma(k) - k * math.log(sigma))
-    log_unif = -(_log_ball_volume(d, r_p) + _log_ball_volume(d, r_v))
+    log_unif = -(log_euclidean_ball_volume(d, r_p) + log_euclidean_ball_volume(d, r_v))
     share = LINEAR_UNIFORM_SHARE
     gen = np.random.default_rng(rng)
     batch = max(256, _TERMS_PER_BATCH // (grid * d))

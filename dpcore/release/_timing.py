@@ -158,8 +158,7 @@ def _calibrate_exact(manifold, compiled=True):
     difference removes the per-batch cost; and the cost of drawing one uniform proposal
     (:func:`_proposal_draw_cost`)."""
     from ..data import make_regression_data
-    from ..learning.regression import regression_gradient
-    from ..sampling._compiled_sphere import compiled_gradient_norms
+    from ..mechanisms.kng_exact import joint_gradient_norms
 
     def batch(m, n):
         data = make_regression_data(manifold, n, rng=0)
@@ -171,10 +170,8 @@ def _calibrate_exact(manifold, compiled=True):
 
         def run():
             with np.errstate(all="ignore"):
-                if compiled and compiled_gradient_norms(manifold, p, v, data.x, y,
-                                                        _CALIBRATION_TAU) is not None:
-                    return
-                regression_gradient(manifold, p, v, data.x, y, tau=_CALIBRATION_TAU)
+                joint_gradient_norms(manifold, p, v, data.x, y, _CALIBRATION_TAU,
+                                     compiled=compiled)
         run()  # first call: compiled code loaded
         return run
 

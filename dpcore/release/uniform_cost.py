@@ -99,10 +99,10 @@ def log_ball_volume(manifold, radius):
 def log_support_volume(manifold, radius, max_speed):
     r"""Log Sasaki volume of :math:`B_R \times \{|v| \le V\}` (``radius`` None: the whole of
     a compact space)."""
-    d = int(manifold.dim)
-    log_fibre = (0.5 * d * math.log(math.pi) - math.lgamma(0.5 * d + 1.0)
-                 + d * math.log(float(max_speed)))
-    return log_ball_volume(manifold, math.inf if radius is None else radius) + log_fibre
+    from ..sampling.radial import log_euclidean_ball_volume
+
+    return (log_ball_volume(manifold, math.inf if radius is None else radius)
+            + log_euclidean_ball_volume(manifold.dim, float(max_speed)))
 
 
 def _model(manifold, radius, max_speed, tau, k):
@@ -151,14 +151,13 @@ def predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n
     if not np.all(np.isfinite(sv)) or sv[-1] <= sv[0] / MAX_CONDITION:
         return None
     from ..sampling.radial import log_kfnorm_mass
+    from .asymptotic import _Law
 
-    k, d = h.shape[0], int(manifold.dim)
-    log_z = float(log_kfnorm_mass(k, float(sigma))) - float(np.sum(np.log(sv)))
-    gen = np.random.default_rng(20261130)
-    r = gen.gamma(k, float(sigma), size=SHARE_DRAWS)
-    u = gen.standard_normal((SHARE_DRAWS, k))
-    u /= np.linalg.norm(u, axis=1, keepdims=True)
-    delta = np.linalg.solve(h, (r[:, None] * u).T).T
+    # the linearized target's law delta = H^-1 w, w ~ e^{-|w|/sigma} (asymptotic._Law)
+    law = _Law(np.linalg.inv(h))
+    d = int(manifold.dim)
+    log_z = float(log_kfnorm_mass(law.k, float(sigma))) + law.logdet_a
+    delta = law.sample(float(sigma), SHARE_DRAWS, np.random.default_rng(20261130))
     speed = delta[:, d:].copy()
     speed[:, 0] += 0.5 * float(max_speed)
     inside = np.linalg.norm(speed, axis=1) <= float(max_speed)

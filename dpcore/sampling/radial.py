@@ -375,3 +375,10 @@ def log_kfnorm_mass(dim, sigma):
     k = int(dim)
     log_sphere = math.log(2.0) + 0.5 * k * math.log(math.pi) - math.lgamma(0.5 * k)
     return log_sphere + math.lgamma(k) + k * np.log(sigma)
+
+
+def log_euclidean_ball_volume(dim, radius):
+    r"""Log of the volume of a ball of ``radius`` in :math:`\mathbb R^d`,
+    :math:`\pi^{d/2} R^d / \Gamma(d/2 + 1)`."""
+    d = int(dim)
+    return 0.5 * d * math.log(math.pi) - math.lgamma(0.5 * d + 1.0) + d * math.log(radius)

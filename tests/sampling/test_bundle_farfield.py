@@ -20,7 +20,7 @@ from .test_bundle_sampler import (
     CENTER,
     TAU,
     assert_agrees_with_uniform_exact,
-    assert_construction_reports_and_cancels,
+    assert_reports_and_cancels,
     joint_sigma,
     neighbour_rows,
     regression_data,
@@ -102,8 +102,8 @@ def test_emitted_indices_are_reachable_for_a_neighbour(small_problem):
     assert np.array_equal(neighbour.reachable(cells), inside) and inside.any()
 
 
-def test_construction_reports_and_cancels(small_problem):
+def test_progress_reports_and_cancels(small_problem):
     lat, t, y, sigma = small_problem
-    assert_construction_reports_and_cancels(
-        lambda progress: FarFieldBundleSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
-                                               max_boxes=200, progress=progress))
+    assert_reports_and_cancels(
+        lambda **options: FarFieldBundleSampler(t, y, TAU, sigma, lat, **options), 200,
+        draw_boxes=200)

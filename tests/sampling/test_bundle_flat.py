@@ -16,10 +16,9 @@ from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
 from .test_bundle_sampler import (
-    assert_construction_reports_and_cancels,
     assert_planted_violation_raises,
-    assert_progress_reports_and_cancels,
     assert_reachable_for_a_neighbour,
+    assert_reports_and_cancels,
 )
 
 TAU = 1.0
@@ -321,13 +320,5 @@ def test_the_kernel_gets_one_memory_layout(monkeypatch):
 
 def test_progress_reports_and_cancels(small_problem):
     lat, t, y, sigma = small_problem
-    sampler = FlatBundleSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=50)
-    assert_progress_reports_and_cancels(
-        lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))
-
-
-def test_construction_reports_and_cancels(small_problem):
-    lat, t, y, sigma = small_problem
-    assert_construction_reports_and_cancels(
-        lambda progress: FlatBundleSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
-                                           max_boxes=200, progress=progress))
+    assert_reports_and_cancels(
+        lambda **options: FlatBundleSampler(t, y, TAU, sigma, lat, **options), 200)

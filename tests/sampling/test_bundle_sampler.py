@@ -251,6 +251,19 @@ def assert_construction_reports_and_cancels(build):
     assert len(calls) == 1
 
 
+def assert_reports_and_cancels(make, build_boxes, draw_boxes=50):
+    """Both progress contracts for a sampler class ``make(**options)``: its draws
+    (:func:`assert_progress_reports_and_cancels`, ``draw_boxes`` leaves) and its envelope's
+    construction (:func:`assert_construction_reports_and_cancels`, ``build_boxes`` leaves,
+    refinement forced)."""
+    sampler = make(draws=50, max_boxes=draw_boxes)
+    assert_progress_reports_and_cancels(
+        lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))
+    assert_construction_reports_and_cancels(
+        lambda progress: make(draws=200, box_cost=0.0, max_boxes=build_boxes,
+                              progress=progress))
+
+
 def assert_reachable_for_a_neighbour(make, lat, t, y, neighbour_of):
     """Contract of every certified bundle sampler (float safety): the indices one data set
     emits are reachable from a neighbouring one (``neighbour_of(t, y, rng)``), and so is every
@@ -275,13 +288,5 @@ def neighbour_rows(t, y, rng):
 
 def test_progress_reports_and_cancels(small_problem):
     lat, t, y, sigma = small_problem
-    sampler = BundleKNGSampler(t, y, TAU, sigma, lat, draws=50, max_boxes=50)
-    assert_progress_reports_and_cancels(
-        lambda size, progress: sampler.sample(size, np.random.default_rng(6), progress=progress))
-
-
-def test_construction_reports_and_cancels(small_problem):
-    lat, t, y, sigma = small_problem
-    assert_construction_reports_and_cancels(
-        lambda progress: BundleKNGSampler(t, y, TAU, sigma, lat, draws=200, box_cost=0.0,
-                                          max_boxes=300, progress=progress))
+    assert_reports_and_cancels(
+        lambda **options: BundleKNGSampler(t, y, TAU, sigma, lat, **options), 300)
