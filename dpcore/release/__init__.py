@@ -38,6 +38,7 @@ _EXPORTS = {
     "exact_work": "planning",
     "plan_regression_sampler": "planning",
     "predicted_frechet_kng_work": "planning",
+    "frechet_prediction": "planning",
     "predicted_joint_kng_work": "planning",
     **dict.fromkeys(
         ("APPROXIMATE_LABELS", "FRECHET_MECHANISMS", "GUARANTEES", "LABELS", "MCMC_CAVEAT",

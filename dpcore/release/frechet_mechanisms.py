@@ -33,6 +33,8 @@ from .planning import (
     _choose_exact,
     exact_work,
     frechet_exact_bound,
+    frechet_prediction,
+    frechet_term_weight,
     predicted_frechet_kng_work,
     within_limit,
 )
@@ -293,7 +295,7 @@ class KNGMean(FrechetMechanism):
                                   sigma_rule="rigorous" if r.mode == "strict" else "paper",
                                   chain_length=r.chain_length, burn_in=r.burn_in).sigma
             g_max = 2.0 * r.radius
-            predicted = (predicted_frechet_kng_work(m, r.center_array, r.radius, sigma, n,
+            predicted = (frechet_prediction(m, r.center_array, r.radius, sigma, n,
                                                     r.n_draws)
                          if refined and r.mode == "strict" and r.sampler == "auto" else None)
             out.update(sigma=sigma, worst_case_proposals=worst_case_proposals(g_max, sigma),
@@ -329,6 +331,7 @@ class KNGMean(FrechetMechanism):
         forced_bound = (frechet_exact_bound(m, center=s.center, radius=s.radius,
                                             sigma=mech.sigma, n=n, draws=draws)
                         if s.sampler == "exact" else None)
+        # the space's own terms (priced by the estimate); the limit reads sphere-equivalent ones
         predicted = (predicted_frechet_kng_work(m, s.center, s.radius, mech.sigma, n, draws)
                      if refined and s.mode == "strict" and (
                          s.sampler == "auto" or forced_bound is not None
@@ -337,7 +340,8 @@ class KNGMean(FrechetMechanism):
             m, s.sampler, s.mode, clip=True, speed_cap=True, g_max=2.0 * s.radius,
             sigma=mech.sigma, n=n, draws=draws, what="Fréchet-mean KNG",
             stacklevel=4, support_ok=s.mode == "strict" or s.sampler == "exact",
-            predicted_work=predicted, refined=refined, exact_bound=forced_bound)
+            predicted_work=None if predicted is None else frechet_term_weight(m) * predicted,
+            refined=refined, exact_bound=forced_bound)
         check_work(frechet_kng_work(
             m, n, draws=draws, chain_length=s.chain_length, burn_in=s.burn_in,
             exact_terms=None if not use_exact else (

@@ -388,15 +388,31 @@ _UNIFORM_TERM_COST = {"Sphere": 1.0, "SPD": 3.0, "KendallShape": 3.0, "Euclidean
 
 
 def predicted_frechet_kng_work(manifold, center, radius, sigma, n, draws):
-    """Public prediction of an exact (refined-envelope) Fréchet KNG release's work, in
-    sphere-equivalent gradient terms: (envelope cells + draws x proposals per draw) x n."""
+    """Public prediction of an exact (refined-envelope) Fréchet KNG release's work in the
+    space's own gradient terms (which the work estimate prices):
+    (envelope cells + draws x proposals per draw) x n."""
     from ..sampling.envelope import NormalChart, frechet_gradient_lipschitz, predict_refined_cost
 
     cells, per_draw = predict_refined_cost(NormalChart(manifold, center), radius,
                                            frechet_gradient_lipschitz(manifold, radius), sigma,
                                            draws=draws)
-    weight = _TERM_COST.get(type(manifold).__name__, 10.0)
-    return (cells + draws * per_draw) * float(n) * weight
+    return (cells + draws * per_draw) * float(n)
+
+
+def frechet_prediction(manifold, center, radius, sigma, n, draws):
+    """The public prediction of an exact Fréchet KNG release's work that ``"auto"`` reads
+    (:func:`predicted_frechet_kng_work`, the space's own terms), or None where it is above the
+    limit in sphere-equivalent terms (weighted by :data:`_TERM_COST`: an SPD or Kendall log map
+    costs about ten of the sphere's). Public inputs only."""
+    predicted = predicted_frechet_kng_work(manifold, np.asarray(center, dtype=float),
+                                           float(radius), sigma, n, draws)
+    return predicted if within_limit(frechet_term_weight(manifold) * predicted) else None
+
+
+def frechet_term_weight(manifold):
+    """Sphere-equivalent cost of one of the space's Fréchet gradient terms (:data:`_TERM_COST`),
+    for comparing a prediction with ``max_exact_work``."""
+    return _TERM_COST.get(type(manifold).__name__, 10.0)
 
 
 def predicted_joint_kng_work(manifold, radius, max_norm, tau, sigma, n, draws):

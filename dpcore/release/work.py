@@ -430,7 +430,7 @@ def estimate_frechet_work(manifold, n, *, epsilon, radius, center, n_draws=1,
     WorkEstimate
     """
     from ..sensitivity import frechet_gradient_sensitivity
-    from .planning import _choose_exact, predicted_frechet_kng_work
+    from .planning import _choose_exact, frechet_prediction
 
     m = manifold
     n, radius = int(n), float(radius)
@@ -442,7 +442,7 @@ def estimate_frechet_work(manifold, n, *, epsilon, radius, center, n_draws=1,
         from ..mechanisms.kng import refined_chart_available
 
         if refined_chart_available(m):
-            predicted = predicted_frechet_kng_work(m, np.asarray(center, dtype=float), radius,
+            predicted = frechet_prediction(m, np.asarray(center, dtype=float), radius,
                                                    sigma, n, n_draws)
     exact = _choose_exact(m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
                           sigma=sigma, n=n, draws=n_draws, what="work estimate",

@@ -479,3 +479,33 @@ def test_a_predicted_exact_cost_says_the_data_can_make_it_longer():
     assert "depends on the data" not in bounded.describe()
     assert predicted.to_dict()["parts"][0]["data_dependent"] is True
     assert predicted.seconds == pytest.approx(bounded.worst_case_seconds)
+
+
+# ------------------------------------------------- the Fréchet KNG's predicted terms
+def test_frechet_estimate_prices_the_spaces_own_terms():
+    """The time estimate of an exact Fréchet KNG release on SPD(2) counts the envelope's
+    predicted gradient terms once (they are priced by SPD's own calibration), while "auto"
+    compares them to the limit in sphere-equivalent terms (ten per SPD term)."""
+    from dpcore.manifolds import SPD
+    from dpcore.release.planning import frechet_prediction, predicted_frechet_kng_work
+    from dpcore.sensitivity import frechet_gradient_sensitivity
+    from dpcore.settings import get_limits
+
+    m, c = SPD(2), np.eye(2)
+
+    def sigma(n, radius, eps):
+        return 2.0 * frechet_gradient_sensitivity(n, radius, m.curvature_bounds[1],
+                                                  m.injectivity_radius) / eps
+
+    est = estimate_frechet_work(m, 200, epsilon=2.0, radius=0.5, center=c, costs=COSTS)
+    own = predicted_frechet_kng_work(m, c, 0.5, sigma(200, 0.5, 2.0), 200, 1)
+    assert "exact" in est.parts[0].what
+    assert est.operations == pytest.approx(own, rel=1e-12)
+    # own terms within the limit, ten times them not: no prediction, so MCMC
+    limit = get_limits().max_exact_work
+    own = predicted_frechet_kng_work(m, c, 1.0, sigma(50_000, 1.0, 1.0), 50_000, 20)
+    assert limit / 10 < own <= limit
+    assert frechet_prediction(m, c, 1.0, sigma(50_000, 1.0, 1.0), 50_000, 20) is None
+    est = estimate_frechet_work(m, 50_000, epsilon=1.0, radius=1.0, center=c, n_draws=20,
+                                costs=COSTS)
+    assert "MCMC" in est.parts[0].what
