@@ -59,6 +59,8 @@ def _regression_cases():
          kendall, {"tau": 0.25, "center": kendall.origin, "footpoint_radius": 0.15,
                    "max_speed": 0.55}),
         ("R² (Linear regression)", Euclidean(2), {"tau_m": 1.0, "center": np.zeros(2)}),
+        ("R⁴ (Linear regression, four responses)", Euclidean(4),
+         {"tau_m": 1.0, "center": np.zeros(4)}),
     ]
 
 

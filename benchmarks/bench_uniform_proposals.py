@@ -7,8 +7,10 @@ proposals and n in (30, 100, 300): the microseconds to draw a proposal from the 
 :class:`~dpcore.sampling.rejection.BundleBall`) plus evaluating its clipped joint gradient norm
 as :func:`~dpcore.mechanisms.kng_exact.regression_joint_exact` does (the compiled kernel where
 one exists), best of three batches of 20,000, and ``ratio_to_S2``, that time over S²'s at the
-same n in the same run. ``auto`` counts a term of a space as this many sphere terms when it
-decides from the uniform proposals' predicted work (:mod:`dpcore.release.uniform_cost`).
+same n in the same run (batches of fewer proposals where one would hold over 10^8 terms,
+10^7 on a space whose gradient runs in numpy). ``auto`` counts a term of a space as about this
+many sphere terms at that n when it decides from the uniform proposals' predicted work
+(:func:`dpcore.release.planning.uniform_term_weight`, :mod:`dpcore.release.uniform_cost`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from dpcore.mechanisms.kng_exact import joint_gradient_norms
 from dpcore.sampling.rejection import BundleBall, UniformBall
 
 SPACES = (Sphere(2), SPD(2), KendallShape(4), Hyperbolic(2), Euclidean(4))
-SIZES = (30, 100, 300)
+SIZES = (30, 100, 300, 1000, 3000)
+#: Proposals per timed batch: 20,000, fewer where a batch would hold over 10^8 terms.
 BATCH = 20_000
 TAU = 0.2
 
@@ -40,11 +43,19 @@ def per_proposal(m, n, rng):
     support = BundleBall(UniformBall(m, np.asarray(m.origin, dtype=float), 0.5), 0.55)
     _norms(m, support.sample(64, rng), t, y)              # compiled code loaded
     best, path = np.inf, None
+    batch = min(BATCH, 10**8 // n // (10 if path_is_numpy(m, t, y) else 1))
     for _ in range(3):
         start = time.perf_counter()
-        _, path = _norms(m, support.sample(BATCH, rng), t, y)
+        _, path = _norms(m, support.sample(batch, rng), t, y)
         best = min(best, time.perf_counter() - start)
-    return 1e6 * best / BATCH, path
+    return 1e6 * best / batch, path
+
+
+def path_is_numpy(m, t, y):
+    """Whether the space's gradient runs in numpy (slow: smaller batches)."""
+    z = np.stack([np.broadcast_to(m.origin, (1, *m.point_shape))] * 2, axis=1).astype(float)
+    z[:, 1] = 0.0
+    return _norms(m, z, t, y)[1] == "numpy"
 
 
 def main():

@@ -379,12 +379,27 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
 #: work predictions: SPD and Kendall logs need eigen- or complex decompositions.
 _TERM_COST = {"Sphere": 1.0, "Euclidean": 1.0, "Hyperbolic": 2.0}
 #: Cost of one proposal term of the uniform exact joint sampler (drawing the proposal and its
-#: gradient norm, compiled where a kernel exists) against S²'s, rounded up from
-#: ``python -m benchmarks.bench_uniform_proposals`` (n = 30, 100, 300; 2026-11-30: SPD(2)
-#: 2.2-2.4, Kendall(4) 2.2-2.4, R⁴ 2.7-12, H² 16-94). Public constants: the exact-or-MCMC
-#: choice must not depend on the machine.
-_UNIFORM_TERM_COST = {"Sphere": 1.0, "SPD": 3.0, "KendallShape": 3.0, "Euclidean": 15.0,
-                      "Hyperbolic": 100.0}
+#: gradient norm, compiled where a kernel exists) against S²'s at the same n, rounded up with a
+#: margin from ``python -m benchmarks.bench_uniform_proposals`` (2026-12-01, n = 30, 100, 300,
+#: 1,000, 3,000: SPD(2) 2.0-2.8, Kendall(4) 2.2-2.7, R⁴ 0.37-1.96 (compiled flat kernel), H²
+#: 11-173 (numpy)): ``{n: weight}``, read by :func:`uniform_term_weight`. Public constants: the
+#: exact-or-MCMC choice must not depend on the machine.
+_UNIFORM_TERM_COST = {"Sphere": {30: 1.0}, "SPD": {30: 3.0}, "KendallShape": {30: 3.0},
+                      "Euclidean": {30: 0.75, 100: 1.25, 300: 1.75, 1000: 2.25, 3000: 2.5},
+                      "Hyperbolic": {30: 15.0, 100: 60.0, 300: 150.0, 1000: 200.0,
+                                     3000: 250.0}}
+
+
+def uniform_term_weight(manifold, n):
+    """Sphere-equivalent cost of one term of the uniform exact proposals on ``manifold`` at
+    ``n`` observations: :data:`_UNIFORM_TERM_COST` interpolated linearly in log n, constant
+    beyond its first and last n (10 for a space not measured). Public inputs only."""
+    table = _UNIFORM_TERM_COST.get(type(manifold).__name__)
+    if table is None:
+        return 10.0
+    sizes = np.log(np.array(sorted(table), dtype=float))
+    weights = np.array([table[k] for k in sorted(table)], dtype=float)
+    return float(np.interp(np.log(max(float(n), 1.0)), sizes, weights))
 
 
 def predicted_frechet_kng_work(manifold, center, radius, sigma, n, draws):
@@ -458,7 +473,7 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     Elsewhere, where the uniform proposals' public worst case is above the limit, their
     predicted work for a public model data set
     (:func:`~dpcore.release.uniform_cost.predicted_uniform_joint_work`), given only where it
-    is within the limit in sphere-equivalent terms (:data:`_UNIFORM_TERM_COST`). Public
+    is within the limit in sphere-equivalent terms (:func:`uniform_term_weight`). Public
     inputs only.
     """
     from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
@@ -485,7 +500,7 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
                                              int(n), draws, batches)
     # the limit counts sphere-equivalent terms here (the prediction itself stays in the
     # space's own terms, which the work estimate prices)
-    weight = _UNIFORM_TERM_COST.get(type(manifold).__name__, 10.0)
+    weight = uniform_term_weight(manifold, n)
     return predicted if predicted is not None and within_limit(weight * predicted) else None
 
 

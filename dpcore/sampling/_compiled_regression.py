@@ -211,6 +211,26 @@ def _registry():
     return SPACES
 
 
+#: Spaces without a compiled chain whose clipped joint gradient norm (the uniform exact
+#: proposals' evaluation) has a compiled kernel: manifold class -> (module, function), the
+#: function taking ``(z, t, y, tau)`` with ``z = [p, v]`` flattened per proposal.
+NORM_KERNELS = {}
+
+
+def norm_kernel(manifold):
+    """The compiled clipped gradient-norm kernel of ``manifold`` (:data:`NORM_KERNELS`, imports
+    numba), or None."""
+    if not NORM_KERNELS:
+        from ..manifolds import Euclidean
+
+        # R^d: Exp_p(tv) = p + tv, residuals y - p - tv, the adjoint Jacobi maps the identity
+        NORM_KERNELS[Euclidean] = ("_flat_numba", "flat_joint_norms")
+    entry = NORM_KERNELS.get(type(manifold))
+    if entry is None:
+        return None
+    return getattr(importlib.import_module(f"{__package__}.{entry[0]}"), entry[1])
+
+
 def _space_named(name):
     for space in _registry().values():
         if space.name == name:

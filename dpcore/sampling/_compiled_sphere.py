@@ -78,6 +78,23 @@ def _copy(a):
     return np.array(a, dtype=float, order="C")
 
 
+def _norm_kernel_norms(manifold, p, v, t, y, tau):
+    """:func:`compiled_gradient_norms` by a norm-only kernel (spaces without a compiled chain,
+    :data:`~dpcore.sampling._compiled_regression.NORM_KERNELS`; clipped only), or None."""
+    if not NUMBA_AVAILABLE or tau is None:
+        return None
+    from ._compiled_regression import norm_kernel
+
+    p = np.asarray(p, dtype=float)
+    ok = (np.shape(y)[1:] == manifold.point_shape and np.ndim(p) == 2
+          and np.shape(v) == p.shape and p.shape[1:] == manifold.point_shape)
+    kernel = norm_kernel(manifold) if ok else None
+    if kernel is None:
+        return None
+    z = _copy(np.concatenate([p, np.asarray(v, dtype=float)], axis=1))
+    return kernel(z, _copy(t), _copy(y), float(tau))
+
+
 def _batch_space(manifold, p, v, y):
     """The compiled space of ``manifold`` when numba is present and ``p``, ``v`` are one batch
     axis of points of the responses' shape; else None."""
@@ -95,8 +112,10 @@ def _batch_space(manifold, p, v, y):
 def compiled_gradient_norms(manifold, p, v, t, y, tau):
     r"""Norms :math:`\sqrt{|\nabla_p E_\tau|^2 + |\nabla_v E_\tau|^2}` of the clipped
     regression gradient at a batch of ``(p, v)`` by the space's compiled joint log density
-    (with :math:`\sigma = 1` and no bound on the vector), or None where no compiled kernel
-    covers ``manifold`` (or numba is missing): the caller then uses
+    (with :math:`\sigma = 1` and no bound on the vector), or by a norm-only kernel on spaces
+    without a compiled chain (R^d, clipped only:
+    :data:`~dpcore.sampling._compiled_regression.NORM_KERNELS`), or None where no compiled
+    kernel covers ``manifold`` (or numba is missing): the caller then uses
     :func:`~dpcore.learning.regression.regression_gradient`. The kernels follow the numpy
     formulas term by term (agreement tested in ``tests/sampling/test_compiled_norms.py``);
     a state the numpy kernel would reject (a response on the cut locus without clipping)
@@ -117,7 +136,7 @@ def compiled_gradient_norms(manifold, p, v, t, y, tau):
     """
     space = _batch_space(manifold, p, v, y)
     if space is None:
-        return None
+        return _norm_kernel_norms(manifold, p, v, t, y, tau)
     p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
     target = RegressionTarget("joint", np.asarray(t, dtype=float), y, tau=tau,
                               space=space.name)

@@ -260,9 +260,11 @@ def test_two_or_three_responses_are_released_exactly(responses):
 
 
 def test_four_responses_go_to_mcmc_only_by_choice():
-    """Four responses (R⁴, an upload of n = 60): no exact sampler is measured there, so the
-    page says so, the release waits for the explicit MCMC opt-in, and its label says
-    approximately private."""
+    """Four responses (R⁴, an upload of n = 60): at the page's ε = 2 the uniform proposals'
+    public prediction (dpcore.release.uniform_cost, R⁴ terms evaluated by the compiled flat
+    kernel) is within the limit, so the release will be exact; at ε = 5 it is not, so the page
+    says MCMC, the release waits for the explicit opt-in, and its label says approximately
+    private."""
     rng = np.random.default_rng(3)
     x = rng.uniform(0, 5, 60)
     lines = ["dose,r1,r2,r3,r4"] + [
@@ -277,6 +279,9 @@ def test_four_responses_go_to_mcmc_only_by_choice():
         type_box(at, name, -20.0, 20.0)
     assert not at.exception, at.exception
     assert not data_warnings(at)
+    assert not any("MCMC" in w.value for w in at.warning)
+    assert not at.button(key="lr_release").disabled
+    at.select_slider(key="lr_eps").set_value(5.0).run()
     assert any("MCMC" in w.value for w in at.warning)
     assert at.button(key="lr_release").disabled
     click_release(at, "lr_release")

@@ -140,8 +140,14 @@ def test_every_space_with_uniform_proposals_has_a_measured_term_weight():
     (benchmarks/bench_uniform_proposals.py); a space without an entry would fall back to a
     guess."""
     from dpcore.mechanisms.kng import exact_support_available
-    from dpcore.release.planning import _UNIFORM_TERM_COST
+    from dpcore.release.planning import _UNIFORM_TERM_COST, uniform_term_weight
 
     for m in (Sphere(2), SPD(2), KendallShape(4), Euclidean(4), Hyperbolic(2)):
         assert exact_support_available(m) and type(m).__name__ in _UNIFORM_TERM_COST
-    assert _UNIFORM_TERM_COST["Sphere"] == 1.0
+    assert [uniform_term_weight(Sphere(2), n) for n in (1, 60, 10**6)] == [1.0] * 3
+    # R⁴: the table's points, log-linear between them, constant beyond
+    r4 = Euclidean(4)
+    assert [uniform_term_weight(r4, n) for n in (10, 30, 100, 3000, 10**5)] == pytest.approx(
+        [0.75, 0.75, 1.25, 2.5, 2.5])
+    mid = uniform_term_weight(r4, math.sqrt(30 * 100))
+    assert mid == pytest.approx(1.0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpcore.learning.regression import regression_energy, regression_gradient
-from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
+from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape, Sphere
 from dpcore.mechanisms.base import Ball
 from dpcore.mechanisms.kng import _uniform_support
 from dpcore.sampling._compiled_sphere import (
@@ -24,7 +24,8 @@ def _case(manifold, seed, n=60, m=400):
     rng = np.random.default_rng(seed)
     t = rng.random(n)
     y = manifold.random_point(n, rng=rng)
-    support = Ball(manifold.random_point(rng=rng), 1.0) if isinstance(manifold, SPD) else None
+    support = (Ball(manifold.random_point(rng=rng), 1.0)
+               if isinstance(manifold, (SPD, Euclidean)) else None)
     z = BundleBall(_uniform_support(manifold, support), 1.5).sample(m, rng)
     return z[:, 0], z[:, 1], t, y
 
@@ -41,11 +42,26 @@ def test_compiled_norms_equal_the_numpy_kernels(manifold, tau):
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-14)
 
 
+@pytest.mark.parametrize("manifold", [Euclidean(1), Euclidean(4)], ids=repr)
+def test_compiled_flat_norms_equal_the_numpy_kernel(manifold):
+    """R^d has no compiled chain, only a norm kernel (the uniform exact proposals'): clipped
+    residuals, with some at norm zero and some exactly at tau."""
+    p, v, t, y = _case(manifold, 5)
+    p[0], v[0] = y[0], 0.0 * v[0]
+    t[0] = 0.0  # residual 0 for the first proposal's first term
+    gp, gv = regression_gradient(manifold, p, v, t, y, tau=0.3)
+    want = np.sqrt(np.sum(gp**2, axis=-1) + np.sum(gv**2, axis=-1))
+    got = compiled_gradient_norms(manifold, p, v, t, y, 0.3)
+    assert got is not None and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    assert compiled_gradient_norms(manifold, p, v, t, y, None) is None  # clipped only
+
+
 def test_spaces_without_kernels_give_none():
-    m = Euclidean(2)
+    m = Hyperbolic(2)
     rng = np.random.default_rng(0)
-    assert compiled_gradient_norms(m, rng.random((3, 2)), rng.random((3, 2)), rng.random(5),
-                                   rng.random((5, 2)), 0.3) is None
+    p, y = m.random_point(3, rng=rng), m.random_point(5, rng=rng)
+    assert compiled_gradient_norms(m, p, np.zeros_like(p), rng.random(5), y, 0.3) is None
     spd3 = SPD(3)
     p = spd3.random_point(2, rng=rng)
     assert compiled_gradient_norms(spd3, p, np.zeros_like(p), rng.random(4),
