@@ -32,7 +32,7 @@ from ..data import make_regression_data
 from ..exceptions import PrivacyLeakWarning
 from ..learning import GeodesicRegression
 from ..release import MODES, private_geodesic_regression_budgets
-from ..release.work import MAX_BATCH_CHAINS, budget_pair_batches
+from ..release.batching import MAX_BATCH_CHAINS, budget_pair_batches
 from ..settings import check_limit
 from ._parallel import parallel_map
 from .metrics import release_mse

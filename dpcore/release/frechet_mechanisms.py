@@ -160,7 +160,8 @@ class FrechetMechanism:
         ``n_draws`` closed-form or radial draws about the mean, O(n) each."""
         draw_costs = calibrated_costs(manifold, "frechet") if costs is None else costs
         return estimate_work(exact_part(draw_costs, draws=n_draws, proposals_per_draw=1, n=n,
-                                        what="closed-form draws about the mean"))
+                                        what="closed-form draws about the mean",
+                                        data_dependent=False))
 
     def check_budget(self, epsilon, mu, sigma):
         """The validated budget ``(epsilon, mu, sigma, caveats)`` of one draw."""

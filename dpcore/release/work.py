@@ -44,6 +44,7 @@ from ._timing import (  # noqa: F401 - WorkCosts and WORK_COSTS_ENV are this mod
     _calibrate,
     fixed_costs,
 )
+from .batching import MAX_BATCH_CHAINS, budget_pair_batches  # noqa: F401 (also API here)
 
 #: Default work budget of one release, in seconds of estimated run time: a request estimated
 #: above it is refused (pass ``max_work=float("inf")`` to a release to run it anyway). One
@@ -205,11 +206,12 @@ def mcmc_part(costs, *, chains, steps, n, what="Metropolis-Hastings",
 
 def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sampling",
                reduce="the number of draws, n x epsilon, or use sampler='mcmc'",
-               worst_case=False):
+               worst_case=False, data_dependent=None):
     """An exact rejection sampler: ``draws x proposals per draw x n`` gradient terms (the
     proposals per draw are the expected number the sampler's envelope predicts, or with
     ``worst_case`` the public bound over all data sets of the uniform proposals), each
-    proposal also costing its draw (``costs.per_proposal``)."""
+    proposal also costing its draw (``costs.per_proposal``). Its time depends on the data
+    unless ``worst_case`` or ``data_dependent=False`` (closed-form draws)."""
     proposals = float(draws) * float(proposals_per_draw)
     terms = proposals * float(n)
     if worst_case:
@@ -218,7 +220,8 @@ def exact_part(costs, *, draws, proposals_per_draw, n, what="exact rejection sam
                     seconds=terms * costs.per_term + proposals * costs.per_proposal,
                     factors={"draws": int(draws), "proposals per draw": float(proposals_per_draw),
                              "n": int(n)}, reduce=reduce, upper_bound=bool(worst_case),
-                    data_dependent=not worst_case)
+                    data_dependent=(not worst_case) if data_dependent is None
+                    else bool(data_dependent))
 
 
 def monte_carlo_part(costs, *, n_samples, repeats, what="Monte Carlo estimate of mu",
@@ -398,7 +401,8 @@ def regression_work(manifold, n, *, draws, n_footpoints, chain_length, burn_in, 
         foot_costs = costs
     if linear_exact:
         return estimate_work(exact_part(costs, draws=k * draws, proposals_per_draw=1, n=n,
-                                        what="exact K-norm draws (affine gradient)"))
+                                        what="exact K-norm draws (affine gradient)",
+                                        data_dependent=False))
     if exact_terms is not None:
         per_draw = float(exact_terms) / (max(k * draws, 1) * max(n, 1))
         return estimate_work(exact_part(costs, draws=k * draws, proposals_per_draw=per_draw,
@@ -489,19 +493,6 @@ def estimate_monte_carlo_work(manifold, n_samples, repeats, costs=None):
     return estimate_work(monte_carlo_part(costs, n_samples=n_samples, repeats=repeats))
 
 
-#: At most this many vector chains (budget pairs x footpoints x vectors) share one batched
-#: sampler run of :func:`~dpcore.experiments.budget_sweep`; larger groups of budget pairs are
-#: split into batches of this size.
-MAX_BATCH_CHAINS = 2000
-
-
-def budget_pair_batches(n_pairs, chains_per_pair):
-    """Index ranges splitting ``n_pairs`` budget pairs into the batches a budget sweep samples
-    in one run each (at most :data:`MAX_BATCH_CHAINS` chains per batch)."""
-    per = max(1, MAX_BATCH_CHAINS // max(chains_per_pair, 1))
-    return [range(a, min(a + per, n_pairs)) for a in range(0, n_pairs, per)]
-
-
 @_remeasured_before_refusing
 def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
                                n_footpoints=10, n_vectors=10, chain_length=1000, burn_in=500,
@@ -535,7 +526,8 @@ def estimate_budget_sweep_work(manifold, sample_sizes, *, n_pairs, replicates=1,
         ops = sec = 0.0
         for chunk in budget_pair_batches(int(n_pairs), draws):
             if linear_exact:
-                part = exact_part(costs, draws=len(chunk) * draws, proposals_per_draw=1, n=n)
+                part = exact_part(costs, draws=len(chunk) * draws, proposals_per_draw=1, n=n,
+                                  data_dependent=False)
             else:
                 part = mcmc_part(costs, chains=len(chunk) * chains_per_pair, steps=steps, n=n)
             ops, sec = ops + part.operations, sec + part.seconds

@@ -509,3 +509,15 @@ def test_frechet_estimate_prices_the_spaces_own_terms():
     est = estimate_frechet_work(m, 50_000, epsilon=1.0, radius=1.0, center=c, n_draws=20,
                                 costs=COSTS)
     assert "MCMC" in est.parts[0].what
+
+
+def test_closed_form_draws_do_not_say_their_time_depends_on_the_data(known_costs):
+    """Only a rejection sampler's time depends on the data: the closed-form draws of the
+    Laplace mechanism (and the affine K-norm draws on R^d in paper mode) carry no such note."""
+    from dpcore.release.frechet_mechanisms import estimate_frechet_release_work
+
+    kw = dict(epsilon=1.0, radius=0.5, center=NORTH, costs=COSTS)
+    laplace = estimate_frechet_release_work(SPHERE, 50, mechanism="laplace", **kw)
+    kng = estimate_frechet_release_work(SPHERE, 50, mechanism="kng", **kw)
+    assert not laplace.data_dependent and work.DATA_DEPENDENT_NOTE not in laplace.describe()
+    assert kng.data_dependent and work.DATA_DEPENDENT_NOTE in kng.describe()
