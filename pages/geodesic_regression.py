@@ -31,6 +31,7 @@ from ui.logic import geodesic_regression as G
 from ui.logic import gr_request as R
 from ui.logic import private_bounds as PB
 from ui.logic import regression_data as D
+from ui.logic import two_stage as TS
 from ui.logic import upload as U
 from ui.progress import RunProgress, cancelled_notice
 from ui.release_panel import release_panel
@@ -145,11 +146,14 @@ def release_controls(settings, request, data, fit, signature, estimated):
                    "no exact sampler exists for this space" if not plan["exact_possible"] else
                    f"exact sampling could need up to {plan['work']:.3g} gradient terms at this "
                    f"n × ε (limit {plan['limit']:.3g})")
+            offer = TS.exact_two_stage_offer(settings, request.n)
             st.warning(
                 f"This release will use **MCMC** ({why}) and be labelled **approximately private "
                 "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
                 "number of draws ('exact only' is refused above the same public limit on the "
-                "work).",
+                "work)" + ("." if offer is None else
+                           f", or tick **Two-stage** in section 3: a private centre first "
+                           f"(ε₁ = {offer:g} more), then the geodesics drawn exactly near it."),
                 icon=":material/warning:")
             futile = RP.futile_release_note(source, settings, request.n)
             if futile:  # issue 14: the preset's number instead of a meaningless release

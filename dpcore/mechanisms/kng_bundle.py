@@ -71,7 +71,8 @@ from .envelopes import LATTICE_NOTE
 
 __all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
            "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
-           "MEASURED_BALL", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "bundle_joint_available",
+           "MEASURED_BALL", "MEASURED_BALLS", "SPHERE_CENTER", "SPHERE_MAX_N_EPS",
+           "bundle_joint_available",
            "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_proposal_norm",
            "bundle_reach", "regression_joint_bundle"]
 
@@ -94,14 +95,22 @@ LEAF_TERMS = 8.0
 #: range in which 9 draws were measured within 10 CPU s (``benchmarks/bench_bundle_sphere.py``
 #: and releases on synthetic data: 4.5-5.2 s at 150; the benchmark's data 18.8 s at 180).
 SPHERE_MAX_N_EPS = 150.0
-#: Largest n (eps_p + eps_v) for a footpoint ball beyond :data:`MEASURED_BALL` (radius up to
+#: Largest n (eps_p + eps_v) for a footpoint ball beyond :data:`MEASURED_BALLS` (radius up to
 #: pi/2, any speed bound): releases on synthetic data took 9.9-10.9 CPU s at 120 and
 #: 11.3-11.5 s at 150 (R = 1.5, V = pi).
 BALL_MAX_N_EPS = 120.0
-#: Footpoint radius and speed bound at which :data:`MAX_N_EPS` was measured
-#: (``benchmarks/bench_bundle_farfield.py``: R = 0.5, V = 1.5); larger balls or speeds reach
-#: less (:func:`bundle_reach`).
-MEASURED_BALL = (0.5, 1.5)
+#: Public supports (footpoint radius R, speed bound V) in which :data:`MAX_N_EPS` was
+#: measured; a support within one of them reaches it, larger balls or speeds reach less
+#: (:func:`bundle_reach`). (0.5, 1.5): ``benchmarks/bench_bundle_farfield.py`` and
+#: ``bench_bundle_offball.py`` (5-16 CPU s for 9 draws at n = 250 with the fit inside or up
+#: to 0.2 outside). (1.25, 0.8), the two-stage design's ball at the Geodesic regression page's
+#: speed bound (rho = V + tau + the centre's error): ``benchmarks/bench_bundle_balls.py``,
+#: 5.5-5.9 s with the fit inside, 17.6-19.1 s with it 0.1-0.3 outside (the cap of leaves
+#: reached); at V = 1.0 a fit 0.1 outside ran for minutes, so speeds beyond 0.8 keep the
+#: first box.
+MEASURED_BALLS = ((0.5, 1.5), (1.25, 0.8))
+#: The first measured support (session 25's).
+MEASURED_BALL = MEASURED_BALLS[0]
 #: Public centre of the whole-sphere sampler's first chart (never taken from the data).
 SPHERE_CENTER = (0.0, 0.0, 1.0)
 
@@ -233,8 +242,8 @@ def bundle_leaf_cap(n, manifold=None):
 def bundle_reach(support_radius, max_norm, manifold=None):
     """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
     (public inputs only). On R^2 and R^3 (``manifold`` Euclidean): :data:`FLAT_MAX_N_EPS`. On
-    :math:`S^2` (the default): :data:`MAX_N_EPS` within the measured ball
-    (:data:`MEASURED_BALL`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
+    :math:`S^2` (the default): :data:`MAX_N_EPS` within a measured ball
+    (:data:`MEASURED_BALLS`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
     the whole sphere, :data:`BALL_MAX_N_EPS` for balls up to a hemisphere at any speed bound
     (no larger than one of the whole-sphere sampler's charts), 0 beyond (not measured: a ball
     of radius 0.5 with speeds up to pi at n eps = 1,000 ran for minutes against its seconds of
@@ -246,10 +255,10 @@ def bundle_reach(support_radius, max_norm, manifold=None):
 
 
 def _sphere_reach(support_radius, max_norm):
-    radius, speed = MEASURED_BALL
     if support_radius is None:
         return SPHERE_MAX_N_EPS
-    if float(support_radius) <= radius and float(max_norm) <= speed:
+    if any(float(support_radius) <= radius and float(max_norm) <= speed
+           for radius, speed in MEASURED_BALLS):
         return MAX_N_EPS
     if float(support_radius) <= 0.5 * math.pi:
         return BALL_MAX_N_EPS
@@ -260,7 +269,7 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
                      batches=1):
     r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
     where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
-    :func:`bundle_reach` (:data:`MAX_N_EPS` in the measured ball), and the uniform
+    :func:`bundle_reach` (:data:`MAX_N_EPS` in the measured balls), and the uniform
     proposals' public worst case (``batches x draws x n x`` the worst-case proposals per draw
     at the smallest ``sigma``) is above the ``max_exact_work`` limit (:mod:`dpcore.settings`):
     where uniform proposals are certainly practical they run (on typical data they need far

@@ -26,6 +26,7 @@ from dpcore.mechanisms.kng_bundle import (
     MAX_LEAVES,
     MAX_N_EPS,
     MEASURED_BALL,
+    MEASURED_BALLS,
     SPHERE_MAX_N_EPS,
     bundle_joint_available,
     bundle_joint_work,
@@ -92,13 +93,18 @@ def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
 
 
 def test_reach_is_the_measured_range_of_the_public_support():
-    """n eps = 1,000 only in the measured ball (R = 0.5, V = 1.5); a larger speed bound or a
+    """n eps = 1,000 only in the measured balls (R = 0.5, V = 1.5; R = 1.25, V = 0.8); a
+    larger speed bound or a
     ball up to a hemisphere gets the measured reach of such balls (120), the whole sphere its
     own (150); larger balls none (a ball of radius 0.5 with V = pi at n eps = 1,000 ran for
     minutes)."""
     radius, speed = MEASURED_BALL
-    assert (radius, speed) == (0.5, 1.5)
+    assert (radius, speed) == (0.5, 1.5) == MEASURED_BALLS[0]
     assert bundle_reach(0.5, 1.5) == bundle_reach(0.2, 0.8) == MAX_N_EPS
+    # the two-stage design's ball at the page's speed bound (bench_bundle_balls)
+    assert MEASURED_BALLS[1] == (1.25, 0.8)
+    assert bundle_reach(1.25, 0.8) == bundle_reach(1.0, 0.5) == MAX_N_EPS
+    assert bundle_reach(1.25, 1.0) == bundle_reach(1.5, 0.8) == BALL_MAX_N_EPS
     assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == BALL_MAX_N_EPS == 120.0
     assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS == 150.0
     assert bundle_reach(2.0, 1.0) == 0.0

@@ -17,7 +17,7 @@ one-stage design (delegating to :mod:`ui.logic.geodesic_regression`) or the two-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from dpcore.release import TwoStageRegressionRequest
@@ -26,8 +26,9 @@ from dpcore.release.two_stage import two_stage_footpoint_radius
 from . import geodesic_regression as G
 from .regression_data import needs_ball
 
-__all__ = ["TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon", "footpoint_radius",
-           "planned_epsilon", "request", "run_release", "sampler_plan", "work_estimate"]
+__all__ = ["TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon", "exact_two_stage_offer",
+           "footpoint_radius", "planned_epsilon", "request", "run_release", "sampler_plan",
+           "work_estimate"]
 
 #: Manifold keys where the page offers the two-stage design (a public stage-1 ball exists).
 TWO_STAGE_KINDS = ("sphere", "spd", "euclidean")
@@ -118,6 +119,22 @@ def sampler_plan(settings, n):
     """:func:`ui.logic.gr_request.plan_release` of the settings' request: for the two-stage design
     stage 2's plan with the whole release's ``guarantee`` and ``two_stage``."""
     return G.sampler_plan(settings, n)
+
+
+def exact_two_stage_offer(settings, n):
+    """ε₁ of the page's default two-stage design (:func:`default_center_epsilon`; on the sphere
+    the stage-1 ball's starting inputs, the north pole and radius 0.5) where it would draw
+    exactly what the one-stage ``settings`` would draw by MCMC, else None. Public inputs only:
+    the page offers it next to its MCMC warning."""
+    s = settings
+    if (s.two_stage is not None or s.scheme != "joint" or s.mode != "strict"
+            or s.sampler == "mcmc" or s.kind not in TWO_STAGE_KINDS
+            or (needs_ball(s.kind) and s.tau_m is None)):
+        return None
+    eps1 = default_center_epsilon(s.eps_p, s.eps_v, s.n_footpoints * s.n_vectors)
+    two = TwoStage(eps1) if needs_ball(s.kind) else TwoStage(eps1, (90.0, 0.0), 0.5)
+    plan = sampler_plan(replace(s, two_stage=two), n)
+    return eps1 if plan.get("guarantee") == "private" else None
 
 
 def planned_epsilon(settings):
