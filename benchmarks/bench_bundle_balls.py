@@ -14,27 +14,24 @@ measurement with its fit at the centre, measured in the same run). The exact sam
 depends on the data (a timing side channel stated on the page); ``auto`` reads only the public
 support and n·ε (:func:`~dpcore.mechanisms.kng_bundle.bundle_reach`).
 
-Data: n responses about a geodesic with the stated footpoint, shooting vector ``speed x
-(0.8, 0.5) / 0.94`` in the chart, noise 0.1 per tangent component, covariates uniform on
-[0, 1], τ = 0.2.
+Data and σ as in ``bench_bundle_offball.py`` (n responses about a geodesic with the stated
+footpoint, shooting vector ``speed x (0.8, 0.5) / 0.94`` in the chart, noise 0.1 per tangent
+component, covariates uniform on [0, 1], τ = 0.2).
 """
 
 from __future__ import annotations
 
-import math
-import time
-
 import numpy as np
 import pandas as pd
 
-from dpcore.manifolds import Sphere
-from dpcore.mechanisms.kng_bundle import LEAF_TERMS, MAX_LEAVES
-from dpcore.sampling.bundle_farfield import FarFieldBundleSampler
 from dpcore.sampling.bundle_lattice import BundleLattice
 
-S2 = Sphere(2)
-CENTER = np.array([0.0, 0.0, 1.0])
-TAU, N_EPS, DRAWS = 0.2, 1000.0, 9
+try:
+    from bench_bundle_offball import CENTER, data, timed_release
+except ImportError:  # run as a module from the repository root
+    from benchmarks.bench_bundle_offball import CENTER, data, timed_release
+
+DRAWS = 9
 #: (R, V, footpoint distance, speed of the data's geodesic, n)
 ROWS = ((0.5, 1.5, 0.0, 0.94, 250),
         (1.25, 0.8, 0.0, 0.7, 250), (1.25, 0.8, 0.6, 0.7, 250), (1.25, 0.8, 1.15, 0.7, 250),
@@ -42,30 +39,15 @@ ROWS = ((0.5, 1.5, 0.0, 0.94, 250),
         (1.25, 0.8, 0.6, 0.7, 100), (1.25, 0.8, 0.6, 0.7, 1000))
 
 
-def data(lattice, distance, speed, n, rng):
-    """Covariates and responses about a geodesic with footpoint ``distance`` from the centre."""
-    t = rng.random(n)
-    t[:2] = 0.0, 1.0
-    u = np.array([distance, 0.0]) + 0.01 * rng.standard_normal(2) / math.sqrt(2)
-    p, v = lattice.chart.to_bundle(u, speed * np.array([0.8, 0.5]) / math.hypot(0.8, 0.5))
-    pred = S2.exp(p, t[:, None] * v)
-    return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
-
-
 def run(radius, speed_bound, distance, speed, n):
     """One release's figures (a dict of the table's columns)."""
     lattice = BundleLattice(CENTER, radius, speed_bound)
-    t, y = data(lattice, distance, speed, n, np.random.default_rng(1))
-    sigma = 2.0 * math.hypot(2 * TAU / n, 2 * TAU / n) / (N_EPS / n)
-    cpu = time.process_time()
-    sampler = FarFieldBundleSampler(t, y, TAU, sigma, lattice, draws=DRAWS,
-                                    max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS)
-    build = time.process_time() - cpu
-    _, tried = sampler.sample_indices(DRAWS, np.random.default_rng(2))
+    t, y = data(lattice, distance, np.random.default_rng(1), speed=speed, n=n)
+    sampler, build, tried, total = timed_release(lattice, t, y, DRAWS)
     return {"R": radius, "V": speed_bound, "n": n, "footpoint distance": distance,
             "data speed": speed, "leaves": sampler.diagnostics["boxes"],
             "build CPU s": round(build, 1), "proposals": int(tried),
-            "total CPU s": round(time.process_time() - cpu, 1)}
+            "total CPU s": round(total, 1)}
 
 
 def main():

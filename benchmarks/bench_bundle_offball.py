@@ -32,27 +32,36 @@ N, TAU, RADIUS, SPEED, N_EPS = 250, 0.2, 0.5, 1.5, 1000.0
 DISTANCES = (0.0, 0.4, 0.55, 0.7, 1.0)
 
 
-def data(lattice, distance, rng):
-    """Covariates and responses about a geodesic with footpoint ``distance`` from the centre."""
-    t = rng.random(N)
+def data(lattice, distance, rng, speed=None, n=N):
+    """Covariates and responses about a geodesic with footpoint ``distance`` from the centre
+    and shooting vector ``speed x (0.8, 0.5) / 0.94`` in the chart (default: (0.8, 0.5))."""
+    t = rng.random(n)
     t[:2] = 0.0, 1.0
     u = np.array([distance, 0.0]) + 0.01 * rng.standard_normal(2) / math.sqrt(2)
-    p, v = lattice.chart.to_bundle(u, np.array([0.8, 0.5]))
+    w = np.array([0.8, 0.5])
+    p, v = lattice.chart.to_bundle(u, w if speed is None else speed * w / math.hypot(*w))
     pred = S2.exp(p, t[:, None] * v)
-    return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((N, 3))))
+    return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
+
+
+def timed_release(lattice, t, y, draws):
+    """``(sampler, build CPU s, proposals, total CPU s)`` of one release at n·ε = N_EPS with
+    the releases' leaf cap and leaf cost."""
+    n = len(t)
+    sigma = 2.0 * math.hypot(2 * TAU / n, 2 * TAU / n) / (N_EPS / n)
+    cpu = time.process_time()
+    sampler = FarFieldBundleSampler(t, y, TAU, sigma, lattice, draws=draws,
+                                    max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS)
+    build = time.process_time() - cpu
+    _, tried = sampler.sample_indices(draws, np.random.default_rng(2))
+    return sampler, build, tried, time.process_time() - cpu
 
 
 def run(distance, draws):
     """One release's figures (a dict of the table's columns)."""
     lattice = BundleLattice(CENTER, RADIUS, SPEED)
     t, y = data(lattice, distance, np.random.default_rng(1))
-    sigma = 2.0 * math.hypot(2 * TAU / N, 2 * TAU / N) / (N_EPS / N)
-    cpu = time.process_time()
-    sampler = FarFieldBundleSampler(t, y, TAU, sigma, lattice, draws=draws,
-                                    max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS)
-    build = time.process_time() - cpu
-    _, tried = sampler.sample_indices(draws, np.random.default_rng(2))
-    total = time.process_time() - cpu
+    sampler, build, tried, total = timed_release(lattice, t, y, draws)
     fit_u = float(np.hypot(*sampler.fit[:2]))
     return {"footpoint distance": distance, "fit |u|": round(fit_u, 3),
             "fit in ball": fit_u <= RADIUS,

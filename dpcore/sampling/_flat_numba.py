@@ -122,42 +122,13 @@ def flat_terms(zc, basis, zslack, t, yc, tau):
 
 
 @njit(cache=True, error_model="numpy")
-def flat_g(z, t, yc, tau):
-    r""":math:`g = |G|` (m,) at coordinates ``z`` (m, 2d) about the public centre: the clipped
-    gradient of :mod:`dpcore.sampling.bundle_flat` (the library's Euclidean kernel, summed
-    sequentially; agreement to :math:`10^{-12}` is tested)."""
-    m, dim = z.shape
-    n, d = yc.shape
-    out = np.empty(m)
-    acc = np.empty(dim)
-    for a in range(m):
-        for j in range(dim):
-            acc[j] = 0.0
-        for i in range(n):
-            ti = t[i]
-            rr = 0.0
-            for k in range(d):
-                rk = yc[i, k] - z[a, k] - ti * z[a, d + k]
-                rr += rk * rk
-            rho = math.sqrt(rr)
-            scale = min(1.0, tau / rho) if rho > 0 else 1.0
-            for k in range(d):
-                rk = (yc[i, k] - z[a, k] - ti * z[a, d + k]) * scale
-                acc[k] += rk
-                acc[d + k] += ti * rk
-        s = 0.0
-        for j in range(dim):
-            s += (acc[j] / n) ** 2
-        out[a] = math.sqrt(s)
-    return out
-
-
-@njit(cache=True, error_model="numpy")
 def flat_joint_norms(z, t, y, tau):
-    r""":math:`g = |G|` (m,) at ``z = [p, v]`` (m, 2d): the clipped joint gradient norm of
-    the uniform exact proposals on R^d (:func:`flat_g` about the origin), in three passes per
-    proposal over the data (residuals, their clip factors, the sums) that the compiler
-    vectorizes."""
+    r""":math:`g = |G|` (m,) at coordinates ``z = [p, v]`` (m, 2d) about a centre, with ``y``
+    the responses about the same centre (the origin for the uniform exact proposals on R^d):
+    the clipped joint gradient of :mod:`dpcore.sampling.bundle_flat`, the library's Euclidean
+    kernel with each component summed sequentially over the data (agreement to
+    :math:`10^{-12}` is tested), in three passes per proposal (residuals, their clip factors,
+    the sums) that the compiler vectorizes."""
     m, dim = z.shape
     n, d = y.shape
     out = np.empty(m)
@@ -188,3 +159,7 @@ def flat_joint_norms(z, t, y, tau):
             s += (acc[j] / n) ** 2
         out[a] = math.sqrt(s)
     return out
+
+
+#: The leaves' name of the same kernel (:mod:`dpcore.sampling.bundle_flat`).
+flat_g = flat_joint_norms
