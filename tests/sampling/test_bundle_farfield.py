@@ -37,15 +37,27 @@ def small_problem():
     return lat, t, y, joint_sigma(40, 40.0)
 
 
-def test_leaf_lower_bound_is_pointwise(small_problem):
-    lat, t, y, sigma = small_problem
+@pytest.fixture(scope="module")
+def two_stage_ball():
+    """The second measured support of the releases (kng_bundle.MEASURED_BALLS: R = 1.25,
+    V = 0.8, the two-stage design's ball)."""
+    rng = np.random.default_rng(20261201)
+    lat = BundleLattice(CENTER, 1.25, 0.8)
+    t, y = regression_data(lat, 40, rng)
+    return lat, t, y, joint_sigma(40, 40.0)
+
+
+@pytest.mark.parametrize("problem", ["small_problem", "two_stage_ball"])
+def test_leaf_lower_bound_is_pointwise(problem, request):
+    lat, t, y, sigma = request.getfixturevalue(problem)
     y = y.copy()
     y[3] = -y[3]                                     # an outlier near the cut locus
     sampler = FarFieldBundleSampler(t, y, TAU, sigma, lat, max_boxes=200, box_cost=0.0)
     rng = np.random.default_rng(7)
     used = 0
     for trial in range(25):
-        zc = np.concatenate([rng.uniform(-0.4, 0.4, 2), rng.uniform(-1.3, 1.3, 2)])
+        zc = np.concatenate([rng.uniform(-1, 1, 2) * 0.7 * lat.radius,
+                             rng.uniform(-1, 1, 2) * 0.65 * lat.max_speed])
         h = 10 ** rng.uniform(-3, -0.7, 4) * np.array([1.0, 1.0, 0.1, 0.1])
         basis = sampler.A[None] * h[None, None, :]
         slack = rng.uniform(0, 1e-7, (1, 4))
