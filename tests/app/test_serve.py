@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.runtime.pages_manager import PagesManager
 
 import ui.serve
+from tests._asyncio import run as run_coroutine
 
 
 def test_multipart_spool_attribute_exists():
@@ -21,7 +22,6 @@ def test_pages_manager_flag_exists():
 def test_page_html_preloads_the_chart_library(monkeypatch):
     """Every page URL (served as the single-page fallback) carries a modulepreload Link to
     Streamlit's own plotly chunk; the Home page and assets do not."""
-    import asyncio
     from pathlib import Path
 
     import streamlit
@@ -38,7 +38,7 @@ def test_page_html_preloads_the_chart_library(monkeypatch):
     def headers(path):
         scope = {"type": "http", "method": "GET", "path": "/" + path, "headers": [],
                  "root_path": ""}
-        return asyncio.run(files.get_response(path, scope)).headers
+        return run_coroutine(files.get_response(path, scope)).headers
 
     assert headers("geodesic_regression")["link"] == \
         f"</static/js/{chunks[0]}>; rel=modulepreload"
@@ -60,11 +60,10 @@ def _static_files(monkeypatch):
 
 
 def _body(files, path):
-    import asyncio
 
     scope = {"type": "http", "method": "GET", "path": "/" + path, "headers": [],
              "root_path": ""}
-    response = asyncio.run(files.get_response(path, scope))
+    response = run_coroutine(files.get_response(path, scope))
     assert response.status_code == 200
     body = getattr(response, "body", None)
     if body is None:  # a FileResponse (served from disk)

@@ -14,6 +14,7 @@ from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks._ws_client import SIDEBAR, BrowserLikeClient, committed_state
+from tests._asyncio import run
 
 
 class FakeSocket:
@@ -65,7 +66,7 @@ def feed(c, *messages):
         for msg in messages:
             await c._handle(msg)
 
-    asyncio.run(go())
+    run(go())
 
 
 def test_widget_states_committed_as_the_frontend_commits_them():
@@ -122,7 +123,7 @@ def test_a_reference_is_replaced_by_the_cached_message():
 
 def test_reruns_carry_the_widget_states_the_page_and_a_trigger_once():
     c = client()
-    asyncio.run(c.rerun())  # the first run: the page named by its URL
+    run(c.rerun())  # the first run: the page named by its URL
     first = c._ws.sent[-1].rerun_script
     assert first.page_name == "geodesic_regression" and not first.page_script_hash
     assert len(first.widget_states.widgets) == 0
@@ -132,8 +133,8 @@ def test_reruns_carry_the_widget_states_the_page_and_a_trigger_once():
     nav = ForwardMsg()
     nav.navigation.page_script_hash = "pagehash"
     feed(c, nav)
-    asyncio.run(c.press("go"))
-    asyncio.run(c.rerun())
+    run(c.press("go"))
+    run(c.rerun())
     pressed, after = (m.rerun_script for m in c._ws.sent[-2:])
     assert pressed.page_script_hash == "pagehash" and not pressed.page_name
     states = {w.id: w for w in pressed.widget_states.widgets}
@@ -158,4 +159,4 @@ def test_the_fragment_timer_asks_for_its_fragment_until_a_complete_run_starts():
         await asyncio.sleep(0.05)
         assert len(c._ws.sent) == sent and c.auto_reruns == {}
 
-    asyncio.run(go())
+    run(go())
