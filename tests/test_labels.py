@@ -58,9 +58,15 @@ class TestRegression:
         assert seeded.label == MCMC_LABEL + ", seeded: not for publication"
 
     def test_auto_falls_back_to_mcmc_beyond_the_public_budget(self, small):
-        with pytest.warns(ApproximatePrivacyWarning, match="max_exact_work"):
+        with pytest.warns(ApproximatePrivacyWarning, match="max_exact_work") as record:
             rel = regression(small, eps_p=20.0, eps_v=20.0)
         assert rel.label == MCMC_LABEL
+        # without a footpoint ball the warning names the two-stage design; with one, not
+        assert any("private_geodesic_regression_two_stage" in str(w.message) for w in record)
+        with pytest.warns(ApproximatePrivacyWarning, match="max_exact_work") as record:
+            regression(small, eps_p=40.0, eps_v=40.0, center=NORTH, footpoint_radius=1.5,
+                       max_speed=3.0)
+        assert not any("two_stage" in str(w.message) for w in record)
 
     def test_strict_sequential_is_not_covered(self, small):
         rel = regression(small, scheme="sequential")

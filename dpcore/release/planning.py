@@ -235,7 +235,7 @@ def exact_bound_refusal(bound, what, *, predicted_work=None, limit=None):
 
 def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, what,
                   stacklevel, support_ok=True, predicted_work=None, refined=False, warn=True,
-                  exact_bound=None):
+                  exact_bound=None, hint=""):
     """Exact or MCMC, decided before sampling from public inputs only (DESIGN §12).
 
     The uniform-proposal sampler's worst-case expected cost over all data sets is ``draws * n
@@ -249,7 +249,8 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
     worst-case work of the exact sampler that would run (:class:`ExactBound`; default the
     uniform proposals' :func:`uniform_exact_bound`), is above the limit and
     ``predicted_work`` is not within it (:func:`exact_bound_refusal`). Without ``warn`` it
-    returns whether an exact sampler exists (a plan reports the refusal itself).
+    returns whether an exact sampler exists (a plan reports the refusal itself). ``hint`` ends
+    the warning of a fallback to MCMC (another design that may draw exactly).
     """
     if sampler == "mcmc":
         return False
@@ -285,7 +286,7 @@ def _choose_exact(m, sampler, mode, *, clip, speed_cap, g_max, sigma, n, draws, 
         f"{worst_case_proposals(g_max, sigma):.3g} proposals per draw), above the limit "
         f"max_exact_work = {limit:,}. Using MCMC: the release is only approximately private. "
         "Lower n x epsilon / the number of draws, or raise the limit (environment variable "
-        "DPCORE_MAX_EXACT_WORK) to draw exactly.",
+        f"DPCORE_MAX_EXACT_WORK) to draw exactly.{hint}",
         ApproximatePrivacyWarning, stacklevel=stacklevel)
     return False
 

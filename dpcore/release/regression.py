@@ -62,6 +62,11 @@ from .work import check_work, regression_work, resolve_budget
 
 #: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
 BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
+#: The end of the MCMC fallback's warning for a joint release without a footpoint ball.
+TWO_STAGE_HINT = (" Without a tight public footpoint region, private_geodesic_regression_two_stage "
+                  "(a private centre first, then the footpoints within a public radius of it; "
+                  "the budgets add up) may draw exactly where this release cannot: on S² up to "
+                  "n (eps_p + eps_v) = 1,000 with a speed bound of at most 0.8.")
 
 
 # ---------------------------------------------------------------------- regression
@@ -435,7 +440,8 @@ def _geodesic_regression_releases(
                    if clip is not None and speed_cap is not None else None),
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
             what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
-            predicted_work=predicted, refined=refined, exact_bound=forced_bound)
+            predicted_work=predicted, refined=refined, exact_bound=forced_bound,
+            hint="" if foot_support is not None else TWO_STAGE_HINT)
         n_draws = n_footpoints * n_vectors
         exact_terms = None
         if use_exact:
