@@ -49,6 +49,8 @@ def _regression_cases():
         ("S²", Sphere(2), {}),
         ("S², footpoint ball r = 0.5, |v| ≤ 1.5", Sphere(2),
          {"center": NORTH, "footpoint_radius": 0.5, "max_speed": 1.5}),
+        ("S², footpoint ball r = 1.25, |v| ≤ 0.8 (the two-stage design's stage 2)", Sphere(2),
+         {"center": NORTH, "footpoint_radius": 1.25, "max_speed": 0.8}),
         ("SPD(2)", spd, {"tau_m": 1.0, "center": np.eye(2)}),
         # the Geodesic regression page's demonstration designs (ui.logic.geodesic_regression)
         ("SPD(2), the page's design (footpoint within 0.1 of I, |v| ≤ 0.55, τ = 0.175)", spd,
