@@ -382,13 +382,13 @@ _TERM_COST = {"Sphere": 1.0, "Euclidean": 1.0, "Hyperbolic": 2.0}
 #: Cost of one proposal term of the uniform exact joint sampler (drawing the proposal and its
 #: gradient norm, compiled where a kernel exists) against S²'s at the same n, rounded up with a
 #: margin from ``python -m benchmarks.bench_uniform_proposals`` (2026-12-01, n = 30, 100, 300,
-#: 1,000, 3,000: SPD(2) 2.0-2.8, Kendall(4) 2.2-2.7, R⁴ 0.37-1.96 (compiled flat kernel), H²
-#: 11-173 (numpy)): ``{n: weight}``, read by :func:`uniform_term_weight`. Public constants: the
-#: exact-or-MCMC choice must not depend on the machine.
+#: 1,000, 3,000: SPD(2) 2.0-2.8, Kendall(4) 2.2-2.7, R⁴ 0.37-1.96 and H² 6.4-45 (the compiled
+#: norm kernels; H² was 11-173 in numpy)): ``{n: weight}``, read by
+#: :func:`uniform_term_weight`. Public constants: the exact-or-MCMC choice must not depend on
+#: the machine.
 _UNIFORM_TERM_COST = {"Sphere": {30: 1.0}, "SPD": {30: 3.0}, "KendallShape": {30: 3.0},
                       "Euclidean": {30: 0.75, 100: 1.25, 300: 1.75, 1000: 2.25, 3000: 2.5},
-                      "Hyperbolic": {30: 15.0, 100: 60.0, 300: 150.0, 1000: 200.0,
-                                     3000: 250.0}}
+                      "Hyperbolic": {30: 8.0, 100: 20.0, 300: 35.0, 1000: 50.0, 3000: 56.0}}
 
 
 def uniform_term_weight(manifold, n):

@@ -221,10 +221,11 @@ def norm_kernel(manifold):
     """The compiled clipped gradient-norm kernel of ``manifold`` (:data:`NORM_KERNELS`, imports
     numba), or None."""
     if not NORM_KERNELS:
-        from ..manifolds import Euclidean
+        from ..manifolds import Euclidean, Hyperbolic
 
         # R^d: Exp_p(tv) = p + tv, residuals y - p - tv, the adjoint Jacobi maps the identity
         NORM_KERNELS[Euclidean] = ("_flat_numba", "flat_joint_norms")
+        NORM_KERNELS[Hyperbolic] = ("_hyperbolic_numba", "hyperbolic_joint_norms")
     entry = NORM_KERNELS.get(type(manifold))
     if entry is None:
         return None

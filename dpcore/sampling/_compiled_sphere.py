@@ -113,7 +113,7 @@ def compiled_gradient_norms(manifold, p, v, t, y, tau):
     r"""Norms :math:`\sqrt{|\nabla_p E_\tau|^2 + |\nabla_v E_\tau|^2}` of the clipped
     regression gradient at a batch of ``(p, v)`` by the space's compiled joint log density
     (with :math:`\sigma = 1` and no bound on the vector), or by a norm-only kernel on spaces
-    without a compiled chain (R^d, clipped only:
+    without a compiled chain (R^d and the hyperboloid, clipped only:
     :data:`~dpcore.sampling._compiled_regression.NORM_KERNELS`), or None where no compiled
     kernel covers ``manifold`` (or numba is missing): the caller then uses
     :func:`~dpcore.learning.regression.regression_gradient`. The kernels follow the numpy

@@ -25,7 +25,7 @@ def _case(manifold, seed, n=60, m=400):
     t = rng.random(n)
     y = manifold.random_point(n, rng=rng)
     support = (Ball(manifold.random_point(rng=rng), 1.0)
-               if isinstance(manifold, (SPD, Euclidean)) else None)
+               if isinstance(manifold, (SPD, Euclidean, Hyperbolic)) else None)
     z = BundleBall(_uniform_support(manifold, support), 1.5).sample(m, rng)
     return z[:, 0], z[:, 1], t, y
 
@@ -42,26 +42,26 @@ def test_compiled_norms_equal_the_numpy_kernels(manifold, tau):
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-14)
 
 
-@pytest.mark.parametrize("manifold", [Euclidean(1), Euclidean(4)], ids=repr)
-def test_compiled_flat_norms_equal_the_numpy_kernel(manifold):
-    """R^d has no compiled chain, only a norm kernel (the uniform exact proposals'): clipped
-    residuals, with some at norm zero and some exactly at tau."""
+@pytest.mark.parametrize("tau", [0.3, 5.0])
+@pytest.mark.parametrize("manifold", [Euclidean(1), Euclidean(4), Hyperbolic(2), Hyperbolic(3)],
+                         ids=repr)
+def test_compiled_norm_kernels_equal_the_numpy_kernels(manifold, tau):
+    """R^d and the hyperboloid have no compiled chain, only a norm kernel (the uniform exact
+    proposals'): clipped residuals (most clipped at tau = 0.3, few at 5), one proposal at a
+    response with a zero vector (a residual of norm zero, a geodesic of speed zero)."""
     p, v, t, y = _case(manifold, 5)
     p[0], v[0] = y[0], 0.0 * v[0]
     t[0] = 0.0  # residual 0 for the first proposal's first term
-    gp, gv = regression_gradient(manifold, p, v, t, y, tau=0.3)
-    want = np.sqrt(np.sum(gp**2, axis=-1) + np.sum(gv**2, axis=-1))
-    got = compiled_gradient_norms(manifold, p, v, t, y, 0.3)
+    gp, gv = regression_gradient(manifold, p, v, t, y, tau=tau)
+    want = np.sqrt(np.asarray(manifold.norm(p, gp)) ** 2 + np.asarray(manifold.norm(p, gv)) ** 2)
+    got = compiled_gradient_norms(manifold, p, v, t, y, tau)
     assert got is not None and got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
     assert compiled_gradient_norms(manifold, p, v, t, y, None) is None  # clipped only
 
 
 def test_spaces_without_kernels_give_none():
-    m = Hyperbolic(2)
     rng = np.random.default_rng(0)
-    p, y = m.random_point(3, rng=rng), m.random_point(5, rng=rng)
-    assert compiled_gradient_norms(m, p, np.zeros_like(p), rng.random(5), y, 0.3) is None
     spd3 = SPD(3)
     p = spd3.random_point(2, rng=rng)
     assert compiled_gradient_norms(spd3, p, np.zeros_like(p), rng.random(4),

@@ -16,7 +16,7 @@ import pytest
 
 import dpcore.sampling as sampling
 from dpcore.data import make_regression_data
-from dpcore.manifolds import SPD, Euclidean, KendallShape
+from dpcore.manifolds import SPD, Euclidean, Hyperbolic, KendallShape
 from dpcore.mechanisms.base import Ball
 from dpcore.mechanisms.kng import (
     KNormGradient,
@@ -248,16 +248,16 @@ def test_vectorized_sums_near_the_fit_match_numpy(space, tau, monkeypatch):
         assert not bad
 
 
-@pytest.mark.parametrize("space", ["SPD(2)", "Kendall(4)", "R⁴"])
+@pytest.mark.parametrize("space", ["SPD(2)", "Kendall(4)", "R⁴", "H²"])
 def test_uniform_exact_releases_use_the_compiled_norms(space, monkeypatch):
     """The uniform-proposal exact sampler evaluates its proposals by the compiled kernels
-    (dpcore.mechanisms.kng_exact; on R⁴ the norm-only flat kernel) and records it; without
+    (dpcore.mechanisms.kng_exact; on R⁴ and H² the norm-only kernels) and records it; without
     numba it takes the numpy gradient and, from the same seed, accepts the same proposals: the
     same draws."""
-    m = SPACES.get(space, Euclidean(4))
+    m = {"R⁴": Euclidean(4), "H²": Hyperbolic(2)}.get(space) or SPACES[space]
     extra = ({"sampler": "exact"} if space == "Kendall(4)" else
              {"tau_m": 1.0, "sampler": "exact"} if space == "SPD(2)" else
-             {"tau_m": 1.0, "center": np.zeros(4), "sampler": "exact"})
+             {"tau_m": 1.0, "center": np.asarray(m.origin, dtype=float), "sampler": "exact"})
     compiled = _release(m, "strict", n=30, **extra)
     assert compiled.diagnostics["joint"]["compute_path"] == "compiled (numba)"
     monkeypatch.setattr(_compiled_sphere, "NUMBA_AVAILABLE", False)
