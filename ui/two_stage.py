@@ -33,9 +33,10 @@ def two_stage_value(kind, scheme, eps_p, eps_v, draws, init):
     eps_center = float(ss["gr_ts_eps"])
     if kind != "sphere":
         return TS.TwoStage(eps_center)
-    init("gr_ts_lat", None, 90.0, float, bounds=(-90.0, 90.0))
-    init("gr_ts_lon", None, 0.0, float, bounds=(-180.0, 180.0))
-    init("gr_ts_r", None, 0.5, float, bounds=(0.01, TS.SPHERE_BALL_MAX))
+    (lat, lon), radius = TS.SPHERE_BALL_START
+    init("gr_ts_lat", None, lat, float, bounds=(-90.0, 90.0))
+    init("gr_ts_lon", None, lon, float, bounds=(-180.0, 180.0))
+    init("gr_ts_r", None, radius, float, bounds=(0.01, TS.SPHERE_BALL_MAX))
     return TS.TwoStage(eps_center, (float(ss["gr_ts_lat"]), float(ss["gr_ts_lon"])),
                        float(ss["gr_ts_r"]))
 

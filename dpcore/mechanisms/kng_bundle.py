@@ -105,9 +105,9 @@ BALL_MAX_N_EPS = 120.0
 #: ``bench_bundle_offball.py`` (5-16 CPU s for 9 draws at n = 250 with the fit inside or up
 #: to 0.2 outside). (1.25, 0.8), the two-stage design's ball at the Geodesic regression page's
 #: speed bound (rho = V + tau + the centre's error): ``benchmarks/bench_bundle_balls.py``,
-#: 5.5-5.9 s with the fit inside, 17.6-19.1 s with it 0.1-0.3 outside (the cap of leaves
-#: reached); at V = 1.0 a fit 0.1 outside ran for minutes, so speeds beyond 0.8 keep the
-#: first box.
+#: 4.5-6.3 s with the fit inside, 15-17.5 s with it 0.1-0.2 outside (the cap of leaves
+#: reached), over 600 s with it 0.35 outside; at V = 1.0 a fit 0.1 outside ran for minutes, so
+#: speeds beyond 0.8 keep the first box.
 MEASURED_BALLS = ((0.5, 1.5), (1.25, 0.8))
 #: The first measured support (session 25's).
 MEASURED_BALL = MEASURED_BALLS[0]

@@ -296,8 +296,7 @@ class KNGMean(FrechetMechanism):
                                   sigma_rule="rigorous" if r.mode == "strict" else "paper",
                                   chain_length=r.chain_length, burn_in=r.burn_in).sigma
             g_max = 2.0 * r.radius
-            predicted = (frechet_prediction(m, r.center_array, r.radius, sigma, n,
-                                                    r.n_draws)
+            predicted = (frechet_prediction(m, r.center_array, r.radius, sigma, n, r.n_draws)
                          if refined and r.mode == "strict" and r.sampler == "auto" else None)
             out.update(sigma=sigma, worst_case_proposals=worst_case_proposals(g_max, sigma),
                        work=exact_work(g_max, sigma, n, r.n_draws))

@@ -62,11 +62,19 @@ from .work import check_work, regression_work, resolve_budget
 
 #: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
 BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
-#: The end of the MCMC fallback's warning for a joint release without a footpoint ball.
-TWO_STAGE_HINT = (" Without a tight public footpoint region, private_geodesic_regression_two_stage "
-                  "(a private centre first, then the footpoints within a public radius of it; "
-                  "the budgets add up) may draw exactly where this release cannot: on S² up to "
-                  "n (eps_p + eps_v) = 1,000 with a speed bound of at most 0.8.")
+
+
+def two_stage_hint():
+    """The end of the MCMC fallback's warning for a joint release without a footpoint ball, its
+    S² figures from the far-field sampler's measured reach (:mod:`dpcore.mechanisms.kng_bundle`,
+    loaded by the plan already)."""
+    from ..mechanisms.kng_bundle import MAX_N_EPS, MEASURED_BALLS
+
+    _, speed = max(MEASURED_BALLS)  # the largest ball: the two-stage design's
+    return (" Without a tight public footpoint region, private_geodesic_regression_two_stage "
+            "(a private centre first, then the footpoints within a public radius of it; the "
+            "budgets add up) may draw exactly where this release cannot: on S² up to "
+            f"n (eps_p + eps_v) = {MAX_N_EPS:,.0f} with a speed bound of at most {speed:g}.")
 
 
 # ---------------------------------------------------------------------- regression
@@ -441,7 +449,7 @@ def _geodesic_regression_releases(
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
             what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
             predicted_work=predicted, refined=refined, exact_bound=forced_bound,
-            hint="" if foot_support is not None else TWO_STAGE_HINT)
+            hint="" if foot_support is not None else two_stage_hint())
         n_draws = n_footpoints * n_vectors
         exact_terms = None
         if use_exact:

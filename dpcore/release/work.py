@@ -446,8 +446,8 @@ def estimate_frechet_work(manifold, n, *, epsilon, radius, center, n_draws=1,
         from ..mechanisms.kng import refined_chart_available
 
         if refined_chart_available(m):
-            predicted = frechet_prediction(m, np.asarray(center, dtype=float), radius,
-                                                   sigma, n, n_draws)
+            predicted = frechet_prediction(m, np.asarray(center, dtype=float), radius, sigma,
+                                           n, n_draws)
     exact = _choose_exact(m, sampler, mode, clip=True, speed_cap=True, g_max=2.0 * radius,
                           sigma=sigma, n=n, draws=n_draws, what="work estimate",
                           stacklevel=2, support_ok=mode == "strict" or sampler == "exact",

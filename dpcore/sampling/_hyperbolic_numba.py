@@ -26,8 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-#: Below this argument sinhc uses its series (as ``dpcore.manifolds._functions.sinhc``).
-_SMALL = 1e-4
+from ..manifolds._functions import _SMALL  # sinhc's series threshold, as the library's
 
 
 @njit(cache=True, error_model="numpy")
@@ -56,6 +55,7 @@ def hyperbolic_joint_norms(z, t, y, tau):
     pred = np.empty(size)
     eps = np.empty(size)
     udir = np.empty(size)
+    end = np.empty(size)
     gp = np.empty(size)
     gv = np.empty(size)
     for a in range(m):
@@ -86,13 +86,10 @@ def hyperbolic_joint_norms(z, t, y, tau):
             for k in range(size):
                 eps[k] *= clip
                 udir[k] = ti * v[k] / nv if nv > 0 else 0.0
-            along = 0.0
+                end[k] = sh * p[k] + ch * udir[k]
+            along = _mink(end, eps, size)
             for k in range(size):
-                e_k = sh * p[k] + ch * udir[k]
-                along += (e_k * eps[k]) if k > 0 else -(e_k * eps[k])
-            for k in range(size):
-                e_k = sh * p[k] + ch * udir[k]
-                perp = eps[k] - along * e_k
+                perp = eps[k] - along * end[k]
                 par = along * udir[k]
                 gp[k] += par + ch * perp
                 gv[k] += ti * (par + sc * perp)

@@ -26,12 +26,15 @@ from dpcore.release.two_stage import two_stage_footpoint_radius
 from . import geodesic_regression as G
 from .regression_data import needs_ball
 
-__all__ = ["TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon", "exact_two_stage_offer",
-           "footpoint_radius", "planned_epsilon", "request", "run_release", "sampler_plan",
-           "work_estimate"]
+__all__ = ["SPHERE_BALL_START", "TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon",
+           "exact_two_stage_offer", "footpoint_radius", "planned_epsilon", "request",
+           "run_release", "sampler_plan", "work_estimate"]
 
 #: Manifold keys where the page offers the two-stage design (a public stage-1 ball exists).
 TWO_STAGE_KINDS = ("sphere", "spd", "euclidean")
+#: The stage-1 ball's starting inputs on the sphere: centre (latitude, longitude) in degrees
+#: and radius.
+SPHERE_BALL_START = ((90.0, 0.0), 0.5)
 #: Largest stage-1 ball radius the page accepts on the sphere: below r* = π/4 (paper 001
 #: Thm 2), which the Laplace mechanism's sensitivity needs.
 SPHERE_BALL_MAX = 0.78
@@ -123,7 +126,7 @@ def sampler_plan(settings, n):
 
 def exact_two_stage_offer(settings, n):
     """ε₁ of the page's default two-stage design (:func:`default_center_epsilon`; on the sphere
-    the stage-1 ball's starting inputs, the north pole and radius 0.5) where it would draw
+    the stage-1 ball's starting inputs, :data:`SPHERE_BALL_START`) where it would draw
     exactly what the one-stage ``settings`` would draw by MCMC, else None. Public inputs only:
     the page offers it next to its MCMC warning."""
     s = settings
@@ -132,7 +135,7 @@ def exact_two_stage_offer(settings, n):
             or (needs_ball(s.kind) and s.tau_m is None)):
         return None
     eps1 = default_center_epsilon(s.eps_p, s.eps_v, s.n_footpoints * s.n_vectors)
-    two = TwoStage(eps1) if needs_ball(s.kind) else TwoStage(eps1, (90.0, 0.0), 0.5)
+    two = TwoStage(eps1) if needs_ball(s.kind) else TwoStage(eps1, *SPHERE_BALL_START)
     plan = sampler_plan(replace(s, two_stage=two), n)
     return eps1 if plan.get("guarantee") == "private" else None
 
