@@ -24,7 +24,13 @@ mass is), boxes of half-width h about them: the mean-value certificate of the re
 (``bundle_farfield.leaf_losses``, the baseline), the projected bound, and the drop of g
 actually sampled in the box (3,000 points), all in σ; (2) the whole-sphere sampler with the
 projected bound added (the larger lower bound kept) against the releases' sampler, same run.
-``python -m benchmarks.bench_projected_bound [n·ε ...]`` (default 150; 250 takes minutes).
+(3) What a bound must reach: the whole-sphere sampler with each leaf's lower bound replaced
+by an *oracle* (not a proof, so nothing is drawn): g at the centre less ``factor`` times the
+drop of g sampled at the leaf's 16 vertices and 48 random points; the leaves and the estimated
+acceptance its refinement stops at (the releases' stop rule and cap) tell how close to g's
+true variation a proven bound has to come.
+``python -m benchmarks.bench_projected_bound [n·ε ...] [--oracle]`` (default 150; 250 takes
+minutes; ``--oracle`` adds (3) at n·ε = 1,000 for factors 1.5, 2 and 3, about 4 minutes).
 """
 
 from __future__ import annotations
@@ -201,7 +207,43 @@ def whole_sphere(t, y, n_eps, projected):
         chart_module.SphereChartSampler._certify = original
 
 
-def main(levels=(150.0,)):
+def _oracle_certify(factor, rng, samples=48):
+    vertices = 2.0 * ((np.arange(16)[:, None] >> np.arange(4)) & 1) - 1.0
+
+    def certify(self, lo, hi):
+        c, h = 0.5 * lo + 0.5 * hi, 0.5 * (hi - lo)
+        m = c.shape[0]
+        g_c = centre_gradient(self.chart, c, self.t, self.y, self.tau)
+        offsets = np.concatenate([np.broadcast_to(vertices, (m, 16, 4)),
+                                  2 * rng.random((m, samples, 4)) - 1], 1)
+        pts = c[:, None] + h[:, None] * offsets
+        r = np.hypot(pts[..., 0], pts[..., 1])
+        pts[..., :2] *= np.minimum(1.0, self.lattice.radius / np.maximum(r, 1e-300))[..., None]
+        g = centre_gradient(self.chart, pts.reshape(-1, 4), self.t, self.y,
+                            self.tau).reshape(m, -1)
+        drop = np.maximum(g_c - g.min(axis=1), 0.0)
+        return np.maximum(g_c - factor * drop, 0.0), g_c, np.full_like(h, np.nan)
+
+    return certify
+
+
+def oracle(t, y, n_eps, factor):
+    """Leaves and estimated acceptance with the oracle bound (module docstring, (3))."""
+    original = chart_module.SphereChartSampler._certify
+    chart_module.SphereChartSampler._certify = _oracle_certify(factor, np.random.default_rng(0))
+    try:
+        cpu = time.process_time()
+        s = WholeSphereBundleSampler(t, y, TAU, _sigma(n_eps), math.pi, draws=9,
+                                     acceptance_goal=1.0)
+        return {"n·ε": n_eps, "oracle factor": factor, "leaves": s.diagnostics["boxes"],
+                "est. acceptance": f"{s.acceptance_estimate:.2g}",
+                "proposals for 9 draws": f"{9 / s.acceptance_estimate:.2g}",
+                "build CPU s": round(time.process_time() - cpu, 1)}
+    finally:
+        chart_module.SphereChartSampler._certify = original
+
+
+def main(levels=(150.0,), with_oracle=False):
     t, y = _data(BundleLattice(CENTER, 0.5, 1.5), np.random.default_rng(250))
     table, check, violations = boxes_at_draws(t, y)
     print(f"|S| against the library's g at the draws: {check:.1e}; sampled points below the "
@@ -210,7 +252,11 @@ def main(levels=(150.0,)):
     rows = [whole_sphere(t, y, n_eps, projected) for n_eps in levels
             for projected in (False, True)]
     print(pd.DataFrame(rows).to_string(index=False))
+    if with_oracle:
+        rows = [oracle(t, y, 1000.0, factor) for factor in (1.5, 2.0, 3.0)]
+        print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":
-    main(tuple(float(a) for a in sys.argv[1:]) or (150.0,))
+    args = [a for a in sys.argv[1:] if a != "--oracle"]
+    main(tuple(float(a) for a in args) or (150.0,), "--oracle" in sys.argv[1:])
