@@ -247,7 +247,8 @@ def read_settings(data_box):
             cr = G.covariate_range_for(settings, dataset)
             fit = (cached_fit if dataset.generated else G.fit_nonprivate)(
                 data.kind, data.param, dataset.x, dataset.y, cr)
-            preview = G.clipping_preview(settings, dataset, fit)
+            preview = (G.clipping_preview(settings, dataset, fit)
+                       + TS.stage_two_preview(settings, dataset, fit))
     return Settings(settings, request, data, budget, bounds, fit, problem, preview)
 
 

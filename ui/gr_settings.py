@@ -279,11 +279,11 @@ def show_clipping_preview(rows):
                                f"{r['what']}" for r in rows))
         for r in rows:
             if r["warn"]:
-                st.warning(f"{100 * r['share']:.3g}% of the rows are affected ({r['what']}), "
-                           f"more than {100 * G.CLIP_WARN:g}%: the release would describe the "
-                           "clipped data, not yours. Widen the public bound from domain "
-                           "knowledge (not from these counts) before releasing.",
-                           icon=":material/content_cut:")
+                st.warning(r.get("advice") or (
+                    f"{100 * r['share']:.3g}% of the rows are affected ({r['what']}), more than "
+                    f"{100 * G.CLIP_WARN:g}%: the release would describe the clipped data, not "
+                    "yours. Widen the public bound from domain knowledge (not from these "
+                    "counts) before releasing."), icon=r.get("icon", ":material/content_cut:"))
 
 
 SCHEME_HELP = ("Joint: one K-norm gradient mechanism over (p, v) with ε = ε_p + ε_v and "

@@ -163,3 +163,17 @@ def test_the_mcmc_warning_offers_the_two_stage_design():
     at.checkbox(key="gr_two_stage").check().run()
     plan = [s.value for s in at.success if s.value.startswith("**Two-stage release**")]
     assert len(plan) == 1 and "stage 2 draws the geodesics exact" in plan[0]
+
+
+def test_preview_warns_when_the_fit_may_fall_outside_stage_twos_ball():
+    """The analyst's preview (never released) places the non-private fit against stage 2's
+    footpoint ball; a speed bound that shrinks the ball below the centre's error warns."""
+    at = open_two_stage()
+    rows = [m.value for m in at.markdown if "two-stage footpoint ball" in m.value]
+    assert len(rows) == 1 and "- 0 of 1 (0%) non-private footpoint at risk" in rows[0]
+    assert not any(w.value.startswith("Stage 2's exact sampler") for w in at.warning)
+    at.number_input(key="gr_ms_sphere_synthetic").set_value(0.02).run()
+    assert not at.exception
+    rows = [m.value for m in at.markdown if "two-stage footpoint ball" in m.value]
+    assert "- 1 of 1 (100%) non-private footpoint at risk" in rows[0]
+    assert any(w.value.startswith("Stage 2's exact sampler is quick") for w in at.warning)

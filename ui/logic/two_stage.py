@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from dpcore.learning import frechet_mean
 from dpcore.release import TwoStageRegressionRequest
 from dpcore.release.two_stage import two_stage_footpoint_radius
 
@@ -28,7 +29,7 @@ from .regression_data import needs_ball
 
 __all__ = ["SPHERE_BALL_START", "TWO_STAGE_KINDS", "TwoStage", "default_center_epsilon",
            "exact_two_stage_offer", "footpoint_radius", "planned_epsilon", "request",
-           "run_release", "sampler_plan", "work_estimate"]
+           "run_release", "sampler_plan", "stage_two_preview", "work_estimate"]
 
 #: Manifold keys where the page offers the two-stage design (a public stage-1 ball exists).
 TWO_STAGE_KINDS = ("sphere", "spd", "euclidean")
@@ -88,24 +89,85 @@ def _footpoint_radius(kind, param, n, eps_center, ball, tau, max_speed):
                                       tau=tau, max_speed=max_speed)
 
 
+def _speed_bound(settings):
+    """V: the page's speed bound, or the library's default where the page has none."""
+    m = settings.manifold
+    return float(settings.max_speed or (m.diameter if m.is_compact
+                                        else 2.0 * (float(settings.tau_m or 0.0) + settings.tau)))
+
+
 def footpoint_radius(settings, n):
     """The public footpoint radius ρ = V + τ + the predicted 95% error of the centre
     (:func:`dpcore.release.two_stage.two_stage_footpoint_radius`; public inputs only), V the
     speed bound (the library's default where the page has none). Cached (public inputs)."""
-    two = settings.two_stage
+    return _footpoint_radius(settings.kind, settings.param, int(n),
+                             float(settings.two_stage.eps_center), _ball_inputs(settings),
+                             float(settings.tau), _speed_bound(settings))
+
+
+def _stage_two_radius(settings, n):
+    """ρ as stage 2 uses it: at most τ_m + τ where the responses' ball bounds the proof."""
+    rho = footpoint_radius(settings, n)
+    if needs_ball(settings.kind):
+        rho = min(rho, float(settings.tau_m) + float(settings.tau))  # the proof's support
+    return rho
+
+
+#: What a fit outside the footpoint ball does to stage 2's exact sampler, measured on S²
+#: (n = 250, n·ε = 1,000, 9 draws; ``benchmarks/bench_bundle_balls.py`` and docs/measurements,
+#: sessions 33-34): 0.1-0.2 outside, 15-18 CPU s against 4.5-6 inside; 0.35 outside, an
+#: envelope certifying an acceptance of 1.5e-68 at its cap of leaves (it would not finish).
+OUTSIDE_NOTE = ("On S², a fit 0.1–0.2 outside the ball took 15–18 s against 5–6 s inside; "
+                "0.35 outside, the sampler would not finish (Cancel stops it).")
+
+
+def stage_two_preview(settings, dataset, fit):
+    """Where the data's own fit sits against the two-stage footpoint ball, for the analyst's
+    eyes (computed from the data, never released), in the rows of
+    :func:`ui.logic.geodesic_regression.clipping_preview`.
+
+    Stage 2 draws footpoints in the ball of radius ρ about the *private* centre, which misses
+    the responses' mean by about the centre's predicted error (its 95% quantile ``q`` is the
+    part of ρ = V + τ + q beyond the speed and residual bounds). The non-private fit's
+    footpoint lies ``d`` from the responses' (non-private) Fréchet mean, so it stays inside the
+    ball while the centre misses by less than ρ - d; the row warns when that margin is below
+    ``q``, where stage 2's exact sampler can run far longer than its estimate
+    (:data:`OUTSIDE_NOTE`).
+
+    Returns
+    -------
+    list of dict
+        Empty for one stage, paper mode or without a fit; else one row with ``count`` 1 (at
+        risk) or 0, ``n`` 1, ``share``, ``warn``, ``what``, ``advice`` and ``icon``.
+    """
+    if settings.two_stage is None or fit is None or settings.mode != "strict":
+        return []
     m = settings.manifold
-    speed = settings.max_speed or (m.diameter if m.is_compact
-                                   else 2.0 * (float(settings.tau_m or 0.0) + settings.tau))
-    return _footpoint_radius(settings.kind, settings.param, int(n), float(two.eps_center),
-                             _ball_inputs(settings), float(settings.tau), float(speed))
+    rho = _stage_two_radius(settings, dataset.n)
+    q95 = footpoint_radius(settings, dataset.n) - _speed_bound(settings) - float(settings.tau)
+    d = float(m.dist(fit.footpoint, frechet_mean(m, dataset.y)))
+    margin = rho - d
+    risk = margin < q95
+    if margin <= 0:
+        reach = "even a private centre on the mean leaves it outside"
+    else:
+        reach = (f"it stays inside while the private centre misses the mean by less than "
+                 f"{margin:.2f} (the centre's predicted 95% error: {q95:.2f})")
+    what = (f"non-private footpoint at risk of falling outside the two-stage footpoint ball "
+            f"(radius ρ = {rho:.2f} about the private centre): it lies {d:.2f} from the "
+            f"responses' mean, and {reach}")
+    advice = ("Stage 2's exact sampler is quick while the fit lies inside its footpoint ball "
+              "and can run far longer than its estimate outside it. " + OUTSIDE_NOTE + " A "
+              "larger ε₁ shrinks the centre's error; a larger speed bound V widens the ball "
+              "(decide both from the design, not from this preview).")
+    return [{"count": int(risk), "n": 1, "share": float(risk), "warn": bool(risk),
+             "what": what, "advice": advice, "icon": ":material/schedule:"}]
 
 
 def request(settings, n):
     """The :class:`~dpcore.release.TwoStageRegressionRequest` of two-stage ``settings``."""
     kw = settings.release_kwargs()
-    rho = footpoint_radius(settings, n)
-    if needs_ball(settings.kind):
-        rho = min(rho, float(settings.tau_m) + float(settings.tau))  # the proof's support
+    rho = _stage_two_radius(settings, n)
     return TwoStageRegressionRequest(
         settings.manifold, int(n), eps_center=settings.two_stage.eps_center,
         eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw["tau"],
