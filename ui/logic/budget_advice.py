@@ -90,9 +90,10 @@ def recommendation(summary, n, *, unit, tolerance=TOLERANCE, avoid_ratio=None):
     else:
         text += f" No unflagged split is {avoid_ratio:g}× the best error or worse."
     if len(rec["flagged"]):
-        text += (f" {len(rec['flagged'])} split(s) ("
-                 + ", ".join(f"{s:.0f}%" for s in rec["flagged"]["share"])
-                 + ") are flagged, not considered: their numbers are not trusted.")
+        shares = ", ".join(f"{s:.0f}%" for s in rec["flagged"]["share"])
+        text += (f" The split{'s' if len(rec['flagged']) > 1 else ''} with {shares} to the "
+                 f"footpoint {'are' if len(rec['flagged']) > 1 else 'is'} flagged and not "
+                 "considered: the numbers there are not trusted.")
     sources = set(good["source"])
     text += " The good splits' numbers are " + (
         SOURCE_WORDS[sources.pop()] if len(sources) == 1 else "from exact draws and "

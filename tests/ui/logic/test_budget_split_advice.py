@@ -35,7 +35,7 @@ def test_the_sentence_names_the_good_splits_the_tolerance_and_what_to_avoid():
     assert "within 10% of the best" in text and "n = 100" in text and "ε = 3" in text
     assert f"{best['rms']:.3g} degrees" in text and "footpoint shares **24% to 50%**" in text
     assert "**Avoid** 9% to the footpoint" in text  # 0.273: 1.25x the best or more
-    assert "(91%) are flagged" in text
+    assert "The split with 91% to the footpoint is flagged and not considered" in text
     assert "predicted from the asymptotic law" in text
     assert "joint** scheme" in text and "the split does not apply" in text
     # the tolerance is the user's
