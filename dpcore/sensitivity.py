@@ -29,6 +29,7 @@ __all__ = [
     "frechet_gradient_sensitivity",
     "frechet_mean_sensitivity",
     "frechet_radius_limit",
+    "default_max_speed",
     "geodesic_regression_sensitivity",
 ]
 
@@ -72,6 +73,15 @@ def geodesic_regression_sensitivity(n, tau, kappa_low, tau_m=None):
     delta_p = 2.0 * tau / n * np.cosh(2.0 * c)
     delta_v = tau / n * np.sinh(2.0 * c) / c
     return float(delta_p), float(delta_v)
+
+
+def default_max_speed(manifold, tau_m, tau):
+    r"""The public shooting-vector bound regression releases take when none is given: the
+    diameter on compact spaces, else :math:`2(\tau_m + \tau)` (paper 002 app. C: responses
+    within :math:`\tau_m` of the centre and residuals at most :math:`\tau` keep the fitted
+    geodesic's change over the covariate range below it). ``tau_m`` is read only on
+    non-compact spaces."""
+    return manifold.diameter if manifold.is_compact else 2.0 * (tau_m + tau)
 
 
 def frechet_radius_limit(kappa_high, injectivity_radius=np.inf):

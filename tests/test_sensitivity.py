@@ -205,3 +205,15 @@ def test_frechet_mean_of_projected_data_stays_in_ball(rng):
     y = project_to_ball(m, m.random_point(50, rng), m0, 0.5)
     assert np.all(m.dist(y, m0) <= 0.5 + 1e-12)
     assert m.dist(frechet_mean(m, y), m0) <= 0.5 + 1e-9
+
+
+def test_default_max_speed_is_the_diameter_or_twice_the_response_reach():
+    """The one place the releases' default speed bound is stated (paper 002 app. C)."""
+    import math
+
+    from dpcore.manifolds import SPD, Euclidean, Sphere
+    from dpcore.sensitivity import default_max_speed
+
+    assert default_max_speed(Sphere(2), None, 0.2) == math.pi
+    assert default_max_speed(Euclidean(3), 1.5, 0.25) == 2.0 * (1.5 + 0.25)
+    assert default_max_speed(SPD(2), 0.8, 0.175) == 2.0 * (0.8 + 0.175)

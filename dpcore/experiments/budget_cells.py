@@ -28,7 +28,7 @@ import numpy as np
 
 from ..mechanisms.kng import exact_support_available, regression_gradient_bounds
 from ..sampling.rejection import UniformBall, WholeSpace, sample_kng_exact, worst_case_proposals
-from ..sensitivity import geodesic_regression_sensitivity
+from ..sensitivity import default_max_speed, geodesic_regression_sensitivity
 from .budget_law import BudgetLaws, LawOutsideSupport, StrictProblem, TangentBall
 
 __all__ = [
@@ -75,7 +75,7 @@ def sequential_exact_terms(manifold, n, eps_p, eps_v, n_footpoints, n_vectors, *
     delta_p, delta_v = geodesic_regression_sensitivity(int(n), float(tau), kappa_low,
                                                        tau_m if kappa_low < 0 else None)
     if max_speed is None:
-        max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
+        max_speed = default_max_speed(m, tau_m, tau)
     g_p, g_v = regression_gradient_bounds(m, tau, max_speed)
     per = (n_footpoints * worst_case_proposals(g_p, 2.0 * delta_p / float(eps_p))
            + n_footpoints * n_vectors * worst_case_proposals(g_v, 2.0 * delta_v / float(eps_v)))

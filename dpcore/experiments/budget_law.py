@@ -49,7 +49,7 @@ from ..release._common import project_to_ball
 from ..release.asymptotic import AsymptoticKNG, joint_sigma
 from ..release.asymptotic import _Law as KNormLaw
 from ..sampling.radial import log_euclidean_ball_volume
-from ..sensitivity import geodesic_regression_sensitivity
+from ..sensitivity import default_max_speed, geodesic_regression_sensitivity
 from .metrics import geodesic_predictions
 
 __all__ = [
@@ -123,7 +123,7 @@ class StrictProblem:
         delta_p, delta_v = geodesic_regression_sensitivity(
             y.shape[0], float(tau), kappa_low, tau_m if kappa_low < 0 else None)
         if max_speed is None:
-            max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
+            max_speed = default_max_speed(m, tau_m, tau)
         foot = None
         if needs_ball:
             foot = Ball.make(m, center, tau_m + tau)

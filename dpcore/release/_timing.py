@@ -286,7 +286,7 @@ def _time_sweep(manifold, data, chains, steps):
         regression_footpoints_many,
         regression_vectors_many,
     )
-    from ..sensitivity import geodesic_regression_sensitivity
+    from ..sensitivity import default_max_speed, geodesic_regression_sensitivity
 
     y = np.asarray(data.y, dtype=float)
     x = np.asarray(data.x, dtype=float)
@@ -296,7 +296,7 @@ def _time_sweep(manifold, data, chains, steps):
     kappa_low = manifold.curvature_bounds[0]
     d_p, d_v = geodesic_regression_sensitivity(y.shape[0], tau, kappa_low,
                                                tau_m if kappa_low < 0 else None)
-    speed = float(manifold.diameter) if manifold.is_compact else 2.0 * (tau_m + tau)
+    speed = float(default_max_speed(manifold, tau_m, tau))
     pairs = max(1, int(chains) // 2)
     length, burn = steps - steps // 2, steps // 2
     kng_p = [KNormGradient(manifold=manifold, epsilon=1.0, sensitivity=d_p, chain_length=length,

@@ -34,6 +34,7 @@ from ..mechanisms.kng import (
 )
 from ..sampling.rejection import worst_case_proposals
 from ..sensitivity import (
+    default_max_speed,
     geodesic_regression_sensitivity,
 )
 from ..settings import get_limits
@@ -332,7 +333,7 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         out["guarantee"] = ("not private" if mode == "paper" else "not covered")
         return out
     if max_speed is None:
-        max_speed = m.diameter if m.is_compact else 2.0 * (float(tau_m or 0.0) + tau)
+        max_speed = default_max_speed(m, float(tau_m or 0.0), tau)
     dp, dv = geodesic_regression_sensitivity(int(n), tau, m.curvature_bounds[0],
                                              tau_m if m.curvature_bounds[0] < 0 else None)
     sigma = 2.0 * float(np.hypot(dp, dv)) / (eps_p + eps_v)

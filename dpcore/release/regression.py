@@ -26,6 +26,7 @@ from ..mechanisms.kng import (
     regression_vectors_many,
 )
 from ..sensitivity import (
+    default_max_speed,
     geodesic_regression_sensitivity,
 )
 from ..settings import check_limit
@@ -374,7 +375,7 @@ def _geodesic_regression_releases(
 
     # --- supports -----------------------------------------------------------------------
     if max_speed is None:
-        max_speed = m.diameter if m.is_compact else 2.0 * (tau_m + tau)
+        max_speed = default_max_speed(m, tau_m, tau)
         speed_source = ("derived" if mode == "strict" and not {"tau", "tau_m"} & set(from_data)
                         else "derived from data bounds")
     else:

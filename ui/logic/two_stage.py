@@ -23,6 +23,7 @@ from functools import lru_cache
 from dpcore.learning import frechet_mean
 from dpcore.release import TwoStageRegressionRequest
 from dpcore.release.two_stage import two_stage_footpoint_radius
+from dpcore.sensitivity import default_max_speed
 
 from . import geodesic_regression as G
 from .regression_data import needs_ball
@@ -91,9 +92,8 @@ def _footpoint_radius(kind, param, n, eps_center, ball, tau, max_speed):
 
 def _speed_bound(settings):
     """V: the page's speed bound, or the library's default where the page has none."""
-    m = settings.manifold
-    return float(settings.max_speed or (m.diameter if m.is_compact
-                                        else 2.0 * (float(settings.tau_m or 0.0) + settings.tau)))
+    return float(settings.max_speed or default_max_speed(
+        settings.manifold, float(settings.tau_m or 0.0), settings.tau))
 
 
 def footpoint_radius(settings, n):
