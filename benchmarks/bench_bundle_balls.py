@@ -23,20 +23,15 @@ component, covariates uniform on [0, 1], τ = 0.2).
 
 from __future__ import annotations
 
-import math
-import time
-
 import numpy as np
 import pandas as pd
 
-from dpcore.mechanisms.kng_bundle import LEAF_TERMS, MAX_LEAVES
-from dpcore.sampling.bundle_farfield import FarFieldBundleSampler
 from dpcore.sampling.bundle_lattice import BundleLattice
 
 try:
-    from bench_bundle_offball import CENTER, N_EPS, TAU, data, timed_release
+    from bench_bundle_offball import CENTER, built_sampler, data, timed_release
 except ImportError:  # run as a module from the repository root
-    from benchmarks.bench_bundle_offball import CENTER, N_EPS, TAU, data, timed_release
+    from benchmarks.bench_bundle_offball import CENTER, built_sampler, data, timed_release
 
 DRAWS = 9
 #: (R, V, footpoint distance, speed of the data's geodesic, n)
@@ -66,12 +61,9 @@ def build_only(radius, speed_bound, distance, speed, n):
     """The envelope's leaves and certified acceptance, without drawing."""
     lattice = BundleLattice(CENTER, radius, speed_bound)
     t, y = data(lattice, distance, np.random.default_rng(1), speed=speed, n=n)
-    sigma = 2.0 * math.hypot(2 * TAU / n, 2 * TAU / n) / (N_EPS / n)
-    cpu = time.process_time()
-    s = FarFieldBundleSampler(t, y, TAU, sigma, lattice, draws=DRAWS, max_boxes=MAX_LEAVES,
-                              box_cost=LEAF_TERMS)
+    s, build = built_sampler(lattice, t, y, DRAWS)
     return {"R": radius, "V": speed_bound, "n": n, "footpoint distance": distance,
-            "leaves": s.diagnostics["boxes"], "build CPU s": round(time.process_time() - cpu, 1),
+            "leaves": s.diagnostics["boxes"], "build CPU s": round(build, 1),
             "certified acceptance": f"{s.acceptance_estimate:.2g}",
             "proposals for the draws": f"{DRAWS / s.acceptance_estimate:.2g}"}
 

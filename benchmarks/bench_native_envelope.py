@@ -28,6 +28,7 @@ import time
 import numpy as np
 import pandas as pd
 from scipy.spatial.transform import Rotation
+from scipy.special import logsumexp
 
 from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.bundle_sphere import WholeSphereBundleSampler
@@ -71,11 +72,6 @@ def box_masses(lo, hi, t, y, sigma):
     return env, np.minimum(est, env)
 
 
-def _logsum(x):
-    top = np.max(x)
-    return float(np.log(np.sum(np.exp(x - top))) + top)
-
-
 def refine(t, y, n_eps, max_leaves, start=4):
     """Leaves and estimated acceptance along the refinement (a list of dicts)."""
     sigma = _sigma(n_eps)
@@ -86,8 +82,8 @@ def refine(t, y, n_eps, max_leaves, start=4):
     while True:
         keep = np.isfinite(env)
         lo, hi, env, est = lo[keep], hi[keep], env[keep], est[keep]
-        log_m = _logsum(env)
-        acceptance = math.exp(_logsum(est) - log_m)
+        log_m = logsumexp(env)
+        acceptance = math.exp(logsumexp(est) - log_m)
         if lo.shape[0] >= next_report or lo.shape[0] >= max_leaves:
             rows.append({"n·ε": n_eps, "sampler": "native boxes", "leaves": lo.shape[0],
                          "est. acceptance": acceptance,

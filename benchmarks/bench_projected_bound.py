@@ -93,17 +93,8 @@ def cos_change(x, psi_max):
 
 def centre_terms(chart, zc, t, y):
     """(psi, rho, theta) of every term (m, n) at chart points zc (m, 4)."""
-    p, v = chart.to_bundle(zc[:, :2], zc[:, 2:])
-    speed = np.linalg.norm(v, axis=-1)
-    rho = t[None, :] * speed[:, None]
-    e = v / np.where(speed > 0, speed, 1.0)[:, None]
-    y_hat = np.cos(rho)[..., None] * p[:, None] + np.sin(rho)[..., None] * e[:, None]
-    tangent = -np.sin(rho)[..., None] * p[:, None] + np.cos(rho)[..., None] * e[:, None]
-    normal = np.cross(p, e)[:, None, :]
-    theta = np.arctan2(np.linalg.norm(np.cross(y_hat, y[None]), axis=-1),
-                       np.sum(y_hat * y[None], -1))
-    psi = np.arctan2(np.sum(y[None] * normal, -1), np.sum(y[None] * tangent, -1))
-    return psi, rho, theta
+    x1, x2, x3, rho = data_frames(*chart.to_bundle(zc[:, :2], zc[:, 2:]), t, y)
+    return np.arctan2(x3, x2), rho, np.arctan2(np.hypot(x2, x3), x1)
 
 
 def frame_terms(psi, rho, theta, t, tau):

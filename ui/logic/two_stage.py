@@ -105,9 +105,8 @@ def footpoint_radius(settings, n):
                              float(settings.tau), _speed_bound(settings))
 
 
-def _stage_two_radius(settings, n):
+def _within_proof(settings, rho):
     """ρ as stage 2 uses it: at most τ_m + τ where the responses' ball bounds the proof."""
-    rho = footpoint_radius(settings, n)
     if needs_ball(settings.kind):
         rho = min(rho, float(settings.tau_m) + float(settings.tau))  # the proof's support
     return rho
@@ -143,8 +142,9 @@ def stage_two_preview(settings, dataset, fit):
     if settings.two_stage is None or fit is None or settings.mode != "strict":
         return []
     m = settings.manifold
-    rho = _stage_two_radius(settings, dataset.n)
-    q95 = footpoint_radius(settings, dataset.n) - _speed_bound(settings) - float(settings.tau)
+    planned = footpoint_radius(settings, dataset.n)
+    rho = _within_proof(settings, planned)
+    q95 = planned - _speed_bound(settings) - float(settings.tau)
     d = float(m.dist(fit.footpoint, frechet_mean(m, dataset.y)))
     margin = rho - d
     risk = margin < q95
@@ -167,7 +167,7 @@ def stage_two_preview(settings, dataset, fit):
 def request(settings, n):
     """The :class:`~dpcore.release.TwoStageRegressionRequest` of two-stage ``settings``."""
     kw = settings.release_kwargs()
-    rho = _stage_two_radius(settings, n)
+    rho = _within_proof(settings, footpoint_radius(settings, n))
     return TwoStageRegressionRequest(
         settings.manifold, int(n), eps_center=settings.two_stage.eps_center,
         eps_p=kw["eps_p"], eps_v=kw["eps_v"], tau=kw["tau"],
