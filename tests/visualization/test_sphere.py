@@ -184,3 +184,24 @@ def test_regression_figures_sphere_views(sphere_case):
     assert all(t.type == "scatter" for t in flat.data)
     with pytest.raises(ValueError, match="sphere_view"):
         regression_figures(*args, sphere_view="cube")
+
+
+def test_map_guide_lines_are_rounded_and_the_figure_stays_small(sphere_case):
+    """The graticule and the rim are guides: rounded to 1e-4 rad (below a pixel) they stay
+    within that of the exact projection, and the figure sent on every rerun stays small (it was
+    about 340 kB with full floats)."""
+    from dpcore.visualization.sphere import _map_graticule
+
+    data, true, private = sphere_case
+    fig = sphere_regression_map_figure(data.y, true, private, generating_curve=true,
+                                       data_x=data.x, curve_x=T)
+    grat = next(t for t in fig.data if t.name == "Graticule (30°)")
+    exact = _map_graticule(map_frame(np.mean(np.concatenate([true, data.y]), axis=0)))
+    x = np.asarray(grat.x, float)
+    assert np.array_equal(np.isnan(x), np.isnan(exact[:, 0]))
+    assert np.nanmax(np.abs(x - exact[:, 0])) <= 5e-5 + 1e-12
+    assert np.nanmax(np.abs(np.asarray(grat.y, float) - exact[:, 1])) <= 5e-5 + 1e-12
+    rim = next(t for t in fig.data if t.name == "90° from the centre")
+    assert np.allclose(np.hypot(np.asarray(rim.x, float), np.asarray(rim.y, float)), np.pi / 2,
+                       atol=1e-4)
+    assert len(fig.to_json()) < 150_000
