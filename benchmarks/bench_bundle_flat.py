@@ -5,12 +5,14 @@ measured in the same run (the ratio column).
 
 Data: the Linear regression page's generated example with two or three responses (``dose``
 uniform on [0, 10], rescaled to [0, 1]; lines 2 + 0.8 dose, 10 - 0.5 dose and 5 + 0.1 dose,
-noise 1.0, 0.7 and 1.5), the
+noise 1.0, 0.7 and 1.5; for R^4 a fourth, -3 + 0.3 dose, noise 0.8), the
 public centre the response box's centre, τ_m its circumscribed radius (the page's starting
 bounds), τ = τ_m / ratio; support: footpoints within τ_m + τ of the centre, speeds up to
 2(τ_m + τ) (the releases' on R^d); responses projected onto the τ_m ball; σ of the joint
-scheme; the releases' public leaf cap (``bundle_leaf_cap``).
-``python -m benchmarks.bench_bundle_flat [draws] [dims, e.g. 2,3]`` (several minutes).
+scheme; the releases' public leaf cap (``bundle_leaf_cap``). ``certified``: the acceptance
+the envelope certifies; a row whose draws it puts above :data:`DRAW_LIMIT` proposals is built
+but not drawn (R^4, where the releases keep uniform proposals: issue 28).
+``python -m benchmarks.bench_bundle_flat [draws] [dims, e.g. 2,3 or 4]`` (several minutes).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dpcore.sampling.bundle_flat import FlatBundleSampler
 from dpcore.sampling.bundle_lattice import FlatLattice
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 
-LINES = ((2.0, 0.8, 1.0), (10.0, -0.5, 0.7), (5.0, 0.1, 1.5))
+LINES = ((2.0, 0.8, 1.0), (10.0, -0.5, 0.7), (5.0, 0.1, 1.5), (-3.0, 0.3, 0.8))
 #: (d, n, tau_m / tau, n eps) of the rows.
 ROWS = [(2, 100, 1, 250.0), (2, 100, 1, 1000.0), (2, 250, 1, 1000.0), (2, 1000, 1, 1e5),
         (2, 100, 5, 100.0), (2, 100, 5, 250.0), (2, 100, 5, 1000.0), (2, 250, 5, 1000.0),
@@ -37,7 +39,11 @@ ROWS = [(2, 100, 1, 250.0), (2, 100, 1, 1000.0), (2, 250, 1, 1000.0), (2, 1000, 
         (3, 100, 1, 1000.0), (3, 100, 1, 1e4),
         (3, 100, 5, 250.0), (3, 100, 5, 1000.0), (3, 250, 5, 1000.0), (3, 1000, 5, 1e4),
         (3, 100, 5, 1e5), (3, 1000, 5, 1e5), (3, 5_000, 5, 2e4), (3, 10_000, 5, 2e4),
-        (3, 100, 20, 1000.0), (3, 100, 20, 1e4), (3, 100, 20, 1e5)]
+        (3, 100, 20, 1000.0), (3, 100, 20, 1e4), (3, 100, 20, 1e5),
+        (4, 100, 5, 250.0), (4, 100, 1, 500.0)]
+#: Largest number of proposals the certified acceptance may imply for a row to be drawn (R^4:
+#: the envelope is built and its certified acceptance reported, nothing drawn beyond this).
+DRAW_LIMIT = 3e7
 
 
 def data(n, ratio, seed=0, d=2):
@@ -63,12 +69,14 @@ def flat_row(d, n, ratio, n_eps, draws):
                                 max_boxes=bundle_leaf_cap(n, Euclidean(d)),
                                 box_cost=LEAF_TERMS, acceptance_goal=1.0)
     build = time.process_time() - cpu
+    row = {"sampler": "whitened leaves (bundle_flat)", "d": d, "n": n, "τ_m/τ": ratio,
+           "n·ε": n_eps, "leaves": sampler.diagnostics["boxes"], "build CPU s": round(build, 2),
+           "certified": f"{sampler.acceptance_estimate:.2g}"}
+    if draws > DRAW_LIMIT * sampler.acceptance_estimate:
+        return {**row, "proposals": "not drawn", "acceptance": "-", "total CPU s": float("nan")}
     _, tried = sampler.sample_indices(draws, np.random.default_rng(1))
     total = time.process_time() - cpu
-    return {"sampler": "whitened leaves (bundle_flat)", "d": d, "n": n, "τ_m/τ": ratio,
-            "n·ε": n_eps,
-            "leaves": sampler.diagnostics["boxes"], "build CPU s": round(build, 2),
-            "proposals": tried, "acceptance": f"{draws / tried:.2g}",
+    return {**row, "proposals": tried, "acceptance": f"{draws / tried:.2g}",
             "total CPU s": round(total, 2)}
 
 
