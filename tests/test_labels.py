@@ -58,8 +58,9 @@ class TestRegression:
         assert seeded.label == MCMC_LABEL + ", seeded: not for publication"
 
     def test_auto_falls_back_to_mcmc_beyond_the_public_budget(self, small):
+        # n eps = 15 x 80 = 1,200: beyond the whole sphere's exact reach (1,000)
         with pytest.warns(ApproximatePrivacyWarning, match="max_exact_work") as record:
-            rel = regression(small, eps_p=20.0, eps_v=20.0)
+            rel = regression(small, eps_p=40.0, eps_v=40.0)
         assert rel.label == MCMC_LABEL
         # without a footpoint ball the warning names the two-stage design; with one, not
         assert any("private_geodesic_regression_two_stage" in str(w.message) for w in record)

@@ -7,9 +7,9 @@ Where it runs (public inputs only, :func:`bundle_joint_available`): the manifold
 :data:`~dpcore.sampling.bundle_lattice.MAX_RADIUS` (the lattice box must stay inside the
 chart's domain), the shooting-vector bound is at most :math:`\pi`, and the covariates are the
 release's rescaled ones (in [0, 1]). Without a ball (the whole sphere, ``support_radius``
-None) the two-chart sampler of :mod:`dpcore.sampling.bundle_sphere` runs (public charts about
-the north pole and its antipode, each with its public lattice), within the smaller measured
-range :data:`SPHERE_MAX_N_EPS`.
+None) the sampler in the geodesic's own coordinates runs
+(:class:`~dpcore.sampling.bundle_native.NativeSphereSampler`: boxes in frame rotation vector
+and speed, one public lattice), up to :data:`SPHERE_MAX_N_EPS`.
 
 What a release states
 ---------------------
@@ -38,22 +38,15 @@ at n (eps_p + eps_v) = 1,000, n = 250 and 2,000 draws, 35,170 leaves and 747,678
 reaches the cap before the rule stops it sample longer (the timing side channel again); the
 decision between exact and MCMC never reads the data.
 
-The whole sphere (issue 28): the same rule with two envelopes of at most :data:`MAX_LEAVES`
-leaves each, so ``batches x 2 x 2 MAX_LEAVES x LEAF_TERMS x n``; used up to
-:data:`SPHERE_MAX_N_EPS` only. Measured (``benchmarks/bench_bundle_sphere.py``, n = 250,
-tau = 0.2, V = pi, 9 draws): the far field (geodesics far from the fit, a support about 100
-times the footpoint ball's) needs leaves whose number grows like the fourth power of the
-bound's looseness, and the mean-value bound is still 6-8 times the true variation of g there;
-so the envelopes' cost grows fast with n eps. Through the releases (n = 250, 3 x 3 draws,
-synthetic data of ``make_regression_data``, two seeds, tau = 0.2 and 0.3): 1.4-2.4 CPU s at
-120 and 4.5-5.2 s at 150, since leaves whose terms all took their crude bound are split along
-their widest axis (they used to be split along the first axis only, down to slivers: 1.9-8.1 s
-at 120 before); on the benchmark's data 4.6 s at 150, 18.8 s at 180, and at 250-1,000 the cap
-of leaves is reached with estimated acceptances of 2e-6 and below. The far-field bound sums
-each term's change in absolute value: on the leaves that hold the envelope's mass at
-n eps = 250 every residual is clipped and smooth, and the sum is 45-55 sigma where g changes
-by 1-4 sigma (the terms' changes cancel); a second-order bound with the signed first-order
-term is the next step.
+The whole sphere (issue 28): the same rule with one envelope of at most
+:func:`native_leaf_cap` leaves (a public function of :math:`n\epsilon`), each costing about
+:data:`NATIVE_LEAF_TERMS` proposals, so ``batches x 2 x native_leaf_cap x NATIVE_LEAF_TERMS x
+n``. Measured (``benchmarks/bench_bundle_native.py``, n = 250, tau = 0.2, V = pi, 9 draws; the
+issue's request): see :data:`SPHERE_MAX_N_EPS`. (The two-chart sampler of
+:mod:`dpcore.sampling.bundle_sphere` that ran here before stopped at n eps = 150: its
+mean-value bound was 6-8 times g's true variation on the far field's leaves, while the native
+boxes' per-datum caps follow the geodesic's own motion, and boxes that touch the zero speed
+need no special case.)
 Beyond :data:`SPHERE_MAX_N_EPS` whole-sphere requests keep the rule of :mod:`dpcore.release.
 planning` (uniform proposals where their worst case is within the limit, else MCMC).
 """
@@ -71,7 +64,9 @@ from .envelopes import LATTICE_NOTE
 
 __all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
            "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
-           "MEASURED_BALL", "MEASURED_BALLS", "SPHERE_CENTER", "SPHERE_MAX_N_EPS",
+           "MEASURED_BALL", "MEASURED_BALLS", "NATIVE_BOX_COST", "NATIVE_LEAF_TERMS",
+           "NATIVE_MAX_LEAVES",
+           "NATIVE_MIN_LEAVES", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "native_leaf_cap",
            "bundle_joint_available",
            "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_proposal_norm",
            "bundle_reach", "regression_joint_bundle"]
@@ -92,9 +87,28 @@ ACCEPTANCE_GOAL = 1.0
 LEAF_TERMS = 8.0
 
 #: Largest n (eps_p + eps_v) of the whole-sphere sampler (public; module docstring): the
-#: range in which 9 draws were measured within 10 CPU s (``benchmarks/bench_bundle_sphere.py``
-#: and releases on synthetic data: 4.5-5.2 s at 150; the benchmark's data 18.8 s at 180).
-SPHERE_MAX_N_EPS = 150.0
+#: range measured by ``benchmarks/bench_bundle_native.py`` (n = 250, 9 draws).
+SPHERE_MAX_N_EPS = 1000.0
+#: Cost of one native leaf in the public prediction, in proposals priced by the library's
+#: gradient (the unit the time estimate prices the sphere's bundle terms in): a leaf is about
+#: two box evaluations of 17 microseconds against 11 for the library's gradient at n = 250.
+NATIVE_LEAF_TERMS = 3.0
+#: The native refinement's ``box_cost``: a leaf against the sampler's own (compiled)
+#: proposals, 1.5 microseconds at n = 250.
+NATIVE_BOX_COST = 10.0
+#: Largest public leaf cap of the native whole-sphere envelope (:func:`native_leaf_cap`).
+NATIVE_MAX_LEAVES = 300_000
+#: Smallest public leaf cap of the native whole-sphere envelope.
+NATIVE_MIN_LEAVES = 10_000
+
+
+def native_leaf_cap(n_eps):
+    """Public cap on the native whole-sphere envelope's leaves at ``n_eps`` = n (eps_p +
+    eps_v): 0.8 (n eps)^2, within [:data:`NATIVE_MIN_LEAVES`, :data:`NATIVE_MAX_LEAVES`]. The
+    leaves its refinement needs grow about so (``benchmarks/bench_bundle_native.py``: 9,000 at
+    150, 37,000 at 250, 140,000 at 500, 120,000-260,000 at 1,000), so the public prediction
+    stays small where little is needed."""
+    return int(min(NATIVE_MAX_LEAVES, max(NATIVE_MIN_LEAVES, 0.8 * float(n_eps) ** 2)))
 #: Largest n (eps_p + eps_v) for a footpoint ball beyond :data:`MEASURED_BALLS` (radius up to
 #: pi/2, any speed bound): releases on synthetic data took 9.9-10.9 CPU s at 120 and
 #: 11.3-11.5 s at 150 (R = 1.5, V = pi).
@@ -201,15 +215,19 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     return bool(entry is not None and entry[0](manifold, support_radius, max_norm))
 
 
-def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None):
+def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None, n_eps=None):
     """Public prediction of an exact bundle-sampler release's work, in gradient terms:
     ``batches x 2 x leaves x LEAF_TERMS x n`` with the public leaf cap
-    (:func:`bundle_leaf_cap`), twice that on the whole sphere (two envelopes) (module
-    docstring, "Public cost"; ``draws`` enters through the refinement's stop rule, not the
-    prediction)."""
+    (:func:`bundle_leaf_cap`); on the whole sphere ``batches x 2 x native_leaf_cap(n_eps) x
+    NATIVE_LEAF_TERMS x n`` (module docstring, "Public cost"; ``draws`` enters through the
+    refinement's stop rule, not the prediction)."""
     del draws  # the stop rule balances the draws' cost against the leaves'
-    charts = 2.0 if whole_sphere else 1.0
-    return float(batches) * 2.0 * charts * bundle_leaf_cap(n, manifold) * LEAF_TERMS * float(n)
+    if whole_sphere:
+        if n_eps is None:
+            raise ValueError("The whole sphere's public cost needs n_eps.")
+        return (float(batches) * 2.0 * native_leaf_cap(n_eps) * NATIVE_LEAF_TERMS
+                * float(n))
+    return float(batches) * 2.0 * bundle_leaf_cap(n, manifold) * LEAF_TERMS * float(n)
 
 
 def bundle_proposal_norm(manifold):
@@ -396,35 +414,21 @@ def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress
 
 def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):
     """:func:`regression_joint_bundle` without a footpoint ball: one
-    :class:`~dpcore.sampling.bundle_sphere.WholeSphereBundleSampler` per mechanism, the
-    released values the public lattice points (of the chart whose region holds the draw)."""
-    from ..sampling.bundle_sphere import OVERLAP, SPLIT_RADIUS, WholeSphereBundleSampler
+    :class:`~dpcore.sampling.bundle_native.NativeSphereSampler` per mechanism (its public
+    leaf cap from n eps = 4 g_max / sigma), the released values its public lattice points."""
+    from ..sampling.bundle_native import NativeSphereSampler
+    from ..sampling.sphere_native import NativeLattice
 
-    out = []
-    for mech, part in zip(mechanisms, stages(progress, [1.0] * len(mechanisms)), strict=True):
-        report(part, 0.0)
-        sampler = WholeSphereBundleSampler(t, y, float(tau), float(mech.sigma),
-                                           float(max_norm), center=SPHERE_CENTER, draws=size,
-                                           max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
-                                           acceptance_goal=ACCEPTANCE_GOAL,
-                                           progress=stage(part, 0.0, 0.5))
-        report(part, 0.5)
-        p, v, tried = sampler.sample(size, rng, progress=stage(part, 0.5, 1.0))
-        report(part, 1.0)
-        records = [lat.record for lat in sampler.lattices]
-        out.append(MechanismResult(
-            values=np.stack([p, v], axis=1), exact=True,
-            sampler=("exact rejection sampling from certified far-field envelopes on two "
-                     f"public charts covering the whole sphere (centres {SPHERE_CENTER} and "
-                     f"its antipode, footpoint radii {SPLIT_RADIUS:.4g} and "
-                     f"{SPLIT_RADIUS + OVERLAP:.4g}) x the shooting-vector ball of radius "
-                     f"{float(max_norm):g}"),
-            diagnostics={"proposals": int(tried), "acceptance": float(size / tried),
-                         "envelope_cells": int(sampler.diagnostics["boxes"]),
-                         "float_safety": LATTICE_NOTE, "partition": (
-                             "region A: the first chart's support cells; region B: the second "
-                             "chart's support cells whose lattice point is not in A, minus A "
-                             "(public, disjoint; dpcore.sampling.bundle_sphere)"),
-                         "lattices": records, **records[0]},
-        ))
-    return out
+    # g_max = |(tau, tau)| on S^2 (curvature >= 0: kng_exact.regression_gradient_bounds)
+    g_max = math.sqrt(2.0) * float(tau)
+    lattice = NativeLattice(float(max_norm))
+    return _lattice_draws(
+        mechanisms, size, rng,
+        lambda sigma, built: NativeSphereSampler(
+            t, y, float(tau), sigma, float(max_norm), draws=size,
+            max_boxes=native_leaf_cap(4.0 * g_max / sigma), box_cost=NATIVE_BOX_COST,
+            acceptance_goal=ACCEPTANCE_GOAL, progress=built),
+        lattice, ("exact rejection sampling from an envelope certified on boxes in the "
+                  "geodesic's own coordinates (frame rotation vector, speed) over the whole "
+                  f"sphere x the shooting-vector ball of radius {float(max_norm):g}"),
+        progress)

@@ -469,7 +469,7 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
 
     The refined envelope's (:func:`predicted_joint_kng_work`) on R¹ with a footpoint ball; the
     far-field bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
-    with a footpoint ball, or on the whole sphere (``foot_radius`` None, two public charts),
+    with a footpoint ball, or on the whole sphere (``foot_radius`` None, the native boxes),
     where its public cost is below the uniform proposals' worst case
     (:func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`, the rule the release samples by).
     Elsewhere, where the uniform proposals' public worst case is above the limit, their
@@ -491,7 +491,7 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
                         draws=draws, batches=batches):
         return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None,
-                                 manifold=manifold)
+                                 manifold=manifold, n_eps=4.0 * g_max / float(sigma))
     uniform = float(batches) * exact_work(g_max, sigma, n, draws)
     if (not exact_support_available(manifold) or within_limit(uniform)
             or (foot_radius is None and not manifold.is_compact)):

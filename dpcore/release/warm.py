@@ -35,14 +35,14 @@ _SHORT = {"chain_length": 20, "burn_in": 20}
 _SMALL = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.3, "covariate_range": (0.0, 1.0)}
 #: (name, manifold, n, data options, release options): each a release that runs one
 #: compiled path. The ball and whole-sphere cases sit at n (eps_p + eps_v) = 100, beyond the
-#: uniform proposals' public limit at n = 40, so ``sampler="auto"`` takes the far-field envelopes.
+#: uniform proposals' public limit at n = 40, so ``sampler="auto"`` takes the bundle samplers.
 PATHS = (
     ("S² chain", S2, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
     ("S² exact", S2, 30, {}, {**_SMALL, "sampler": "exact"}),
     ("S² ball, far-field envelope", S2, 40, {"footpoint_region": (NORTH, 0.3)},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25, "center": NORTH, "footpoint_radius": 0.5,
       "max_speed": 1.5}),
-    ("S² whole sphere, far-field envelopes", S2, 40, {},
+    ("S² whole sphere, native boxes", S2, 40, {},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25}),
     ("SPD(2) chain", SPD2, 30, {},
      {**_SMALL, "tau_m": 1.0, "center": np.eye(2), "sampler": "mcmc", **_SHORT}),

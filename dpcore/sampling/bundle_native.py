@@ -1,5 +1,6 @@
 r"""Exact joint KNG for geodesic regression on the whole of :math:`TS^2` in the geodesic's own
-coordinates (issue 28): boxes in (frame rotation vector, speed) certified by per-datum caps.
+coordinates (issue 28): boxes in (frame rotation vector, speed) certified by per-datum caps,
+optionally within a public footpoint ball.
 
 The target
 ----------
@@ -17,7 +18,8 @@ The proposal and the certificate
 into dyadic boxes of lattice cells: a leaf with probability :math:`W_B/W` (integer weights
 :math:`W_B \ge 1`, :class:`~dpcore.sampling.floatsafe.IntegerWeights`), a lattice cell of it
 uniformly (exact integer draws), a point uniformly in that cell (:math:`z_K + \gamma(U -
-\tfrac12)`). Leaves that surely miss :math:`|\omega| \le \pi` are dropped. On every leaf
+\tfrac12)`). Leaves that surely miss :math:`|\omega| \le \pi` (or the public footpoint
+ball) are dropped. On every leaf
 (padded by one lattice spacing) :math:`g \ge g_B`
 (:func:`~dpcore.sampling.sphere_native.cap_lower_bound`, proven there) and :math:`J \le J_B`
 (:func:`~dpcore.sampling.sphere_native.log_volume_bound`), so :math:`fJ \le e^{b_B}`,
@@ -50,7 +52,7 @@ The release is the cell index :math:`K`, i.e. the fixed float point :math:`z_K` 
 :func:`~dpcore.sampling.sphere_native.bundle_points`: a public function of :math:`K`. The set
 of released indices is :math:`D_L` for every data set: nothing outside :math:`D_L` is released
 (public test on :math:`K`); every :math:`K \in D_L` is released with positive probability (its
-leaf is kept, since only leaves that surely miss :math:`|\omega| \le \pi` are dropped, and has
+leaf is kept, since only leaves that surely miss the support are dropped, and has
 weight :math:`W_B \ge 1`; the cell is drawn with positive probability; the offset is exactly 0
 at :math:`U = \tfrac12`; and :math:`f(z_K)J(z_K) > 0` because :math:`s_K > 0`,
 :math:`|\omega_K| < \pi` and :math:`g` is finite). :meth:`NativeSphereSampler.reachable`
@@ -104,6 +106,10 @@ class NativeSphereSampler(LatticeDraws):
         KNG scale.
     max_speed : float
         The speed bound :math:`V \in (0, \pi]`.
+    center, radius : optional
+        A public footpoint ball (unit centre, radius in :math:`(0, \pi]`) to restrict the
+        support to (:class:`~dpcore.sampling.sphere_native.NativeLattice`); default the whole
+        sphere.
     draws : int
         Draws the sampler will serve (the refinement stops once more leaves would cost more
         than the proposals they save).
@@ -120,8 +126,9 @@ class NativeSphereSampler(LatticeDraws):
         ``progress(fraction)`` of the envelope's construction, after every round.
     """
 
-    def __init__(self, t, y, tau, sigma, max_speed, *, draws=1, acceptance_goal=1.0,
-                 box_cost=8.0, max_boxes=250_000, compiled=True, progress=None):
+    def __init__(self, t, y, tau, sigma, max_speed, *, center=None, radius=None, draws=1,
+                 acceptance_goal=1.0, box_cost=8.0, max_boxes=250_000, compiled=True,
+                 progress=None):
         self.t = np.ascontiguousarray(np.asarray(t, dtype=float).reshape(-1))
         self.y = np.ascontiguousarray(np.asarray(y, dtype=float))
         if self.y.shape != (self.t.size, 3):
@@ -129,7 +136,7 @@ class NativeSphereSampler(LatticeDraws):
         self.tau, self.sigma = float(tau), float(sigma)
         if not (self.tau > 0 and self.sigma > 0):
             raise ValueError("`tau` and `sigma` must be positive.")
-        self.lattice = NativeLattice(max_speed)
+        self.lattice = NativeLattice(max_speed, center, radius)
         self.draws, self.box_cost = int(draws), float(box_cost)
         self.acceptance_goal, self.max_boxes = float(acceptance_goal), int(max_boxes)
         self.compiled = bool(compiled) and _compiled_bound is not None
@@ -159,7 +166,11 @@ class NativeSphereSampler(LatticeDraws):
             b[sl] = be + _MARGIN * (1 + np.abs(be))
             log_vol[sl] = np.sum(np.log(hi[sl] - lo[sl]), axis=-1)
             with np.errstate(divide="ignore", invalid="ignore"):
-                b_est[sl] = -g_c / self.sigma + log_volume_density(zc)
+                est = -g_c / self.sigma + log_volume_density(zc)
+            # steering only: a leaf whose centre's footpoint lies outside the ball is estimated
+            # empty, so that leaves straddling its boundary are split until their outer parts
+            # drop
+            b_est[sl] = np.where(self.lattice.outside(zc), -np.inf, est)
         self.evaluations += lo.shape[0]
         return b, log_vol, b_est
 

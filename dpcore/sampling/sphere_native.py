@@ -256,21 +256,42 @@ def cap_lower_bound(zc, h, t, y, tau):
 
 class NativeLattice:
     r"""Public lattice of :math:`[-\pi, \pi]^3 \times [0, V]` and its support (module
-    docstring).
+    docstring), optionally within a public footpoint ball.
+
+    With a ball (centre :math:`c`, radius :math:`R`) the support keeps only the cells whose
+    lattice point's footpoint :math:`p_K` has :math:`d(p_K, c) \le R - 4\gamma_\omega` (a
+    public float test on :math:`K`): a cell's rotations lie within
+    :math:`\sqrt3\gamma_\omega/2` of its point's (1-Lipschitz exponential), and a rotation by
+    an angle :math:`\alpha` moves the footpoint by at most :math:`\alpha`, so such a cell lies
+    inside the ball. A box whose centre's footpoint is farther than :math:`R + |h_\omega|` from
+    :math:`c` misses the ball.
 
     Parameters
     ----------
     max_speed : float
         The speed bound :math:`V \in (0, \pi]`.
+    center : array (3,), optional
+        Public centre of the footpoint ball (with ``radius``).
+    radius : float, optional
+        Public radius of the footpoint ball, in :math:`(0, \pi]`; None: the whole sphere.
     """
 
     dim = 4
     levels = LEVELS
 
-    def __init__(self, max_speed):
+    def __init__(self, max_speed, center=None, radius=None):
         self.max_speed = float(max_speed)
         if not 0.0 < self.max_speed <= math.pi:
             raise ValueError(f"`max_speed` must be in (0, pi], got {max_speed!r}.")
+        self.radius = None if radius is None else float(radius)
+        self.center = None
+        if self.radius is not None:
+            if not 0.0 < self.radius <= math.pi:
+                raise ValueError(f"`radius` must be in (0, pi], got {radius!r}.")
+            c = np.asarray(center, dtype=float).reshape(3)
+            if not (np.all(np.isfinite(c)) and abs(float(np.linalg.norm(c)) - 1.0) < 1e-9):
+                raise ValueError("`center` must be a unit vector of R^3.")
+            self.center = c / np.linalg.norm(c)
         self.origin = np.array([-math.pi, -math.pi, -math.pi, 0.0])
         self.span = np.array([2 * math.pi] * 3 + [self.max_speed])
         self.spacing = self.span / 2.0**self.levels
@@ -293,7 +314,15 @@ class NativeLattice:
         ok = np.all((index >= 0) & (index < 2**self.levels), axis=-1)
         ok &= np.sqrt(np.sum(z[:, :3] ** 2, axis=-1)) <= math.pi - 2 * self.spacing[0]
         ok &= z[:, 3] <= self.max_speed - 2 * self.spacing[3]
+        if self.radius is not None:
+            p, _ = bundle_points(z)
+            ok &= self.footpoint_distance(p) <= self.radius - 4 * self.spacing[0]
         return ok
+
+    def footpoint_distance(self, p):
+        """Geodesic distance of footpoints ``(m, 3)`` to the ball's centre."""
+        cross = np.linalg.norm(np.cross(p, self.center), axis=-1)
+        return np.arctan2(cross, p @ self.center)
 
     def box(self, lo_index, level, pad=True):
         """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
@@ -306,9 +335,21 @@ class NativeLattice:
         return lo, hi
 
     def misses(self, lo, hi):
-        """Boxes that surely miss :math:`|\\omega| \\le \\pi`."""
+        """Boxes that surely miss :math:`|\\omega| \\le \\pi` (or the footpoint ball)."""
         gap = np.maximum(np.maximum(lo[:, :3], -hi[:, :3]), 0.0)
-        return np.sqrt(np.sum(gap * gap, axis=-1)) > math.pi
+        out = np.sqrt(np.sum(gap * gap, axis=-1)) > math.pi
+        if self.radius is not None:
+            zc, h = 0.5 * (lo + hi), 0.5 * (hi - lo)
+            p, _ = bundle_points(zc)
+            reach = self.radius + np.sqrt(np.sum(h[:, :3] ** 2, axis=-1)) * (1 + 1e-12) + 1e-12
+            out |= self.footpoint_distance(p) > reach
+        return out
+
+    def outside(self, z):
+        """Whether points ``(m, 4)`` have their footpoint outside the ball (steering only)."""
+        if self.radius is None:
+            return np.zeros(np.asarray(z).shape[0], dtype=bool)
+        return self.footpoint_distance(bundle_points(z)[0]) > self.radius
 
     def point(self, index):
         """The released ``(p, v)`` of indices ``(m, 4)``, each ``(m, 3)`` (public function)."""
@@ -317,7 +358,10 @@ class NativeLattice:
     @property
     def record(self):
         """Public description of the lattice for a release record."""
-        return {"lattice_spacing": self.spacing.tolist(), "lattice_origin": self.origin.tolist(),
-                "lattice_levels": self.levels,
-                "lattice_coordinates": "rotation vector of the frame (p, v/|v|, p x v/|v|) "
-                                       "and the speed |v|"}
+        out = {"lattice_spacing": self.spacing.tolist(), "lattice_origin": self.origin.tolist(),
+               "lattice_levels": self.levels,
+               "lattice_coordinates": "rotation vector of the frame (p, v/|v|, p x v/|v|) "
+                                      "and the speed |v|"}
+        if self.radius is not None:
+            out["lattice_ball"] = {"center": self.center.tolist(), "radius": self.radius}
+        return out

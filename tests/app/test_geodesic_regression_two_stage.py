@@ -133,12 +133,15 @@ def _sphere_settings(**kw):
 
 
 def test_the_sphere_at_n_eps_1000_is_exact_with_two_stages_and_the_page_offers_it():
-    """Issue 28's S² release (n = 250, ε_p = ε_v = 2, 9 draws) on the whole sphere is MCMC;
-    with the two-stage design at the page's speed bound (0.8) stage 2's ball (ρ = V + τ + the
-    centre's error, about 1.0) lies in the far-field sampler's second measured support
-    (R <= 1.25, V <= 0.8), so it is exact, and the page offers it next to the MCMC warning.
-    Where the two-stage design would be MCMC too (speed bound 1.5), no offer."""
-    one = _sphere_settings()
+    """Issue 28's S² release (n = 250, ε_p = ε_v = 2, 9 draws) is exact on the whole sphere
+    (the native boxes), but MCMC on a public footpoint ball too large for the far-field
+    sampler (radius 1.5); with the two-stage design at the page's speed bound (0.8) stage 2's
+    ball (ρ = V + τ + the centre's error, about 1.0) lies in the far-field sampler's second
+    measured support (R <= 1.25, V <= 0.8), so it is exact, and the page offers it next to
+    the MCMC warning. Where the two-stage design would be MCMC too (speed bound 1.5), no
+    offer."""
+    assert G.sampler_plan(_sphere_settings(), 250)["guarantee"] == "private"
+    one = _sphere_settings(footpoint_radius=1.5, center=(90.0, 0.0))
     assert G.sampler_plan(one, 250)["guarantee"] == "approximately private"
     assert TS.exact_two_stage_offer(one, 250) == pytest.approx(9.0)
     two = _sphere_settings(two_stage=TS.TwoStage(9.0, (90.0, 0.0), 0.5))
@@ -155,7 +158,7 @@ def test_the_mcmc_warning_offers_the_two_stage_design():
     at.slider(key="gr_n").set_value(250).run()
     at.select_slider(key="gr_eps_p").set_value(2.0).run()
     at.select_slider(key="gr_eps_v").set_value(2.0).run()
-    at.number_input(key="gr_fr_sphere_synthetic").set_value(0.0).run()  # the whole sphere
+    at.number_input(key="gr_fr_sphere_synthetic").set_value(1.5).run()  # a loose public ball
     assert not at.exception
     (warning,) = [w.value for w in at.warning if "will use **MCMC**" in w.value]
     # the page draws one geodesic: ε₁ = a quarter of 2 + 2

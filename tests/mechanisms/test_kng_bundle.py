@@ -27,12 +27,16 @@ from dpcore.mechanisms.kng_bundle import (
     MAX_N_EPS,
     MEASURED_BALL,
     MEASURED_BALLS,
+    NATIVE_LEAF_TERMS,
+    NATIVE_MAX_LEAVES,
+    NATIVE_MIN_LEAVES,
     SPHERE_MAX_N_EPS,
     bundle_joint_available,
     bundle_joint_work,
     bundle_leaf_cap,
     bundle_preferred,
     bundle_reach,
+    native_leaf_cap,
 )
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.sampling.bundle_lattice import BundleLattice
@@ -106,7 +110,7 @@ def test_reach_is_the_measured_range_of_the_public_support():
     assert bundle_reach(1.25, 0.8) == bundle_reach(1.0, 0.5) == MAX_N_EPS
     assert bundle_reach(1.25, 1.0) == bundle_reach(1.5, 0.8) == BALL_MAX_N_EPS
     assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == BALL_MAX_N_EPS == 120.0
-    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS == 150.0
+    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS == 1000.0
     assert bundle_reach(2.0, 1.0) == 0.0
     n, draws = 250, 9
     g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))
@@ -122,9 +126,15 @@ def test_plan_is_exact_at_n_eps_1000_with_a_footpoint_ball():
     assert plan["exact"] and plan["guarantee"] == "private"
     assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9))
     assert plan["predicted_work"] <= plan["limit"]
-    # the whole sphere at n eps = 1,000: beyond SPHERE_MAX_N_EPS, MCMC
+    # the request: the whole sphere at n eps = 1,000, exact in native coordinates
     whole = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9)
-    assert not whole["exact"] and whole["guarantee"] == "approximately private"
+    assert whole["exact"] and whole["guarantee"] == "private"
+    assert whole["predicted_work"] == pytest.approx(
+        bundle_joint_work(250, 9, whole_sphere=True, n_eps=1000.0))
+    assert whole["predicted_work"] <= whole["limit"]
+    # beyond the measured range: MCMC
+    assert not plan_regression_sampler(S2, 250, eps_p=2.5, eps_v=2.5, tau=TAU,
+                                       draws=9)["exact"]
     # beyond the measured range n (eps_p + eps_v) <= MAX_N_EPS: not the bundle sampler
     assert not plan_regression_sampler(S2, 250, eps_p=2.5, eps_v=2.5, tau=TAU, draws=9,
                                        footpoint_radius=0.5, max_speed=1.5)["exact"]
@@ -188,9 +198,14 @@ def test_whole_sphere_preferred_within_its_measured_range():
     n, draws = 250, 9
     g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))
     delta = math.hypot(2 * TAU / n, 2 * TAU / n)
-    assert bundle_joint_work(n, draws, whole_sphere=True) == pytest.approx(
-        2 * 2 * MAX_LEAVES * LEAF_TERMS * n)
-    for n_eps in (30.0, 100.0, SPHERE_MAX_N_EPS, 1.01 * SPHERE_MAX_N_EPS, 1000.0):
+    for n_eps, cap in ((100.0, NATIVE_MIN_LEAVES), (250.0, 50_000),
+                       (1000.0, NATIVE_MAX_LEAVES)):
+        assert native_leaf_cap(n_eps) == cap
+        assert bundle_joint_work(n, draws, whole_sphere=True, n_eps=n_eps) == pytest.approx(
+            2 * cap * NATIVE_LEAF_TERMS * n)
+    with pytest.raises(ValueError, match="n_eps"):
+        bundle_joint_work(n, draws, whole_sphere=True)
+    for n_eps in (30.0, 100.0, 150.0, SPHERE_MAX_N_EPS, 1.01 * SPHERE_MAX_N_EPS):
         sigma = 2 * delta / (n_eps / n)
         uniform = draws * n * worst_case_proposals(g_max, sigma)
         expect = uniform > get_limits().max_exact_work and n_eps <= SPHERE_MAX_N_EPS
@@ -199,12 +214,13 @@ def test_whole_sphere_preferred_within_its_measured_range():
     plan = plan_regression_sampler(S2, 250, eps_p=0.2, eps_v=0.2, tau=TAU, draws=9)
     assert plan["exact"] and plan["guarantee"] == "private"
     assert plan["exact_sampler"] == "far-field bundle"
-    assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9, whole_sphere=True))
+    assert plan["predicted_work"] == pytest.approx(
+        bundle_joint_work(250, 9, whole_sphere=True, n_eps=100.0))
     assert plan["predicted_work"] <= plan["limit"]
 
 
 def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
-    from dpcore.sampling.bundle_sphere import OVERLAP, SPLIT_RADIUS
+    from dpcore.sampling.sphere_native import NativeLattice
 
     rng = np.random.default_rng(8)
     n, eps = 40, 1.0                                           # n eps = 80 per geodesic
@@ -212,22 +228,23 @@ def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
     rel = private_geodesic_regression(S2, t, y, eps_p=eps, eps_v=eps, tau=TAU,
                                       covariate_range=(0, 1), rng=4)
     joint = rel.diagnostics["joint"]
-    assert rel.delta == 0 and "two public charts" in joint["sampler"]
+    assert rel.delta == 0 and "geodesic's own coordinates" in joint["sampler"]
     assert joint["float_safety"].startswith("each output is the public lattice cell")
     p = np.asarray(rel.values["footpoint"]).reshape(3)
     v = np.asarray(rel.values["shooting_vector"]).reshape(3)
     assert np.linalg.norm(v) <= math.pi
-    # the released pair is the public point of its cell in one of the two public lattices
-    inner = BundleLattice(NORTH, SPLIT_RADIUS, math.pi)
-    outer = BundleLattice(-NORTH, SPLIT_RADIUS + OVERLAP, math.pi)
-    hits = 0
-    for lat in (inner, outer):
-        z = np.concatenate(lat.chart.from_bundle(p[None], v[None]), axis=-1)
-        p_k, v_k = lat.point(lat.index_of(z))
-        hits += bool(np.array_equal(p_k[0], p) and np.array_equal(v_k[0], v))
-    assert hits >= 1
-    assert [list(rec["lattice_spacing"]) for rec in joint["lattices"]] == [
-        inner.spacing.tolist(), outer.spacing.tolist()]
+    # the released pair is the public point of a support cell of the public lattice
+    lattice = NativeLattice(math.pi)
+    assert list(joint["lattice_spacing"]) == lattice.spacing.tolist()
+    from scipy.spatial.transform import Rotation
+
+    e = v / np.linalg.norm(v)
+    frame = np.stack([p, e, np.cross(p, e)], axis=1)
+    z = np.concatenate([Rotation.from_matrix(frame).as_rotvec(), [np.linalg.norm(v)]])
+    k = lattice.index_of(z[None])
+    assert lattice.in_support(k)[0]
+    p_k, v_k = lattice.point(k)
+    assert np.array_equal(p_k[0], p) and np.array_equal(v_k[0], v)
 
 
 @pytest.mark.parametrize("d, eps, seed", [(2, 5.0, 7), (3, 20.0, 8)])
