@@ -10,8 +10,15 @@ pole, shooting vector (0.5, 0.3, 0), tangent noise 0.1; three seeds). Per row: l
 and total CPU seconds (process time, one core), proposals, and ``ratio`` = total over the
 baseline measured in the same run: the two-chart sampler the releases ran before
 (:mod:`dpcore.sampling.bundle_sphere`, its public caps) at n·ε = 150, its largest public reach.
-``python -m benchmarks.bench_bundle_native [n·ε ...]`` (default 150 250 500 1000; about two
-minutes).
+
+A second table: public footpoint balls at n·ε = 1,000 (:data:`BALLS`: radius R about the north
+pole, speed bound V, the data's footpoint at the stated distance from the centre, beyond R
+outside the ball; the data of ``bench_bundle_offball.py``), where the far-field sampler ran
+before (5-16 CPU s inside its two measured supports, 15-17.5 s with the fit 0.1-0.2 outside the
+two-stage design's ball, never finishing with it 0.35 outside; ``bench_bundle_balls.py``).
+``--tail`` adds that last case (about six minutes).
+``python -m benchmarks.bench_bundle_native [n·ε ...] [--tail]`` (default 150 250 500 1000;
+about three minutes).
 """
 
 from __future__ import annotations
@@ -36,11 +43,18 @@ from dpcore.sampling.bundle_native import NativeSphereSampler
 from dpcore.sampling.bundle_sphere import WholeSphereBundleSampler
 
 try:
+    from bench_bundle_offball import data as offball_data
     from bench_bundle_sampler import CENTER, _data
 except ImportError:  # run as a module from the repository root
+    from benchmarks.bench_bundle_offball import data as offball_data
     from benchmarks.bench_bundle_sampler import CENTER, _data
 
 N, TAU, DRAWS = 250, 0.2, 9
+#: (R, V, footpoint distance, speed of the data's geodesic or None) at n·ε = 1,000.
+BALLS = ((0.5, 1.5, 0.0, None), (0.5, 1.5, 0.7, None), (0.5, math.pi, 0.0, None),
+         (1.25, 0.8, 0.0, 0.7), (1.25, 0.8, 1.35, 0.7), (1.25, 0.8, 1.45, 0.7))
+#: The two-stage design's tail (``--tail``): the fit 0.35 outside its ball.
+TAIL = (1.25, 0.8, 1.6, 0.7)
 
 
 def _sigma(n_eps, n=N, tau=TAU):
@@ -56,11 +70,12 @@ def issue_data(seed, n=N):
     return t, s2.exp(pred, s2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
 
 
-def native_row(name, t, y, n_eps, seed=1):
+def native_row(name, t, y, n_eps, seed=1, speed=math.pi, radius=None):
     cpu = time.process_time()
-    sampler = NativeSphereSampler(t, y, TAU, _sigma(n_eps), math.pi, draws=DRAWS,
-                                  max_boxes=native_leaf_cap(n_eps), box_cost=NATIVE_BOX_COST,
-                                  acceptance_goal=ACCEPTANCE_GOAL)
+    sampler = NativeSphereSampler(t, y, TAU, _sigma(n_eps), speed,
+                                  center=None if radius is None else CENTER, radius=radius,
+                                  draws=DRAWS, max_boxes=native_leaf_cap(n_eps),
+                                  box_cost=NATIVE_BOX_COST, acceptance_goal=ACCEPTANCE_GOAL)
     build = time.process_time() - cpu
     _, tried = sampler.sample_indices(DRAWS, np.random.default_rng(seed))
     return {"sampler": "native boxes", "data": name, "n·ε": n_eps,
@@ -80,6 +95,21 @@ def two_chart_row(t, y, n_eps):
             "proposals": int(tried), "total CPU s": round(time.process_time() - cpu, 1)}
 
 
+def ball_rows(tail=False):
+    """The second table (module docstring)."""
+    rows = []
+    for radius, speed, distance, data_speed in BALLS + ((TAIL,) if tail else ()):
+        lattice = BundleLattice(CENTER, min(radius, 2.2), min(speed, math.pi))
+        t, y = offball_data(lattice, distance, np.random.default_rng(1), speed=data_speed,
+                            n=N)
+        row = native_row("bench_bundle_offball", t, y, 1000.0, 2, speed, radius)
+        rows.append({"R": radius, "V": round(speed, 3), "footpoint distance": distance,
+                     **{k: row[k] for k in ("leaves", "build CPU s", "proposals",
+                                            "total CPU s")}})
+        print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
 def main(levels=(150.0, 250.0, 500.0, 1000.0)):
     t, y = _data(BundleLattice(CENTER, 0.5, 1.5), np.random.default_rng(250))
     rows = [two_chart_row(t, y, 150.0)]
@@ -94,6 +124,8 @@ def main(levels=(150.0, 250.0, 500.0, 1000.0)):
 
 
 if __name__ == "__main__":
-    args = tuple(float(a) for a in sys.argv[1:])
+    args = [a for a in sys.argv[1:] if a != "--tail"]
     with pd.option_context("display.width", 160):
-        print(main(args or (150.0, 250.0, 500.0, 1000.0)).to_string(index=False))
+        print(main(tuple(float(a) for a in args) or (150.0, 250.0, 500.0, 1000.0))
+              .to_string(index=False))
+        print(ball_rows("--tail" in sys.argv).to_string(index=False))

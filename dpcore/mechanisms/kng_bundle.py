@@ -1,15 +1,14 @@
-r"""Exact joint KNG for geodesic regression on :math:`S^2` at large :math:`n\epsilon`, in the
-releases: the far-field bundle sampler (:class:`~dpcore.sampling.bundle_farfield.
-FarFieldBundleSampler`) on a public footpoint ball.
-
-Where it runs (public inputs only, :func:`bundle_joint_available`): the manifold is
-:math:`S^2`, the footpoint support is a public ball of radius at most
-:data:`~dpcore.sampling.bundle_lattice.MAX_RADIUS` (the lattice box must stay inside the
-chart's domain), the shooting-vector bound is at most :math:`\pi`, and the covariates are the
-release's rescaled ones (in [0, 1]). Without a ball (the whole sphere, ``support_radius``
-None) the sampler in the geodesic's own coordinates runs
+r"""Exact joint KNG for geodesic regression at large :math:`n\epsilon`, in the releases: on
+:math:`S^2` the sampler in the geodesic's own coordinates
 (:class:`~dpcore.sampling.bundle_native.NativeSphereSampler`: boxes in frame rotation vector
-and speed, one public lattice), up to :data:`SPHERE_MAX_N_EPS`.
+and speed certified by per-datum caps, one public lattice), on a public footpoint ball or on the
+whole sphere; on :math:`\mathbb{R}^2` and :math:`\mathbb{R}^3` the whitened-leaf sampler of
+:mod:`dpcore.sampling.bundle_flat`.
+
+Where it runs (public inputs only, :func:`bundle_joint_available`): on :math:`S^2` any public
+footpoint ball of radius at most :math:`\pi` or none, a shooting-vector bound of at most
+:math:`\pi`, up to :data:`SPHERE_MAX_N_EPS`; on R^2 and R^3 a public footpoint ball, up to
+:data:`FLAT_MAX_N_EPS`. The covariates are the release's rescaled ones (in [0, 1]).
 
 What a release states
 ---------------------
@@ -25,30 +24,26 @@ data: its run time is a timing side channel, not a change of the output's law.
 Public cost (what ``sampler="auto"`` reads, :func:`bundle_joint_work`)
 ---------------------------------------------------------------------------
 Uniform proposals run wherever their public worst case is within the ``max_exact_work`` limit
-(:func:`bundle_preferred`); beyond it, the bundle sampler.
-The refinement splits leaves while the draws' expected proposals cost more than the leaves
-(a leaf costs about :data:`LEAF_TERMS` proposals: ``box_cost``), up to the public cap of
-:data:`MAX_LEAVES` leaves. Stopped by that rule, the draws cost at most what the leaves cost,
-so the public prediction is twice the cap's cost: ``2 x MAX_LEAVES x LEAF_TERMS x n`` gradient
-terms per budget pair, whatever the number of draws. (An acceptance goal of 2e-3 used to stop
-the refinement first for large draw counts, and the draws then cost more than the prediction:
-at n (eps_p + eps_v) = 1,000, n = 250 and 2,000 draws, 35,170 leaves and 747,678 proposals,
-21.6 CPU s, against 39,804 leaves and 280,651 proposals, 13.5 CPU s, by the rule alone;
-9 or 100 draws never reached the goal.) Data whose envelope
-reaches the cap before the rule stops it sample longer (the timing side channel again); the
-decision between exact and MCMC never reads the data.
+(:func:`bundle_preferred`); beyond it, the bundle sampler. The refinement splits leaves while
+the draws' expected proposals cost more than the leaves (``box_cost`` proposals a leaf), up to
+a public cap of leaves (:func:`bundle_leaf_cap`). Stopped by that rule, the draws cost at most
+what the leaves cost, so the public prediction is twice the cap's cost, per budget pair,
+whatever the number of draws: on :math:`S^2` ``2 x native_leaf_cap(n eps) x
+NATIVE_LEAF_TERMS x n`` gradient terms (the cap a public function of :math:`n\epsilon`), on
+R^2 and R^3 ``2 x cap x LEAF_TERMS x n``. Data whose envelope reaches the cap before the rule
+stops it sample longer (the timing side channel again); the decision between exact and MCMC
+never reads the data.
 
-The whole sphere (issue 28): the same rule with one envelope of at most
-:func:`native_leaf_cap` leaves (a public function of :math:`n\epsilon`), each costing about
-:data:`NATIVE_LEAF_TERMS` proposals, so ``batches x 2 x native_leaf_cap x NATIVE_LEAF_TERMS x
-n``. Measured (``benchmarks/bench_bundle_native.py``, n = 250, tau = 0.2, V = pi, 9 draws; the
-issue's request): see :data:`SPHERE_MAX_N_EPS`. (The two-chart sampler of
-:mod:`dpcore.sampling.bundle_sphere` that ran here before stopped at n eps = 150: its
-mean-value bound was 6-8 times g's true variation on the far field's leaves, while the native
-boxes' per-datum caps follow the geodesic's own motion, and boxes that touch the zero speed
-need no special case.)
-Beyond :data:`SPHERE_MAX_N_EPS` whole-sphere requests keep the rule of :mod:`dpcore.release.
-planning` (uniform proposals where their worst case is within the limit, else MCMC).
+Measured on :math:`S^2` (``benchmarks/bench_bundle_native.py``, n = 250, tau = 0.2, 9 draws;
+the issue's request is the whole sphere at n eps = 1,000). The samplers that ran here before
+(:mod:`dpcore.sampling.bundle_farfield` on balls, the two charts of
+:mod:`dpcore.sampling.bundle_sphere` on the whole sphere) stopped at n eps = 150 on the whole
+sphere and 120 on balls outside two measured supports, and never finished with a fit 0.35
+outside the two-stage design's ball: their mean-value bound was 6-8 times g's true variation
+on the far field's leaves, while the native boxes' per-datum caps follow the geodesic's own
+motion, and boxes that touch the zero speed need no special case. Beyond
+:data:`SPHERE_MAX_N_EPS` requests keep the rule of :mod:`dpcore.release.planning` (uniform
+proposals where their worst case is within the limit, else MCMC).
 """
 
 from __future__ import annotations
@@ -58,36 +53,29 @@ import math
 import numpy as np
 
 from .._progress import report, stage, stages
-from ..sampling.bundle_lattice import MAX_RADIUS
 from .base import MechanismResult
 from .envelopes import LATTICE_NOTE
 
-__all__ = ["ACCEPTANCE_GOAL", "BALL_MAX_N_EPS", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
-           "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "MAX_N_EPS",
-           "MEASURED_BALL", "MEASURED_BALLS", "NATIVE_BOX_COST", "NATIVE_LEAF_TERMS",
-           "NATIVE_MAX_LEAVES",
-           "NATIVE_MIN_LEAVES", "SPHERE_CENTER", "SPHERE_MAX_N_EPS", "native_leaf_cap",
+__all__ = ["ACCEPTANCE_GOAL", "FLAT3_MIN_LEAVES", "FLAT_DIMS", "FLAT_LEAF_TERMS",
+           "FLAT_MAX_N_EPS", "FLAT_MIN_LEAVES", "LEAF_TERMS", "MAX_LEAVES", "NATIVE_BOX_COST",
+           "NATIVE_LEAF_TERMS", "NATIVE_MAX_LEAVES", "NATIVE_MIN_LEAVES", "SPHERE_MAX_N_EPS",
+           "native_leaf_cap",
            "bundle_joint_available",
            "bundle_joint_work", "bundle_leaf_cap", "bundle_preferred", "bundle_proposal_norm",
            "bundle_reach", "regression_joint_bundle"]
 
-#: Largest n (eps_p + eps_v) the sampler is used at, ``4 g_max / sigma`` (public): the range
-#: measured by ``benchmarks/bench_bundle_farfield.py``; the leaves needed grow with it, and
-#: beyond it the cap would be reached with an acceptance nobody measured.
-MAX_N_EPS = 1000.0
-#: Largest number of leaves of one envelope (public).
+#: Largest number of leaves of one flat envelope (public; :func:`bundle_leaf_cap`).
 MAX_LEAVES = 60_000
 #: Certified acceptance at which the refinement would stop: 1, which no envelope certifies, so
 #: the balance of leaves against draws (module docstring) alone stops it.
 ACCEPTANCE_GOAL = 1.0
-#: Cost of certifying one leaf, in proposals (each n gradient terms): about 58 microseconds
-#: against 7-10 per proposal at n = 250 (``benchmarks/bench_bundle_farfield.py``); also the
-#: refinement's ``box_cost``. Measured at n (eps_p + eps_v) = 1,000, n = 250, 9 draws: box
-#: costs 25, 10 and 6 gave 20, 10.9 and 10.2 CPU s on a loaded machine.
+#: Cost of certifying one flat leaf, in proposals (each n gradient terms); also the flat
+#: refinement's ``box_cost``.
 LEAF_TERMS = 8.0
 
-#: Largest n (eps_p + eps_v) of the whole-sphere sampler (public; module docstring): the
-#: range measured by ``benchmarks/bench_bundle_native.py`` (n = 250, 9 draws).
+#: Largest n (eps_p + eps_v) of the sampler on :math:`S^2` (public), on the whole sphere and
+#: on every public footpoint ball: the range measured by ``benchmarks/bench_bundle_native.py``
+#: (n = 250, 9 draws; module docstring).
 SPHERE_MAX_N_EPS = 1000.0
 #: Cost of one native leaf in the public prediction, in proposals priced by the library's
 #: gradient (the unit the time estimate prices the sphere's bundle terms in): a leaf is about
@@ -96,37 +84,20 @@ NATIVE_LEAF_TERMS = 3.0
 #: The native refinement's ``box_cost``: a leaf against the sampler's own (compiled)
 #: proposals, 1.5 microseconds at n = 250.
 NATIVE_BOX_COST = 10.0
-#: Largest public leaf cap of the native whole-sphere envelope (:func:`native_leaf_cap`).
+#: Largest public leaf cap of the native envelope (:func:`native_leaf_cap`).
 NATIVE_MAX_LEAVES = 300_000
-#: Smallest public leaf cap of the native whole-sphere envelope.
+#: Smallest public leaf cap of the native envelope.
 NATIVE_MIN_LEAVES = 10_000
 
 
 def native_leaf_cap(n_eps):
-    """Public cap on the native whole-sphere envelope's leaves at ``n_eps`` = n (eps_p +
-    eps_v): 0.8 (n eps)^2, within [:data:`NATIVE_MIN_LEAVES`, :data:`NATIVE_MAX_LEAVES`]. The
-    leaves its refinement needs grow about so (``benchmarks/bench_bundle_native.py``: 9,000 at
-    150, 37,000 at 250, 140,000 at 500, 120,000-260,000 at 1,000), so the public prediction
-    stays small where little is needed."""
+    """Public cap on the native envelope's leaves at ``n_eps`` = n (eps_p + eps_v):
+    0.8 (n eps)^2, within [:data:`NATIVE_MIN_LEAVES`, :data:`NATIVE_MAX_LEAVES`]. The leaves
+    its refinement needs grow about so (``benchmarks/bench_bundle_native.py``: 9,000 at 150,
+    37,000 at 250, 140,000 at 500, 120,000-260,000 at 1,000 on the whole sphere), so the public
+    prediction stays small where little is needed."""
     return int(min(NATIVE_MAX_LEAVES, max(NATIVE_MIN_LEAVES, 0.8 * float(n_eps) ** 2)))
-#: Largest n (eps_p + eps_v) for a footpoint ball beyond :data:`MEASURED_BALLS` (radius up to
-#: pi/2, any speed bound): releases on synthetic data took 9.9-10.9 CPU s at 120 and
-#: 11.3-11.5 s at 150 (R = 1.5, V = pi).
-BALL_MAX_N_EPS = 120.0
-#: Public supports (footpoint radius R, speed bound V) in which :data:`MAX_N_EPS` was
-#: measured; a support within one of them reaches it, larger balls or speeds reach less
-#: (:func:`bundle_reach`). (0.5, 1.5): ``benchmarks/bench_bundle_farfield.py`` and
-#: ``bench_bundle_offball.py`` (5-16 CPU s for 9 draws at n = 250 with the fit inside or up
-#: to 0.2 outside). (1.25, 0.8), the two-stage design's ball at the Geodesic regression page's
-#: speed bound (rho = V + tau + the centre's error): ``benchmarks/bench_bundle_balls.py``,
-#: 4.5-6.3 s with the fit inside, 15-17.5 s with it 0.1-0.2 outside (the cap of leaves
-#: reached), over 600 s with it 0.35 outside; at V = 1.0 a fit 0.1 outside ran for minutes, so
-#: speeds beyond 0.8 keep the first box.
-MEASURED_BALLS = ((0.5, 1.5), (1.25, 0.8))
-#: The first measured support (session 25's).
-MEASURED_BALL = MEASURED_BALLS[0]
-#: Public centre of the whole-sphere sampler's first chart (never taken from the data).
-SPHERE_CENTER = (0.0, 0.0, 1.0)
+
 
 #: Largest n (eps_p + eps_v) of the sampler on R^2 and R^3 (public): on R^2 9 draws measured
 #: within 0.6 CPU s from 100 to 1e5 at n = 100 to 1,000, and within 4 s at n = 10,000; on R^3
@@ -142,7 +113,7 @@ FLAT_DIMS = (2, 3)
 
 def _sphere_covers(manifold, support_radius, max_norm):
     return (manifold.dim == 2
-            and (support_radius is None or 0.0 < float(support_radius) <= MAX_RADIUS)
+            and (support_radius is None or 0.0 < float(support_radius) <= math.pi)
             and 0.0 < float(max_norm) <= math.pi)
 
 
@@ -165,14 +136,17 @@ def _flat_reach(support_radius, max_norm):
     return FLAT_MAX_N_EPS
 
 
-def _flat_leaf_cap(n, manifold):
+def _flat_leaf_cap(n, manifold, n_eps=None):
+    del n_eps  # the flat envelope's leaves fall with n at every n eps measured
     floor = FLAT3_MIN_LEAVES if manifold.dim == 3 else FLAT_MIN_LEAVES
     return int(min(MAX_LEAVES, max(floor, FLAT_LEAF_TERMS // max(int(n), 1))))
 
 
-def _sphere_leaf_cap(n, manifold):
+def _sphere_leaf_cap(n, manifold, n_eps=None):
     del n, manifold
-    return MAX_LEAVES
+    if n_eps is None:
+        raise ValueError("The sphere's public leaf cap needs n_eps = n (eps_p + eps_v).")
+    return native_leaf_cap(n_eps)
 
 
 #: Manifold classes with a bundle sampler: (the test a space and its public support must pass,
@@ -215,19 +189,17 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     return bool(entry is not None and entry[0](manifold, support_radius, max_norm))
 
 
-def bundle_joint_work(n, draws, batches=1, whole_sphere=False, manifold=None, n_eps=None):
+def bundle_joint_work(n, draws, batches=1, manifold=None, n_eps=None):
     """Public prediction of an exact bundle-sampler release's work, in gradient terms:
-    ``batches x 2 x leaves x LEAF_TERMS x n`` with the public leaf cap
-    (:func:`bundle_leaf_cap`); on the whole sphere ``batches x 2 x native_leaf_cap(n_eps) x
-    NATIVE_LEAF_TERMS x n`` (module docstring, "Public cost"; ``draws`` enters through the
-    refinement's stop rule, not the prediction)."""
+    ``batches x 2 x leaves x leaf cost x n`` with the public leaf cap
+    (:func:`bundle_leaf_cap`): on :math:`S^2` (``manifold`` None or a sphere) the native
+    envelope's, :func:`native_leaf_cap` of ``n_eps`` leaves at :data:`NATIVE_LEAF_TERMS`; on
+    R^2 and R^3 the flat envelope's at :data:`LEAF_TERMS` (module docstring, "Public cost";
+    ``draws`` enters through the refinement's stop rule, not the prediction)."""
     del draws  # the stop rule balances the draws' cost against the leaves'
-    if whole_sphere:
-        if n_eps is None:
-            raise ValueError("The whole sphere's public cost needs n_eps.")
-        return (float(batches) * 2.0 * native_leaf_cap(n_eps) * NATIVE_LEAF_TERMS
-                * float(n))
-    return float(batches) * 2.0 * bundle_leaf_cap(n, manifold) * LEAF_TERMS * float(n)
+    flat = manifold is not None and getattr(manifold, "is_linear", False)
+    cost = LEAF_TERMS if flat else NATIVE_LEAF_TERMS
+    return float(batches) * 2.0 * bundle_leaf_cap(n, manifold, n_eps) * cost * float(n)
 
 
 def bundle_proposal_norm(manifold):
@@ -243,8 +215,9 @@ def bundle_proposal_norm(manifold):
     return flat_norm
 
 
-def bundle_leaf_cap(n, manifold=None):
-    """Public cap on one envelope's leaves: :data:`MAX_LEAVES`; on R^2 and R^3 at most
+def bundle_leaf_cap(n, manifold=None, n_eps=None):
+    """Public cap on one envelope's leaves: on :math:`S^2` (``manifold`` None or a sphere)
+    :func:`native_leaf_cap` of ``n_eps`` = n (eps_p + eps_v); on R^2 and R^3 at most
     :data:`FLAT_LEAF_TERMS` / n, at least :data:`FLAT_MIN_LEAVES` (R^3:
     :data:`FLAT3_MIN_LEAVES`). The leaves a flat envelope needs fall as n grows
     (``benchmarks/bench_bundle_flat.py``: on R^2 up to 14,000 at n = 100 and 300-1,300 at
@@ -253,19 +226,17 @@ def bundle_leaf_cap(n, manifold=None):
     about 10,000 on R^2 and 5,000 on R^3. (On R^2 at n = 100,000 and tau_m / tau = 5 the
     envelope needed 800 leaves; capped at 600 it certified an acceptance of e^-22: not
     offered.)"""
-    entry = None if manifold is None else _space(manifold)
-    return MAX_LEAVES if entry is None else entry[3](n, manifold)
+    if manifold is None:
+        return _sphere_leaf_cap(n, None, n_eps)
+    entry = _space(manifold)
+    return MAX_LEAVES if entry is None else entry[3](n, manifold, n_eps)
 
 
 def bundle_reach(support_radius, max_norm, manifold=None):
     """Largest n (eps_p + eps_v) at which the bundle sampler runs for this public support
     (public inputs only). On R^2 and R^3 (``manifold`` Euclidean): :data:`FLAT_MAX_N_EPS`. On
-    :math:`S^2` (the default): :data:`MAX_N_EPS` within a measured ball
-    (:data:`MEASURED_BALLS`: footpoint radius and speed bound), :data:`SPHERE_MAX_N_EPS` for
-    the whole sphere, :data:`BALL_MAX_N_EPS` for balls up to a hemisphere at any speed bound
-    (no larger than one of the whole-sphere sampler's charts), 0 beyond (not measured: a ball
-    of radius 0.5 with speeds up to pi at n eps = 1,000 ran for minutes against its seconds of
-    public cost)."""
+    :math:`S^2` (the default): :data:`SPHERE_MAX_N_EPS`, on the whole sphere and on every
+    footpoint ball."""
     if manifold is not None:
         entry = _space(manifold)
         return 0.0 if entry is None else entry[1](support_radius, max_norm)
@@ -273,21 +244,15 @@ def bundle_reach(support_radius, max_norm, manifold=None):
 
 
 def _sphere_reach(support_radius, max_norm):
-    if support_radius is None:
-        return SPHERE_MAX_N_EPS
-    if any(float(support_radius) <= radius and float(max_norm) <= speed
-           for radius, speed in MEASURED_BALLS):
-        return MAX_N_EPS
-    if float(support_radius) <= 0.5 * math.pi:
-        return BALL_MAX_N_EPS
-    return 0.0
+    del support_radius, max_norm  # measured on the whole sphere and on balls (module docstring)
+    return SPHERE_MAX_N_EPS
 
 
 def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, draws,
                      batches=1):
     r"""Whether an exact joint release runs the bundle sampler rather than uniform proposals:
     where it is available, :math:`n(\epsilon_p + \epsilon_v) = 4 g_{max}/\sigma` is at most
-    :func:`bundle_reach` (:data:`MAX_N_EPS` in the measured balls), and the uniform
+    :func:`bundle_reach`, and the uniform
     proposals' public worst case (``batches x draws x n x`` the worst-case proposals per draw
     at the smallest ``sigma``) is above the ``max_exact_work`` limit (:mod:`dpcore.settings`):
     where uniform proposals are certainly practical they run (on typical data they need far
@@ -308,8 +273,8 @@ def bundle_preferred(manifold, support_radius, max_norm, *, g_max, sigma, n, dra
 def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, max_norm,
                             progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` from a certified bundle sampler, one per mechanism
-    (module docstring): on :math:`S^2` the far-field sampler on a public footpoint ball (or the
-    two-chart whole-sphere sampler), on :math:`\mathbb{R}^2` and :math:`\mathbb{R}^3` the
+    (module docstring): on :math:`S^2` the native sampler on a public footpoint ball or the
+    whole sphere, on :math:`\mathbb{R}^2` and :math:`\mathbb{R}^3` the
     whitened-leaf sampler of :mod:`dpcore.sampling.bundle_flat` on the footpoint ball about
     the public centre.
 
@@ -327,9 +292,7 @@ def regression_joint_bundle(mechanisms, t, y, size, rng=None, *, tau, support, m
     tau : float
         The residual clip.
     support : Ball or None
-        The public footpoint ball (``center``, ``radius``); None: the whole sphere (two public
-        charts about :data:`SPHERE_CENTER` and its antipode, :mod:`dpcore.sampling.
-        bundle_sphere`).
+        The public footpoint ball (``center``, ``radius``); None: the whole sphere.
     max_norm : float
         The shooting-vector bound.
     progress : callable, optional
@@ -371,25 +334,30 @@ def _lattice_draws(mechanisms, size, rng, make, lattice, sampler_text, progress)
 
 
 def _sphere_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
-    """The far-field sampler on a public footpoint ball of :math:`S^2` (the whole sphere:
-    :func:`_whole_sphere`)."""
-    from ..sampling.bundle_farfield import FarFieldBundleSampler
-    from ..sampling.bundle_lattice import BundleLattice
+    """One :class:`~dpcore.sampling.bundle_native.NativeSphereSampler` per mechanism, on the
+    public footpoint ball (``support``) or the whole sphere (None), its public leaf cap from
+    n eps = 4 g_max / sigma; the released values its public lattice points."""
+    from ..sampling.bundle_native import NativeSphereSampler
+    from ..sampling.sphere_native import NativeLattice
 
-    if support is None:
-        return _whole_sphere(mechanisms, t, y, size, rng, tau=tau, max_norm=max_norm,
-                             progress=progress)
-    lattice = BundleLattice(np.asarray(support.center, dtype=float), float(support.radius),
-                            float(max_norm))
+    # g_max = |(tau, tau)| on S^2 (curvature >= 0: kng_exact.regression_gradient_bounds)
+    g_max = math.sqrt(2.0) * float(tau)
+    center = radius = None
+    where = "over the whole sphere"
+    if support is not None:
+        center, radius = np.asarray(support.center, dtype=float), float(support.radius)
+        where = f"on the footpoint ball of radius {radius:g}"
+    lattice = NativeLattice(float(max_norm), center, radius)
     return _lattice_draws(
         mechanisms, size, rng,
-        lambda sigma, built: FarFieldBundleSampler(t, y, float(tau), sigma, lattice, draws=size,
-                                                   max_boxes=MAX_LEAVES, box_cost=LEAF_TERMS,
-                                                   acceptance_goal=ACCEPTANCE_GOAL,
-                                                   progress=built),
-        lattice, ("exact rejection sampling from a certified far-field envelope on the "
-                  f"footpoint ball of radius {float(support.radius):g} x the shooting-vector "
-                  f"ball of radius {float(max_norm):g}"), progress)
+        lambda sigma, built: NativeSphereSampler(
+            t, y, float(tau), sigma, float(max_norm), center=center, radius=radius,
+            draws=size, max_boxes=native_leaf_cap(4.0 * g_max / sigma),
+            box_cost=NATIVE_BOX_COST, acceptance_goal=ACCEPTANCE_GOAL, progress=built),
+        lattice, ("exact rejection sampling from an envelope certified on boxes in the "
+                  "geodesic's own coordinates (frame rotation vector, speed) "
+                  f"{where} x the shooting-vector ball of radius {float(max_norm):g}"),
+        progress)
 
 
 def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress=None):
@@ -412,23 +380,3 @@ def _flat_draws(mechanisms, t, y, size, rng, *, tau, support, max_norm, progress
                   f"shooting-vector ball of radius {float(max_norm):g}"), progress)
 
 
-def _whole_sphere(mechanisms, t, y, size, rng, *, tau, max_norm, progress=None):
-    """:func:`regression_joint_bundle` without a footpoint ball: one
-    :class:`~dpcore.sampling.bundle_native.NativeSphereSampler` per mechanism (its public
-    leaf cap from n eps = 4 g_max / sigma), the released values its public lattice points."""
-    from ..sampling.bundle_native import NativeSphereSampler
-    from ..sampling.sphere_native import NativeLattice
-
-    # g_max = |(tau, tau)| on S^2 (curvature >= 0: kng_exact.regression_gradient_bounds)
-    g_max = math.sqrt(2.0) * float(tau)
-    lattice = NativeLattice(float(max_norm))
-    return _lattice_draws(
-        mechanisms, size, rng,
-        lambda sigma, built: NativeSphereSampler(
-            t, y, float(tau), sigma, float(max_norm), draws=size,
-            max_boxes=native_leaf_cap(4.0 * g_max / sigma), box_cost=NATIVE_BOX_COST,
-            acceptance_goal=ACCEPTANCE_GOAL, progress=built),
-        lattice, ("exact rejection sampling from an envelope certified on boxes in the "
-                  "geodesic's own coordinates (frame rotation vector, speed) over the whole "
-                  f"sphere x the shooting-vector ball of radius {float(max_norm):g}"),
-        progress)

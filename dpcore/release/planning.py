@@ -373,7 +373,7 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     if out["exact_sampler"] == "far-field bundle":
         from ..mechanisms.kng_bundle import bundle_leaf_cap
 
-        out["leaf_cap"] = bundle_leaf_cap(int(n), m)
+        out["leaf_cap"] = bundle_leaf_cap(int(n), m, 4.0 * g_max / sigma)
     return out
 
 
@@ -490,8 +490,8 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
     if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
                         draws=draws, batches=batches):
-        return bundle_joint_work(int(n), draws, batches, whole_sphere=foot_radius is None,
-                                 manifold=manifold, n_eps=4.0 * g_max / float(sigma))
+        return bundle_joint_work(int(n), draws, batches, manifold=manifold,
+                                 n_eps=4.0 * g_max / float(sigma))
     uniform = float(batches) * exact_work(g_max, sigma, n, draws)
     if (not exact_support_available(manifold) or within_limit(uniform)
             or (foot_radius is None and not manifold.is_compact)):

@@ -66,16 +66,10 @@ BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
 
 
 def two_stage_hint():
-    """The end of the MCMC fallback's warning for a joint release without a footpoint ball, its
-    S² figures from the far-field sampler's measured reach (:mod:`dpcore.mechanisms.kng_bundle`,
-    loaded by the plan already)."""
-    from ..mechanisms.kng_bundle import MAX_N_EPS, MEASURED_BALLS
-
-    _, speed = max(MEASURED_BALLS)  # the largest ball: the two-stage design's
+    """The end of the MCMC fallback's warning for a joint release without a footpoint ball."""
     return (" Without a tight public footpoint region, private_geodesic_regression_two_stage "
             "(a private centre first, then the footpoints within a public radius of it; the "
-            "budgets add up) may draw exactly where this release cannot: on S² up to "
-            f"n (eps_p + eps_v) = {MAX_N_EPS:,.0f} with a speed bound of at most {speed:g}.")
+            "budgets add up) may draw exactly where this release cannot.")
 
 
 # ---------------------------------------------------------------------- regression

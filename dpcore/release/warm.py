@@ -2,7 +2,7 @@
 
 ``python -m dpcore.release.warm`` (run by ``make venv`` and ``make venv-dev`` after the install)
 makes one tiny release through every compiled path: the Metropolis-Hastings chains of S², SPD(2)
-and Kendall shapes, the exact uniform-proposal samplers, the far-field envelopes of S² (a
+and Kendall shapes, the exact uniform-proposal samplers, the native boxes of S² (a
 public footpoint ball and the whole sphere) and the whitened leaves of R². numba compiles
 each kernel on its first call and keeps the machine code in its on-disk cache
 (``cache=True``, next to the sources or in ``NUMBA_CACHE_DIR``), so later processes (the
@@ -39,7 +39,7 @@ _SMALL = {"eps_p": 1.0, "eps_v": 1.0, "tau": 0.3, "covariate_range": (0.0, 1.0)}
 PATHS = (
     ("S² chain", S2, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
     ("S² exact", S2, 30, {}, {**_SMALL, "sampler": "exact"}),
-    ("S² ball, far-field envelope", S2, 40, {"footpoint_region": (NORTH, 0.3)},
+    ("S² ball, native boxes", S2, 40, {"footpoint_region": (NORTH, 0.3)},
      {**_SMALL, "eps_p": 1.25, "eps_v": 1.25, "center": NORTH, "footpoint_radius": 0.5,
       "max_speed": 1.5}),
     ("S² whole sphere, native boxes", S2, 40, {},

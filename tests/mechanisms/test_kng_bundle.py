@@ -13,20 +13,17 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.spatial.transform import Rotation
 
 from dpcore.manifolds import SPD, Euclidean, Sphere
 from dpcore.mechanisms import Ball, KNormGradient
 from dpcore.mechanisms.kng import regression_gradient_bounds, regression_joint_exact
 from dpcore.mechanisms.kng_bundle import (
-    BALL_MAX_N_EPS,
     FLAT3_MIN_LEAVES,
     FLAT_MAX_N_EPS,
     FLAT_MIN_LEAVES,
     LEAF_TERMS,
     MAX_LEAVES,
-    MAX_N_EPS,
-    MEASURED_BALL,
-    MEASURED_BALLS,
     NATIVE_LEAF_TERMS,
     NATIVE_MAX_LEAVES,
     NATIVE_MIN_LEAVES,
@@ -41,6 +38,7 @@ from dpcore.mechanisms.kng_bundle import (
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
 from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.rejection import worst_case_proposals
+from dpcore.sampling.sphere_native import NativeLattice
 from dpcore.settings import get_limits
 
 S2 = Sphere(2)
@@ -57,13 +55,22 @@ def _data(n, rng):
     return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
 
 
+def _native_coordinates(p, v):
+    """(rotation vector of the frame (p, v/|v|, p x v/|v|), |v|) by scipy (independent of the
+    library's Rodrigues formula)."""
+    e = v / np.linalg.norm(v)
+    frame = np.stack([p, e, np.cross(p, e)], axis=1)
+    return np.concatenate([Rotation.from_matrix(frame).as_rotvec(), [np.linalg.norm(v)]])
+
+
 def test_available_on_the_two_sphere_and_the_plane():
     assert bundle_joint_available(S2, 0.5, 1.5)
     assert bundle_joint_available(S2, 2.2, math.pi)
-    assert bundle_joint_available(S2, None, math.pi)      # the whole sphere: two charts
+    assert bundle_joint_available(S2, math.pi, math.pi)   # any ball: the native lattice
+    assert bundle_joint_available(S2, None, math.pi)      # the whole sphere
     assert not bundle_joint_available(S2, None, None)
     assert not bundle_joint_available(Sphere(3), None, 1.5)
-    assert not bundle_joint_available(S2, 2.5, 1.5)       # beyond the chart's lattice box
+    assert not bundle_joint_available(S2, 3.5, 1.5)       # not a ball of the sphere
     assert not bundle_joint_available(S2, 0.5, 4.0)       # speeds beyond pi
     assert not bundle_joint_available(Sphere(3), 0.5, 1.5)
     assert not bundle_joint_available(SPD(2), 0.5, 1.5)
@@ -81,8 +88,10 @@ def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
     n, draws = 250, 9
     g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, 1.5)))
     delta = math.hypot(2 * TAU / n, 2 * TAU / n)
-    work = bundle_joint_work(n, draws)
-    assert work == pytest.approx(2 * MAX_LEAVES * LEAF_TERMS * n)
+    assert bundle_joint_work(n, draws, n_eps=1000.0) == pytest.approx(
+        2 * NATIVE_MAX_LEAVES * NATIVE_LEAF_TERMS * n)
+    assert bundle_joint_work(n, draws, manifold=Euclidean(2)) == pytest.approx(
+        2 * bundle_leaf_cap(n, Euclidean(2)) * LEAF_TERMS * n)
     for n_eps in (10.0, 30.0, 60.0, 250.0, 1000.0):  # n (eps_p + eps_v)
         sigma = 2 * delta / (n_eps / n)
         uniform = draws * n * worst_case_proposals(g_max, sigma)
@@ -93,49 +102,42 @@ def test_preferred_where_the_uniform_worst_case_is_beyond_the_limit():
     assert bundle_preferred(S2, 0.5, 1.5, g_max=g_max, sigma=2 * delta / (1000 / n), n=n,
                             draws=draws)
     assert not bundle_preferred(S2, 0.5, 1.5, g_max=g_max,
-                                sigma=2 * delta / (1.01 * MAX_N_EPS / n), n=n, draws=draws)
+                                sigma=2 * delta / (1.01 * SPHERE_MAX_N_EPS / n), n=n,
+                                draws=draws)
 
 
 def test_reach_is_the_measured_range_of_the_public_support():
-    """n eps = 1,000 only in the measured balls (R = 0.5, V = 1.5; R = 1.25, V = 0.8); a
-    larger speed bound or a
-    ball up to a hemisphere gets the measured reach of such balls (120), the whole sphere its
-    own (150); larger balls none (a ball of radius 0.5 with V = pi at n eps = 1,000 ran for
-    minutes)."""
-    radius, speed = MEASURED_BALL
-    assert (radius, speed) == (0.5, 1.5) == MEASURED_BALLS[0]
-    assert bundle_reach(0.5, 1.5) == bundle_reach(0.2, 0.8) == MAX_N_EPS
-    # the two-stage design's ball at the page's speed bound (bench_bundle_balls)
-    assert MEASURED_BALLS[1] == (1.25, 0.8)
-    assert bundle_reach(1.25, 0.8) == bundle_reach(1.0, 0.5) == MAX_N_EPS
-    assert bundle_reach(1.25, 1.0) == bundle_reach(1.5, 0.8) == BALL_MAX_N_EPS
-    assert bundle_reach(0.5, math.pi) == bundle_reach(1.5, 1.0) == BALL_MAX_N_EPS == 120.0
-    assert bundle_reach(None, math.pi) == SPHERE_MAX_N_EPS == 1000.0
-    assert bundle_reach(2.0, 1.0) == 0.0
+    """n eps = 1,000 on S^2 on every ball and on the whole sphere (the native sampler,
+    bench_bundle_native), at any speed bound up to pi."""
+    for radius, speed in ((0.5, 1.5), (0.2, 0.8), (1.25, 0.8), (1.5, 1.0), (0.5, math.pi),
+                          (math.pi, math.pi), (None, math.pi)):
+        assert bundle_reach(radius, speed) == SPHERE_MAX_N_EPS == 1000.0
     n, draws = 250, 9
     g_max = float(np.hypot(*regression_gradient_bounds(S2, TAU, math.pi)))
     delta = math.hypot(2 * TAU / n, 2 * TAU / n)
     at_1000 = 2 * delta / (1000 / n)
-    assert not bundle_preferred(S2, 0.5, math.pi, g_max=g_max, sigma=at_1000, n=n, draws=draws)
-    assert not bundle_preferred(S2, 2.0, 1.0, g_max=g_max, sigma=at_1000, n=n, draws=draws)
+    assert bundle_preferred(S2, 0.5, math.pi, g_max=g_max, sigma=at_1000, n=n, draws=draws)
+    assert not bundle_preferred(S2, 0.5, math.pi, g_max=g_max, sigma=at_1000 / 1.01, n=n,
+                                draws=draws)
 
 
 def test_plan_is_exact_at_n_eps_1000_with_a_footpoint_ball():
     plan = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9,
                                    footpoint_radius=0.5, max_speed=1.5)
     assert plan["exact"] and plan["guarantee"] == "private"
-    assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9))
+    assert plan["predicted_work"] == pytest.approx(bundle_joint_work(250, 9, n_eps=1000.0))
     assert plan["predicted_work"] <= plan["limit"]
+    assert plan["leaf_cap"] == NATIVE_MAX_LEAVES
     # the issue's request: the whole sphere at n eps = 1,000, exact in native coordinates
     whole = plan_regression_sampler(S2, 250, eps_p=2, eps_v=2, tau=TAU, draws=9)
     assert whole["exact"] and whole["guarantee"] == "private"
     assert whole["predicted_work"] == pytest.approx(
-        bundle_joint_work(250, 9, whole_sphere=True, n_eps=1000.0))
+        bundle_joint_work(250, 9, n_eps=1000.0))
     assert whole["predicted_work"] <= whole["limit"]
     # beyond the measured range: MCMC
     assert not plan_regression_sampler(S2, 250, eps_p=2.5, eps_v=2.5, tau=TAU,
                                        draws=9)["exact"]
-    # beyond the measured range n (eps_p + eps_v) <= MAX_N_EPS: not the bundle sampler
+    # beyond the measured range n (eps_p + eps_v) <= SPHERE_MAX_N_EPS: not the bundle sampler
     assert not plan_regression_sampler(S2, 250, eps_p=2.5, eps_v=2.5, tau=TAU, draws=9,
                                        footpoint_radius=0.5, max_speed=1.5)["exact"]
     # beyond the public cap's reach (n so large that the leaves alone exceed the limit)
@@ -155,16 +157,19 @@ def test_a_release_through_it_is_private_exact_and_on_its_lattice():
                                       covariate_range=(0, 1), center=NORTH,
                                       footpoint_radius=0.5, max_speed=1.5, rng=3)
     joint = rel.diagnostics["joint"]
-    assert rel.delta == 0 and "far-field" in joint["sampler"]
+    assert rel.delta == 0 and "geodesic's own coordinates" in joint["sampler"]
     assert joint["float_safety"].startswith("each output is the public lattice cell")
-    lat = BundleLattice(NORTH, 0.5, 1.5)
+    lat = NativeLattice(1.5, NORTH, 0.5)
     assert list(joint["lattice_spacing"]) == lat.spacing.tolist()
+    ball = joint["lattice_ball"]
+    assert list(ball["center"]) == NORTH.tolist() and ball["radius"] == 0.5
     p = np.asarray(rel.values["footpoint"]).reshape(3)
     v = np.asarray(rel.values["shooting_vector"]).reshape(3)
     assert S2.dist(p, NORTH) <= 0.5 and np.linalg.norm(v) <= 1.5
-    # the released pair is the public point of its lattice cell, bit for bit
-    z = np.concatenate(lat.chart.from_bundle(p[None], v[None]), axis=-1)
-    p_k, v_k = lat.point(lat.index_of(z))
+    # the released pair is the public point of a support cell, bit for bit
+    k = lat.index_of(_native_coordinates(p, v)[None])
+    assert lat.in_support(k)[0]
+    p_k, v_k = lat.point(k)
     np.testing.assert_array_equal(p_k[0], p)
     np.testing.assert_array_equal(v_k[0], v)
 
@@ -182,7 +187,8 @@ def test_same_law_as_the_uniform_exact_sampler():
     kw = dict(tau=TAU, support=ball, max_norm=1.5)
     far = regression_joint_exact(kng, t, y, 400, 1, bundle=True, **kw)[0]
     uni = regression_joint_exact(kng, t, y, 400, 2, bundle=False, **kw)[0]
-    assert "far-field" in far.sampler and "far-field" not in uni.sampler
+    own = "geodesic's own coordinates"
+    assert own in far.sampler and own not in uni.sampler
     lat = BundleLattice(NORTH, 0.5, 1.5)
 
     def stats_of(values):
@@ -201,10 +207,10 @@ def test_whole_sphere_preferred_within_its_measured_range():
     for n_eps, cap in ((100.0, NATIVE_MIN_LEAVES), (250.0, 50_000),
                        (1000.0, NATIVE_MAX_LEAVES)):
         assert native_leaf_cap(n_eps) == cap
-        assert bundle_joint_work(n, draws, whole_sphere=True, n_eps=n_eps) == pytest.approx(
+        assert bundle_joint_work(n, draws, n_eps=n_eps) == pytest.approx(
             2 * cap * NATIVE_LEAF_TERMS * n)
     with pytest.raises(ValueError, match="n_eps"):
-        bundle_joint_work(n, draws, whole_sphere=True)
+        bundle_joint_work(n, draws)
     for n_eps in (30.0, 100.0, 150.0, SPHERE_MAX_N_EPS, 1.01 * SPHERE_MAX_N_EPS):
         sigma = 2 * delta / (n_eps / n)
         uniform = draws * n * worst_case_proposals(g_max, sigma)
@@ -215,13 +221,11 @@ def test_whole_sphere_preferred_within_its_measured_range():
     assert plan["exact"] and plan["guarantee"] == "private"
     assert plan["exact_sampler"] == "far-field bundle"
     assert plan["predicted_work"] == pytest.approx(
-        bundle_joint_work(250, 9, whole_sphere=True, n_eps=100.0))
+        bundle_joint_work(250, 9, n_eps=100.0))
     assert plan["predicted_work"] <= plan["limit"]
 
 
 def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
-    from dpcore.sampling.sphere_native import NativeLattice
-
     rng = np.random.default_rng(8)
     n, eps = 40, 1.0                                           # n eps = 80 per geodesic
     t, y = _data(n, rng)
@@ -236,12 +240,7 @@ def test_a_whole_sphere_release_is_private_exact_and_on_a_public_lattice():
     # the released pair is the public point of a support cell of the public lattice
     lattice = NativeLattice(math.pi)
     assert list(joint["lattice_spacing"]) == lattice.spacing.tolist()
-    from scipy.spatial.transform import Rotation
-
-    e = v / np.linalg.norm(v)
-    frame = np.stack([p, e, np.cross(p, e)], axis=1)
-    z = np.concatenate([Rotation.from_matrix(frame).as_rotvec(), [np.linalg.norm(v)]])
-    k = lattice.index_of(z[None])
+    k = lattice.index_of(_native_coordinates(p, v)[None])
     assert lattice.in_support(k)[0]
     p_k, v_k = lattice.point(k)
     assert np.array_equal(p_k[0], p) and np.array_equal(v_k[0], v)
@@ -303,6 +302,6 @@ def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     assert plan_regression_sampler(Euclidean(3), 5_000, eps_p=1.0, eps_v=1.0, **kwargs)["exact"]
     assert not plan_regression_sampler(Euclidean(3), 6_000, eps_p=1.0, eps_v=1.0,
                                        **kwargs)["exact"]
-    assert bundle_leaf_cap(250, Sphere(2)) == MAX_LEAVES
+    assert bundle_leaf_cap(250, Sphere(2), 1000.0) == NATIVE_MAX_LEAVES
     small = plan_regression_sampler(Euclidean(2), 100, eps_p=0.2, eps_v=0.2, **kwargs)
     assert small["exact"] and small["exact_sampler"] == "uniform proposals"

@@ -11,8 +11,7 @@ numba = pytest.importorskip("numba", reason="the compiled path needs the `fast` 
 
 #: The kernel modules of the compiled paths (dpcore/sampling/_*_numba.py) whose kernels a
 #: release calls from Python (``_chain_numba``'s are called only from these, inside compiled code).
-KERNELS = ("_sphere_numba", "_spd_numba", "_kendall_numba", "_farfield_numba",
-           "_native_numba")
+KERNELS = ("_sphere_numba", "_spd_numba", "_kendall_numba", "_native_numba")
 
 
 def _compiled(module):
@@ -32,7 +31,7 @@ def test_every_path_runs_the_sampler_it_is_named_for_and_compiles_the_kernels():
             assert "Metropolis-Hastings" in sampler, (name, sampler)
         else:
             assert sampler.startswith("exact rejection sampling"), (name, sampler)
-    assert "far-field envelope on the footpoint ball" in samplers["S² ball, far-field envelope"]
+    assert "on the footpoint ball" in samplers["S² ball, native boxes"]
     assert "geodesic's own coordinates" in samplers["S² whole sphere, native boxes"]
     for module in KERNELS:
         assert _compiled(module) > 0, module

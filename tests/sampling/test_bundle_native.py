@@ -45,6 +45,28 @@ def test_law_matches_quadrature():
     assert np.all(np.abs(counts / size - fine) <= 5.6 * sd + 2 * err), (counts / size, fine)
 
 
+def test_law_on_a_footpoint_ball_matches_quadrature():
+    """The same test on a public footpoint ball of radius 1.2 about the north pole (the
+    quadrature's polar bands (0, 0.6) and (0.6, 1.2)), the fit near its edge."""
+    rng = np.random.default_rng(78)
+    n, tau, speed, radius = 8, 0.5, 2.0, 1.2
+    t, y = _data(n, rng, noise=0.3)
+    sigma = _sigma(n, 30.0, tau)
+    sampler = NativeSphereSampler(t, y, tau, sigma, speed, center=[0.0, 0.0, 1.0],
+                                  radius=radius, draws=3000, max_boxes=3000, box_cost=2.0)
+    size = 3000
+    p, v, _ = sampler.sample(size, np.random.default_rng(5))
+    assert np.all(O.dist(p, np.array([0.0, 0.0, 1.0])) <= radius)
+    counts = np.bincount(_cells(p, v, speed, split=0.5 * radius), minlength=8)
+    bands = [(0.0, 0.5 * radius), (0.5 * radius, radius)]
+    coarse = _quadrature_cells(t, y, tau, sigma, speed, 14, bands).reshape(-1)
+    fine = _quadrature_cells(t, y, tau, sigma, speed, 18, bands).reshape(-1)
+    err = np.abs(fine - coarse)
+    assert np.all(err < 0.01)
+    sd = np.sqrt(fine * (1 - fine) / size)
+    assert np.all(np.abs(counts / size - fine) <= 5.6 * sd + 2 * err), (counts / size, fine)
+
+
 def test_law_test_has_power():
     """The same test fails for a sampler that forgot the volume density's speed factor (draws
     reweighted by 1/|v| from the exact ones, by importance resampling)."""

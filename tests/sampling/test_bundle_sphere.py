@@ -218,17 +218,19 @@ def test_partition_covers_the_bundle_once(problem):
 
 
 # --------------------------------------------------------------------- the law
-def _quadrature_cells(t, y, tau, sigma, speed, k):
+def _quadrature_cells(t, y, tau, sigma, speed, k, bands=None):
     """Cell probabilities of the target by a product Gauss-Legendre rule in (polar angle,
     azimuth, |v|, direction) on each of the 8 cells (hemisphere) x (sign p_x) x (|v| < V/2)
-    (independent of the library: the oracle's gradient, this parameterisation)."""
+    (independent of the library: the oracle's gradient, this parameterisation); ``bands``:
+    other two polar-angle bands than the hemispheres (a footpoint ball: (0, R/2), (R/2, R))."""
     x, w = np.polynomial.legendre.leggauss(k)
 
     def rule(lo, hi):
         return 0.5 * (hi - lo) * (x + 1) + lo, 0.5 * (hi - lo) * w
 
     mass = np.zeros((2, 2, 2))
-    for hemi, (a0, a1) in enumerate([(0.0, SPLIT_RADIUS), (SPLIT_RADIUS, math.pi)]):
+    bands = [(0.0, SPLIT_RADIUS), (SPLIT_RADIUS, math.pi)] if bands is None else bands
+    for hemi, (a0, a1) in enumerate(bands):
         for sx, (f0, f1) in enumerate([(-0.5 * math.pi, 0.5 * math.pi),
                                        (0.5 * math.pi, 1.5 * math.pi)]):
             for sv, (r0, r1) in enumerate([(0.0, 0.5 * speed), (0.5 * speed, speed)]):
@@ -249,8 +251,8 @@ def _quadrature_cells(t, y, tau, sigma, speed, k):
     return mass / mass.sum()
 
 
-def _cells(p, v, speed):
-    hemi = (O.dist(p, NORTH) >= SPLIT_RADIUS).astype(int)
+def _cells(p, v, speed, split=SPLIT_RADIUS):
+    hemi = (O.dist(p, NORTH) >= split).astype(int)
     sx = (p[:, 0] < 0).astype(int)
     sv = (np.sqrt(np.sum(v * v, axis=-1)) >= 0.5 * speed).astype(int)
     return hemi * 4 + sx * 2 + sv

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from dpcore.mechanisms.kng_bundle import MAX_LEAVES
+from dpcore.mechanisms.kng_bundle import MAX_LEAVES, NATIVE_MAX_LEAVES
 from ui.logic import geodesic_regression as G
 from ui.logic.gr_plan import exact_plan_text, sampler_plan
 
@@ -18,17 +18,18 @@ def test_uniform_proposals_at_the_sphere_default():
 
 
 def test_the_far_field_sampler_states_its_public_prediction():
-    """S² with the demonstration's footpoint ball at n (eps_p + eps_v) = 1,000: the far-field
-    bundle sampler, exact and private; the sentence gives its public prediction and says it is
-    not a bound over data sets (its cost depends on the data), never the uniform proposals'
-    worst case (about 1e108 proposals per draw here)."""
+    """S² with the demonstration's footpoint ball at n (eps_p + eps_v) = 1,000: the bundle
+    sampler (native boxes), exact and private; the sentence gives its public prediction and
+    says it is not a bound over data sets (its cost depends on the data), never the uniform
+    proposals' worst case (about 1e108 proposals per draw here)."""
     s = dataclasses.replace(G.demo_settings("sphere"), eps_p=5.0, eps_v=5.0)
     plan = sampler_plan(s, 100)
     assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
     text = exact_plan_text(plan)
     assert "labelled **private**" in text and "Predicted work from public inputs" in text
     assert "not a bound" in text and "bound:" not in text.lower().replace("not a bound:", "")
-    assert f"{plan['predicted_work']:,.0f} gradient terms" in text and f"{MAX_LEAVES:,}" in text
+    assert f"{plan['predicted_work']:,.0f} gradient terms" in text
+    assert f"at most {plan['leaf_cap']:,} cells" in text and plan["leaf_cap"] == NATIVE_MAX_LEAVES
     assert f"{plan['worst_case_proposals']:.3g}" not in text
     work, ok = G.work_estimate(s, 100)
     assert ok and work.operations >= plan["predicted_work"] * 0.999
