@@ -113,11 +113,11 @@ def _within_proof(settings, rho):
 
 
 #: What a fit outside the footpoint ball does to stage 2's exact sampler, measured on S²
-#: (n = 250, n·ε = 1,000, 9 draws; ``benchmarks/bench_bundle_balls.py`` and docs/measurements,
-#: sessions 33-34): 0.1-0.2 outside, 15-18 CPU s against 4.5-6 inside; 0.35 outside, an
-#: envelope certifying an acceptance of 1.5e-68 at its cap of leaves (it would not finish).
-OUTSIDE_NOTE = ("On S², a fit 0.1–0.2 outside the ball took 15–18 s against 5–6 s inside; "
-                "0.35 outside, the sampler would not finish (Cancel stops it).")
+#: (ball radius 1.25, speeds up to 0.8, n = 250, n·ε = 1,000, 9 draws; the native sampler,
+#: ``python -m benchmarks.bench_bundle_native --tail``, session 35): 6.9 CPU s 0.1 outside
+#: against 5.8 inside, 31 s 0.2 outside, about 6 minutes 0.35 outside.
+OUTSIDE_NOTE = ("On S², a fit 0.1 outside the ball took 7 s against 6 s inside, 0.2 outside "
+                "31 s, and 0.35 outside about 6 minutes (Cancel stops it).")
 
 
 def stage_two_preview(settings, dataset, fit):
