@@ -29,7 +29,7 @@ the draws' expected proposals cost more than the leaves (``box_cost`` proposals 
 a public cap of leaves (:func:`bundle_leaf_cap`). Stopped by that rule, the draws cost at most
 what the leaves cost, so the public prediction is twice the cap's cost, per budget pair,
 whatever the number of draws: on :math:`S^2` ``2 x native_leaf_cap(n eps) x
-NATIVE_LEAF_TERMS x n`` gradient terms (the cap a public function of :math:`n\epsilon`), on
+NATIVE_LEAF_TERMS x n`` box terms (the cap a public function of :math:`n\epsilon`), on
 R^2 and R^3 ``2 x cap x LEAF_TERMS x n``. Data whose envelope reaches the cap before the rule
 stops it sample longer (the timing side channel again); the decision between exact and MCMC
 never reads the data.
@@ -77,10 +77,10 @@ LEAF_TERMS = 8.0
 #: on every public footpoint ball: the range measured by ``benchmarks/bench_bundle_native.py``
 #: (n = 250, 9 draws; module docstring).
 SPHERE_MAX_N_EPS = 1000.0
-#: Cost of one native leaf in the public prediction, in proposals priced by the library's
-#: gradient (the unit the time estimate prices the sphere's bundle terms in): a leaf is about
-#: two box evaluations of 17 microseconds against 11 for the library's gradient at n = 250.
-NATIVE_LEAF_TERMS = 3.0
+#: Cost of one native leaf in the public prediction, in box evaluations (each n terms, the
+#: unit the time estimate prices the sphere's bundle terms in, :func:`bundle_proposal_norm`):
+#: a leaf's two children are evaluated when it is split.
+NATIVE_LEAF_TERMS = 2.0
 #: The native refinement's ``box_cost``: a leaf against the sampler's own (compiled)
 #: proposals, 1.5 microseconds at n = 250.
 NATIVE_BOX_COST = 10.0
@@ -203,16 +203,35 @@ def bundle_joint_work(n, draws, batches=1, manifold=None, n_eps=None):
 
 
 def bundle_proposal_norm(manifold):
-    """The kernel a bundle sampler evaluates its proposals with, ``f(z, t, y, tau) -> g``
-    (``z`` chart coordinates (m, 2d), ``y`` responses minus the public centre), for timing
-    (:mod:`dpcore.release.work`, kind ``"bundle"``): on R^2 and R^3 the flat sampler's
-    clipped-gradient norm; None elsewhere (the sphere's proposals are priced by the library's
-    gradient, against which :data:`LEAF_TERMS` was measured)."""
-    if not (getattr(manifold, "is_linear", False) and manifold.dim in FLAT_DIMS):
-        return None
-    from ..sampling.bundle_flat import flat_norm
+    """The kernel whose time per gradient term prices a bundle release's terms
+    (:mod:`dpcore.release.work`, kind ``"bundle"``), ``f(z, t, y, tau)`` on ``m`` points ``z``
+    (m, 2d): on R^2 and R^3 the flat sampler's clipped-gradient norm (its proposals; ``y`` the
+    responses minus the public centre); on :math:`S^2` the native leaf bound
+    (:func:`~dpcore.sampling.sphere_native.cap_lower_bound`, compiled where numba is present)
+    at boxes about ``z`` (native coordinates; ``y`` unit responses, or points of the plane
+    mapped onto the sphere), the envelope's dominant cost, against which
+    :data:`NATIVE_LEAF_TERMS` counts. None elsewhere."""
+    if getattr(manifold, "is_linear", False) and manifold.dim in FLAT_DIMS:
+        from ..sampling.bundle_flat import flat_norm
 
-    return flat_norm
+        return flat_norm
+    if _space(manifold) is not None and manifold.dim == 2:
+        return _native_leaf_kernel
+    return None
+
+
+def _native_leaf_kernel(z, t, y, tau):
+    from ..sampling.bundle_native import _compiled_bound
+    from ..sampling.sphere_native import cap_lower_bound
+
+    y = np.asarray(y, dtype=float)
+    if y.shape[1] != 3:  # points of the plane: onto the sphere about the north pole
+        y = np.concatenate([y[:, :2], np.ones((y.shape[0], 1))], axis=1)
+    y = np.ascontiguousarray(y / np.linalg.norm(y, axis=1, keepdims=True))
+    z = np.ascontiguousarray(np.asarray(z, dtype=float).reshape(-1, 4))
+    h = np.full(z.shape, 0.05)
+    bound = _compiled_bound if _compiled_bound is not None else cap_lower_bound
+    return bound(z, h, np.ascontiguousarray(t, dtype=float), y, float(tau))[0]
 
 
 def bundle_leaf_cap(n, manifold=None, n_eps=None):

@@ -207,12 +207,13 @@ def _proposal_draw_cost(manifold):
 
 
 def _calibrate_bundle(manifold):
-    """Cost of one gradient term of a bundle sampler's proposals, timed on its own kernel
+    """Cost of one term of a bundle release, timed on its own kernel
     (:func:`~dpcore.mechanisms.kng_bundle.bundle_proposal_norm`: on R^2 and R^3 the compiled
     clipped-gradient norm, 10-15 times faster per term than the library's batched gradient
-    that :func:`_calibrate_exact` times), at two n as there; its leaves are priced in these
-    proposals (:data:`~dpcore.mechanisms.kng_bundle.LEAF_TERMS`). Spaces without their own
-    kernel (S^2) use :func:`_calibrate_exact`."""
+    that :func:`_calibrate_exact` times, its leaves priced in these proposals,
+    :data:`~dpcore.mechanisms.kng_bundle.LEAF_TERMS`; on S^2 the native leaf bound, its
+    leaves priced in box evaluations), at two n as there. Spaces without their own kernel
+    use :func:`_calibrate_exact`."""
     from ..mechanisms.kng_bundle import bundle_proposal_norm
 
     kernel = bundle_proposal_norm(manifold)
@@ -224,6 +225,7 @@ def _calibrate_bundle(manifold):
         t = (np.arange(n) + 0.5) / n
         y = rng.normal(size=(n, int(manifold.dim)))
         z = rng.normal(size=(m, 2 * int(manifold.dim))) * 0.1
+        z[:, -1] = np.abs(z[:, -1])   # on S^2 the last native coordinate is a speed
         kernel(z, t, y, _CALIBRATION_TAU)  # first call: compiled code loaded
         return lambda: kernel(z, t, y, _CALIBRATION_TAU)
 

@@ -305,3 +305,20 @@ def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     assert bundle_leaf_cap(250, Sphere(2), 1000.0) == NATIVE_MAX_LEAVES
     small = plan_regression_sampler(Euclidean(2), 100, eps_p=0.2, eps_v=0.2, **kwargs)
     assert small["exact"] and small["exact_sampler"] == "uniform proposals"
+
+
+def test_the_sphere_prices_its_terms_by_the_native_leaf_bound():
+    """The time estimate's "bundle" kind on S² times the native leaf bound (the envelope's
+    dominant cost, in which NATIVE_LEAF_TERMS counts), on unit responses or on points of the
+    plane mapped onto the sphere."""
+    from dpcore.mechanisms.kng_bundle import bundle_proposal_norm
+    from dpcore.sampling.sphere_native import cap_lower_bound
+
+    kernel = bundle_proposal_norm(S2)
+    assert kernel is not None and bundle_proposal_norm(SPD(2)) is None
+    rng = np.random.default_rng(3)
+    t, y = _data(20, rng)
+    z = np.concatenate([rng.normal(size=(30, 3)) * 0.5, rng.uniform(0, 1, (30, 1))], axis=1)
+    expected = cap_lower_bound(z, np.full(z.shape, 0.05), t, y, TAU)[0]
+    np.testing.assert_allclose(kernel(z, t, y, TAU), expected, atol=1e-12)
+    assert kernel(z, t, rng.normal(size=(20, 2)), TAU).shape == (30,)
