@@ -28,8 +28,8 @@ import numpy as np
 
 from .sphere_enclosure import SphereBundleChart
 
-__all__ = ["LATTICE_LEVELS", "MAX_RADIUS", "BundleLattice", "FlatLattice", "LeafIndex",
-           "ProductBallLattice"]
+__all__ = ["LATTICE_LEVELS", "MAX_RADIUS", "BundleLattice", "DyadicGrid", "FlatLattice",
+           "LeafIndex", "ProductBallLattice"]
 
 #: Halvings of each side of the lattice box down to the lattice spacing.
 LATTICE_LEVELS = 32
@@ -45,7 +45,35 @@ def _half_norm(z):
     return np.sqrt(np.sum(z * z, axis=-1))
 
 
-class ProductBallLattice:
+class DyadicGrid:
+    r"""What every public output lattice here shares: cells :math:`[o + \gamma K, o +
+    \gamma(K + 1))` of a box split :attr:`levels` times per axis (subclasses set ``origin``,
+    ``spacing`` and ``levels``), their points, and the dyadic boxes of cells the envelopes
+    are made of."""
+
+    def coordinates(self, index):
+        """Lattice points :math:`z_K = o + \\gamma (K + 1/2)` of indices ``(m, dim)``."""
+        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
+
+    def index_of(self, z):
+        """Cell indices of coordinates ``(m, dim)`` (clipped to just outside the box)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            k = np.floor((np.asarray(z, dtype=float) - self.origin) / self.spacing)
+        k = np.nan_to_num(k, nan=-1.0, posinf=2.0**self.levels, neginf=-1.0)
+        return np.clip(k, -1, 2**self.levels).astype(np.int64)
+
+    def box(self, lo_index, level, pad=True):
+        """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
+        one spacing (which covers the rounding of every float proposed inside)."""
+        size = np.left_shift(np.int64(1), self.levels - np.asarray(level, dtype=np.int64))
+        lo = self.origin + self.spacing * lo_index
+        hi = self.origin + self.spacing * (lo_index + size)
+        if pad:
+            lo, hi = lo - self.spacing, hi + self.spacing
+        return lo, hi
+
+
+class ProductBallLattice(DyadicGrid):
     r"""Public lattice of :math:`[-R, R]^k \times [-V, V]^k` and its support (module
     docstring): cells with :math:`|u_K| \le R - 2\gamma_u`, :math:`|w_K| \le V - 2\gamma_w`.
 
@@ -71,17 +99,6 @@ class ProductBallLattice:
         self.origin = -self.half
         self.spacing = 2.0 * self.half / 2.0**self.levels
 
-    def coordinates(self, index):
-        """Lattice points :math:`z_K = o + \\gamma (K + 1/2)` of indices ``(m, 2k)``."""
-        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
-
-    def index_of(self, z):
-        """Cell indices of coordinates ``(m, 2k)`` (clipped to just outside the box)."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            k = np.floor((np.asarray(z, dtype=float) - self.origin) / self.spacing)
-        k = np.nan_to_num(k, nan=-1.0, posinf=2.0**self.levels, neginf=-1.0)
-        return np.clip(k, -1, 2**self.levels).astype(np.int64)
-
     def in_support(self, index):
         """Whether each index's cell belongs to the public support :math:`D_L`."""
         index = np.asarray(index, dtype=np.int64)
@@ -91,16 +108,6 @@ class ProductBallLattice:
         ok &= _half_norm(z[:, :k]) <= self.radius - 2 * self.spacing[0]
         ok &= _half_norm(z[:, k:]) <= self.max_speed - 2 * self.spacing[k]
         return ok
-
-    def box(self, lo_index, level, pad=True):
-        """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
-        one spacing (which covers the rounding of every float proposed inside)."""
-        size = np.left_shift(np.int64(1), self.levels - np.asarray(level, dtype=np.int64))
-        lo = self.origin + self.spacing * lo_index
-        hi = self.origin + self.spacing * (lo_index + size)
-        if pad:
-            lo, hi = lo - self.spacing, hi + self.spacing
-        return lo, hi
 
     def misses(self, lo, hi):
         """Boxes that surely miss :math:`|u| \\le R` or :math:`|w| \\le V`."""

@@ -65,9 +65,8 @@ import math
 
 import numpy as np
 
-from .._progress import report
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import LatticeDraws, _logsumexp, accept_batch, excess_split
+from .bundle_sampler import LatticeDraws, _logsumexp, excess_split
 from .floatsafe import IntegerWeights
 from .sphere_native import (
     NativeLattice,
@@ -285,33 +284,15 @@ class NativeSphereSampler(LatticeDraws):
         EnvelopeViolation
             If a proposal's acceptance ratio exceeds ``1 + 1e-9``.
         """
-        out, have, tried = [], 0, 0
-        batch = int(min(max(16, 3 * size / max(self.acceptance_estimate, 1e-3)), 20_000))
-        while have < size:
+        def scored(batch, rng):
             z, index, leaf = self._propose(batch, rng)
             ok = self.lattice.in_support(index)
             log_acc = np.full(batch, -np.inf)
             if np.any(ok):
                 log_acc[ok] = self.log_acceptance(z[ok], leaf[ok])
-            hits, used = accept_batch(log_acc, rng, size - have)
-            tried += used
-            out.append(index[hits])
-            have += hits.size
-            report(progress, have / size)
-        return np.concatenate(out)[:size], tried
+            return index, log_acc
 
-    def reachable(self, index):
-        """Whether each lattice index is released with positive probability (module
-        docstring, with the lattice point itself as the proposed witness)."""
-        index = np.asarray(index, dtype=np.int64).reshape(-1, 4)
-        ok = self.lattice.in_support(index)
-        leaf = np.full(index.shape[0], -1, dtype=np.int64)
-        leaf[ok] = self.leaf_of(index[ok])
-        ok &= leaf >= 0
-        if np.any(ok):
-            z = self.lattice.coordinates(index[ok])
-            ok[ok] = np.isfinite(self.log_acceptance(z, leaf[ok]))
-        return ok
+        return self._draw(size, rng, progress, scored)
 
     @property
     def diagnostics(self):

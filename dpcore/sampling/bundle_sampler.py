@@ -234,6 +234,38 @@ class LatticeDraws:
         p, v = self.lattice.point(index)
         return p, v, tried
 
+    def _draw(self, size, rng, progress, scored_batch):
+        """The rejection loop of every certified bundle sampler: ``scored_batch(m, rng)``
+        returns ``m`` proposals' lattice indices and log acceptance ratios (``-inf`` outside
+        the support); batches sized by the estimated acceptance, ``progress(have / size)``
+        after each. Returns ``(indices, proposals)``; a ratio above ``1 + 1e-9`` raises
+        :class:`~dpcore.exceptions.EnvelopeViolation` (:func:`accept_batch`)."""
+        out, have, tried = [], 0, 0
+        batch = max(16, int(3 * size / max(self.acceptance_estimate, 1e-3)))
+        batch = min(batch, 20_000)
+        while have < size:
+            index, log_acc = scored_batch(batch, rng)
+            hits, used = accept_batch(log_acc, rng, size - have)
+            tried += used
+            out.append(index[hits])
+            have += hits.size
+            report(progress, have / size)
+        return np.concatenate(out)[:size], tried
+
+    def reachable(self, index):
+        """Whether each lattice index is released with positive probability (the module
+        docstrings' float-safety argument, with the lattice point itself as the proposed
+        witness: its cell is in the support, has a leaf, and its acceptance is positive)."""
+        index = np.asarray(index, dtype=np.int64)
+        ok = self.lattice.in_support(index)
+        leaf = np.full(index.shape[0], -1, dtype=np.int64)
+        leaf[ok] = self.leaf_of(index[ok])
+        ok &= leaf >= 0
+        if np.any(ok):
+            z = self.lattice.coordinates(index[ok])
+            ok[ok] = np.isfinite(self.log_acceptance(z, leaf[ok]))
+        return ok
+
     @property
     def acceptance_estimate(self):
         """Estimated acceptance (steers batch sizes and the public cost prediction)."""
@@ -545,10 +577,7 @@ class BundleKNGSampler(LatticeDraws):
         EnvelopeViolation
             If a proposal's acceptance ratio exceeds ``1 + 1e-9``.
         """
-        out, have, tried = [], 0, 0
-        batch = max(16, int(3 * size / max(self.acceptance_estimate, 1e-3)))
-        batch = min(batch, 20_000)
-        while have < size:
+        def scored(batch, rng):
             z, index = self._propose(batch, rng)
             ok = self.lattice.in_support(index)
             leaf = np.full(batch, -1, dtype=np.int64)
@@ -558,23 +587,7 @@ class BundleKNGSampler(LatticeDraws):
             log_acc = np.full(batch, -np.inf)
             if np.any(ok):
                 log_acc[ok] = self.log_acceptance(z[ok], leaf[ok])
-            hits, used = accept_batch(log_acc, rng, size - have)
-            tried += used
-            out.append(index[hits])
-            have += hits.size
-            report(progress, have / size)
-        return np.concatenate(out)[:size], tried
+            return index, log_acc
 
-    def reachable(self, index):
-        """Whether each lattice index is released with positive probability (module
-        docstring, with the lattice point itself as the proposed witness)."""
-        index = np.asarray(index, dtype=np.int64)
-        ok = self.lattice.in_support(index)
-        leaf = np.full(index.shape[0], -1, dtype=np.int64)
-        leaf[ok] = self.leaf_of(index[ok])
-        ok &= leaf >= 0
-        if np.any(ok):
-            z = self.lattice.coordinates(index[ok])
-            ok[ok] = np.isfinite(self.log_acceptance(z, leaf[ok]))
-        return ok
+        return self._draw(size, rng, progress, scored)
 

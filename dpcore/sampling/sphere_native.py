@@ -96,6 +96,8 @@ import math
 
 import numpy as np
 
+from .bundle_lattice import DyadicGrid
+
 __all__ = ["CUT_MARGIN", "G_SLACK", "SINC1", "NativeLattice", "bundle_points", "cap_lower_bound",
            "frame_gradient", "log_volume_density", "rotation_matrix"]
 
@@ -254,7 +256,7 @@ def cap_lower_bound(zc, h, t, y, tau):
     return lower, g_c
 
 
-class NativeLattice:
+class NativeLattice(DyadicGrid):
     r"""Public lattice of :math:`[-\pi, \pi]^3 \times [0, V]` and its support (module
     docstring), optionally within a public footpoint ball.
 
@@ -296,17 +298,6 @@ class NativeLattice:
         self.span = np.array([2 * math.pi] * 3 + [self.max_speed])
         self.spacing = self.span / 2.0**self.levels
 
-    def coordinates(self, index):
-        """Lattice points :math:`z_K = o + \\gamma(K + 1/2)` of indices ``(m, 4)``."""
-        return self.origin + self.spacing * (np.asarray(index, dtype=np.int64) + 0.5)
-
-    def index_of(self, z):
-        """Cell indices of coordinates ``(m, 4)`` (clipped to just outside the box)."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            k = np.floor((np.asarray(z, dtype=float) - self.origin) / self.spacing)
-        k = np.nan_to_num(k, nan=-1.0, posinf=2.0**self.levels, neginf=-1.0)
-        return np.clip(k, -1, 2**self.levels).astype(np.int64)
-
     def in_support(self, index):
         """Whether each index's cell belongs to the public support :math:`D_L`."""
         index = np.asarray(index, dtype=np.int64).reshape(-1, 4)
@@ -323,16 +314,6 @@ class NativeLattice:
         """Geodesic distance of footpoints ``(m, 3)`` to the ball's centre."""
         cross = np.linalg.norm(np.cross(p, self.center), axis=-1)
         return np.arctan2(cross, p @ self.center)
-
-    def box(self, lo_index, level, pad=True):
-        """Coordinates ``(lo, hi)`` of dyadic boxes (integer corner, per-axis level), padded by
-        one spacing (which covers the rounding of every float proposed inside)."""
-        size = np.left_shift(np.int64(1), self.levels - np.asarray(level, dtype=np.int64))
-        lo = self.origin + self.spacing * lo_index
-        hi = self.origin + self.spacing * (lo_index + size)
-        if pad:
-            lo, hi = lo - self.spacing, hi + self.spacing
-        return lo, hi
 
     def misses(self, lo, hi):
         """Boxes that surely miss :math:`|\\omega| \\le \\pi` (or the footpoint ball)."""
