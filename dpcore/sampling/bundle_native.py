@@ -216,16 +216,7 @@ class NativeSphereSampler(LatticeDraws):
         lev = self.lev[split]
         # the widest side relative to the lattice box: the lowest level (ties: first axis)
         axis = np.argmin(lev, axis=1)
-        rows = np.arange(split.size)
-        child = lev.copy()
-        child[rows, axis] += 1
-        lo = self.lo_idx[split]
-        upper = lo.copy()
-        upper[rows, axis] += np.left_shift(np.int64(1), levels - child[rows, axis])
-        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
-        for name in self._FIELDS:
-            setattr(self, name, getattr(self, name)[rest])
-        self._add(np.concatenate([lo, upper]), np.concatenate([child, child]))
+        self._halve(split, axis, levels)
 
     def _finalize(self):
         log_mass = self.b + self.log_vol

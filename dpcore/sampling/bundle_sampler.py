@@ -234,6 +234,21 @@ class LatticeDraws:
         p, v = self.lattice.point(index)
         return p, v, tried
 
+    def _halve(self, split, axis, levels):
+        """Replace the leaves ``split`` by their two halves along ``axis`` (one per leaf) in
+        the dyadic partition of ``levels`` levels per axis: the per-leaf arrays of
+        ``_FIELDS`` lose them and the halves are bounded by ``_add``."""
+        rows = np.arange(split.size)
+        child = self.lev[split].copy()
+        child[rows, axis] += 1
+        lo = self.lo_idx[split]
+        upper = lo.copy()
+        upper[rows, axis] += np.left_shift(np.int64(1), levels - child[rows, axis])
+        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
+        for name in self._FIELDS:
+            setattr(self, name, getattr(self, name)[rest])
+        self._add(np.concatenate([lo, upper]), np.concatenate([child, child]))
+
     def _draw(self, size, rng, progress, scored_batch):
         """The rejection loop of every certified bundle sampler: ``scored_batch(m, rng)``
         returns ``m`` proposals' lattice indices and log acceptance ratios (``-inf`` outside
@@ -486,16 +501,7 @@ class BundleKNGSampler(LatticeDraws):
         width = lat.spacing * np.left_shift(np.int64(1), lat.levels - lev)
         width[lev >= lat.levels] = -1.0
         axis = np.argmax(width, axis=1)
-        rows = np.arange(split.size)
-        child_lev = lev.copy()
-        child_lev[rows, axis] += 1
-        lo = self.lo_idx[split]
-        hi_lo = lo.copy()
-        hi_lo[rows, axis] += np.left_shift(np.int64(1), lat.levels - child_lev[rows, axis])
-        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
-        for name in ("lo_idx", "lev", "b_e", "b_1", "log_vol", "b_est"):
-            setattr(self, name, getattr(self, name)[rest])
-        self._add(np.concatenate([lo, hi_lo]), np.concatenate([child_lev, child_lev]))
+        self._halve(split, axis, lat.levels)
 
     def _finalize(self):
         env = self.b_1 > self.log_m1_target

@@ -237,16 +237,7 @@ class SphereChartSampler(BundleKNGSampler):
         lev = self.lev[split]
         score = np.where(lev >= lat.levels, -1.0, self.score[split])
         axis = np.argmax(score, axis=1)
-        rows = np.arange(split.size)
-        child = lev.copy()
-        child[rows, axis] += 1
-        lo = self.lo_idx[split]
-        hi_lo = lo.copy()
-        hi_lo[rows, axis] += np.left_shift(np.int64(1), lat.levels - child[rows, axis])
-        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
-        for name in self._FIELDS:
-            setattr(self, name, getattr(self, name)[rest])
-        self._add(np.concatenate([lo, hi_lo]), np.concatenate([child, child]))
+        self._halve(split, axis, lat.levels)
 
     # ------------------------------------------------------------------ sampling
     def ratios(self, z, index):

@@ -453,16 +453,7 @@ class WhitenedBundleSampler(LatticeDraws):
         lev = self.lev[split]
         score = np.where(lev >= _LEVELS, -1.0, self.score[split])
         axis = np.argmax(score, axis=1)
-        rows = np.arange(split.size)
-        child = lev.copy()
-        child[rows, axis] += 1
-        lo = self.lo_idx[split]
-        hi_lo = lo.copy()
-        hi_lo[rows, axis] += np.left_shift(np.int64(1), _LEVELS - child[rows, axis])
-        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
-        for name in self._FIELDS:
-            setattr(self, name, getattr(self, name)[rest])
-        self._add(np.concatenate([lo, hi_lo]), np.concatenate([child, child]))
+        self._halve(split, axis, _LEVELS)
 
     def _finalize(self):
         env = self.b_1 > self.log_m1_target
