@@ -2,9 +2,9 @@
 away from the fit, how much of the target's mass lies there, and how much of it a rotation-path
 bound would certify, sampled (not proven) at uniform points of the whole-sphere support.
 
-Data as in ``bench_bundle_sampler.py`` (n = 250, τ = 0.2, noise 0.1, covariates in [0, 1]); the
-support is every footpoint of S² and shooting vectors up to π (the whole-sphere release's);
-σ = 2Δ/ε with Δ = 2τ/n per component, as in ``bench_bundle_farfield.py``.
+Data: ``bench_bundle_native.pole_data`` (n = 250, τ = 0.2, noise 0.1, covariates in [0, 1]);
+the support is every footpoint of S² and shooting vectors up to π (the whole-sphere release's);
+σ = 2Δ/ε with Δ = 2τ/n per component (the joint scheme).
 
 The rotation-path bound at a point z = (p, v): the rotation R taking the frame (p, v̂, p × v̂)
 to the fit's, R(s) = exp(s log R), and the speed scaled linearly, give a path c(s) from z to the
@@ -30,12 +30,11 @@ from scipy.spatial.transform import Rotation
 
 from dpcore.learning.regression import GeodesicRegression, regression_gradient
 from dpcore.manifolds import Sphere
-from dpcore.sampling.bundle_lattice import BundleLattice
 
 try:
-    from bench_bundle_sampler import CENTER, TAU, N, _data
+    from bench_bundle_native import TAU, N, pole_data
 except ImportError:  # run as a module from the repository root
-    from benchmarks.bench_bundle_sampler import CENTER, TAU, N, _data
+    from benchmarks.bench_bundle_native import TAU, N, pole_data
 
 S2 = Sphere(2)
 #: Points of the path at which the energy is evaluated.
@@ -94,8 +93,7 @@ def rotation_bound(t, y, p, v, fit, e_fit):
 
 
 def main(n_eps=1000.0, points=2000):
-    lattice = BundleLattice(np.asarray(CENTER, dtype=float), 0.5, 1.5)
-    t, y = _data(lattice, np.random.default_rng(250))
+    t, y = pole_data(np.random.default_rng(250))
     sigma = 2.0 * math.hypot(2 * TAU / N, 2 * TAU / N) / (n_eps / N)
     fit = clipped_fit(t, y)
     e_fit = float(huber_energy(t, y, fit[0][None], fit[1][None])[0])

@@ -36,12 +36,12 @@ never reads the data.
 
 Measured on :math:`S^2` (``benchmarks/bench_bundle_native.py``, n = 250, tau = 0.2, 9 draws;
 the issue's request is the whole sphere at n eps = 1,000). The samplers that ran here before
-(:mod:`dpcore.sampling.bundle_farfield` on balls, the two charts of
-:mod:`dpcore.sampling.bundle_sphere` on the whole sphere) stopped at n eps = 150 on the whole
-sphere and 120 on balls outside two measured supports, and never finished with a fit 0.35
-outside the two-stage design's ball: their mean-value bound was 6-8 times g's true variation
-on the far field's leaves, while the native boxes' per-datum caps follow the geodesic's own
-motion, and boxes that touch the zero speed need no special case. Beyond
+(far-field certificates in the normal coordinates of a public centre on balls, two such charts
+on the whole sphere; replaced by the native sampler in session 35 and removed) stopped at
+n eps = 150 on the whole sphere and 120 on balls outside two measured supports, and never
+finished with a fit 0.35 outside the two-stage design's ball: their mean-value bound was 6-8
+times g's true variation on the far field's leaves, while the native boxes' per-datum caps
+follow the geodesic's own motion, and boxes that touch the zero speed need no special case. Beyond
 :data:`SPHERE_MAX_N_EPS` requests keep the rule of :mod:`dpcore.release.planning` (uniform
 proposals where their worst case is within the limit, else MCMC).
 """
@@ -175,7 +175,7 @@ def bundle_joint_available(manifold, support_radius, max_norm):
     ----------
     manifold : Manifold
     support_radius : float or None
-        Radius of the public footpoint ball (None: the whole sphere, two charts).
+        Radius of the public footpoint ball (None: the whole sphere).
     max_norm : float or None
         The shooting-vector bound.
 

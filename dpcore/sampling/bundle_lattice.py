@@ -1,23 +1,20 @@
-r"""The public output lattice of the exact joint-KNG samplers on :math:`TS^2` and on
-:math:`T\mathbb{R}^d`, and a k-d partition of it into dyadic boxes
-(:mod:`dpcore.sampling.bundle_sampler`, :mod:`dpcore.sampling.bundle_flat`).
+r"""The public output lattices of the exact joint-KNG samplers and a k-d partition of them into
+dyadic boxes (:mod:`dpcore.sampling.bundle_sampler`, :mod:`dpcore.sampling.bundle_flat`,
+:mod:`dpcore.sampling.sphere_native`).
 
-:class:`ProductBallLattice` holds what does not depend on the space: coordinates
-:math:`z = (u, w) \in \mathbb{R}^{2k}` (:math:`k` footpoint and :math:`k` shooting-vector
-coordinates), the lattice box :math:`[-R, R]^k \times [-V, V]^k`, the cells and the public
-support. :class:`BundleLattice` (:math:`S^2`, :math:`k = 2`) adds the chart below;
-:class:`FlatLattice` (:math:`\mathbb{R}^d`, :math:`k = d`) adds the public centre, so that
-:math:`p = c + u`, :math:`v = w`.
-
-On :math:`S^2`, coordinates :math:`z = (u, w) \in \mathbb{R}^4` of
-:class:`~dpcore.sampling.sphere_enclosure.SphereBundleChart` at a public centre. The lattice
-box is :math:`[-R, R]^2 \times [-V, V]^2`; cell :math:`K \in \{0, \dots, 2^{32} - 1\}^4` is
-:math:`[o + \gamma K, o + \gamma(K + 1))`, :math:`o = -(R, R, V, V)`,
-:math:`\gamma = 2(R, R, V, V)/2^{32}`, and it is released as the fixed float point
-:math:`z_K = o + \gamma(K + \tfrac12)` mapped to :math:`(p, v)`. The public support
-:math:`D_L` is the set of cells with :math:`|u_K| \le R - 2\gamma_u` and
-:math:`|w_K| \le V - 2\gamma_w` (so each such cell lies in :math:`|u| \le R`,
-:math:`|w| \le V`). Everything here is a function of public inputs only.
+:class:`DyadicGrid` holds what every lattice shares: cells :math:`[o + \gamma K, o + \gamma(K +
+1))`, :math:`K \in \{0, \dots, 2^{32} - 1\}^D`, each released as the fixed float point
+:math:`z_K = o + \gamma(K + \tfrac12)`, and the dyadic boxes of cells the envelopes are made of.
+:class:`ProductBallLattice` adds coordinates :math:`z = (u, w) \in \mathbb{R}^{2k}` (:math:`k`
+footpoint and :math:`k` shooting-vector coordinates), the lattice box :math:`[-R, R]^k \times
+[-V, V]^k`, :math:`o = -(R, \dots, V, \dots)`, :math:`\gamma = 2(R, \dots, V, \dots)/2^{32}`,
+and the public support :math:`D_L`: the cells with :math:`|u_K| \le R - 2\gamma_u` and
+:math:`|w_K| \le V - 2\gamma_w` (so each such cell lies in :math:`|u| \le R`, :math:`|w| \le
+V`). :class:`FlatLattice` (:math:`\mathbb{R}^d`, :math:`k = d`) adds the public centre, so that
+:math:`p = c + u`, :math:`v = w`. (The :math:`S^2` lattice in the normal coordinates of a public
+centre went with its samplers, replaced by the native sampler in session 35; the native lattice
+of :math:`S^2` is :class:`~dpcore.sampling.sphere_native.NativeLattice`.) Everything here is a
+function of public inputs only.
 """
 
 from __future__ import annotations
@@ -26,20 +23,15 @@ import math
 
 import numpy as np
 
-from .sphere_enclosure import SphereBundleChart
-
-__all__ = ["LATTICE_LEVELS", "MAX_RADIUS", "BundleLattice", "DyadicGrid", "FlatLattice",
-           "LeafIndex", "ProductBallLattice"]
+__all__ = ["LATTICE_LEVELS", "DyadicGrid", "FlatLattice", "LeafIndex", "ProductBallLattice"]
 
 #: Halvings of each side of the lattice box down to the lattice spacing.
 LATTICE_LEVELS = 32
-#: Largest footpoint radius (the padded lattice box must stay inside |u| < pi).
-MAX_RADIUS = 2.2
 
 
 def _half_norm(z):
-    """Euclidean norm of the last axis (``hypot`` for two coordinates, as the sphere's
-    lattice has always computed it, so its support is unchanged)."""
+    """Euclidean norm of the last axis (``hypot`` for two coordinates, as the lattices have
+    always computed it, so their supports are unchanged)."""
     if z.shape[-1] == 2:
         return np.hypot(z[..., 0], z[..., 1])
     return np.sqrt(np.sum(z * z, axis=-1))
@@ -116,44 +108,6 @@ class ProductBallLattice(DyadicGrid):
         return (_half_norm(gap[:, :k]) > self.radius) | (_half_norm(gap[:, k:]) > self.max_speed)
 
 
-class BundleLattice(ProductBallLattice):
-    r"""Public lattice and support on :math:`TS^2` (module docstring).
-
-    Parameters
-    ----------
-    center : array (3,)
-        Public centre :math:`m_0` of the footpoint ball.
-    radius : float
-        Footpoint ball radius :math:`R \le 2.2`.
-    max_speed : float
-        Shooting-vector bound :math:`V \le \pi`.
-    e1 : array (3,), optional
-        Tangent basis vector at the centre (default: the chart's).
-    """
-
-    def __init__(self, center, radius, max_speed, e1=None):
-        self.chart = SphereBundleChart(center, e1)
-        if not 0 < float(radius) <= MAX_RADIUS:
-            raise ValueError(f"`radius` must be in (0, {MAX_RADIUS}], got {radius!r}.")
-        if not 0 < float(max_speed) <= math.pi:
-            raise ValueError(f"`max_speed` must be in (0, pi], got {max_speed!r}.")
-        super().__init__(radius, max_speed, 2)
-
-    def point(self, index):
-        """The released ``(p, v)`` of indices ``(m, 4)``, each ``(m, 3)`` (public function)."""
-        z = self.coordinates(index)
-        return self.chart.to_bundle(z[:, :2], z[:, 2:])
-
-    @property
-    def record(self):
-        """Public description of the lattice for a release record."""
-        return {"lattice_spacing": self.spacing.tolist(), "lattice_origin": self.origin.tolist(),
-                "lattice_levels": self.levels,
-                "lattice_coordinates": "normal coordinates of the footpoint at the public "
-                                       "centre, shooting vector in the radially transported "
-                                       "frame"}
-
-
 class FlatLattice(ProductBallLattice):
     r"""Public lattice and support on :math:`T\mathbb{R}^d`: :math:`p = c + u`, :math:`v = w`
     with the public centre :math:`c` (module docstring).
@@ -172,7 +126,6 @@ class FlatLattice(ProductBallLattice):
         self.center = np.array(center, dtype=float).reshape(-1)
         if not np.all(np.isfinite(self.center)):
             raise ValueError("`center` must be finite.")
-        self.chart = None
         super().__init__(radius, max_speed, self.center.size)
 
     def point(self, index):

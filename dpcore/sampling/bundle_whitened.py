@@ -1,21 +1,28 @@
-r"""Exact joint KNG for geodesic regression on :math:`S^2`, certified over boxes of *whitened*
-coordinates (issue 28 point 1; prototype, not wired into the releases).
+r"""Exact joint KNG for geodesic regression certified over leaves of *whitened* coordinates
+(issue 28 point 1): the base class of :class:`~dpcore.sampling.bundle_flat.FlatBundleSampler`
+(:math:`\mathbb{R}^2` and :math:`\mathbb{R}^3`, in the releases) and of the SPD(2) prototype
+:mod:`dpcore.sampling.bundle_spd2`. A subclass gives the space's part: the fit and the Jacobian
+of the gradient there (``_fit``), the volume density (``_log_volume``), :math:`g` at proposals
+(``_g``) and the leaves' bounds (``_bounds``).
 
-Same target, public support, output lattice and release rule as
-:mod:`dpcore.sampling.bundle_sampler` (read its docstring first): draws of :math:`z = (u, w)`
-with density :math:`f(z)J(u)`, :math:`f = e^{-g/\sigma}`, on the public support :math:`D_L`,
-released as the public lattice cell of the accepted :math:`z`. What changes is the geometry of
-the certificate.
+Same target, public support, output lattice and release rule as the other bundle samplers
+(:mod:`dpcore.sampling.bundle_sampler`; read its docstring first): draws of :math:`z = (u, w)`,
+the :math:`D` coordinates of a :class:`~dpcore.sampling.bundle_lattice.ProductBallLattice`, with
+density :math:`f(z)J(u)`, :math:`f = e^{-g/\sigma}`, on the public support :math:`D_L`, released
+as the public lattice cell of the accepted :math:`z`. What is particular is the geometry of the
+certificate. (The class's own mode on :math:`S^2`, in the normal coordinates of a public
+centre with affine and Taylor enclosures of the gradient, was replaced by the native sampler in
+session 35 and removed.)
 
-Why (measured, ``benchmarks/bench_bundle_whitened.py``)
-------------------------------------------------------
+Why whitening
+-------------
 Near the fit :math:`z^*` the target is :math:`\approx e^{-\|H(z - z^*)\|/\sigma}` with
-:math:`H` of singular values about (1.2, 0.9, 0.08, 0.07) at n = 250: the mode is a thin valley
-*tilted* against the chart's axes (the intercept / slope correlation of any regression
-design, not a curvature effect). Axis-aligned boxes of the chart tile a tilted thin valley
-badly; boxes of :math:`x = T(z - z^*)`, :math:`T = SV^\top` from :math:`H = USV^\top`, are
-parallelepipeds aligned with it, in which the target is nearly isotropic
-(:math:`\|x\| = \|H(z - z^*)\|`).
+:math:`H` from the Jacobian of the gradient there (on :math:`S^2` at n = 250 its singular values
+were about (1.2, 0.9, 0.08, 0.07)): the mode is a thin valley *tilted* against the chart's axes
+(the intercept / slope correlation of any regression design, not a curvature effect).
+Axis-aligned boxes of the chart tile a tilted thin valley badly; boxes of :math:`x = T(z -
+z^*)`, :math:`T = SV^\top` from :math:`H = USV^\top`, are parallelepipeds aligned with it, in
+which the target is nearly isotropic (:math:`\|x\| = \|H(z - z^*)\|`).
 
 Coordinates and density
 -----------------------
@@ -30,11 +37,10 @@ Proposal
 --------
 :math:`q = \beta q_1 + \beta_e q_e + \alpha q_0` (probabilities exact dyadic rationals):
 
-* :math:`q_1(x) = \frac1S\sum_s c_s e^{-\|x\|/\sigma_s}`, :math:`c_s = 1/(12\pi^2\sigma_s^4)`:
-  :math:`x = r\xi`, :math:`r \sim \mathrm{Gamma}(4, \sigma_s)`, :math:`\xi` uniform on
-  :math:`S^3` (in D dimensions, as for :math:`T\mathbb{R}^d` in
-  :mod:`~dpcore.sampling.bundle_flat`: :math:`c_s = 1/(|S^{D-1}|\Gamma(D)\sigma_s^D)`,
-  :math:`r \sim \mathrm{Gamma}(D, \sigma_s)`, :math:`\xi` uniform on :math:`S^{D-1}`);
+* :math:`q_1(x) = \frac1S\sum_s c_s e^{-\|x\|/\sigma_s}`,
+  :math:`c_s = 1/(|S^{D-1}|\Gamma(D)\sigma_s^D)`: :math:`x = r\xi`,
+  :math:`r \sim \mathrm{Gamma}(D, \sigma_s)`, :math:`\xi` uniform on :math:`S^{D-1}` (in
+  four dimensions :math:`c_s = 1/(12\pi^2\sigma_s^4)`);
 * :math:`q_e(x) = W_B/(W\,\mathrm{vol}(B))` on leaf :math:`B` (integer weights
   :math:`W_B \ge 1`, :class:`~dpcore.sampling.floatsafe.IntegerWeights`), uniform in it;
 * :math:`q_0`: a lattice cell of the whole output lattice box uniformly, then a point
@@ -50,19 +56,14 @@ looked up; :math:`\|T\|\,\|z - z^*\|\,4u` is far below it), :math:`x = c + h\var
 the region :math:`\{z^* + A(c + h\varepsilon)\}` is a parallelepiped of :math:`z` with centre
 :math:`\mathrm{fl}(z^* + Ac)` and basis :math:`\mathrm{fl}(A\,\mathrm{diag}\,h)`; their
 rounding (at most :math:`4u` times the magnitudes that entered, doubled) is the coordinate
-slack of :func:`~dpcore.sampling.sphere_affine.enclose_gradient_parallelepiped`, which returns
-:math:`G = G_0 + L\varepsilon + \xi`, :math:`|\xi| \le E`, valid pointwise. Then, exactly as in
-:mod:`~dpcore.sampling.bundle_sampler` with :math:`H(z - z^*)` replaced by
-:math:`Ux = H(z - z^*)` and :math:`P` by :math:`P' = U^\top P` (rows orthonormal up to
-rounding; :math:`\kappa \ge \|P'\|_2` from :math:`\|P'P'^\top - I\|_F`):
+slack :math:`\zeta` of :meth:`WhitenedBundleSampler._parallelepipeds`. Over it the subclass's
+``_bounds`` proves :math:`g \ge g_B`, :math:`J \le J_B` and :math:`\|P'G - x\| \le e_B`, with
+:math:`P = Q^\top` from the thin QR decomposition of the Jacobian at the fit, :math:`P' =
+U^\top P` (so that :math:`P'G \approx T(z - z^*) = x` near the fit; rows orthonormal up to
+rounding, :math:`\kappa \ge \|P'\|_2` from :math:`\|P'P'^\top - I\|_F`). Then
 
-1. :math:`g \ge g_B` (the larger of the box bound and the bound along
-   :math:`G_0/|G_0|`, :func:`~dpcore.sampling.sphere_affine.lower_bound_along`), so
-   :math:`t \le e^{b_e}`, :math:`b_e = -g_B/\sigma + \log J_B + \log|\det A|`,
-   :math:`J_B = \mathrm{sinc}(\min|u|)` over the parallelepiped's hull;
-2. :math:`g \ge \|P'G\|/\kappa` and :math:`P'G = x + e`,
-   :math:`e = (P'G_0 - c) + (P'L - \mathrm{diag}\,h)\varepsilon + P'\xi`, :math:`\|e\| \le e_B`
-   (interval arithmetic), so
+1. :math:`t \le e^{b_e}`, :math:`b_e = -g_B/\sigma + \log J_B + \log|\det A|`;
+2. :math:`g \ge \|P'G\|/\kappa` and :math:`\|P'G\| \ge \|x\| - e_B`, so
    :math:`-g/\sigma + \|x\|/\sigma_s \le -\delta_s m_B + e_B/(\kappa\sigma)`
    (:math:`\delta_s = 1/(\kappa\sigma) - 1/\sigma_s > 0`, :math:`m_B = \min_B\|x\|`) and
    :math:`\le -g_B/\sigma + \max_B\|x\|/\sigma_s`; :math:`t/q_1 \le e^{b_1}`,
@@ -71,8 +72,8 @@ rounding; :math:`\kappa \ge \|P'\|_2` from :math:`\|P'P'^\top - I\|_F`):
 So :math:`t/q \le \min(e^{b_1}/\beta,\ e^{b_e}W\mathrm{vol}(B)/(W_B\beta_e))` on :math:`B`,
 and :math:`M` is the largest over the leaves (each bound with a relative margin of
 :math:`10^{-10}` for the float evaluation of these formulas). Leaves that surely miss the
-support (their parallelepiped's hull misses it) are dropped; a leaf whose hull leaves the
-chart's domain :math:`|u| < \pi` has no bound yet and is split before any draw.
+support (their parallelepiped's hull misses it) are dropped; a leaf without a bound yet
+(``inf``) is split before any draw.
 
 When the fit lies outside the support, the refinement is steered by an estimate of the
 target's mass on the support instead of the mode's Laplace mass, and :math:`q_1` covers only
@@ -93,10 +94,6 @@ set: :math:`q_0` proposes the float :math:`z_K` itself (at :math:`U = \tfrac12`,
 ``rng.random()``) with positive probability, and its acceptance probability is positive because
 :math:`t` and :math:`q` are finite and positive there (:meth:`WhitenedBundleSampler.reachable`).
 The run time depends on the data (a timing side channel, as for every exact sampler here).
-
-Cost: the affine enclosures alone leave 99.9% of the envelope's mass far from the fit
-(docs/measurements.md, "The whitened sampler's cost"); the far-field and flat certificates
-(:mod:`~dpcore.sampling.bundle_farfield`, :mod:`~dpcore.sampling.bundle_flat`) cover it.
 """
 
 from __future__ import annotations
@@ -108,20 +105,10 @@ import numpy as np
 from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import (
-    LatticeDraws,
-    _g_library,
-    _logsumexp,
-    accept_batch,
-    clipped_fit,
-    excess_split,
-)
+from .bundle_sampler import LatticeDraws, _logsumexp, accept_batch, excess_split
 from .bundle_support import closest_support_point, support_log_mass
 from .floatsafe import IntegerWeights
-from .intervals import Interval, sinc_at
 from .radial import log_kfnorm_mass
-from .sphere_affine import enclose_gradient_parallelepiped, lower_bound_along
-from .sphere_taylor import enclose_gradient_taylor, fold_quadratic, lower_bound_along_quadratic
 
 __all__ = ["WhitenedBundleSampler"]
 
@@ -129,35 +116,34 @@ _MARGIN = 1e-10
 _U = 2.0**-53
 _LEVELS = 32
 #: Deepest leaf, in splits summed over the axes, per axis (64 in the four dimensions of
-#: :math:`TS^2` and :math:`T\mathbb{R}^2`; 96 in the six of :math:`T\mathbb{R}^3`, whose
-#: leaves near the fit at n eps = 1e5 needed more than 64).
+#: :math:`T\mathbb{R}^2`; 96 in the six of :math:`T\mathbb{R}^3`, whose leaves near the fit at
+#: n eps = 1e5 needed more than 64).
 _DEPTH_PER_AXIS = 16
-#: Domain margin: parallelepipeds must stay inside |u| <= pi - this.
-_DOMAIN = 1e-3
 _ALPHA_BITS = 24
 
 
 class WhitenedBundleSampler(LatticeDraws):
-    r"""Exact joint-regression KNG on :math:`S^2` certified over whitened boxes (module
-    docstring).
+    r"""Exact joint-regression KNG certified over whitened leaves (module docstring); a base
+    class: subclasses give ``_fit``, ``_log_volume``, ``_g`` and ``_bounds``.
 
     Parameters
     ----------
     t : array (n,)
         Covariates in [-1, 1].
-    y : array (n, 3)
-        Unit responses.
+    y : array (n, ...)
+        Responses.
     tau : float
         Residual clipping bound.
     sigma : float
         KNG scale.
-    lattice : BundleLattice
-        Public support and output lattice.
+    lattice : ProductBallLattice
+        Public support and output lattice (e.g. :class:`~dpcore.sampling.bundle_lattice.
+        FlatLattice`).
     draws : int
         Draws the sampler will serve (refinement stops once more boxes would cost more than
         the proposals they save).
-    start : array (4,), optional
-        Start of the fit (default: the unclipped least-squares fit's coordinates).
+    start : array (D,), optional
+        Start of the fit (default: the subclass's).
     sigma_ratios : sequence of float
         Scales of the K-norm components relative to :math:`\sigma` (each > 1).
     slack : float
@@ -168,36 +154,24 @@ class WhitenedBundleSampler(LatticeDraws):
         Cost of certifying one box, in proposals.
     max_boxes : int
         Largest number of leaves.
-    enclosure : {"affine", "taylor"}
-        Enclosure of the gradient over a leaf: first-order affine arithmetic
-        (:func:`~dpcore.sampling.sphere_affine.enclose_gradient_parallelepiped`) or the
-        second-order Taylor model (:func:`~dpcore.sampling.sphere_taylor.
-        enclose_gradient_taylor`; 3 to 6 times tighter on small leaves, about 2.5 times the
-        cost; its quadratic part is folded into the error for the bounds below, and also
-        enters the bound along :math:`G_0/|G_0|`,
-        :func:`~dpcore.sampling.sphere_taylor.lower_bound_along_quadratic`).
     progress : callable, optional
         ``progress(fraction)`` of the envelope's construction, after every round.
     """
 
     def __init__(self, t, y, tau, sigma, lattice, *, draws=1, start=None,
                  sigma_ratios=(1.25, 2.0, 4.0, 16.0), slack=1.0, acceptance_goal=0.2,
-                 box_cost=40.0, max_boxes=20_000, enclosure="affine", progress=None):
+                 box_cost=40.0, max_boxes=20_000, progress=None):
         self.t = np.asarray(t, dtype=float).reshape(-1)
         self.y = np.asarray(y, dtype=float)
         if np.any(np.abs(self.t) > 1):
             raise ValueError("Covariates must lie in [-1, 1].")
         self.tau, self.sigma = float(tau), float(sigma)
         self.lattice = lat = lattice
-        self.chart = getattr(lat, "chart", None)
-        self.dim = int(getattr(lat, "dim", 4))
+        self.dim = int(lat.dim)
         self._max_depth = _DEPTH_PER_AXIS * self.dim
         self.draws, self.box_cost = int(draws), float(box_cost)
         self.acceptance_goal, self.max_boxes = float(acceptance_goal), int(max_boxes)
         self.slack = float(slack)
-        if enclosure not in ("affine", "taylor"):
-            raise ValueError("`enclosure` must be 'affine' or 'taylor'.")
-        self.enclosure = enclosure
         self.fit, jac = self._fit(start)
         self._whiten(jac)
         self.scales = np.asarray(sigma_ratios, dtype=float).reshape(-1) * self.sigma
@@ -232,20 +206,17 @@ class WhitenedBundleSampler(LatticeDraws):
 
     # ------------------------------------------------------------------ the space's part
     def _fit(self, start):
-        """Coordinates of the clipped fit (Gauss-Newton from ``start``, default the unclipped
-        fit's) and the Jacobian of the gradient there (any fit keeps the sampler exact)."""
-        if start is None:
-            from .bundle_sampler import BundleKNGSampler
-            start = BundleKNGSampler._unclipped_start(self)
-        return clipped_fit(self.chart, self.t, self.y, self.tau, start)
+        """Coordinates of the clipped fit (from ``start``, or the subclass's default) and the
+        Jacobian of the gradient there, ``(rows, D)`` (any fit keeps the sampler exact)."""
+        raise NotImplementedError
 
     def _log_volume(self, z):
-        """Log of the volume density :math:`J` of the chart at coordinates ``(m, D)``."""
-        return np.log(np.maximum(self.chart.volume_density(z[:, :2]), 1e-300))
+        """Log of the volume density :math:`J` at coordinates ``(m, D)``."""
+        raise NotImplementedError
 
     def _g(self, z):
         """:math:`g = |G|` at coordinates ``(m, D)`` (the library's definition)."""
-        return _g_library(self.chart, z, self.t, self.y, self.tau)
+        raise NotImplementedError
 
     def _parallelepipeds(self, lo, hi):
         """Centres, bases, slacks and hulls of padded leaves (module docstring)."""
@@ -274,7 +245,7 @@ class WhitenedBundleSampler(LatticeDraws):
         h = p @ jac
         u, s, vt = np.linalg.svd(h)
         s = np.maximum(s, 1e-6 * max(s[0], 1e-300))
-        self.P = u.T @ p                                    # P' (4 x 6)
+        self.P = u.T @ p                                    # P' (D x rows of DG)
         self.T = s[:, None] * vt                            # x = T (z - z*)
         self.A = vt.T / s[None, :]                          # z = z* + A x
         if np.max(np.abs(self.A @ self.T - np.eye(self.dim))) > 1e-12:
@@ -313,76 +284,12 @@ class WhitenedBundleSampler(LatticeDraws):
 
     # ------------------------------------------------------------------ bounds
     def _bounds(self, lo_idx, lev):
-        """(keep, b_e, b_1, log volume, b_est, score (m, 4)) of leaves; ``b_* = inf`` where
-        the parallelepiped leaves the chart's domain."""
-        lo, hi = self._x_box(lo_idx, lev)
-        m = lo.shape[0]
-        c, h, zc, basis, zslack, zlo, zhi = self._parallelepipeds(lo, hi)
-        keep = ~self.lattice.misses(zlo, zhi)
-        gap = np.maximum(np.maximum(zlo[:, :2], -zhi[:, :2]), 0.0)
-        u_far = np.hypot(np.maximum(np.abs(zlo[:, 0]), np.abs(zhi[:, 0])),
-                         np.maximum(np.abs(zlo[:, 1]), np.abs(zhi[:, 1])))
-        ok = keep & (u_far < math.pi - _DOMAIN)
-        b_e, b_1 = np.full(m, np.inf), np.full(m, np.inf)
-        b_est = np.zeros(m)
-        score = np.sum(np.abs(basis), axis=1)               # z-reach of each axis
-        log_vol = np.sum(np.log(hi - lo), axis=-1)
-        idx = np.flatnonzero(ok)
-        if idx.size:
-            args = (self.chart, zc[idx], basis[idx], zslack[idx], self.t, self.y, self.tau)
-            if self.enclosure == "taylor":
-                tm = enclose_gradient_taylor(*args)
-                value, linear, error = fold_quadratic(tm)
-            else:
-                enc = enclose_gradient_parallelepiped(*args)
-                value, linear, error = enc.value, enc.linear, enc.error
-            self.evaluations += idx.size
-            spread = np.sum(np.abs(linear), axis=-1) * (1 + 1e-15) + error
-            box = Interval(value) + Interval._make(-spread, spread)
-            g_box = Interval(box.mig()).square().sum(axis=-1).sqrt().lo
-            norm = np.sqrt(np.sum(value * value, axis=-1, keepdims=True))
-            direction = np.divide(value, norm * (1 + 1e-12), out=np.zeros_like(value),
-                                  where=norm > 0)
-            along = lower_bound_along(value, linear, error, direction)
-            if self.enclosure == "taylor":
-                along = np.maximum(along, lower_bound_along_quadratic(tm, direction))
-            g_b = np.maximum(g_box, np.maximum(along, 0.0))
-            u_min = np.hypot(gap[idx, 0], gap[idx, 1]) * (1 - 1e-15)
-            log_j = np.log(sinc_at(u_min).hi) + 1e-15
-            be = -g_b / self.sigma + log_j + self.log_det_a
-            # e = (P'G0 - c) + (P'L - diag h) eps + P' xi
-            P = self.P
-            cc, hh = c[idx], h[idx]
-            g0 = Interval(value)
-            base = [(g0 * P[i]).sum(axis=-1) - cc[:, i] for i in range(4)]
-            lin = [(Interval(linear) * P[i][None, :, None]).sum(axis=1)
-                   - Interval(hh * (np.arange(4) == i)) for i in range(4)]
-            e_vec = Interval.stack([b + Interval._make(-l.mag().sum(-1) * (1 + 1e-15),
-                                                       l.mag().sum(-1) * (1 + 1e-15))
-                                    for b, l in zip(base, lin, strict=True)], axis=-1)
-            xi = Interval(error).square().sum(axis=-1).sqrt().hi * self.kappa
-            e_norm = Interval(e_vec.mag()).square().sum().sqrt().hi + xi
-            xb = Interval(cc - hh, cc + hh)
-            m_b = Interval(xb.mig()).square().sum().sqrt().lo
-            u_b = Interval(xb.mag()).square().sum().sqrt().hi
-            b1 = np.full(idx.size, np.inf)
-            for scale, log_c in zip(self.scales, self.log_c1, strict=True):
-                delta = 1.0 / (self.kappa * self.sigma) - 1.0 / scale
-                first = -delta * m_b + e_norm / (self.kappa * self.sigma)
-                second = -g_b / self.sigma + u_b / scale
-                b1 = np.minimum(b1, np.minimum(first, second) - log_c)
-            b1 = b1 + log_j + self.log_det_a + self.log_k
-            b_e[idx] = be + _MARGIN * (1 + np.abs(be))
-            b_1[idx] = b1 + _MARGIN * (1 + np.abs(b1))
-            # an estimate (not a bound) of log t on the leaf, to steer the refinement
-            j_c = self.chart.volume_density(zc[idx, :2])
-            g_c = _g_library(self.chart, zc[idx], self.t, self.y, self.tau)
-            b_est[idx] = -g_c / self.sigma + np.log(j_c) + self.log_det_a
-            # split where the gradient varies most and the per-term error grows fastest
-            score[idx] = (np.sum(np.abs(linear), axis=1)
-                          + np.sum(error, axis=1)[:, None] * score[idx]
-                          / np.sum(score[idx], axis=1, keepdims=True))
-        return keep, b_e, b_1, log_vol, b_est, score
+        r"""(keep, b_e, b_1, log volume, b_est, score (m, D)) of the leaves with corners
+        ``lo_idx`` and levels ``lev`` in the x-lattice (module docstring, "Certificate"):
+        ``keep`` drops leaves whose parallelepiped surely misses the support, ``b_* = inf``
+        marks a leaf without a bound yet (it is split before any draw), ``b_est`` estimates
+        :math:`\log t` on the leaf (steering only) and ``score`` ranks the axes to split."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ refinement
     _FIELDS = ("lo_idx", "lev", "b_e", "b_1", "log_vol", "b_est", "score")

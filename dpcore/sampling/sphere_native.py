@@ -77,17 +77,17 @@ multiple of :math:`\pi`, else at an end), and with :math:`r_i \in [r_{lo}, r_{hi
 the angle range) the term is at least :math:`r_{lo}f_i` if :math:`f_i \ge 0`, else
 :math:`r_{hi}f_i`. Summing, :math:`g(z) \ge \frac1n\sum_i \min_i`.
 
-**Floats.** The scope of rigour is that of :mod:`dpcore.sampling.bundle_farfield`: exact
-arithmetic on the float data; the caps and azimuth ranges are widened by a relative
-:math:`10^{-12}` and an absolute :math:`10^{-12}`, the cosine's minimum lowered by
-:math:`10^{-15}`, the sum lowered by :math:`10^{-12}` times the sum of the terms' magnitudes
-and by the absolute :data:`G_SLACK` :math:`= 10^{-10}`, far above the float differences
-(about :math:`10^{-15}`) between this form, the library's :math:`g` at the float proposals and
-the exact values. Near the cut locus the residual's direction is ill-conditioned in floats
-(its error grows like :math:`u/\sin\theta`), so a term whose angle range comes within
-:data:`CUT_MARGIN` of :math:`\pi` takes any azimuth (a bound that holds for a residual of any
-direction with norm at most :math:`\tau`). Proposals are padded out of their box by one lattice
-spacing, far more than the rounding of any float proposed in it.
+**Floats.** The scope of rigour is exact real arithmetic on the float data (covariates,
+responses, the boxes' float centres and half-widths, taken as exact). The caps and azimuth
+ranges are widened by a relative :math:`10^{-12}` and an absolute :math:`10^{-12}`, the
+cosine's minimum lowered by :math:`10^{-15}`, the sum lowered by :math:`10^{-12}` times the sum
+of the terms' magnitudes and by the absolute :data:`G_SLACK` :math:`= 10^{-10}`, far above the
+float differences (about :math:`10^{-15}`) between this form, the library's :math:`g` at the
+float proposals and the exact values. Near the cut locus the residual's direction is
+ill-conditioned in floats (its error grows like :math:`u/\sin\theta`), so a term whose angle
+range comes within :data:`CUT_MARGIN` of :math:`\pi` takes any azimuth (a bound that holds for
+a residual of any direction with norm at most :math:`\tau`). Proposals are padded out of their
+box by one lattice spacing, far more than the rounding of any float proposed in it.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ order: products of linear parts are kept *exactly* as quadratic coefficients, so
 terms of a formula cancel (with their signs) within a term and across the terms of a sum, and
 only third-order terms (and first-order terms of a kink) go to the error. Where an affine
 form pays :math:`r_x r_y` (product of total radii) for every product -- the dominant,
-dependency-inflated error of the regression-gradient enclosures on large boxes (measured
-10-20 times the true per-term second-order remainder, ``benchmarks/bench_bundle_taylor.py``)
--- a Taylor model pays :math:`L_x q_y + L_y q_x + q_x q_y` (:math:`L = \sum_j|a_j|`,
+dependency-inflated error of the regression-gradient enclosures on large boxes (measured on
+:math:`S^2`: 10-20 times the true per-term second-order remainder, with a benchmark removed
+with the :math:`S^2` enclosures in favour of the native sampler, session 35) -- a Taylor model
+pays :math:`L_x q_y + L_y q_x + q_x q_y` (:math:`L = \sum_j|a_j|`,
 :math:`q = \sum_{jl}|B_{jl}|`, a bound of :math:`|\varepsilon^\top B\varepsilon|`).
 
 Rules (all pointwise in :math:`\varepsilon`; :math:`l_x = a^\top\varepsilon`,

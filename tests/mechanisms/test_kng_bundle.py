@@ -1,9 +1,10 @@
-"""The far-field bundle sampler in the releases (dpcore.mechanisms.kng_bundle): where it runs
-(public inputs only), what ``auto`` predicts, and that a release through it is exact, private,
-on its public lattice and draws the same law as the uniform exact sampler.
+"""The bundle samplers in the releases (dpcore.mechanisms.kng_bundle): where they run (public
+inputs only), what ``auto`` predicts, and that a release through them is exact, private, on its
+public lattice and draws the same law as the uniform exact sampler.
 
-The sampler itself (its bounds, KS agreement with uniform proposals at 1500 draws, a planted
-violation, neighbour reachability) is tested in tests/sampling/test_bundle_farfield.py.
+The samplers themselves (their bounds, their law, a planted violation, neighbour reachability)
+are tested in tests/sampling/test_bundle_native.py (S²) and tests/sampling/test_bundle_flat.py
+(R² and R³).
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ from dpcore.mechanisms.kng_bundle import (
     native_leaf_cap,
 )
 from dpcore.release import plan_regression_sampler, private_geodesic_regression
-from dpcore.sampling.bundle_lattice import BundleLattice
 from dpcore.sampling.rejection import worst_case_proposals
 from dpcore.sampling.sphere_native import NativeLattice
 from dpcore.settings import get_limits
+
+from ..sampling._chart import NormalChart
 
 S2 = Sphere(2)
 NORTH = np.array([0.0, 0.0, 1.0])
@@ -49,8 +51,7 @@ TAU = 0.2
 def _data(n, rng):
     t = rng.random(n)
     t[:2] = 0.0, 1.0
-    lat = BundleLattice(NORTH, 0.5, 1.5)
-    p, v = lat.chart.to_bundle(np.array([0.1, -0.1]), np.array([0.8, 0.5]))
+    p, v = NormalChart(NORTH).to_bundle(np.array([0.1, -0.1]), np.array([0.8, 0.5]))
     pred = S2.exp(p, t[:, None] * v)
     return t, S2.exp(pred, S2.proj_tangent(pred, 0.1 * rng.standard_normal((n, 3))))
 
@@ -189,10 +190,10 @@ def test_same_law_as_the_uniform_exact_sampler():
     uni = regression_joint_exact(kng, t, y, 400, 2, bundle=False, **kw)[0]
     own = "geodesic's own coordinates"
     assert own in far.sampler and own not in uni.sampler
-    lat = BundleLattice(NORTH, 0.5, 1.5)
+    chart = NormalChart(NORTH)
 
     def stats_of(values):
-        u, _ = lat.chart.from_bundle(values[:, 0], values[:, 1])
+        u, _ = chart.from_bundle(values[:, 0], values[:, 1])
         return (S2.dist(values[:, 0], NORTH), np.linalg.norm(values[:, 1], axis=-1), u[:, 0])
 
     for a, b in zip(stats_of(np.asarray(far.values)), stats_of(np.asarray(uni.values)),

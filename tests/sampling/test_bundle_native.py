@@ -1,8 +1,8 @@
 """Exact joint KNG on the whole of TS² in native coordinates (dpcore.sampling.bundle_native,
-issue 28): the law against the independent quadrature of the two-chart sampler's test
-(chi-square-type test per public cell, false-failure chance below 1e-6), the envelope at
-proposals, a planted violation raises, emitted outputs are reachable for a neighbouring data
-set, and the progress contracts of every certified bundle sampler."""
+issue 28): the law against an independent quadrature (chi-square-type test per public cell,
+false-failure chance below 1e-6), the envelope at proposals, a planted violation raises, emitted
+outputs are reachable for a neighbouring data set, and the progress contracts of every
+certified bundle sampler."""
 
 from __future__ import annotations
 
@@ -12,10 +12,72 @@ import numpy as np
 import pytest
 
 from dpcore.exceptions import EnvelopeViolation
+from dpcore.manifolds import Sphere
 from dpcore.sampling.bundle_native import NativeSphereSampler
 
 from ..audit import _oracle as O
-from .test_bundle_sphere import _cells, _data, _quadrature_cells, _sigma
+from ._chart import NormalChart
+
+S2 = Sphere(2)
+NORTH = np.array([0.0, 0.0, 1.0])
+CHART = NormalChart(NORTH)
+#: The polar angle splitting the quadrature's cells (the hemispheres).
+SPLIT_RADIUS = 0.5 * math.pi
+
+
+def _data(n, rng, foot=(0.3, 0.8), speed=(0.9, 0.3), noise=0.1):
+    """Responses along a geodesic from a footpoint at chart coordinates ``foot`` (near the
+    equator by default, so the mode may straddle the hemispheres)."""
+    t = rng.random(n)
+    t[:2] = 0.0, 1.0
+    p, v = CHART.to_bundle(np.array([foot[0], foot[1]]) * 1.6, np.array(speed))
+    pred = S2.exp(p, t[:, None] * v)
+    return t, S2.exp(pred, S2.proj_tangent(pred, noise * rng.standard_normal((n, 3))))
+
+
+def _sigma(n, n_eps, tau):
+    return 2.0 * math.hypot(2 * tau / n, 2 * tau / n) / (n_eps / n)
+
+
+# --------------------------------------------------------------------- the law
+def _quadrature_cells(t, y, tau, sigma, speed, k, bands=None):
+    """Cell probabilities of the target by a product Gauss-Legendre rule in (polar angle,
+    azimuth, |v|, direction) on each of the 8 cells (hemisphere) x (sign p_x) x (|v| < V/2)
+    (independent of the library: the oracle's gradient, this parameterisation); ``bands``:
+    other two polar-angle bands than the hemispheres (a footpoint ball: (0, R/2), (R/2, R))."""
+    x, w = np.polynomial.legendre.leggauss(k)
+
+    def rule(lo, hi):
+        return 0.5 * (hi - lo) * (x + 1) + lo, 0.5 * (hi - lo) * w
+
+    mass = np.zeros((2, 2, 2))
+    bands = [(0.0, SPLIT_RADIUS), (SPLIT_RADIUS, math.pi)] if bands is None else bands
+    for hemi, (a0, a1) in enumerate(bands):
+        for sx, (f0, f1) in enumerate([(-0.5 * math.pi, 0.5 * math.pi),
+                                       (0.5 * math.pi, 1.5 * math.pi)]):
+            for sv, (r0, r1) in enumerate([(0.0, 0.5 * speed), (0.5 * speed, speed)]):
+                al, wa = rule(a0, a1)
+                ph, wp = rule(f0, f1)
+                rr, wr = rule(r0, r1)
+                be, wb = rule(0.0, 2 * math.pi)
+                A, P_, R, B = np.meshgrid(al, ph, rr, be, indexing="ij")
+                W = (wa[:, None, None, None] * wp[None, :, None, None]
+                     * wr[None, None, :, None] * wb[None, None, None, :])
+                A, P_, R, B, W = (z.reshape(-1) for z in (A, P_, R, B, W))
+                p = np.stack([np.sin(A) * np.cos(P_), np.sin(A) * np.sin(P_), np.cos(A)], -1)
+                ea = np.stack([np.cos(A) * np.cos(P_), np.cos(A) * np.sin(P_), -np.sin(A)], -1)
+                ep = np.stack([-np.sin(P_), np.cos(P_), np.zeros_like(P_)], -1)
+                v = R[:, None] * (np.cos(B)[:, None] * ea + np.sin(B)[:, None] * ep)
+                g = O.joint_gradient_norm(p, v, t, y, tau)
+                mass[hemi, sx, sv] = np.sum(W * np.sin(A) * R * np.exp(-g / sigma))
+    return mass / mass.sum()
+
+
+def _cells(p, v, speed, split=SPLIT_RADIUS):
+    hemi = (O.dist(p, NORTH) >= split).astype(int)
+    sx = (p[:, 0] < 0).astype(int)
+    sv = (np.sqrt(np.sum(v * v, axis=-1)) >= 0.5 * speed).astype(int)
+    return hemi * 4 + sx * 2 + sv
 
 
 @pytest.fixture(scope="module")
