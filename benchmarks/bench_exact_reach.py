@@ -3,7 +3,7 @@
 ``python -m benchmarks.bench_exact_reach`` prints one table. For each manifold, strict joint
 geodesic regression with the pages' public bounds (covariate range [0, 1], τ = 0.2, the
 library's default speed bound; SPD(2) also τ_m = 1 about I; S² also with a public footpoint
-ball, where the far-field bundle sampler runs; SPD(2) and Kendall(4) also with the Geodesic
+ball, where the certified bundle sampler runs; SPD(2) and Kendall(4) also with the Geodesic
 regression page's demonstration designs, where uniform proposals are priced by their public
 prediction, :mod:`dpcore.release.uniform_cost`) at n = 100 and one draw: the
 largest n·ε (ε = ε_p + ε_v, split evenly) at which ``sampler="auto"`` still chooses the exact

@@ -84,7 +84,7 @@ def sequential_exact_terms(manifold, n, eps_p, eps_v, n_footpoints, n_vectors, *
 
 def _exact_joint_plan(manifold, n, eps_p, eps_v, draws, kw):
     """Whether a joint cell is drawn exactly (the library's planner, public inputs), and its
-    public work in gradient terms. Not by the far-field bundle sampler: it builds an envelope
+    public work in gradient terms. Not by the certified bundle sampler: it builds an envelope
     of up to 60,000 leaves per release, seconds each, too slow for a sweep's many cells (its
     cells come from the law)."""
     from ..release import plan_regression_sampler
@@ -94,7 +94,7 @@ def _exact_joint_plan(manifold, n, eps_p, eps_v, draws, kw):
         max_speed=kw.get("max_speed"), draws=draws, scheme="joint",
         footpoint_radius=kw.get("footpoint_radius"))
     work = plan.get("predicted_work", plan["work"])
-    exact = bool(plan["exact"] and plan.get("exact_sampler") != "far-field bundle"
+    exact = bool(plan["exact"] and plan.get("exact_sampler") != "certified bundle"
                  and work is not None and work <= EXACT_CELL_TERMS)
     return exact, (float(work) if exact else 0.0)
 

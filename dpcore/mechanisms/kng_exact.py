@@ -4,9 +4,9 @@ reads (where uniform proposals and the refined envelopes exist, the gradient bou
 
 Three samplers, all rejection from a certified envelope: uniform proposals on the public
 support (:mod:`dpcore.sampling.rejection`), refined Lipschitz envelopes
-(:mod:`dpcore.mechanisms.envelopes`) and, on S² with a public footpoint ball, the far-field
-bundle sampler (:mod:`dpcore.mechanisms.kng_bundle`). The functions are re-exported by
-:mod:`dpcore.mechanisms.kng`.
+(:mod:`dpcore.mechanisms.envelopes`) and, on S² (the whole sphere or a public footpoint
+ball), R² and R³, the certified bundle samplers (:mod:`dpcore.mechanisms.kng_bundle`). The
+functions are re-exported by :mod:`dpcore.mechanisms.kng`.
 """
 
 from __future__ import annotations
@@ -218,9 +218,9 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
       the gradient norm's Lipschitz constant on the product of balls
       (:class:`~dpcore.sampling.envelope.ProductBallDomain`), whose acceptance stays high
       however concentrated the target is;
-    - ``bundle`` (default where :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`: S²
-      with a public footpoint ball, where its public cost is below the uniform proposals'):
-      the certified far-field envelope of :mod:`dpcore.mechanisms.kng_bundle`;
+    - ``bundle`` (default where :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`: S²,
+      R² and R³, where its public cost is below the uniform proposals'):
+      the certified bundle envelope of :mod:`dpcore.mechanisms.kng_bundle`;
     - proposals uniform on the support for the Sasaki volume, accepted with probability
       :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are clipped to ``tau``, which
       bounds the gradient by :func:`regression_gradient_bounds`.

@@ -154,7 +154,7 @@ def _calibrate_exact(manifold, compiled=True):
     """Cost of one gradient term of an exact sampler's proposals: the joint regression
     gradient norm of a batch of public proposals, evaluated as the uniform-proposal sampler
     does (batched, by the compiled kernel where one exists; ``compiled=False``: the library's
-    numpy gradient, in which the far-field bundle sampler's leaves are priced), at two n whose
+    numpy gradient, in which the certified bundle sampler's leaves are priced), at two n whose
     difference removes the per-batch cost; and the cost of drawing one uniform proposal
     (:func:`_proposal_draw_cost`)."""
     from ..data import make_regression_data

@@ -316,7 +316,7 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         ``scheme``, ``exact`` (bool: the sampler that will run), ``exact_possible`` (an exact
         sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
         terms), ``limit`` (``max_exact_work``), ``guarantee`` (what the label will say) and
-        ``exact_sampler`` (``"uniform proposals"``, ``"refined envelope"``, ``"far-field
+        ``exact_sampler`` (``"uniform proposals"``, ``"refined envelope"``, ``"certified
         bundle"``, or None where the release is not exact); for the bundle sampler also
         ``leaf_cap``, the public cap on its envelope's leaves.
         With ``sampler="exact"`` also ``exact_bound`` (the public worst-case gradient terms of
@@ -369,8 +369,8 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
     bundle = bundle_preferred(m, support, max_speed, g_max=g_max, sigma=sigma, n=int(n),
                               draws=draws)
     out["exact_sampler"] = (None if not out["exact"] else "refined envelope" if refined
-                            else "far-field bundle" if bundle else "uniform proposals")
-    if out["exact_sampler"] == "far-field bundle":
+                            else "certified bundle" if bundle else "uniform proposals")
+    if out["exact_sampler"] == "certified bundle":
         from ..mechanisms.kng_bundle import bundle_leaf_cap
 
         out["leaf_cap"] = bundle_leaf_cap(int(n), m, 4.0 * g_max / sigma)
@@ -468,7 +468,7 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     terms), or None where only the uniform proposals' worst case applies.
 
     The refined envelope's (:func:`predicted_joint_kng_work`) on R¹ with a footpoint ball; the
-    far-field bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
+    certified bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
     with a footpoint ball, or on the whole sphere (``foot_radius`` None, the native boxes),
     where its public cost is below the uniform proposals' worst case
     (:func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`, the rule the release samples by).

@@ -369,7 +369,7 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
             exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])
             # priced as the release prices it: its bundle prediction by the bundle's kernel
             # (a worst case over the uniform proposals keeps the library's gradient)
-            if not worst_case and plan.get("exact_sampler") == "far-field bundle":
+            if not worst_case and plan.get("exact_sampler") == "certified bundle":
                 exact_kind = "bundle"
     # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
     linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")

@@ -662,7 +662,7 @@ def test_exact_only_above_the_public_work_bound_is_refused_before_release():
     limit: the page shows the library's refusal (the same message the release would raise,
     made before any sampling from public inputs only) and disables the Release button. At
     n = 100 and ε = 10 + 10 (n·ε = 2,000 per geodesic) neither uniform proposals nor the
-    far-field bundle sampler (n·ε at most 1,000) draw exactly."""
+    certified bundle sampler (n·ε at most 1,000) draw exactly."""
     at = open_page()
     gr_open_sampler(at)
     at.radio(key="gr_sampler").set_value("exact").run()

@@ -140,10 +140,10 @@ def test_the_sphere_at_n_eps_1000_is_exact_with_one_stage_and_with_two():
     to n (ε_p + ε_v) = 1,000."""
     for one in (_sphere_settings(), _sphere_settings(footpoint_radius=1.5, center=(90.0, 0.0))):
         plan = G.sampler_plan(one, 250)
-        assert plan["guarantee"] == "private" and plan["exact_sampler"] == "far-field bundle"
+        assert plan["guarantee"] == "private" and plan["exact_sampler"] == "certified bundle"
     two = _sphere_settings(two_stage=TS.TwoStage(9.0, (90.0, 0.0), 0.5))
     plan = TS.sampler_plan(two, 250)
-    assert plan["guarantee"] == "private" and plan["exact_sampler"] == "far-field bundle"
+    assert plan["guarantee"] == "private" and plan["exact_sampler"] == "certified bundle"
     assert TS.exact_two_stage_offer(_sphere_settings(), 250) == pytest.approx(9.0)
     assert TS.exact_two_stage_offer(two, 250) is None  # already two-stage
     assert TS.exact_two_stage_offer(_sphere_settings(sampler="mcmc"), 250) is None

@@ -1,4 +1,4 @@
-r"""Audit of the far-field bundle release at n(ε_p + ε_v) = 1,000 on S² (issue 28 pt 6).
+r"""Audit of the certified bundle release at n(ε_p + ε_v) = 1,000 on S² (issue 28 pt 6).
 
 Mechanism under audit: strict joint geodesic regression on S² with a public footpoint ball,
 drawn by :func:`dpcore.mechanisms.kng.regression_joint_exact` with ``bundle=True`` (the path

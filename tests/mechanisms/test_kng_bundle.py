@@ -220,7 +220,7 @@ def test_whole_sphere_preferred_within_its_measured_range():
                                 draws=draws) == expect, n_eps
     plan = plan_regression_sampler(S2, 250, eps_p=0.2, eps_v=0.2, tau=TAU, draws=9)
     assert plan["exact"] and plan["guarantee"] == "private"
-    assert plan["exact_sampler"] == "far-field bundle"
+    assert plan["exact_sampler"] == "certified bundle"
     assert plan["predicted_work"] == pytest.approx(
         bundle_joint_work(250, 9, n_eps=100.0))
     assert plan["predicted_work"] <= plan["limit"]
@@ -261,7 +261,7 @@ def test_flat_release_is_exact_private_and_on_the_public_lattice(d, eps, seed):
     y = center + np.outer(t - 0.5, slope) + rng.normal(0.0, 0.8, (100, d))
     kwargs = dict(eps_p=eps, eps_v=eps, tau=2.0, tau_m=12.0)
     plan = plan_regression_sampler(Euclidean(d), 100, draws=9, **kwargs)
-    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    assert plan["exact"] and plan["exact_sampler"] == "certified bundle"
     rel = private_geodesic_regression(Euclidean(d), t, y, center=center,
                                       covariate_range=(0.0, 1.0), n_footpoints=3,
                                       n_vectors=3, rng=3, **kwargs)
@@ -286,7 +286,7 @@ def test_plane_plan_is_exact_within_the_public_cost_and_reach_only():
     MCMC beyond either."""
     kwargs = dict(tau=2.0, tau_m=10.0, draws=9)
     exact = plan_regression_sampler(Euclidean(2), 1000, eps_p=50.0, eps_v=50.0, **kwargs)
-    assert exact["exact"] and exact["exact_sampler"] == "far-field bundle"
+    assert exact["exact"] and exact["exact_sampler"] == "certified bundle"
     assert exact["predicted_work"] == pytest.approx(2 * MAX_LEAVES * LEAF_TERMS * 1000)
     beyond_reach = plan_regression_sampler(Euclidean(2), 1000, eps_p=51.0, eps_v=51.0,
                                            **kwargs)

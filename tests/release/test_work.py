@@ -410,7 +410,7 @@ def test_flat_bundle_releases_are_priced_by_their_own_kernel(monkeypatch):
 
     plan = plan_regression_sampler(plane, 1000, eps_p=1.0, eps_v=1.0, tau=2.0, tau_m=10.0,
                                    draws=9)
-    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    assert plan["exact"] and plan["exact_sampler"] == "certified bundle"
     est = estimate_regression_work(plane, 1000, **kw)
     assert est.seconds == pytest.approx(plan["predicted_work"] * fast.per_term)
     assert est.seconds < work.DEFAULT_WORK_BUDGET

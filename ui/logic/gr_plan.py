@@ -26,14 +26,14 @@ def exact_plan_text(plan):
     worst case over all data sets, per draw. The refined envelope (R¹): its predicted work
     (from a public model data set of this n, what 'auto' decides on) or, without a
     prediction, its own worst case -- never the uniform proposals' worst case, which can be
-    1e65 proposals per draw where the envelope takes under a second. The far-field bundle
-    sampler (S² with a public footpoint ball, R², R³): its public prediction, which is not a
+    1e65 proposals per draw where the envelope takes under a second. The certified bundle
+    samplers (S², R², R³): its public prediction, which is not a
     bound over data sets -- a fit outside the public bounds can take far longer. Uniform
     proposals beyond their worst case's limit (SPD(2), Kendall): their prediction for a public
     model data set (:mod:`dpcore.release.uniform_cost`), with the worst case beside it."""
     head = ("This release will be drawn by **exact** rejection sampling{how} and labelled "
             "**private** (ε-DP, δ = 0). ")
-    if plan.get("exact_sampler") == "far-field bundle":
+    if plan.get("exact_sampler") == "certified bundle":
         return head.format(how=" from a certified envelope about the fit") + (
             f"Predicted work from public inputs: about {plan['predicted_work']:,.0f} gradient "
             f"terms (an envelope of at most {plan['leaf_cap']:,} cells). This is a prediction for "

@@ -24,7 +24,7 @@ def test_the_far_field_sampler_states_its_public_prediction():
     proposals' worst case (about 1e108 proposals per draw here)."""
     s = dataclasses.replace(G.demo_settings("sphere"), eps_p=5.0, eps_v=5.0)
     plan = sampler_plan(s, 100)
-    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    assert plan["exact"] and plan["exact_sampler"] == "certified bundle"
     text = exact_plan_text(plan)
     assert "labelled **private**" in text and "Predicted work from public inputs" in text
     assert "not a bound" in text and "bound:" not in text.lower().replace("not a bound:", "")
@@ -44,7 +44,7 @@ def test_the_plane_sampler_states_its_leaf_cap_for_large_n():
 
     plan = plan_regression_sampler(Euclidean(2), 10_000, eps_p=1.0, eps_v=1.0, tau=2.0,
                                    tau_m=10.0, draws=9)
-    assert plan["exact"] and plan["exact_sampler"] == "far-field bundle"
+    assert plan["exact"] and plan["exact_sampler"] == "certified bundle"
     text = exact_plan_text(plan)
     assert "at most 6,000 cells" in text
     assert f"at most {MAX_LEAVES:,} cells" not in text
