@@ -35,6 +35,7 @@ import pandas as pd
 from dpcore.manifolds import Sphere
 from dpcore.mechanisms.kng_bundle import ACCEPTANCE_GOAL, NATIVE_BOX_COST, native_leaf_cap
 from dpcore.sampling.bundle_native import NativeSphereSampler
+from tests.sampling._chart import NormalChart
 
 S2 = Sphere(2)
 CENTER = np.array([0.0, 0.0, 1.0])
@@ -44,26 +45,15 @@ BALLS = ((0.5, 1.5, 0.0, None), (0.5, 1.5, 0.7, None), (0.5, math.pi, 0.0, None)
          (1.25, 0.8, 0.0, 0.7), (1.25, 0.8, 1.35, 0.7), (1.25, 0.8, 1.45, 0.7))
 #: The two-stage design's tail (``--tail``): the fit 0.35 outside its ball.
 TAIL = (1.25, 0.8, 1.6, 0.7)
-#: Normal coordinates about the north pole: rows centre, e1, e2.
-_FRAME = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-
-
-def _sinc(x):
-    return np.divide(np.sin(x), x, out=np.ones_like(x), where=x != 0)
+#: Normal coordinates about the north pole (frame rows: centre, e1, e2 = centre x e1).
+_CHART = NormalChart(CENTER, e1=np.array([1.0, 0.0, 0.0]))
 
 
 def chart_point(u, w):
     """``(p, v)`` of normal coordinates ``u`` (2,) about the north pole with the shooting vector
     ``w`` (2,) transported along the radial geodesic (the chart of the samplers the releases
     ran before session 35, float for float, so the data sets are unchanged)."""
-    r = np.sqrt(np.sum(u * u, axis=-1))
-    s = _sinc(r)
-    k = 0.5 * _sinc(0.5 * r) ** 2
-    uw = np.sum(u * w, axis=-1)
-    p = np.stack([np.cos(r), s * u[..., 0], s * u[..., 1]], axis=-1)
-    v = np.stack([-uw * s, w[..., 0] - uw * k * u[..., 0], w[..., 1] - uw * k * u[..., 1]],
-                 axis=-1)
-    return p @ _FRAME, v @ _FRAME
+    return _CHART.to_bundle(u, w)
 
 
 def pole_data(rng, n=N):
