@@ -34,7 +34,14 @@ target's estimate at the box's centre, half the total excess per round) across t
 side relative to the lattice box, until the stop rule of
 :class:`~dpcore.sampling.bundle_sampler.LatticeDraws` holds (the estimated acceptance reaches
 ``acceptance_goal``, the leaves run out, or a leaf would cost more than the proposals it
-saves).
+saves). The estimated acceptance divides an estimate of the target's mass by the envelope's:
+the sum over leaves of the target at their centres, until (at :data:`MODE_LEAVES` leaves)
+Newton's method finds the target's mode inside the support, then the Laplace mass of the
+basin there, :math:`J(z^*)\,12\pi^2\sigma^4/|\det DG(z^*)|` (leaves larger than the basin
+overestimate it 1.3-4.6 times, and stopped the refinement early: over nine data sets of the
+issue's request this cut the cost from 14.0 s to 12.1 s on average and from 19.8 s to 14.7 s at
+worst, ``docs/measurements.md``). Either is steering only: the certificate and the law do not
+depend on it.
 
 Sampling (exact)
 ----------------
@@ -72,6 +79,7 @@ from .sphere_native import (
     NativeLattice,
     bundle_points,
     cap_lower_bound,
+    frame_gradient,
     log_volume_bound,
     log_volume_density,
 )
@@ -88,6 +96,9 @@ _MARGIN = 1e-10
 START_LEVEL = 2
 #: Leaves evaluated at once.
 CHUNK = 4096
+#: Leaf counts at which the refinement looks for the target's mode (module docstring,
+#: "Refinement").
+MODE_LEAVES = (20_000, 60_000, 150_000)
 
 
 class NativeSphereSampler(LatticeDraws):
@@ -186,11 +197,59 @@ class NativeSphereSampler(LatticeDraws):
     def _state(self):
         """(log envelope mass, log target estimate, leaves, their log masses)."""
         log_mass = self.b + self.log_vol
-        log_z = _logsumexp(np.minimum(self.b_est, self.b) + self.log_vol)
+        if self._basin is None and self._mode_tries < len(MODE_LEAVES) and (
+                self.b.size >= MODE_LEAVES[self._mode_tries]):
+            self._mode_tries += 1
+            self._basin = self._basin_log_mass()
+        log_z = self._basin
+        if log_z is None:
+            log_z = _logsumexp(np.minimum(self.b_est, self.b) + self.log_vol)
         return _logsumexp(log_mass), log_z, np.ones(log_mass.size, dtype=bool), log_mass
+
+    def _basin_log_mass(self):
+        r"""Log of the Laplace mass :math:`J(z^*)\,12\pi^2\sigma^4/|\det DG(z^*)|` of the
+        target's basin about its mode :math:`z^*` (where :math:`G = 0`), found by Newton's
+        method from the leaf centre of largest estimated target (central differences for
+        :math:`DG`); None unless Newton converges inside the support (module docstring,
+        "Refinement": steering only)."""
+        lo, hi = self.lattice.box(self.lo_idx, self.lev)
+        z = 0.5 * (lo + hi)[int(np.argmax(self.b_est))]
+        step = np.eye(4) * 1e-7
+
+        def gradient(points):
+            return frame_gradient(points, self.t, self.y, self.tau)
+
+        g = gradient(z[None])[0]
+        for _ in range(40):
+            jac = (gradient(z + step) - gradient(z - step)).T / 2e-7
+            try:
+                move = np.linalg.solve(jac, g)
+            except np.linalg.LinAlgError:
+                return None
+            # damped: the clip's kinks make plain Newton cycle
+            for _ in range(30):
+                trial = z - move
+                g_trial = gradient(trial[None])[0]
+                if np.linalg.norm(g_trial) < np.linalg.norm(g):
+                    break
+                move = 0.5 * move
+            else:
+                break
+            z, g = trial, g_trial
+            if np.linalg.norm(g) < 1e-6 * self.sigma:
+                break
+        det = abs(np.linalg.det(jac))
+        inside = (np.linalg.norm(z[:3]) < math.pi and 0.0 < z[3] < self.lattice.max_speed
+                  and not self.lattice.outside(z[None])[0])
+        if not (inside and det > 0 and np.linalg.norm(g) < 1e-3 * self.sigma):
+            return None
+        self.mode = z
+        return (math.log(12.0 * math.pi**2) + 4.0 * math.log(self.sigma) - math.log(det)
+                + float(log_volume_density(z[None])[0]))
 
     def _refine(self):
         levels = self.lattice.levels
+        self._basin, self._mode_tries = None, 0
         self.lo_idx = np.zeros((0, 4), dtype=np.int64)
         self.lev = np.zeros((0, 4), dtype=np.int64)
         self.b = self.log_vol = self.b_est = np.zeros(0)
