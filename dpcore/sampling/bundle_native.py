@@ -75,6 +75,7 @@ import numpy as np
 from .bundle_lattice import LeafIndex
 from .bundle_sampler import LatticeDraws, _logsumexp, excess_split
 from .floatsafe import IntegerWeights
+from .radial import log_kfnorm_mass
 from .sphere_native import (
     NativeLattice,
     bundle_points,
@@ -208,12 +209,13 @@ class NativeSphereSampler(LatticeDraws):
 
     def _basin_log_mass(self):
         r"""Log of the Laplace mass :math:`J(z^*)\,12\pi^2\sigma^4/|\det DG(z^*)|` of the
-        target's basin about its mode :math:`z^*` (where :math:`G = 0`), found by Newton's
-        method from the leaf centre of largest estimated target (central differences for
-        :math:`DG`); None unless Newton converges inside the support (module docstring,
-        "Refinement": steering only)."""
-        lo, hi = self.lattice.box(self.lo_idx, self.lev)
-        z = 0.5 * (lo + hi)[int(np.argmax(self.b_est))]
+        target's basin about its mode :math:`z^*` (where :math:`G = 0`), found by damped
+        Newton steps from the centre of the leaf of largest estimated target (central
+        differences for :math:`DG`); None unless :math:`|G| < 10^{-3}\sigma` there, inside the
+        support (module docstring, "Refinement": steering only)."""
+        best = int(np.argmax(self.b_est))
+        lo, hi = self.lattice.box(self.lo_idx[best:best + 1], self.lev[best:best + 1])
+        z = 0.5 * (lo[0] + hi[0])
         step = np.eye(4) * 1e-7
 
         def gradient(points):
@@ -244,7 +246,7 @@ class NativeSphereSampler(LatticeDraws):
         if not (inside and det > 0 and np.linalg.norm(g) < 1e-3 * self.sigma):
             return None
         self.mode = z
-        return (math.log(12.0 * math.pi**2) + 4.0 * math.log(self.sigma) - math.log(det)
+        return (float(log_kfnorm_mass(4, self.sigma)) - math.log(det)
                 + float(log_volume_density(z[None])[0]))
 
     def _refine(self):
