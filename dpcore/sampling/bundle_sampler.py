@@ -104,9 +104,18 @@ def excess_split(env, log_mass, log_low, log_m, blocked, room):
     excess[blocked] = 0.0
     if not np.any(excess > 0):
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(excess)[::-1]
-    cum = np.cumsum(excess[order])
-    split = order[:int(min(room, max(1, np.searchsorted(cum, 0.5 * cum[-1]) + 1)))]
+    half = 0.5 * float(np.sum(excess))
+    n = excess.size
+    k = min(n, 4096)
+    while True:
+        # the k largest, in decreasing order (a partial sort: most rounds split few leaves)
+        top = np.argpartition(excess, n - k)[n - k:] if k < n else np.arange(n)
+        order = top[np.argsort(excess[top])[::-1]]
+        cum = np.cumsum(excess[order])
+        if k == n or cum[-1] >= half:
+            break
+        k = min(n, 4 * k)
+    split = order[:int(min(room, max(1, np.searchsorted(cum, half) + 1)))]
     return split[excess[split] > 0]
 
 
@@ -150,7 +159,8 @@ class LatticeDraws:
         lo = self.lo_idx[split]
         upper = lo.copy()
         upper[rows, axis] += np.left_shift(np.int64(1), levels - child[rows, axis])
-        rest = np.setdiff1d(np.arange(self.lo_idx.shape[0]), split)
+        rest = np.ones(self.lo_idx.shape[0], dtype=bool)
+        rest[split] = False
         for name in self._FIELDS:
             setattr(self, name, getattr(self, name)[rest])
         self._add(np.concatenate([lo, upper]), np.concatenate([child, child]))

@@ -259,7 +259,8 @@ class RefinedEnvelope:
             # Split the loosest cells holding half the excess, as many as there is room for.
             k = int(min(room, max(1, np.searchsorted(cum, 0.5 * total_excess) + 1)))
             split = order[:k]
-            rest = np.setdiff1d(np.arange(self.centers.shape[0]), split)
+            rest = np.ones(self.centers.shape[0], dtype=bool)
+            rest[split] = False
             old = {f: getattr(self, f)[rest] for f in self._FIELDS}
             child_level = self.level[split] + 1
             step = np.left_shift(np.int64(1), (self.levels - child_level).astype(np.int64))

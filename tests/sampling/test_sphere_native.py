@@ -163,6 +163,21 @@ def test_compiled_kernel_matches_numpy():
     lo, g = cap_lower_bound(c, h, t, y, tau)
     lo2, g2 = native_cap_bound(c, h, t, y, tau)
     assert np.allclose(lo, lo2, rtol=0, atol=1e-12) and np.allclose(g, g2, rtol=0, atol=1e-12)
+    t3 = 3.0 * t                          # |rho / 2| up to 3 pi / 2: the range reduction
+    lo, g = cap_lower_bound(c, h, t3, y, tau)
+    lo2, g2 = native_cap_bound(c, h, t3, y, tau)
+    assert np.allclose(lo, lo2, rtol=0, atol=1e-12) and np.allclose(g, g2, rtol=0, atol=1e-12)
+
+
+def test_compiled_arctangent_matches_numpy():
+    pytest.importorskip("numba", reason="the compiled kernel needs numba (optional)")
+    from dpcore.sampling._native_numba import _atan2_pos
+
+    rng = np.random.default_rng(12)
+    y = np.concatenate([rng.uniform(0, 1, 4000), np.exp(rng.uniform(-40, 3, 2000)), [0, 0, 1]])
+    x = np.concatenate([rng.uniform(-1, 1, 4000), rng.normal(size=2000) * 5, [1, -1, 0]])
+    got = np.array([_atan2_pos(a, b) for a, b in zip(y, x, strict=True)])
+    assert np.max(np.abs(got - np.arctan2(y, x))) <= 1e-15
 
 
 def test_lattice_support_and_points_are_public():
