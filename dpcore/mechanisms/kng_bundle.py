@@ -80,10 +80,10 @@ SPHERE_MAX_N_EPS = 1000.0
 #: Cost of one native leaf in the public prediction, in box evaluations (each n terms, the
 #: unit the time estimate prices the sphere's bundle terms in, :func:`bundle_proposal_norm`):
 #: a leaf's two children are evaluated when it is split, and the refinement's bookkeeping
-#: costs about as much again (measured on the issue's request at n = 250: 10-12 CPU
+#: costs about as much again (measured on the issue's request at n = 250: 8-12 CPU
 #: microseconds a leaf, 2.6-2.8 a box evaluation).
 NATIVE_LEAF_TERMS = 4.0
-#: The native refinement's ``box_cost``: a leaf (10-12 microseconds at n = 250) against the
+#: The native refinement's ``box_cost``: a leaf (8-12 microseconds at n = 250) against the
 #: sampler's own (compiled) proposals (about 2 microseconds each, the gradient norm 1.2 of
 #: them), measured on the issue's request (``docs/measurements.md``).
 NATIVE_BOX_COST = 5.0

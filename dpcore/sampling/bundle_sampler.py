@@ -149,21 +149,79 @@ class LatticeDraws:
         p, v = self.lattice.point(index)
         return p, v, tried
 
+    # ------------------------------------------------------------------ leaves
+    # The per-leaf arrays of ``_FIELDS`` are views of buffers with spare room, so that a round
+    # of refinement costs time in the leaves it splits, not in all leaves (a footpoint ball's
+    # edge can take hundreds of rounds of a few leaves each).
+
+    def _reset_leaves(self, **empty):
+        """Start with no leaves; ``empty`` gives each of ``_FIELDS`` as an empty array of its
+        dtype and trailing shape."""
+        self._buf = {name: empty[name] for name in self._FIELDS}
+        self._n = 0
+        self._views()
+
+    def _views(self):
+        for name in self._FIELDS:
+            setattr(self, name, self._buf[name][:self._n])
+
+    def _leaf_values(self, lo_idx, lev):
+        """``(keep, values)``: which of the boxes ``lo_idx``, ``lev`` (m, D) are leaves (the
+        others surely miss the support) and the per-leaf values of ``_FIELDS`` of the kept
+        ones, in order (subclasses)."""
+        raise NotImplementedError
+
+    def _append(self, values):
+        m = values[0].shape[0]
+        need = self._n + m
+        if need > self._buf[self._FIELDS[0]].shape[0]:
+            cap = max(need, 2 * self._buf[self._FIELDS[0]].shape[0], 1024)
+            for name in self._FIELDS:
+                old = self._buf[name]
+                grown = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+                grown[:self._n] = old[:self._n]
+                self._buf[name] = grown
+        for name, val in zip(self._FIELDS, values, strict=True):
+            self._buf[name][self._n:need] = val
+        self._n = need
+        self._views()
+
+    def _add(self, lo_idx, lev):
+        """Add the boxes ``lo_idx``, ``lev`` that do not surely miss the support as leaves."""
+        self._append(self._leaf_values(lo_idx, lev)[1])
+
     def _halve(self, split, axis, levels):
         """Replace the leaves ``split`` by their two halves along ``axis`` (one per leaf) in
-        the dyadic partition of ``levels`` levels per axis: the per-leaf arrays of
-        ``_FIELDS`` lose them and the halves are bounded by ``_add``."""
+        the dyadic partition of ``levels`` levels per axis: a kept lower half takes its
+        parent's row (else a kept upper half does), other kept halves are appended, and a leaf
+        with no kept half is removed."""
         rows = np.arange(split.size)
         child = self.lev[split].copy()
         child[rows, axis] += 1
         lo = self.lo_idx[split]
         upper = lo.copy()
         upper[rows, axis] += np.left_shift(np.int64(1), levels - child[rows, axis])
-        rest = np.ones(self.lo_idx.shape[0], dtype=bool)
-        rest[split] = False
-        for name in self._FIELDS:
-            setattr(self, name, getattr(self, name)[rest])
-        self._add(np.concatenate([lo, upper]), np.concatenate([child, child]))
+        keep, values = self._leaf_values(np.concatenate([lo, upper]),
+                                         np.concatenate([child, child]))
+        k = split.size
+        at = np.cumsum(keep) - 1                      # row of each kept half in ``values``
+        in_place = np.where(keep[:k], at[:k], np.where(keep[k:], at[k:], -1))
+        held = in_place >= 0
+        for name, val in zip(self._FIELDS, values, strict=True):
+            self._buf[name][split[held]] = val[in_place[held]]
+        extra = at[k:][keep[:k] & keep[k:]]
+        self._append(tuple(val[extra] for val in values))
+        if not np.all(held):
+            # the last live rows fill the removed rows' places
+            dead = np.zeros(self._n, dtype=bool)
+            dead[split[~held]] = True
+            n = self._n - int(np.count_nonzero(dead))
+            holes = np.flatnonzero(dead[:n])
+            fill = n + np.flatnonzero(~dead[n:])
+            for name in self._FIELDS:
+                self._buf[name][holes] = self._buf[name][fill]
+            self._n = n
+            self._views()
 
     def _draw(self, size, rng, progress, scored_batch):
         """The rejection loop of every certified bundle sampler: ``scored_batch(m, rng)``

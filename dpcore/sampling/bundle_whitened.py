@@ -294,10 +294,9 @@ class WhitenedBundleSampler(LatticeDraws):
     # ------------------------------------------------------------------ refinement
     _FIELDS = ("lo_idx", "lev", "b_e", "b_1", "log_vol", "b_est", "score")
 
-    def _add(self, lo_idx, lev):
+    def _leaf_values(self, lo_idx, lev):
         keep, *vals = self._bounds(lo_idx, lev)
-        for name, val in zip(self._FIELDS, (lo_idx, lev, *vals), strict=True):
-            setattr(self, name, np.concatenate([getattr(self, name), val[keep]]))
+        return keep, tuple(val[keep] for val in (lo_idx, lev, *vals))
 
     def _state(self):
         env = self.b_1 > self.log_m1_target
@@ -309,10 +308,10 @@ class WhitenedBundleSampler(LatticeDraws):
 
     def _refine(self):
         d = self.dim
-        self.lo_idx = np.zeros((0, d), dtype=np.int64)
-        self.lev = np.zeros((0, d), dtype=np.int64)
-        self.b_e = self.b_1 = self.log_vol = self.b_est = np.zeros(0)
-        self.score = np.zeros((0, d))
+        self._reset_leaves(lo_idx=np.zeros((0, d), dtype=np.int64),
+                           lev=np.zeros((0, d), dtype=np.int64), b_e=np.zeros(0),
+                           b_1=np.zeros(0), log_vol=np.zeros(0), b_est=np.zeros(0),
+                           score=np.zeros((0, d)))
         self._add(np.zeros((1, d), dtype=np.int64), np.zeros((1, d), dtype=np.int64))
         self.rounds = 0
         self._descending = True
