@@ -11,6 +11,7 @@ from dpcore.exceptions import PrivacyLeakWarning
 from dpcore.learning import GeodesicRegression
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from dpcore.release import Release, private_frechet_mean, private_geodesic_regression
+from dpcore.release.record import FAR_BASIN_CAVEAT
 
 REQUIRED_KEYS = {"values", "mechanism", "epsilon", "delta", "mu", "sensitivity", "sigma",
                  "assumptions", "diagnostics", "mode", "seeded", "version"}
@@ -55,6 +56,18 @@ class TestGeodesicRegression:
         assert rel.label.startswith("NOT PRIVATE (sequential scheme")
         assert np.all(Sphere(2).is_tangent(rel.values["footpoint"][:, None],
                                            rel.values["shooting_vector"]))
+
+    def test_far_basin_caveat_without_a_footpoint_region(self, sphere_data):
+        x, y = sphere_data
+        kw = dict(eps_p=1.0, eps_v=1.0, tau=0.2, covariate_range=(0, 1), rng=0, **FAST)
+        whole = private_geodesic_regression(Sphere(2), x, y, **kw)
+        assert FAR_BASIN_CAVEAT in whole.caveats and whole.private
+        ball = private_geodesic_regression(Sphere(2), x, y, footpoint_radius=1.0,
+                                           center=NORTH, **kw)
+        assert FAR_BASIN_CAVEAT not in ball.caveats
+        xs, ys = make_regression_data(SPD(2), 20, rng=1)
+        spd = private_geodesic_regression(SPD(2), xs, ys, tau_m=1.0, sampler="mcmc", **kw)
+        assert FAR_BASIN_CAVEAT not in spd.caveats           # not compact: a ball is required
 
     def test_strict_requires_public_bounds(self, sphere_data):
         x, y = sphere_data

@@ -65,6 +65,16 @@ DATA_BOUNDS_CAVEAT = (
     "taken from the data (see assumptions with source 'data'); the output is NOT "
     "differentially private. Replace them by public values (or estimate them privately)."
 )
+#: Caveat of a strict release on a positively curved compact space without a public footpoint
+#: region (``docs/measurements.md``, session 38).
+FAR_BASIN_CAVEAT = (
+    "No public footpoint region: KNG's density depends only on the size of the clipped "
+    "gradient, which also vanishes far from the fit, where every residual is clipped and their "
+    "directions cancel (on the sphere near the geodesic pointwise antipodal to the fit, "
+    "(-p, -v)). Exact draws land there too: one in five on S^2 at n = 250, n epsilon = 1,000. "
+    "A public footpoint region about where the data lie (or the two-stage design) removes "
+    "those draws."
+)
 PAPER_CAVEAT = (
     "Paper mode: bounds were taken from the data and/or sigma = Delta/epsilon was used; the "
     "output is NOT differentially private as stated."

@@ -54,6 +54,7 @@ from .planning import (
 )
 from .record import (
     DATA_BOUNDS_CAVEAT,
+    FAR_BASIN_CAVEAT,
     SAMPLERS,
     SCHEMES,
     SEQUENTIAL_CAVEAT,
@@ -398,6 +399,8 @@ def _geodesic_regression_releases(
         foot_support = (center, footpoint_radius)
         assumptions["footpoint_support"] = _assumption(
             footpoint_radius, "public", "footpoints restricted to B_r(center), a public region")
+    if mode == "strict" and foot_support is None and m.is_compact and kappa_low > 0:
+        caveats.append(FAR_BASIN_CAVEAT)
     if mode == "strict":
         assumptions["max_speed"] = _assumption(max_speed, speed_source,
                                                "shooting vectors restricted to this norm")
