@@ -40,8 +40,9 @@ Newton's method finds the target's mode inside the support, then the Laplace mas
 basin there, :math:`J(z^*)\,12\pi^2\sigma^4/|\det DG(z^*)|` (leaves larger than the basin
 overestimate it 1.3-4.6 times, and stopped the refinement early: over nine data sets of the
 issue's request this cut the cost from 14.0 s to 12.1 s on average; the vectorized box kernel
-of :mod:`~dpcore.sampling._native_numba` and a box cost of 5 proposals then brought it to
-4.1 s, 5.0 s at worst, ``docs/measurements.md``). Either is steering only: the certificate and
+of :mod:`~dpcore.sampling._native_numba`, rounds that cost time in the leaves they split
+and a box cost of 5 proposals then brought it to 3.8 s, 4.8 s at worst,
+``docs/measurements.md``). Either is steering only: the certificate and
 the law do not depend on it.
 
 Sampling (exact)
