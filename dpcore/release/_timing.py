@@ -108,7 +108,8 @@ def _calibrate(manifold, kind):
         _time_monte_carlo(manifold, 50, 2)  # warm-up: lazy imports and first-call costs
         t1, t2 = (min(_time_monte_carlo(manifold, n, r) for _ in range(3))
                   for n, r in _CALIBRATION_MC)
-        per_sample = max((t2 / r2 - t1 / r1) / (n2 - n1), 0.0)
+        # floored as the chains' costs are: a busy machine can time the larger run faster
+        per_sample = max((t2 / r2 - t1 / r1) / (n2 - n1), 1e-10)
         per_repeat = max(t1 / r1 - per_sample * n1, 0.0)
         return WorkCosts(per_step=per_repeat, per_term=0.0, per_sample=per_sample)
     if kind == "exact":

@@ -171,7 +171,12 @@ def run_default_scenario(page, spec: PageSpec):
     # is in the sidebar's ledger (drawn at the end of the run that follows the release, after
     # the page's own elements, which the idle check may see first on a loaded machine).
     assert page.locator(PROGRESS).count() == 0, "a progress bar is left after the run"
-    assert run.is_enabled(), f"{spec.run_button!r} is still disabled after the run"
+    # a page that redraws its button by st.rerun() may, on a loaded machine, be idle for longer
+    # than the settle time between its runs: wait for the button (it must come back enabled)
+    from playwright.sync_api import expect
+
+    expect(run, f"{spec.run_button!r} is still disabled after the run").to_be_enabled(
+        timeout=60_000)
     if spec.done_button.endswith("download_release"):
         ledger = page.locator("[data-testid='stSidebar'] [data-testid='stDataFrame']")
         ledger.wait_for(state="visible", timeout=RUN_TIMEOUT)

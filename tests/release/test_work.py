@@ -205,6 +205,19 @@ def test_calibrated_costs_are_positive_and_cached(measured_work_costs):
     assert mc.per_sample > 0 and mc.per_step >= 0 and mc.per_term == 0
 
 
+def test_monte_carlo_calibration_separates_samples_from_repeats(monkeypatch):
+    """The two timed sizes give the cost per sample and per repeat (an injected clock: a run
+    of r repeats of n samples takes r (2e-3 + 5e-7 n) s); a larger run timed faster, as on a
+    busy machine, still gives a positive cost per sample."""
+    from dpcore.release import _timing
+
+    monkeypatch.setattr(_timing, "_time_monte_carlo", lambda m, n, r: r * (2e-3 + 5e-7 * n))
+    costs = _timing._calibrate(SPHERE, "monte_carlo")
+    assert costs.per_sample == pytest.approx(5e-7) and costs.per_step == pytest.approx(2e-3)
+    monkeypatch.setattr(_timing, "_time_monte_carlo", lambda m, n, r: r * (1e-2 - 1e-6 * n))
+    assert _timing._calibrate(SPHERE, "monte_carlo").per_sample > 0
+
+
 def test_calibration_is_measured_again_after_its_lifetime(monkeypatch, measured_work_costs):
     """A calibration taken while the machine was busy must not price every request of a
     long-lived server: after CALIBRATION_TTL it is measured again; costs set by hand stay."""
