@@ -289,6 +289,7 @@ class NativeSphereSampler(LatticeDraws):
         self._halve(split, axis, levels)
 
     def _finalize(self):
+        self._seal_leaves()
         log_mass = self.b + self.log_vol
         self.weights = IntegerWeights(log_mass)
         w = self.weights.weights.astype(float)

@@ -165,6 +165,13 @@ class LatticeDraws:
         for name in self._FIELDS:
             setattr(self, name, self._buf[name][:self._n])
 
+    def _seal_leaves(self):
+        """End the refinement: the per-leaf arrays become compact copies and the buffers (up
+        to twice the leaves) are released."""
+        for name in self._FIELDS:
+            setattr(self, name, self._buf[name][:self._n].copy())
+        del self._buf
+
     def _leaf_values(self, lo_idx, lev):
         """``(keep, values)``: which of the boxes ``lo_idx``, ``lev`` (m, D) are leaves (the
         others surely miss the support) and the per-leaf values of ``_FIELDS`` of the kept

@@ -362,6 +362,7 @@ class WhitenedBundleSampler(LatticeDraws):
         self._halve(split, axis, _LEVELS)
 
     def _finalize(self):
+        self._seal_leaves()
         env = self.b_1 > self.log_m1_target
         log_mass = np.where(env, self.b_e + self.log_vol, -np.inf)
         log_m1 = float(np.max(self.b_1[~env])) if np.any(~env) else -np.inf

@@ -225,3 +225,37 @@ def test_the_stop_rule_estimates_the_basin_by_its_laplace_mass():
     far = NativeSphereSampler(t, y, tau, sigma, 1.0, center=np.array([0.0, 0.0, -1.0]),
                               radius=0.5, draws=1, box_cost=0.0, max_boxes=21_000)
     assert far._basin is None
+
+
+class _Recording(NativeSphereSampler):
+    """Counts the split leaves whose two halves both surely miss the support (their rows are
+    removed and refilled from the end of the leaf buffers)."""
+
+    removed = 0
+
+    def _leaf_values(self, lo_idx, lev):
+        keep, values = super()._leaf_values(lo_idx, lev)
+        if lo_idx.shape[0] % 2 == 0 and self.lo_idx.shape[0] > 0:
+            k = lo_idx.shape[0] // 2
+            self.removed += int(np.count_nonzero(~keep[:k] & ~keep[k:]))
+        return keep, values
+
+
+def test_leaves_partition_the_support_after_rows_are_removed():
+    """The leaves kept in place, appended and refilled during the refinement are disjoint
+    and hold every support cell: each of 4,000 random support cells lies in exactly one leaf
+    (brute force over the leaves), and the leaf index finds it."""
+    rng = np.random.default_rng(79)
+    t, y = _data(8, rng, noise=0.3)
+    sampler = _Recording(t, y, 0.5, _sigma(8, 60.0, 0.5), 2.0, center=[0.0, 0.0, 1.0],
+                         radius=0.8, draws=100, max_boxes=4000, box_cost=1.0)
+    assert sampler.removed > 0                       # the removal path ran
+    lat = sampler.lattice
+    index = rng.integers(0, 2**lat.levels, (100_000, 4), dtype=np.int64)
+    index = index[lat.in_support(index)][:4000]
+    assert index.shape[0] == 4000
+    size = np.left_shift(np.int64(1), lat.levels - sampler.lev)
+    inside = np.all((sampler.lo_idx[None] <= index[:, None])
+                    & (index[:, None] < (sampler.lo_idx + size)[None]), axis=-1)
+    assert np.all(inside.sum(axis=1) == 1)
+    assert np.array_equal(sampler.leaf_of(index), np.argmax(inside, axis=1))
