@@ -72,8 +72,8 @@ FAR_BASIN_CAVEAT = (
     "gradient, which also vanishes far from the fit, where every residual is clipped and their "
     "directions cancel (on the sphere near the geodesic pointwise antipodal to the fit, "
     "(-p, -v)). Exact draws can land there: one in five in a benchmark on S^2 (n = 250, "
-    "residuals of about 0.14 rad, n epsilon = 1,000), none on the Geodesic regression "
-    "page's synthetic data (residuals of about 0.05 rad). "
+    "residuals of about 0.14 rad, n epsilon = 1,000), none of nine on the Geodesic "
+    "regression page's synthetic data at n = 250 (residuals of about 0.05 rad). "
     "A public footpoint region about where the data lie (or the two-stage design) removes "
     "those draws."
 )
