@@ -39,13 +39,11 @@ import math
 import numpy as np
 from numba import njit
 
+from ._sphere_numba import _COS, _SIN
+
 _SINC1 = 0.4362
 _G_SLACK = 1e-10
 _CUT_MARGIN = 1e-4
-#: Taylor coefficients of sin(x) (x^1 .. x^21) and cos(x) (x^0 .. x^22), as in
-#: :mod:`dpcore.sampling._sphere_numba`.
-_SIN = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(11))
-_COS = tuple((-1) ** k / math.factorial(2 * k) for k in range(12))
 #: arctan(q) = sum_k (-1)^k q^(2k+1) / (2k+1), k = 0 .. 11: remainder q^25/25 < 4e-18 for
 #: q <= tan(pi/16) < 0.2.
 _ATAN = tuple((-1) ** k / (2 * k + 1) for k in range(12))

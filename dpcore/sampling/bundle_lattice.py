@@ -174,10 +174,8 @@ class LeafIndex:
             code = np.zeros(level.shape[0], dtype=np.int64)
             for j in range(level.shape[1]):
                 code = code * radix + level[:, j]
-            codes, inverse = np.unique(code, return_inverse=True)
-            uniq = np.empty((codes.size, level.shape[1]), dtype=np.int64)
-            for j in range(level.shape[1] - 1, -1, -1):
-                codes, uniq[:, j] = np.divmod(codes, radix)
+            _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+            uniq = level[first]
         else:
             uniq, inverse = np.unique(level, axis=0, return_inverse=True)
         for g, lev in enumerate(uniq):

@@ -75,7 +75,7 @@ import math
 import numpy as np
 
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import LatticeDraws, _logsumexp, excess_split
+from .bundle_sampler import LatticeDraws, _logsumexp, at_depth, excess_split
 from .floatsafe import IntegerWeights
 from .radial import log_kfnorm_mass
 from .sphere_native import (
@@ -102,15 +102,6 @@ CHUNK = 4096
 #: Leaf counts at which the refinement looks for the target's mode (module docstring,
 #: "Refinement").
 MODE_LEAVES = (20_000, 60_000, 150_000)
-
-
-def _at_depth(lev, levels):
-    """Leaves split to the lattice's depth along some axis (column by column: ``np.any`` over
-    the last axis is several times slower, once a round)."""
-    out = lev[:, 0] >= levels
-    for j in range(1, lev.shape[1]):
-        out |= lev[:, j] >= levels
-    return out
 
 
 class NativeSphereSampler(LatticeDraws):
@@ -274,7 +265,7 @@ class NativeSphereSampler(LatticeDraws):
             if self._refined_enough(log_m, log_z, boxes):
                 break
             split = excess_split(env, log_mass, np.minimum(self.b_est, self.b) + self.log_vol,
-                                 log_m, _at_depth(self.lev, levels),
+                                 log_m, at_depth(self.lev, levels),
                                  self.max_boxes - boxes)
             if split.size == 0:
                 break

@@ -70,7 +70,7 @@ from .._progress import RefinementProgress, report
 from ..exceptions import EnvelopeViolation
 from .floatsafe import bernoulli_exp
 
-__all__ = ["LatticeDraws", "accept_batch", "excess_split"]
+__all__ = ["LatticeDraws", "accept_batch", "at_depth", "excess_split"]
 
 
 def _logsumexp(x):
@@ -93,6 +93,16 @@ def accept_batch(log_acc, rng, need):
             "proposal: the draws would not be exact. Nothing was released.")
     hits = np.flatnonzero(bernoulli_exp(-np.minimum(log_acc, 0.0), rng))[:need]
     return hits, (log_acc.size if hits.size < need else int(hits[-1]) + 1)
+
+
+def at_depth(lev, levels):
+    """Leaves ``lev`` (m, D) split to the lattice's depth ``levels`` along some axis (never
+    split again). Column by column: ``np.any`` over the last axis is several times slower, and
+    this runs once a refinement round."""
+    out = lev[:, 0] >= levels
+    for j in range(1, lev.shape[1]):
+        out |= lev[:, j] >= levels
+    return out
 
 
 def excess_split(env, log_mass, log_low, log_m, blocked, room):

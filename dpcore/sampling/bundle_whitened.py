@@ -105,7 +105,7 @@ import numpy as np
 from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .bundle_lattice import LeafIndex
-from .bundle_sampler import LatticeDraws, _logsumexp, accept_batch, excess_split
+from .bundle_sampler import LatticeDraws, _logsumexp, accept_batch, at_depth, excess_split
 from .bundle_support import closest_support_point, support_log_mass
 from .floatsafe import IntegerWeights
 from .radial import log_kfnorm_mass
@@ -336,7 +336,7 @@ class WhitenedBundleSampler(LatticeDraws):
             if self._refined_enough(log_m, log_z, boxes):
                 break
             split = excess_split(env, log_mass, np.minimum(self.b_est, self.b_e) + self.log_vol,
-                                 log_m, np.any(self.lev >= _LEVELS, axis=-1)
+                                 log_m, at_depth(self.lev, _LEVELS)
                                  | (self.lev.sum(axis=1) >= self._max_depth), room)
             if split.size == 0:
                 break
