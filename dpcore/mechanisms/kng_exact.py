@@ -208,7 +208,7 @@ def joint_gradient_norms(manifold, p, v, t, y, tau, *, compiled=True):
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
-                           max_norm, refined=None, bundle=None, progress=None):
+                           max_norm, refined=None, bundle=None, squeeze=0, progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
 
     The support is :math:`K \times \{\|v\| \le V\}` with :math:`K` the whole compact
@@ -223,7 +223,10 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
       the certified bundle envelope of :mod:`dpcore.mechanisms.kng_bundle`;
     - proposals uniform on the support for the Sasaki volume, accepted with probability
       :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are clipped to ``tau``, which
-      bounds the gradient by :func:`regression_gradient_bounds`.
+      bounds the gradient by :func:`regression_gradient_bounds`. With ``squeeze`` leaves
+      (SPD(2) with a footpoint ball: :func:`~dpcore.release.uniform_cost.squeeze_leaves`) a
+      certified lower bound of the gradient norm decides most proposals without it; the law
+      is the same (:mod:`dpcore.sampling.spd2_squeeze`).
 
     ``progress(fraction)``, if given, follows the accepted share of all draws
     (:mod:`dpcore._progress`; it may raise to cancel).
@@ -260,6 +263,20 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
     if bundle:
         return regression_joint_bundle(mechanisms, t, y, int(size), rng, tau=tau,
                                        support=support, max_norm=max_norm, progress=progress)
+    if squeeze and support is not None and tau is not None:
+        from ..sampling.spd2_squeeze import SPD2Squeeze, sample_squeezed, squeeze_available
+
+        if squeeze_available(m):
+            gen = np.random.default_rng(rng)
+            sigmas = np.array([k.sigma for k in mechanisms])
+            sq = SPD2Squeeze(support.center, support.radius, max_norm, t, y, tau,
+                             float(sigmas.min()), max_leaves=int(squeeze), rng=gen,
+                             progress=progress)
+            values, tried, evaluated = sample_squeezed(sq, gradient_norm, sigmas, int(size),
+                                                       gen, progress=progress)
+            return _exact_results(mechanisms, values, tried, sq, size, {
+                "compute_path": " and ".join(sorted(paths)), "squeeze_leaves": sq.n_leaves,
+                "gradients_evaluated": int(evaluated)})
     bundle = BundleBall(_uniform_support(m, support), max_norm)
     values, tried = sample_kng_exact(gradient_norm, np.array([k.sigma for k in mechanisms]),
                                      bundle, int(size), rng, n_terms=t.shape[0],

@@ -60,6 +60,7 @@ from .record import (
     SEQUENTIAL_CAVEAT,
     SEQUENTIAL_STRICT_CAVEAT,
 )
+from .uniform_cost import squeeze_leaves
 from .work import check_work, regression_work, resolve_budget
 
 #: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
@@ -560,8 +561,11 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
            for ep, ev in budgets]
     ball = None if foot_support is None else Ball.make(m, *foot_support)
     if exact:
+        squeeze = squeeze_leaves(m, None if ball is None else ball.radius, speed_cap, clip,
+                                 min(k.sigma for k in kng), t.shape[0], n_draws)
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
-                                       support=ball, max_norm=speed_cap, progress=progress)
+                                       support=ball, max_norm=speed_cap, squeeze=squeeze,
+                                       progress=progress)
     elif m.is_linear and clip is None and speed_cap is None and ball is None:
         # R^d only: the stacked gradient is affine, so the draw is an exact K-norm one
         draws = [k.regression_joint(t, y, p_hat, v_start, size=n_draws, rng=gen) for k in kng]
