@@ -208,7 +208,7 @@ def joint_gradient_norms(manifold, p, v, t, y, tau, *, compiled=True):
 
 
 def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=None,
-                           max_norm, refined=None, bundle=None, squeeze=0, progress=None):
+                           max_norm, refined=None, bundle=None, squeeze=None, progress=None):
     r"""Exact joint KNG draws :math:`(p, v)` (``scheme="joint"``), several budgets in one run.
 
     The support is :math:`K \times \{\|v\| \le V\}` with :math:`K` the whole compact
@@ -223,8 +223,8 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
       the certified bundle envelope of :mod:`dpcore.mechanisms.kng_bundle`;
     - proposals uniform on the support for the Sasaki volume, accepted with probability
       :math:`\exp(-\|\nabla_{(p,v)} E\|/\sigma)`. Residuals are clipped to ``tau``, which
-      bounds the gradient by :func:`regression_gradient_bounds`. With ``squeeze`` leaves
-      (SPD(2) with a footpoint ball: :func:`~dpcore.release.uniform_cost.squeeze_leaves`) a
+      bounds the gradient by :func:`regression_gradient_bounds`. With ``squeeze`` (SPD(2)
+      with a footpoint ball: :func:`~dpcore.release.uniform_cost.squeeze_plan`) a
       certified lower bound of the gradient norm decides most proposals without it; the law
       is the same (:mod:`dpcore.sampling.spd2_squeeze`).
 
@@ -270,8 +270,8 @@ def regression_joint_exact(mechanisms, t, y, size=1, rng=None, *, tau, support=N
             gen = np.random.default_rng(rng)
             sigmas = np.array([k.sigma for k in mechanisms])
             sq = SPD2Squeeze(support.center, support.radius, max_norm, t, y, tau,
-                             float(sigmas.min()), max_leaves=int(squeeze), rng=gen,
-                             progress=progress)
+                             float(sigmas.min()), max_leaves=int(squeeze["max_leaves"]),
+                             proposals=squeeze["proposals"], rng=gen, progress=progress)
             values, tried, evaluated = sample_squeezed(sq, gradient_norm, sigmas, int(size),
                                                        gen, progress=progress)
             return _exact_results(mechanisms, values, tried, sq, size, {

@@ -47,7 +47,7 @@ from .._lazy import lazy_module
 integrate = lazy_module("scipy.integrate")  # imported on first use
 
 __all__ = ["BOUNDARY_FACTOR", "log_ball_volume", "log_support_volume",
-           "predicted_uniform_joint_proposals", "predicted_uniform_joint_work", "squeeze_leaves"]
+           "predicted_uniform_joint_proposals", "predicted_uniform_joint_work", "squeeze_plan"]
 
 #: Allowance for where a data set's fit lies in the support (module docstring).
 BOUNDARY_FACTOR = 4.0
@@ -177,22 +177,24 @@ SQUEEZE_PROPOSALS_PER_LEAF = 5000.0
 SQUEEZE_LEAVES = (500, 3000)
 
 
-def squeeze_leaves(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
-    """Leaves of the certified squeeze an exact uniform joint release builds, or 0 where it
-    builds none (no squeeze for the space, no footpoint ball, or too few predicted proposals).
-    Public inputs only."""
+def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
+    """``{"max_leaves", "proposals"}`` of the certified squeeze an exact uniform joint release
+    builds (:class:`~dpcore.sampling.spd2_squeeze.SPD2Squeeze`: its leaf cap and the
+    predicted proposals that steer its refinement), or None where it builds none (no squeeze
+    for the space, no footpoint ball, or too few predicted proposals). Public inputs only."""
     from ..sampling.spd2_squeeze import squeeze_available
 
     if radius is None or tau is None or not squeeze_available(manifold):
-        return 0
+        return None
     per_draw = predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n)
     if per_draw is None:
-        return 0
+        return None
     total = float(per_draw) * float(draws) * float(batches)
     if total < SQUEEZE_MIN_PROPOSALS:
-        return 0
+        return None
     low, high = SQUEEZE_LEAVES
-    return int(min(high, max(low, total / SQUEEZE_PROPOSALS_PER_LEAF)))
+    return {"max_leaves": int(min(high, max(low, total / SQUEEZE_PROPOSALS_PER_LEAF))),
+            "proposals": total}
 
 
 def predicted_uniform_joint_work(manifold, radius, max_speed, tau, sigma, n, draws,

@@ -10,7 +10,7 @@ from dpcore.data import make_regression_data
 from dpcore.exceptions import EnvelopeViolation
 from dpcore.manifolds import SPD, Sphere
 from dpcore.mechanisms.kng_exact import joint_gradient_norms
-from dpcore.release.uniform_cost import squeeze_leaves
+from dpcore.release.uniform_cost import squeeze_plan
 from dpcore.sampling.rejection import BundleBall, UniformBall, sample_kng_exact
 from dpcore.sampling.spd2_squeeze import (
     SPD2Squeeze,
@@ -120,8 +120,8 @@ def test_the_release_builds_a_squeeze_only_where_its_public_rule_says():
     assert squeeze_available(M) and not squeeze_available(SPD(3))
     assert not squeeze_available(Sphere(2))
     sig = _sigma(100, 500.0)
-    leaves = squeeze_leaves(M, RADIUS, SPEED, TAU, sig, 100, 9)
-    assert 500 <= leaves <= 3000
-    assert squeeze_leaves(M, RADIUS, SPEED, TAU, _sigma(100, 60.0), 100, 9) == 0
-    assert squeeze_leaves(M, None, SPEED, TAU, sig, 100, 9) == 0
-    assert squeeze_leaves(Sphere(2), RADIUS, SPEED, TAU, sig, 100, 9) == 0
+    plan = squeeze_plan(M, RADIUS, SPEED, TAU, sig, 100, 9)
+    assert 500 <= plan["max_leaves"] <= 3000 and plan["proposals"] >= 2e6
+    assert squeeze_plan(M, RADIUS, SPEED, TAU, _sigma(100, 60.0), 100, 9) is None
+    assert squeeze_plan(M, None, SPEED, TAU, sig, 100, 9) is None
+    assert squeeze_plan(Sphere(2), RADIUS, SPEED, TAU, sig, 100, 9) is None
