@@ -392,6 +392,12 @@ _UNIFORM_TERM_COST = {"Sphere": {30: 1.0}, "SPD": {30: 3.0}, "KendallShape": {30
                       "Hyperbolic": {30: 8.0, 100: 20.0, 300: 35.0, 1000: 50.0, 3000: 56.0}}
 
 
+#: How much longer than on S² an exact release may be predicted to take on a space before
+#: ``"auto"`` prefers MCMC (against ``max_exact_work``): issue 28 asks for exact releases in
+#: 10 s on S² and in 30 s on SPD(2) and Kendall(4). Public constants.
+_PRACTICAL_SCALE = {"SPD": 3.0, "KendallShape": 3.0}
+
+
 def uniform_term_weight(manifold, n):
     """Sphere-equivalent cost of one term of the uniform exact proposals on ``manifold`` at
     ``n`` observations: :data:`_UNIFORM_TERM_COST` interpolated linearly in log n, constant
@@ -496,13 +502,18 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     if (not exact_support_available(manifold) or within_limit(uniform)
             or (foot_radius is None and not manifold.is_compact)):
         return None
-    from .uniform_cost import predicted_uniform_joint_work
+    from .uniform_cost import predicted_squeeze_work, predicted_uniform_joint_work
 
-    predicted = predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma,
-                                             int(n), draws, batches)
+    predicted = predicted_squeeze_work(manifold, foot_radius, speed_cap, tau, sigma, int(n),
+                                       draws, batches)
+    if predicted is None:
+        predicted = predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma,
+                                                 int(n), draws, batches)
     # the limit counts sphere-equivalent terms here (the prediction itself stays in the
-    # space's own terms, which the work estimate prices)
-    weight = uniform_term_weight(manifold, n)
+    # space's own terms, which the work estimate prices), scaled by the time the issue
+    # deems practical on the space
+    weight = uniform_term_weight(manifold, n) / _PRACTICAL_SCALE.get(type(manifold).__name__,
+                                                                     1.0)
     return predicted if predicted is not None and within_limit(weight * predicted) else None
 
 
