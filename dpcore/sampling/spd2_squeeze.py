@@ -7,6 +7,10 @@ The uniform sampler (:func:`~dpcore.sampling.rejection.sample_kng_exact`) propos
 fit, where :math:`g \gg \sigma`, and each still costs a full gradient over the :math:`n`
 terms. A *squeeze* decides most of them without that gradient.
 
+The support is the ball about the chart's centre :math:`SS^\top` (a public float function of
+the public centre :math:`C`, equal to it within rounding) times the speed ball; the release
+states :math:`C`.
+
 **Exactness.** For any :math:`0 \le \ell(z) \le g(z)`,
 
 .. math:: \mathrm{Bernoulli}(e^{-g/\sigma}) = \mathrm{Bernoulli}(e^{-\ell/\sigma})
@@ -283,7 +287,7 @@ class SPD2Squeeze:
         r, v = self.radius, self.max_norm
         self._lo = [np.array([-r] * 3 + [-v] * 3)]
         self._hi = [np.array([r] * 3 + [v] * 3)]
-        self._split_dim, self._split_at, self._child, self._leaf_node = [-1], [0.0], [[-1, -1]], [0]
+        self._split_dim, self._split_at, self._child = [-1], [0.0], [[-1, -1]]
         self._bounds = {}
         self._mass = {}
         self._enclose([0])
@@ -357,7 +361,6 @@ class SPD2Squeeze:
     def _refine(self, max_leaves, target_share):
         vol_k = self._support_volume()
         rounds = 0
-        self.history = []
         while len(self._mass) < max_leaves:
             total = sum(self._mass.values())
             # stop once the gradients still expected (the passing share of the proposals)
@@ -381,7 +384,6 @@ class SPD2Squeeze:
             self._enclose(new)
             rounds += 1
             report(self._progress, 0.0)
-            self.history.append((len(self._mass), sum(self._mass.values()) / vol_k))
         self.rounds = rounds
 
     def _support_volume(self):
