@@ -176,6 +176,11 @@ SQUEEZE_MIN_PROPOSALS = 2e6
 #: Leaves of the squeeze: one per this many predicted proposals, within the limits below.
 SQUEEZE_PROPOSALS_PER_LEAF = 5000.0
 SQUEEZE_LEAVES = (500, 3000)
+#: Largest public footpoint radius and speed bound for which the squeeze is built: its affine
+#: enclosures are void on wide leaves (docs/measurements.md, session 26), and it was measured
+#: on the Geodesic regression page's SPD(2) design (0.1 and 0.55).
+SQUEEZE_MAX_RADIUS = 0.25
+SQUEEZE_MAX_SPEED = 1.0
 
 
 def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
@@ -185,7 +190,8 @@ def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
     for the space, no footpoint ball, or too few predicted proposals). Public inputs only."""
     from ..sampling.spd2_squeeze import squeeze_available
 
-    if radius is None or tau is None or not squeeze_available(manifold):
+    if (radius is None or tau is None or not squeeze_available(manifold)
+            or radius > SQUEEZE_MAX_RADIUS or max_speed > SQUEEZE_MAX_SPEED):
         return None
     per_draw = predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n)
     if per_draw is None:
