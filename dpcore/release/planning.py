@@ -522,6 +522,22 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     return predicted if predicted is not None and within_limit(weight * predicted) else None
 
 
+def exact_cost_kind(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
+    """The calibration that prices an exact joint release's predicted terms
+    (:func:`~dpcore.release.work.regression_work`'s ``exact_kind``): ``"bundle"`` where the
+    certified bundle sampler runs (the rule the release samples by,
+    :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`), else ``"exact"`` (uniform
+    proposals, with or without their squeeze, and the refined envelope). Public inputs only."""
+    from ..mechanisms.kng_bundle import bundle_preferred
+
+    if refined_joint_available(manifold) or speed_cap is None or tau is None:
+        return "exact"
+    g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
+    return ("bundle" if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max,
+                                         sigma=sigma, n=int(n), draws=draws, batches=batches)
+            else "exact")
+
+
 def exact_work(g_max, sigma, n, draws):
     """Public worst-case expected work (gradient terms) of an exact KNG release."""
     return float(draws) * float(n) * worst_case_proposals(g_max, sigma)

@@ -47,6 +47,7 @@ from ._regression_records import (  # noqa: F401  (DATA_SOURCE_NOTE re-exported)
 )
 from .planning import (
     _choose_exact,
+    exact_cost_kind,
     exact_work,
     joint_exact_bound,
     joint_prediction,
@@ -460,8 +461,11 @@ def _geodesic_regression_releases(
             m, y.shape[0], draws=n_draws, n_footpoints=n_footpoints, chain_length=chain_length,
             burn_in=burn_in, scheme="joint", exact_terms=exact_terms, n_budgets=len(budgets),
             exact_worst_case=predicted is None,
-            exact_kind=("bundle" if use_exact and predicted is not None
-                        and not refined_joint_available(m) else "exact"),
+            exact_kind=(exact_cost_kind(
+                m, foot_radius=None if foot_support is None else foot_support[1],
+                speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
+                draws=n_draws, batches=len(budgets))
+                if use_exact and predicted is not None else "exact"),
             linear_exact=not use_exact and m.is_linear and clip is None and speed_cap is None
             and foot_support is None), max_work)
         if p_hat is None:

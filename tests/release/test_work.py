@@ -534,3 +534,26 @@ def test_closed_form_draws_do_not_say_their_time_depends_on_the_data(known_costs
     kng = estimate_frechet_release_work(SPHERE, 50, mechanism="kng", **kw)
     assert not laplace.data_dependent and work.DATA_DEPENDENT_NOTE not in laplace.describe()
     assert kng.data_dependent and work.DATA_DEPENDENT_NOTE in kng.describe()
+
+
+def test_an_exact_spd2_release_is_priced_as_its_estimate(monkeypatch):
+    """The release's own work check and the request's estimate price the same terms with the
+    same calibration: the uniform proposals' (with their squeeze), not the bundle kernel's,
+    on the Geodesic regression page's SPD(2) design at n·ε = 500 (each kind timed apart, so a
+    mismatch shows)."""
+    from dpcore.manifolds import SPD
+
+    spd = SPD(2)
+    for i, kind in enumerate(work.KINDS):
+        monkeypatch.setitem(work._CACHE, (repr(spd), kind),
+                            WorkCosts(per_step=1e-4, per_term=(i + 1) * 1e-8, per_sample=1e-5))
+    design = {"tau": 0.175, "tau_m": 0.8, "max_speed": 0.55, "footpoint_radius": 0.1,
+              "n_vectors": 3, "n_footpoints": 3}
+    est = estimate_regression_work(spd, 100, eps_p=2.5, eps_v=2.5, **design)
+    assert 0 < est.seconds < work.DEFAULT_WORK_BUDGET
+    d = make_regression_data(spd, 100, noise=0.05, rng=1, footpoint_region=(np.eye(2), 0.1))
+    with pytest.raises(WorkBudgetError) as err:  # refused before any sampling
+        private_geodesic_regression(spd, d.x, d.y, eps_p=2.5, eps_v=2.5, center=np.eye(2),
+                                    covariate_range=(0.0, 1.0), max_work=0.5 * est.seconds,
+                                    rng=0, **design)
+    assert err.value.seconds == pytest.approx(est.seconds)
