@@ -60,6 +60,9 @@ SHARE_DRAWS = 4000
 MAX_CONDITION = 1e10
 
 _MODELS = {}
+#: predicted_uniform_joint_proposals by its public inputs (the same request is planned,
+#: estimated and released; the share is a seeded Monte Carlo of SHARE_DRAWS points).
+_PROPOSALS = {}
 
 
 def _log_unit_sphere(d):
@@ -147,7 +150,17 @@ def predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n
     -------
     float or None
     """
-    h, log_vol = _model(manifold, radius, max_speed, tau, int(min(int(n), MODEL_TERMS)))
+    key = (type(manifold).__name__, repr(manifold), radius, float(max_speed), float(tau),
+           float(sigma), int(min(int(n), MODEL_TERMS)))
+    if key not in _PROPOSALS:
+        if len(_PROPOSALS) >= 4096:  # bounded: a long session of many budgets
+            _PROPOSALS.clear()
+        _PROPOSALS[key] = _predicted_proposals(manifold, radius, max_speed, tau, sigma, key[-1])
+    return _PROPOSALS[key]
+
+
+def _predicted_proposals(manifold, radius, max_speed, tau, sigma, k):
+    h, log_vol = _model(manifold, radius, max_speed, tau, k)
     sv = np.linalg.svd(h, compute_uv=False)
     if not np.all(np.isfinite(sv)) or sv[-1] <= sv[0] / MAX_CONDITION:
         return None
@@ -167,6 +180,14 @@ def predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n
     share = max(float(inside.mean()), 1.0 / SHARE_DRAWS)
     log_acceptance = min(0.0, log_z + math.log(share) - log_vol)
     return BOUNDARY_FACTOR * math.exp(-log_acceptance)
+
+
+#: The squeeze's work per proposal and its passing share, for the prediction
+#: (:func:`predicted_squeeze_work`): a proposal's draw, leaf lookup and bound cost about nine
+#: gradient terms (270 ns against 31 ns a term on SPD(2)); 7-15% of the proposals needed
+#: their gradient in the measured releases (n·ε = 500, n = 100 and 250, 2026-12-02).
+SQUEEZE_PROPOSAL_TERMS = 9.0
+SQUEEZE_PASS_SHARE = 0.15
 
 
 #: Predicted proposals of a release (all draws) from which the certified squeeze of the
@@ -215,14 +236,6 @@ def _squeeze_terms(plan, n):
     n = float(n)
     return (plan["max_leaves"] * n * LEAF_GRADIENTS
             + plan["proposals"] * (SQUEEZE_PROPOSAL_TERMS + SQUEEZE_PASS_SHARE * n))
-
-
-#: The squeeze's work per proposal and its passing share, for the prediction
-#: (:func:`predicted_squeeze_work`): a proposal's draw, leaf lookup and bound cost about nine
-#: gradient terms (270 ns against 31 ns a term on SPD(2)); 7-15% of the proposals needed
-#: their gradient in the measured releases (n·ε = 500, n = 100 and 250, 2026-12-02).
-SQUEEZE_PROPOSAL_TERMS = 9.0
-SQUEEZE_PASS_SHARE = 0.15
 
 
 def predicted_squeeze_work(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):

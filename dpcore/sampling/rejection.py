@@ -149,6 +149,23 @@ def worst_case_proposals(g_max, sigma):
     return math.exp(min(float(g_max) / float(sigma), 700.0))
 
 
+def take_accepted(ok, z, size, have, tried, got):
+    """Book one batch of proposals ``z`` with acceptances ``ok`` (n_groups, m) into the open
+    groups (``have < size``): each takes its first accepted proposals up to ``size`` (appended
+    to ``got[k]``) and counts as tried every proposal up to the last one it used (the whole
+    batch if it is still open). Updates ``have``, ``tried`` and ``got`` in place; returns the
+    proposals taken per group."""
+    taken = np.zeros_like(have)
+    for k in np.flatnonzero(have < size):
+        take = np.flatnonzero(ok[k])[: size - have[k]]
+        tried[k] += (z.shape[0] if take.size < size - have[k] or take.size == 0
+                     else int(take[-1]) + 1)
+        got[k].append(z[take])
+        have[k] += take.size
+        taken[k] = take.size
+    return taken
+
+
 def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1,
                      progress=None):
     r"""Exact draws from :math:`\propto \exp(-g(z)/\sigma)` on ``support`` by uniform rejection.
@@ -197,16 +214,7 @@ def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1
         # proposal (a float drawn independently of the data) can be accepted never depends on
         # the data (dpcore.sampling.floatsafe; DESIGN §12, floating point).
         ok = bernoulli_exp(g[None, :] / sigmas[:, None], rng)
-        open_groups = have < size
-        for k in np.flatnonzero(open_groups):
-            idx = np.flatnonzero(ok[k])
-            take = idx[: size - have[k]]
-            # Proposals up to the last one used count as tried (the rest of the batch is unused).
-            used = m if take.size < size - have[k] or take.size == 0 else int(take[-1]) + 1
-            tried[k] += used
-            accepted[k] += take.size
-            got[k].append(z[take])
-            have[k] += take.size
+        accepted += take_accepted(ok, z, size, have, tried, got)
         # Grow the batch from the worst open group's observed rate.
         open_groups = have < size
         if np.any(open_groups):
@@ -219,5 +227,5 @@ def sample_kng_exact(gradient_norm, sigma, support, size, rng=None, *, n_terms=1
     return (values[0] if scalar else values), tried
 
 
-__all__ = ["BundleBall", "UniformBall", "WholeSpace", "sample_kng_exact",
+__all__ = ["BundleBall", "UniformBall", "WholeSpace", "sample_kng_exact", "take_accepted",
            "worst_case_proposals"]

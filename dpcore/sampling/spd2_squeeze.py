@@ -59,6 +59,7 @@ from numba import njit
 from .._progress import report
 from ..exceptions import EnvelopeViolation
 from .floatsafe import bernoulli_exp
+from .rejection import take_accepted
 from .spd2_affine import enclose_spd2_gradient, response_enclosure
 from .spd2_chart import SPD2Chart
 
@@ -497,15 +498,7 @@ def sample_squeezed(squeeze, gradient_norm, sigmas, size, rng, *, progress=None,
             second = bernoulli_exp(np.maximum(g - low[need], 0.0)[None, :] / sigmas[:, None],
                                    rng)
             ok[:, need] = first[:, need] & second
-        for k in np.flatnonzero(have < size):
-            idx = np.flatnonzero(ok[k])
-            take = idx[: size - have[k]]
-            used = z.shape[0] if take.size < size - have[k] or take.size == 0 \
-                else int(take[-1]) + 1
-            tried[k] += used
-            if take.size:
-                got[k].append(squeeze.points(z[take]))
-            have[k] += take.size
+        take_accepted(ok, z, size, have, tried, got)
         report(progress, np.minimum(have, size).sum() / (n_groups * size))
-    values = np.stack([np.concatenate(c)[:size] for c in got])
+    values = np.stack([squeeze.points(np.concatenate(c)[:size]) for c in got])
     return values, tried, evaluated
