@@ -37,7 +37,7 @@ DESIGN = {"tau": 0.175, "tau_m": 0.8, "center": np.eye(2), "footpoint_radius": 0
 def _release(m, data, eps, squeeze=True):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        patch = (mock.patch("dpcore.release.regression.squeeze_plan", return_value=None)
+        patch = (mock.patch("dpcore.release.regression.release_squeeze", return_value=None)
                  if not squeeze else contextlib.nullcontext())
         with patch:
             start = time.process_time()

@@ -368,8 +368,12 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
 
     bundle = bundle_preferred(m, support, max_speed, g_max=g_max, sigma=sigma, n=int(n),
                               draws=draws)
+    squeeze = (out["exact"] and not refined and not bundle
+               and release_squeeze(m, support, max_speed, tau, sigma, n, draws) is not None)
     out["exact_sampler"] = (None if not out["exact"] else "refined envelope" if refined
-                            else "certified bundle" if bundle else "uniform proposals")
+                            else "certified bundle" if bundle else
+                            "uniform proposals with a certified squeeze" if squeeze
+                            else "uniform proposals")
     if out["exact_sampler"] == "certified bundle":
         from ..mechanisms.kng_bundle import bundle_leaf_cap
 
@@ -392,14 +396,17 @@ _UNIFORM_TERM_COST = {"Sphere": {30: 1.0}, "SPD": {30: 3.0}, "KendallShape": {30
                       "Hyperbolic": {30: 8.0, 100: 20.0, 300: 35.0, 1000: 50.0, 3000: 56.0}}
 
 
-#: How much longer than on S² an exact release drawn with a certified squeeze
-#: (:func:`~dpcore.release.uniform_cost.squeeze_plan`) may be predicted to take on a space
-#: before ``"auto"`` prefers MCMC (against ``max_exact_work``): issue 28 asks for exact
-#: releases in 10 s on S² and in 30 s on SPD(2) and Kendall(4); 2.5 rather than 3 leaves room
-#: for the prediction's error (one draw at the reach of 3 took 36 s, 2026-12-02). Plain
-#: uniform proposals keep S²'s limit (their time varies several-fold with the data). Public
-#: constants.
-_PRACTICAL_SCALE = {"SPD": 2.5, "KendallShape": 2.5}
+#: How much longer than on S² an exact release may be predicted to take on a space, on a
+#: design where the certified squeeze is offered
+#: (:func:`~dpcore.release.uniform_cost.squeeze_offered`), before ``"auto"`` prefers MCMC
+#: (against ``max_exact_work``): issue 28 asks for exact releases in 10 s on S² and in 30 s
+#: on SPD(2); 2.5 rather than 3 leaves room for the prediction's error (one draw at the reach
+#: of 3 took 36 s, 2026-12-02). It prices whichever of the squeeze and plain proposals the
+#: release takes (the cheaper, :func:`~dpcore.release.uniform_cost.squeeze_plan`), so the
+#: choice grows monotonically with n x epsilon. Elsewhere uniform proposals keep S²'s limit
+#: (their time varies several-fold with the data: with 3 times, Kendall(4)'s reach rose from
+#: 233 to 281 and its release there took 73 s). Public constants.
+_PRACTICAL_SCALE = {"SPD": 2.5}
 
 
 def uniform_term_weight(manifold, n):
@@ -506,36 +513,65 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     if (not exact_support_available(manifold) or within_limit(uniform)
             or (foot_radius is None and not manifold.is_compact)):
         return None
-    from .uniform_cost import predicted_squeeze_work, predicted_uniform_joint_work
+    from .uniform_cost import predicted_squeeze_terms
 
-    predicted = predicted_squeeze_work(manifold, foot_radius, speed_cap, tau, sigma, int(n),
-                                       draws, batches)
+    plan = release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches)
     # the limit counts sphere-equivalent terms here (the prediction itself stays in the
     # space's own terms, which the work estimate prices); with the squeeze, scaled by the
     # time the issue deems practical on the space
     weight = uniform_term_weight(manifold, n)
-    if predicted is None:
-        predicted = predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma,
-                                                 int(n), draws, batches)
+    if plan is None:
+        predicted = _uniform_terms(manifold, foot_radius, speed_cap, tau, sigma, n, draws,
+                                   batches)
     else:
+        predicted = predicted_squeeze_terms(plan, int(n))
         weight /= _PRACTICAL_SCALE.get(type(manifold).__name__, 1.0)
     return predicted if predicted is not None and within_limit(weight * predicted) else None
+
+
+def _uniform_terms(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches):
+    from .uniform_cost import predicted_uniform_joint_work
+
+    return predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma, int(n),
+                                        draws, batches)
+
+
+def release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
+    """The certified squeeze an exact uniform joint release builds
+    (:func:`~dpcore.release.uniform_cost.squeeze_plan`), or None. Where the plain uniform
+    proposals' prediction is within S²'s limit, the squeeze is built only where it is
+    predicted cheaper; beyond that limit it is built wherever it is offered, and
+    :func:`joint_prediction` prices it against :data:`_PRACTICAL_SCALE` times the limit. So
+    ``"auto"`` is exact exactly where one of the two predictions fits its limit, a set that
+    grows with n x epsilon (each prediction does), and the release runs the path that fits.
+    Public inputs only."""
+    from .uniform_cost import squeeze_plan
+
+    args = (manifold, foot_radius, speed_cap, tau, sigma, int(n), draws, batches)
+    uniform = _uniform_terms(*args)
+    if uniform is None:
+        return None
+    fits = within_limit(uniform_term_weight(manifold, n) * uniform)
+    return squeeze_plan(*args, cheaper_only=fits)
 
 
 def exact_cost_kind(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
     """The calibration that prices an exact joint release's predicted terms
     (:func:`~dpcore.release.work.regression_work`'s ``exact_kind``): ``"bundle"`` where the
     certified bundle sampler runs (the rule the release samples by,
-    :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`), else ``"exact"`` (uniform
-    proposals, with or without their squeeze, and the refined envelope). Public inputs only."""
+    :func:`~dpcore.mechanisms.kng_bundle.bundle_preferred`), ``"squeeze"`` where uniform
+    proposals run with their certified squeeze (:func:`release_squeeze`), else ``"exact"``
+    (plain uniform proposals and the refined envelope). Public inputs only."""
     from ..mechanisms.kng_bundle import bundle_preferred
 
     if refined_joint_available(manifold) or speed_cap is None or tau is None:
         return "exact"
     g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
-    return ("bundle" if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max,
-                                         sigma=sigma, n=int(n), draws=draws, batches=batches)
-            else "exact")
+    if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
+                        draws=draws, batches=batches):
+        return "bundle"
+    return ("squeeze" if release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws,
+                                         batches) is not None else "exact")
 
 
 def exact_work(g_max, sigma, n, draws):

@@ -51,6 +51,7 @@ from .planning import (
     exact_work,
     joint_exact_bound,
     joint_prediction,
+    release_squeeze,
     within_limit,
 )
 from .record import (
@@ -61,7 +62,6 @@ from .record import (
     SEQUENTIAL_CAVEAT,
     SEQUENTIAL_STRICT_CAVEAT,
 )
-from .uniform_cost import squeeze_plan
 from .work import check_work, regression_work, resolve_budget
 
 #: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
@@ -565,8 +565,8 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
            for ep, ev in budgets]
     ball = None if foot_support is None else Ball.make(m, *foot_support)
     if exact:
-        squeeze = squeeze_plan(m, None if ball is None else ball.radius, speed_cap, clip,
-                               min(k.sigma for k in kng), t.shape[0], n_draws)
+        squeeze = release_squeeze(m, None if ball is None else ball.radius, speed_cap, clip,
+                                  min(k.sigma for k in kng), t.shape[0], n_draws)
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
                                        support=ball, max_norm=speed_cap, squeeze=squeeze,
                                        progress=progress)

@@ -47,8 +47,8 @@ from .._lazy import lazy_module
 integrate = lazy_module("scipy.integrate")  # imported on first use
 
 __all__ = ["BOUNDARY_FACTOR", "log_ball_volume", "log_support_volume",
-           "predicted_squeeze_work", "predicted_uniform_joint_proposals",
-           "predicted_uniform_joint_work", "squeeze_plan"]
+           "predicted_squeeze_terms", "predicted_uniform_joint_proposals",
+           "predicted_uniform_joint_work", "squeeze_offered", "squeeze_plan"]
 
 #: Allowance for where a data set's fit lies in the support (module docstring).
 BOUNDARY_FACTOR = 4.0
@@ -183,17 +183,20 @@ def _predicted_proposals(manifold, radius, max_speed, tau, sigma, k):
 
 
 #: The squeeze's work per proposal and its passing share, for the prediction
-#: (:func:`predicted_squeeze_work`): a proposal's draw, leaf lookup and bound cost about nine
-#: gradient terms (270 ns against 31 ns a term on SPD(2)); 7-15% of the proposals needed
-#: their gradient in the measured releases (n·ε = 500, n = 100 and 250, 2026-12-02).
-SQUEEZE_PROPOSAL_TERMS = 9.0
+#: (:func:`predicted_squeeze_terms`): a proposal's draw, leaf lookup and bound cost about 13
+#: gradient terms (190 ns against 14.5 ns a term of the compiled SPD(2) gradient in a release
+#: at n = 250, n·ε = 500; 270 ns against 31 ns measured the day before); 6-15% of the
+#: proposals needed their gradient in the measured releases (n·ε = 500, n = 100 and 250,
+#: 2026-12-02).
+SQUEEZE_PROPOSAL_TERMS = 13.0
 SQUEEZE_PASS_SHARE = 0.15
+#: A plain uniform proposal's draw and the fixed part of its evaluation, in gradient terms
+#: (0.92 us against 10-14.5 ns a term on SPD(2), 2026-12-02): only for choosing between the
+#: squeeze and plain proposals (:func:`squeeze_plan`), not in the uniform prediction the
+#: limit reads (:func:`predicted_uniform_joint_work`).
+UNIFORM_PROPOSAL_TERMS = 60.0
 
 
-#: Predicted proposals of a release (all draws) from which the certified squeeze of the
-#: uniform sampler is built (:mod:`dpcore.sampling.spd2_squeeze`): below, its leaves cost
-#: more than the gradients they save (about 4 ms a leaf against 3 us a proposal at n = 100).
-SQUEEZE_MIN_PROPOSALS = 2e6
 #: Leaves of the squeeze: one per this many predicted proposals, within the limits below.
 SQUEEZE_PROPOSALS_PER_LEAF = 5000.0
 SQUEEZE_LEAVES = (500, 3000)
@@ -204,48 +207,50 @@ SQUEEZE_MAX_RADIUS = 0.25
 SQUEEZE_MAX_SPEED = 1.0
 
 
-def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
-    """``{"max_leaves", "proposals"}`` of the certified squeeze an exact uniform joint release
-    builds (:class:`~dpcore.sampling.spd2_squeeze.SPD2Squeeze`: its leaf cap and the
-    predicted proposals that steer its refinement), or None where it builds none (no squeeze
-    for the space, no footpoint ball, or too few predicted proposals). Public inputs only."""
+def squeeze_offered(manifold, radius, max_speed, tau):
+    """Whether an exact uniform joint release on this public design may build the certified
+    squeeze: a space with one (SPD(2)), a public footpoint ball and speed bound within
+    :data:`SQUEEZE_MAX_RADIUS` and :data:`SQUEEZE_MAX_SPEED`, and a clip. Public inputs only."""
     from ..sampling.spd2_squeeze import squeeze_available
 
-    if (radius is None or tau is None or not squeeze_available(manifold)
-            or radius > SQUEEZE_MAX_RADIUS or max_speed > SQUEEZE_MAX_SPEED):
+    return (radius is not None and tau is not None and max_speed is not None
+            and squeeze_available(manifold) and radius <= SQUEEZE_MAX_RADIUS
+            and max_speed <= SQUEEZE_MAX_SPEED)
+
+
+def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1, *,
+                 cheaper_only=True):
+    """``{"max_leaves", "proposals"}`` of a certified squeeze for an exact uniform joint
+    release (:class:`~dpcore.sampling.spd2_squeeze.SPD2Squeeze`: its leaf cap and the
+    predicted proposals that steer its refinement), or None: where it is not offered
+    (:func:`squeeze_offered`), or, with ``cheaper_only``, where its predicted gradient terms
+    are not below the plain uniform proposals' (few proposals, whose gradients cost less than
+    the leaves; or n so small that a gradient costs about what the squeeze's own work per
+    proposal does). Which one a release builds is
+    :func:`~dpcore.release.planning.release_squeeze`. Public inputs only."""
+    if not squeeze_offered(manifold, radius, max_speed, tau):
         return None
     per_draw = predicted_uniform_joint_proposals(manifold, radius, max_speed, tau, sigma, n)
     if per_draw is None:
         return None
     total = float(per_draw) * float(draws) * float(batches)
-    if total < SQUEEZE_MIN_PROPOSALS:
-        return None
     low, high = SQUEEZE_LEAVES
     plan = {"max_leaves": int(min(high, max(low, total / SQUEEZE_PROPOSALS_PER_LEAF))),
             "proposals": total}
-    # built only where it is predicted to halve the uniform proposals' gradient terms (with
-    # few terms a gradient costs little more than the squeeze's own work per proposal)
-    if _squeeze_terms(plan, n) > 0.5 * total * float(n):
-        return None
-    return plan
+    plain = total * (float(n) + UNIFORM_PROPOSAL_TERMS)
+    return plan if not cheaper_only or predicted_squeeze_terms(plan, n) < plain else None
 
 
-def _squeeze_terms(plan, n):
+def predicted_squeeze_terms(plan, n):
+    """Predicted gradient terms (the space's own) of an exact uniform joint release with the
+    certified squeeze ``plan`` (:func:`squeeze_plan`): the leaf cap's enclosures
+    (:data:`~dpcore.sampling.spd2_squeeze.LEAF_GRADIENTS` gradients each), the proposals'
+    draws and bounds, and the gradients of the share that passes. Public inputs only."""
     from ..sampling.spd2_squeeze import LEAF_GRADIENTS
 
     n = float(n)
     return (plan["max_leaves"] * n * LEAF_GRADIENTS
             + plan["proposals"] * (SQUEEZE_PROPOSAL_TERMS + SQUEEZE_PASS_SHARE * n))
-
-
-def predicted_squeeze_work(manifold, radius, max_speed, tau, sigma, n, draws, batches=1):
-    """Predicted gradient terms (the space's own) of an exact uniform joint release with its
-    certified squeeze (:func:`squeeze_plan`): the leaf cap's enclosures
-    (:data:`~dpcore.sampling.spd2_squeeze.LEAF_GRADIENTS` gradients each), the proposals'
-    draws and bounds, and the gradients of the share that passes; None where no squeeze is
-    built. Public inputs only."""
-    plan = squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches)
-    return None if plan is None else _squeeze_terms(plan, n)
 
 
 def predicted_uniform_joint_work(manifold, radius, max_speed, tau, sigma, n, draws,

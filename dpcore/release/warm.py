@@ -2,8 +2,9 @@
 
 ``python -m dpcore.release.warm`` (run by ``make venv`` and ``make venv-dev`` after the install)
 makes one tiny release through every compiled path: the Metropolis-Hastings chains of S², SPD(2)
-and Kendall shapes, the exact uniform-proposal samplers, the native boxes of S² (a
-public footpoint ball and the whole sphere) and the whitened leaves of R². numba compiles
+and Kendall shapes, the exact uniform-proposal samplers (on SPD(2) also with the certified
+squeeze), the native boxes of S² (a public footpoint ball and the whole sphere) and the
+whitened leaves of R². numba compiles
 each kernel on its first call and keeps the machine code in its on-disk cache
 (``cache=True``, next to the sources or in ``NUMBA_CACHE_DIR``), so later processes (the
 dashboard's first release, a notebook, a test worker) load it instead of compiling: about
@@ -48,6 +49,11 @@ PATHS = (
      {**_SMALL, "tau_m": 1.0, "center": np.eye(2), "sampler": "mcmc", **_SHORT}),
     ("SPD(2) exact", SPD2, 30, {}, {**_SMALL, "tau_m": 1.0, "center": np.eye(2),
                                     "sampler": "exact"}),
+    # the Geodesic regression page's SPD(2) design at n·ε = 300: uniform proposals with the
+    # certified squeeze (its k-d descent and proposal kernels, the enclosures' series)
+    ("SPD(2) squeeze, the page's design", SPD2, 30, {"footpoint_region": (np.eye(2), 0.1)},
+     {**_SMALL, "eps_p": 5.0, "eps_v": 5.0, "tau": 0.175, "tau_m": 0.8, "center": np.eye(2),
+      "footpoint_radius": 0.1, "max_speed": 0.55}),
     ("Kendall(4) chain", KENDALL4, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
     ("Kendall(4) exact", KENDALL4, 30, {}, {**_SMALL, "sampler": "exact"}),
     ("R² whitened leaves", Euclidean(2), 40, {},

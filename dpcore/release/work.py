@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import time
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass, field, replace
 
 import numpy as np
 
@@ -371,6 +371,8 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
             # (a worst case over the uniform proposals keeps the library's gradient)
             if not worst_case and plan.get("exact_sampler") == "certified bundle":
                 exact_kind = "bundle"
+            elif not worst_case and "squeeze" in (plan.get("exact_sampler") or ""):
+                exact_kind = "squeeze"
     # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
     linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")
     return regression_work(m, n, draws=draws, n_footpoints=n_footpoints,
@@ -390,12 +392,18 @@ def regression_work(manifold, n, *, draws, n_footpoints, chain_length, burn_in, 
     for the closed-form K-norm draws of R^d without clipping. ``exact_kind`` is the calibration
     that prices the exact terms: ``"exact"`` (the library's batched gradient, as the uniform
     proposals and the refined envelope evaluate it) or ``"bundle"`` (the bundle sampler's own
-    proposal kernel, :func:`~dpcore.mechanisms.kng_bundle.bundle_proposal_norm`)."""
+    proposal kernel, :func:`~dpcore.mechanisms.kng_bundle.bundle_proposal_norm`) or
+    ``"squeeze"`` (the ``"exact"`` terms, whose count includes the squeeze's own work per
+    proposal, :data:`~dpcore.release.uniform_cost.SQUEEZE_PROPOSAL_TERMS`, so no proposal is
+    charged its draw again)."""
     n, steps, k = int(n), int(chain_length) + int(burn_in), int(n_budgets)
     if costs is None:  # each stage is timed on its own code path
         sampled = scheme == "joint" or linear_exact or exact_terms is not None
-        costs = calibrated_costs(manifold, exact_kind if exact_terms is not None
+        kind = "exact" if exact_kind == "squeeze" else exact_kind
+        costs = calibrated_costs(manifold, kind if exact_terms is not None
                                  else "joint" if sampled else "vector")
+        if exact_terms is not None and exact_kind == "squeeze":
+            costs = replace(costs, per_proposal=0.0)
         foot_costs = None if sampled else calibrated_costs(manifold, "footpoint")
     else:
         foot_costs = costs

@@ -36,6 +36,12 @@ import numpy as np
 from .interval_ad import alternating_series
 from .intervals import Interval
 
+try:
+    from ._series_numba import alternating_at as _alternating_kernel
+    from ._series_numba import series_at as _series_kernel
+except ImportError:  # numba missing: the interval arithmetic
+    _alternating_kernel = _series_kernel = None
+
 __all__ = ["asinh2_parts", "asinhc_parts", "clip_parts", "cosh_sqrt_parts", "phi1_parts",
            "phi2_parts", "sinhc_sqrt_parts"]
 
@@ -51,7 +57,48 @@ def _coef(num, den):
 
 def _series_at(x, series, ratio):
     """Enclosure of ``sum c_j x^j`` at floats ``x >= 0`` where every omitted term is at most
-    ``ratio`` times the previous one (tail <= first omitted / (1 - ratio))."""
+    ``ratio`` times the previous one (tail <= first omitted / (1 - ratio)): the compiled
+    kernel where numba is installed (the same floats, :mod:`dpcore.sampling._series_numba`),
+    else :func:`_series_at_intervals`."""
+    if _series_kernel is None:
+        return _series_at_intervals(x, series, ratio)
+    coefs, first_omitted = series
+    return _compiled(_series_kernel, x, *_endpoints(coefs), float(first_omitted.lo),
+                     float(first_omitted.hi), 1.0 - ratio, 1 + 1e-15)
+
+
+def _endpoints(coefs):
+    """The interval coefficients as two float arrays (cached by the list's identity)."""
+    key = id(coefs)
+    if key not in _ENDPOINTS:
+        _ENDPOINTS[key] = (coefs, np.array([float(c.lo) for c in coefs]),
+                           np.array([float(c.hi) for c in coefs]))
+    return _ENDPOINTS[key][1:]
+
+
+_ENDPOINTS = {}
+
+
+def _compiled(kernel, x, *args):
+    """``kernel(x, *args)`` as an Interval of ``x``'s shape. At ``x = 0`` every power is a
+    subnormal (the outward steps of 0), slow to compute, so the zeros (often a third of the
+    points: intervals clipped at 0) take the kernel's result at one 0, the same floats."""
+    x = np.asarray(x, dtype=float)
+    flat = x.ravel()
+    zero = flat == 0.0
+    if not zero.any():
+        lo, hi = kernel(np.ascontiguousarray(flat), *args)
+        return Interval._make(lo.reshape(x.shape), hi.reshape(x.shape))
+    lo, hi = np.empty(flat.shape), np.empty(flat.shape)
+    z_lo, z_hi = kernel(np.zeros(1), *args)
+    lo[zero], hi[zero] = z_lo[0], z_hi[0]
+    if not zero.all():
+        lo[~zero], hi[~zero] = kernel(np.ascontiguousarray(flat[~zero]), *args)
+    return Interval._make(lo.reshape(x.shape), hi.reshape(x.shape))
+
+
+def _series_at_intervals(x, series, ratio):
+    """:func:`_series_at` in the interval arithmetic of :mod:`dpcore.sampling.intervals`."""
     coefs, first_omitted = series
     xi = Interval.point(x)
     acc = coefs[-1]
@@ -185,7 +232,11 @@ _DASINHC = [Interval.point(float((-1) ** (i + 1) * (i + 1) * math.comb(2 * i + 2
 
 
 def _alternating_at(q, coefs):
-    return alternating_series(Interval.point(q), coefs)
+    """:func:`~dpcore.sampling.interval_ad.alternating_series` at the floats ``q``: the
+    compiled kernel where numba is installed (the same floats), else the intervals."""
+    if _alternating_kernel is None:
+        return alternating_series(Interval.point(q), coefs)
+    return _compiled(_alternating_kernel, q, *_endpoints(coefs))
 
 
 def _asinhc(q):

@@ -151,3 +151,48 @@ def test_every_space_with_uniform_proposals_has_a_measured_term_weight():
         [0.75, 0.75, 1.25, 2.5, 2.5])
     mid = uniform_term_weight(r4, math.sqrt(30 * 100))
     assert mid == pytest.approx(1.0)
+
+
+SPD_DESIGN = {"tau": 0.175, "tau_m": 0.8, "max_speed": 0.55, "footpoint_radius": 0.1}
+
+
+@pytest.mark.parametrize("n", [10, 30, 100, 250])
+@pytest.mark.parametrize("draws", [1, 9])
+def test_auto_on_the_spd2_design_is_exact_up_to_one_reach(n, draws):
+    """Where the squeeze is offered (the page's SPD(2) design), auto is exact up to one n·ε
+    and MCMC beyond it, never MCMC between two exact budgets: the release takes the squeeze
+    wherever the plain proposals' prediction is above S²'s limit (before, n = 30 with 9 draws
+    was exact at n·ε = 400 and 600 but MCMC at 500). Public inputs only."""
+    exact = [plan_regression_sampler(SPD(2), n, eps_p=e / n / 2, eps_v=e / n / 2,
+                                     draws=draws, **SPD_DESIGN)["exact"]
+             for e in np.geomspace(50.0, 1500.0, 40)]
+    reach = exact.index(False) if False in exact else len(exact)
+    assert 0 < reach < len(exact) and not any(exact[reach:]), exact
+
+
+def test_beyond_the_plain_limit_the_release_builds_the_squeeze_and_is_priced_by_it():
+    """At n·ε = 500 on the SPD(2) design the plain proposals' prediction is above the limit;
+    the release then builds the squeeze, the plan names it, and its estimate and its own
+    work check price it as a squeeze (its terms count each proposal's work, so no proposal
+    is charged its draw again)."""
+    from dpcore.release.planning import (
+        exact_cost_kind,
+        release_squeeze,
+        uniform_term_weight,
+        within_limit,
+    )
+    from dpcore.release.uniform_cost import predicted_uniform_joint_work
+    from dpcore.sensitivity import geodesic_regression_sensitivity
+
+    m = SPD(2)
+    for n in (30, 100):
+        dp, dv = geodesic_regression_sensitivity(n, 0.175, m.curvature_bounds[0], 0.8)
+        sigma = 2.0 * float(np.hypot(dp, dv)) / (500.0 / n)
+        plain = predicted_uniform_joint_work(m, 0.1, 0.55, 0.175, sigma, n, 9)
+        assert not within_limit(uniform_term_weight(m, n) * plain)
+        assert release_squeeze(m, 0.1, 0.55, 0.175, sigma, n, 9) is not None
+        assert exact_cost_kind(m, foot_radius=0.1, speed_cap=0.55, tau=0.175, sigma=sigma,
+                               n=n, draws=9) == "squeeze"
+        plan = plan_regression_sampler(m, n, eps_p=2.5 / n * 100, eps_v=2.5 / n * 100,
+                                       draws=9, **SPD_DESIGN)
+        assert plan["exact"] and "squeeze" in plan["exact_sampler"]

@@ -9,9 +9,11 @@ from dpcore.release import warm
 
 numba = pytest.importorskip("numba", reason="the compiled path needs the `fast` extra (numba)")
 
-#: The kernel modules of the compiled paths (dpcore/sampling/_*_numba.py) whose kernels a
-#: release calls from Python (``_chain_numba``'s are called only from these, inside compiled code).
-KERNELS = ("_sphere_numba", "_spd_numba", "_kendall_numba", "_native_numba")
+#: The kernel modules of the compiled paths (dpcore/sampling/_*_numba.py, and the SPD(2)
+#: squeeze's own kernels) whose kernels a release calls from Python (``_chain_numba``'s are
+#: called only from these, inside compiled code).
+KERNELS = ("_sphere_numba", "_spd_numba", "_kendall_numba", "_native_numba", "_series_numba",
+           "spd2_squeeze")
 
 
 def _compiled(module):
@@ -33,6 +35,7 @@ def test_every_path_runs_the_sampler_it_is_named_for_and_compiles_the_kernels():
             assert sampler.startswith("exact rejection sampling"), (name, sampler)
     assert "on the footpoint ball" in samplers["S² ball, native boxes"]
     assert "geodesic's own coordinates" in samplers["S² whole sphere, native boxes"]
+    assert "certified squeeze" in samplers["SPD(2) squeeze, the page's design"]
     for module in KERNELS:
         assert _compiled(module) > 0, module
 
