@@ -6,7 +6,7 @@ prints one table. For each n·ε (default 400 and 500) and each data set
 the release the Geodesic regression page's SPD(2) design makes (footpoint ball of radius 0.1
 about I, speeds up to 0.55, τ = 0.175, τ_m = 0.8, ε_p = ε_v, 3 x 3 draws, ``sampler="exact"``)
 is timed twice in the same run: as the library draws it (uniform proposals with the squeeze of
-:mod:`dpcore.sampling.spd2_squeeze` where :func:`~dpcore.release.uniform_cost.squeeze_plan`
+:mod:`dpcore.sampling.spd2_squeeze` where :func:`~dpcore.release.planning.release_squeeze`
 builds one) and, as the baseline, with plain uniform proposals (the squeeze switched off).
 Columns: CPU seconds of each, ``ratio`` (squeeze / baseline), the squeeze's leaves, its
 proposals and how many needed their gradient, and what ``sampler="auto"`` decides for the

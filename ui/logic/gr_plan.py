@@ -41,7 +41,11 @@ def exact_plan_text(plan):
             "your data (a fit outside the bounds can take far longer; Cancel stops it), which "
             "changes the time, never the guarantee.")
     if not plan.get("refined") and plan.get("predicted_work") is not None:
-        return head.format(how=" from uniform proposals on the public support") + (
+        how = " from uniform proposals on the public support"
+        if "squeeze" in (plan.get("exact_sampler") or ""):
+            how += (" (a certified squeeze decides most of them from a proven lower bound of "
+                    "the gradient, without changing the law)")
+        return head.format(how=how) + (
             f"Predicted work from public inputs: about {plan['predicted_work']:,.0f} gradient "
             "terms (priced for a public model data set whose fit lies inside the bounds). "
             "This is a prediction, not a bound: the worst case over all data sets, "

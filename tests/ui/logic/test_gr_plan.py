@@ -48,3 +48,15 @@ def test_the_plane_sampler_states_its_leaf_cap_for_large_n():
     text = exact_plan_text(plan)
     assert "at most 6,000 cells" in text
     assert f"at most {MAX_LEAVES:,} cells" not in text
+
+
+def test_the_spd2_squeeze_is_named_above_the_release_button():
+    """The page's SPD(2) design at n·ε = 500 (n = 100, 3 x 3 draws): exact, uniform proposals
+    with the certified squeeze, and the sentence says so next to its public prediction."""
+    s = dataclasses.replace(G.demo_settings("spd"), eps_p=2.5, eps_v=2.5, n_footpoints=3,
+                            n_vectors=3)
+    plan = sampler_plan(s, 100)
+    assert plan["exact"] and plan["exact_sampler"] == "uniform proposals with a certified squeeze"
+    text = exact_plan_text(plan)
+    assert "certified squeeze" in text and "Predicted work from public inputs" in text
+    assert "not a bound" in text
