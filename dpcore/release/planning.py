@@ -540,7 +540,8 @@ def release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batc
     """The certified squeeze an exact uniform joint release builds
     (:func:`~dpcore.release.uniform_cost.squeeze_plan`), or None. Where the plain uniform
     proposals' prediction is within S²'s limit, the squeeze is built only where it is
-    predicted cheaper; beyond that limit it is built wherever it is offered, and
+    predicted to pay (many proposals, half the terms); beyond that limit it is built wherever
+    it is offered, and
     :func:`joint_prediction` prices it against :data:`_PRACTICAL_SCALE` times the limit. So
     ``"auto"`` is exact exactly where one of the two predictions fits its limit, a set that
     grows with n x epsilon (each prediction does), and the release runs the path that fits.

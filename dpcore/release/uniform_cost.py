@@ -190,11 +190,18 @@ def _predicted_proposals(manifold, radius, max_speed, tau, sigma, k):
 #: 2026-12-02).
 SQUEEZE_PROPOSAL_TERMS = 13.0
 SQUEEZE_PASS_SHARE = 0.15
+
+
+#: Predicted proposals of a release (all draws) from which the squeeze is built where the plain
+#: proposals' prediction is within S²'s limit (:func:`squeeze_plan` with ``cheaper_only``):
+#: below, its leaves cost more than the gradients they save (at n = 100, n·ε = 200 and 300,
+#: with 0.13-1.9 million proposals, 60-90% of them still needed their gradient and the squeeze
+#: took 1.0-2.5 times the plain proposals' time, 2026-12-02).
+SQUEEZE_MIN_PROPOSALS = 2e6
 #: A plain uniform proposal's draw and the fixed part of its evaluation, in gradient terms
-#: (0.92 us against 10-14.5 ns a term on SPD(2), 2026-12-02): only for choosing between the
-#: squeeze and plain proposals (:func:`squeeze_plan`), not in the uniform prediction the
-#: limit reads (:func:`predicted_uniform_joint_work`).
-UNIFORM_PROPOSAL_TERMS = 60.0
+#: (0.92 us against 10-14.5 ns a term on SPD(2), 2026-12-02), for the comparison of
+#: :func:`squeeze_plan` only (the prediction the limit reads counts n terms a proposal).
+PLAIN_PROPOSAL_TERMS = 60.0
 
 
 #: Leaves of the squeeze: one per this many predicted proposals, within the limits below.
@@ -223,10 +230,10 @@ def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1, *
     """``{"max_leaves", "proposals"}`` of a certified squeeze for an exact uniform joint
     release (:class:`~dpcore.sampling.spd2_squeeze.SPD2Squeeze`: its leaf cap and the
     predicted proposals that steer its refinement), or None: where it is not offered
-    (:func:`squeeze_offered`), or, with ``cheaper_only``, where its predicted gradient terms
-    are not below the plain uniform proposals' (few proposals, whose gradients cost less than
-    the leaves; or n so small that a gradient costs about what the squeeze's own work per
-    proposal does). Which one a release builds is
+    (:func:`squeeze_offered`), or, with ``cheaper_only``, below
+    :data:`SQUEEZE_MIN_PROPOSALS` or where it is not predicted to halve the plain uniform
+    proposals' gradient terms (with few terms a gradient costs little more than the squeeze's
+    own work per proposal). Which one a release builds is
     :func:`~dpcore.release.planning.release_squeeze`. Public inputs only."""
     if not squeeze_offered(manifold, radius, max_speed, tau):
         return None
@@ -237,8 +244,11 @@ def squeeze_plan(manifold, radius, max_speed, tau, sigma, n, draws, batches=1, *
     low, high = SQUEEZE_LEAVES
     plan = {"max_leaves": int(min(high, max(low, total / SQUEEZE_PROPOSALS_PER_LEAF))),
             "proposals": total}
-    plain = total * (float(n) + UNIFORM_PROPOSAL_TERMS)
-    return plan if not cheaper_only or predicted_squeeze_terms(plan, n) < plain else None
+    if cheaper_only and (total < SQUEEZE_MIN_PROPOSALS
+                         or predicted_squeeze_terms(plan, n)
+                         > 0.5 * total * (float(n) + PLAIN_PROPOSAL_TERMS)):
+        return None
+    return plan
 
 
 def predicted_squeeze_terms(plan, n):

@@ -49,10 +49,10 @@ PATHS = (
      {**_SMALL, "tau_m": 1.0, "center": np.eye(2), "sampler": "mcmc", **_SHORT}),
     ("SPD(2) exact", SPD2, 30, {}, {**_SMALL, "tau_m": 1.0, "center": np.eye(2),
                                     "sampler": "exact"}),
-    # the Geodesic regression page's SPD(2) design at n·ε = 300: uniform proposals with the
+    # the Geodesic regression page's SPD(2) design at n·ε = 522: uniform proposals with the
     # certified squeeze (its k-d descent and proposal kernels, the enclosures' series)
     ("SPD(2) squeeze, the page's design", SPD2, 30, {"footpoint_region": (np.eye(2), 0.1)},
-     {**_SMALL, "eps_p": 5.0, "eps_v": 5.0, "tau": 0.175, "tau_m": 0.8, "center": np.eye(2),
+     {**_SMALL, "eps_p": 8.7, "eps_v": 8.7, "tau": 0.175, "tau_m": 0.8, "center": np.eye(2),
       "footpoint_radius": 0.1, "max_speed": 0.55}),
     ("Kendall(4) chain", KENDALL4, 30, {}, {**_SMALL, "sampler": "mcmc", **_SHORT}),
     ("Kendall(4) exact", KENDALL4, 30, {}, {**_SMALL, "sampler": "exact"}),
