@@ -566,7 +566,7 @@ def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, 
     ball = None if foot_support is None else Ball.make(m, *foot_support)
     if exact:
         squeeze = release_squeeze(m, None if ball is None else ball.radius, speed_cap, clip,
-                                  min(k.sigma for k in kng), t.shape[0], n_draws)
+                                  min(k.sigma for k in kng), t.shape[0], n_draws, len(budgets))
         draws = regression_joint_exact(kng, t, y, size=n_draws, rng=gen, tau=clip,
                                        support=ball, max_norm=speed_cap, squeeze=squeeze,
                                        progress=progress)
