@@ -256,9 +256,16 @@ def split_error_figure(summary, *, unit, x="share", title, x_title, subtitle=Non
     ys = [summary["rms_lo"].to_numpy(), summary["rms_hi"].to_numpy(),
           summary["nonprivate_rms"].to_numpy()]
     _update_axes(fig, x={"title": {"text": x_title}, **_axis_type(log_x, [seq_all[x].to_numpy()])},
-                 y={"title": {"text": f"RMS error ({unit}{', log scale' if log_y else ''})"},
+                 y={"title": {"text": _error_title(unit, log_y)},
                     **_axis_type(log_y, ys), **({} if log_y else {"rangemode": "tozero"})})
     return _finish(fig, title, height, subtitle=subtitle, legend_below=True)
+
+
+def _error_title(unit, log_y):
+    """The error axis's title; on two lines where one would outgrow a half-width chart's
+    height (e.g. 'affine-invariant distance, log scale' ran into the subtitle)."""
+    inner = f"{unit}{', log scale' if log_y else ''}"
+    return f"RMS error ({inner})" if len(inner) <= 24 else f"RMS error<br>({inner})"
 
 
 def _cell_markers(fig, rows, x, color, group, what, unit):

@@ -36,6 +36,11 @@ def test_split_error_figure_draws_bands_sources_joint_and_the_fit():
     check_common(fig)
     check_axis_titles(fig)
     assert fig.layout.yaxis.title.text == "RMS error (degrees)"
+    long = VB.split_error_figure(s, unit="affine-invariant distance", x="share", log_y=True,
+                                 title="t", x_title="x", subtitle="s")
+    # a long unit goes to a second line, so the rotated title fits the half-width chart
+    assert long.layout.yaxis.title.text == (
+        "RMS error<br>(affine-invariant distance, log scale)")
     names = legend_names(fig)
     for n in (50, 100):
         assert f"n = {n}: split (sequential)" in names
