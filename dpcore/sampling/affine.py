@@ -59,11 +59,12 @@ class AffineForm:
     """Centre ``c`` (shape S), coefficients ``a`` (shape ``(k, *S')``), error ``e >= 0``
     (module docstring)."""
 
-    __slots__ = ("c", "a", "e")
+    __slots__ = ("c", "a", "e", "_linear_radius")
     __array_ufunc__ = None
 
     def __init__(self, c, a, e):
         self.c, self.a, self.e = c, a, e
+        self._linear_radius = None  # forms are never changed in place: computed once
 
     @classmethod
     def constant(cls, x, k):
@@ -81,8 +82,13 @@ class AffineForm:
         return self.a.shape[0]
 
     def linear_radius(self):
-        """:math:`\\sum_j |a_j|` (rounded up)."""
-        return np.sum(np.abs(self.a), axis=0) * _UP
+        """:math:`\\sum_j |a_j|` (rounded up; computed once per form, read-only)."""
+        if self._linear_radius is None:
+            r = np.sum(np.abs(self.a), axis=0) * _UP
+            if isinstance(r, np.ndarray):
+                r.flags.writeable = False
+            self._linear_radius = r
+        return self._linear_radius
 
     def radius(self):
         """:math:`\\sum_j |a_j| + e`: every value lies within this of the centre."""
