@@ -348,20 +348,21 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
                                draws=draws, support_radius=support)
              if sampler == "exact" and out["exact_possible"] else None)
     # The prediction "auto" reads; a forced exact release reads it only beyond its bound.
-    predicted = (joint_prediction(m, foot_radius=support, speed_cap=max_speed, tau=tau,
-                                  sigma=sigma, n=int(n), draws=draws)
-                 if sampler == "auto" or bound is not None and not within_limit(bound.terms)
-                 else None)
+    predicted, limit_terms = (
+        joint_prediction(m, foot_radius=support, speed_cap=max_speed, tau=tau, sigma=sigma,
+                         n=int(n), draws=draws, with_limit_terms=True)
+        if sampler == "auto" or bound is not None and not within_limit(bound.terms)
+        else (None, None))
     if predicted is not None:
         out["predicted_work"] = predicted
     if bound is not None:
         out["exact_bound"] = bound.terms
         out["refusal"] = exact_bound_refusal(bound, "joint (footpoint, shooting vector) KNG",
-                                             predicted_work=predicted)
+                                             predicted_work=limit_terms)
     # The release's own decision rule (_choose_exact), without its warning or error.
     out["exact"] = out["exact_possible"] and _choose_exact(
         m, sampler, mode, clip=tau, speed_cap=max_speed, g_max=g_max, sigma=sigma, n=int(n),
-        draws=draws, what="plan", stacklevel=2, warn=False, predicted_work=predicted,
+        draws=draws, what="plan", stacklevel=2, warn=False, predicted_work=limit_terms,
         refined=refined)
     out["guarantee"] = "private" if out["exact"] else "approximately private"
     from ..mechanisms.kng_bundle import bundle_preferred
@@ -396,17 +397,16 @@ _UNIFORM_TERM_COST = {"Sphere": {30: 1.0}, "SPD": {30: 3.0}, "KendallShape": {30
                       "Hyperbolic": {30: 8.0, 100: 20.0, 300: 35.0, 1000: 50.0, 3000: 56.0}}
 
 
-#: How much longer than on S² an exact release may be predicted to take on a space, on a
-#: design where the certified squeeze is offered
-#: (:func:`~dpcore.release.uniform_cost.squeeze_offered`), before ``"auto"`` prefers MCMC
-#: (against ``max_exact_work``): issue 28 asks for exact releases in 10 s on S² and in 30 s
-#: on SPD(2); 2.5 rather than 3 leaves room for the prediction's error (one draw at the reach
-#: of 3 took 36 s, 2026-12-02). It prices whichever of the squeeze and plain proposals the
-#: release takes (the cheaper, :func:`~dpcore.release.uniform_cost.squeeze_plan`), so the
-#: choice grows monotonically with n x epsilon. Elsewhere uniform proposals keep S²'s limit
-#: (their time varies several-fold with the data: with 3 times, Kendall(4)'s reach rose from
-#: 233 to 281 and its release there took 73 s). Public constants.
-_PRACTICAL_SCALE = {"SPD": 2.5}
+#: How much longer than on S² an exact release drawn with the certified squeeze
+#: (:func:`release_squeeze`) may be predicted to take, before ``"auto"`` prefers MCMC (against
+#: ``max_exact_work``): issue 28 asks for exact releases in 10 s on S² and in 30 s on SPD(2).
+#: Measured at the reach this gives on the page's design (2026-12-02, CPU s): 9 draws at
+#: n = 250 (n·ε = 505) 7.2-7.8 s, at n = 10 (707) 4.9-11.7 s; one draw at n = 100 (917)
+#: 3.1-25.9 s over six data sets and at n = 30 (1,013) 1.8-15.4 s (one draw's proposals are
+#: geometric). Elsewhere uniform proposals keep S²'s limit (their time varies several-fold
+#: with the data: with 3 times, Kendall(4)'s reach rose from 233 to 281 and its release there
+#: took 73 s). Public constants.
+_PRACTICAL_SCALE = {"SPD": 4.0}
 
 
 def uniform_term_weight(manifold, n):
@@ -480,9 +480,15 @@ def predicted_joint_kng_work(manifold, radius, max_norm, tau, sigma, n, draws):
     return (env.centers.shape[0] + float(draws) * per_draw) * float(n)
 
 
-def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
+def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1,
+                     with_limit_terms=False):
     """The public prediction of an exact joint release's work that ``"auto"`` reads (gradient
-    terms), or None where only the uniform proposals' worst case applies.
+    terms, the space's own, which the work estimate prices), or None where only the uniform
+    proposals' worst case applies. With ``with_limit_terms``, ``(prediction, terms the limit
+    reads)`` (both None without a prediction): for the uniform proposals the prediction
+    weighted to sphere-equivalent terms (:func:`uniform_term_weight`, and with the squeeze
+    :data:`_PRACTICAL_SCALE`), elsewhere the prediction itself; :func:`_choose_exact` and
+    :func:`exact_bound_refusal` compare these with ``max_exact_work``.
 
     The refined envelope's (:func:`predicted_joint_kng_work`) on R¹ with a footpoint ball; the
     certified bundle sampler's (:func:`~dpcore.mechanisms.kng_bundle.bundle_joint_work`) on S²
@@ -492,27 +498,35 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     Elsewhere, where the uniform proposals' public worst case is above the limit, their
     predicted work for a public model data set
     (:func:`~dpcore.release.uniform_cost.predicted_uniform_joint_work`), given only where it
-    is within the limit in sphere-equivalent terms (:func:`uniform_term_weight`). Public
-    inputs only.
+    is within the limit in sphere-equivalent terms. Public inputs only.
     """
+    predicted, weight = _joint_prediction(manifold, foot_radius, speed_cap, tau, sigma, int(n),
+                                          draws, batches)
+    if not with_limit_terms:
+        return predicted
+    return (None, None) if predicted is None else (predicted, weight * predicted)
+
+
+def _joint_prediction(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches):
+    """``(prediction, weight of its terms for the limit)`` of :func:`joint_prediction`."""
     from ..mechanisms.kng_bundle import bundle_joint_work, bundle_preferred
 
     if speed_cap is None or tau is None:
-        return None
+        return None, 1.0
     if refined_joint_available(manifold):
         if foot_radius is None:
-            return None
+            return None, 1.0
         return float(batches) * predicted_joint_kng_work(manifold, foot_radius, speed_cap, tau,
-                                                         sigma, int(n), draws)
+                                                         sigma, int(n), draws), 1.0
     g_max = float(np.hypot(*regression_gradient_bounds(manifold, tau, speed_cap)))
     if bundle_preferred(manifold, foot_radius, speed_cap, g_max=g_max, sigma=sigma, n=int(n),
                         draws=draws, batches=batches):
         return bundle_joint_work(int(n), draws, batches, manifold=manifold,
-                                 n_eps=4.0 * g_max / float(sigma))
+                                 n_eps=4.0 * g_max / float(sigma)), 1.0
     uniform = float(batches) * exact_work(g_max, sigma, n, draws)
     if (not exact_support_available(manifold) or within_limit(uniform)
             or (foot_radius is None and not manifold.is_compact)):
-        return None
+        return None, 1.0
     from .uniform_cost import predicted_squeeze_terms
 
     plan = release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches)
@@ -526,7 +540,9 @@ def joint_prediction(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, 
     else:
         predicted = predicted_squeeze_terms(plan, int(n))
         weight /= _PRACTICAL_SCALE.get(type(manifold).__name__, 1.0)
-    return predicted if predicted is not None and within_limit(weight * predicted) else None
+    if predicted is None or not within_limit(weight * predicted):
+        return None, 1.0
+    return predicted, weight
 
 
 def _uniform_terms(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches):

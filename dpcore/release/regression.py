@@ -436,19 +436,19 @@ def _geodesic_regression_releases(
             support_radius=None if foot_support is None else foot_support[1],
             batches=len(budgets))
             if sampler == "exact" and clip is not None and speed_cap is not None else None)
-        predicted = (joint_prediction(
+        predicted, limit_terms = (joint_prediction(
             m, foot_radius=None if foot_support is None else foot_support[1],
             speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
-            draws=n_footpoints * n_vectors, batches=len(budgets)) if mode == "strict" and (
-                sampler == "auto" or forced_bound is not None
-                and not within_limit(forced_bound.terms)) else None)
+            draws=n_footpoints * n_vectors, batches=len(budgets), with_limit_terms=True)
+            if mode == "strict" and (sampler == "auto" or forced_bound is not None
+                                     and not within_limit(forced_bound.terms)) else (None, None))
         use_exact = _choose_exact(
             m, sampler, mode, clip=clip, speed_cap=speed_cap,
             g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
                    if clip is not None and speed_cap is not None else None),
             sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
             what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
-            predicted_work=predicted, refined=refined, exact_bound=forced_bound,
+            predicted_work=limit_terms, refined=refined, exact_bound=forced_bound,
             hint="" if foot_support is not None else two_stage_hint())
         n_draws = n_footpoints * n_vectors
         exact_terms = None

@@ -196,3 +196,12 @@ def test_beyond_the_plain_limit_the_release_builds_the_squeeze_and_is_priced_by_
         plan = plan_regression_sampler(m, n, eps_p=2.5 / n * 100, eps_v=2.5 / n * 100,
                                        draws=9, **SPD_DESIGN)
         assert plan["exact"] and "squeeze" in plan["exact_sampler"]
+
+
+def test_spd2_at_n_250_and_500_is_exact_by_default():
+    """Issue 28's SPD(2) target on the page's design with 9 draws at n = 250: exact at
+    n·ε = 500, with the squeeze; the limit reads the prediction in sphere-equivalent terms
+    scaled by the squeeze's practical allowance, not the raw terms (which capped it)."""
+    plan = plan_regression_sampler(SPD(2), 250, eps_p=1.0, eps_v=1.0, draws=9, **SPD_DESIGN)
+    assert plan["exact"] and "squeeze" in plan["exact_sampler"]
+    assert plan["predicted_work"] > get_limits().max_exact_work  # the raw terms alone
