@@ -130,6 +130,28 @@ class SharedTerms:
         return out
 
 
+def fd_gradient_coords(fd_points, energy, h, p, v, t, y):
+    """(∂_p E, ∂_v E) in the frame at p by central differences of ``energy`` at the points
+    ``fd_points(p, v)`` (per frame vector e, four: Exp_p(±h e) with v transported, then
+    v ± h e); (..., frame size) each."""
+    en = [energy(pp, vv, t, y) for pp, vv in fd_points(p, v)]
+    gp = [(en[i] - en[i + 1]) / (2 * h) for i in range(0, len(en), 4)]
+    gv = [(en[i + 2] - en[i + 3]) / (2 * h) for i in range(0, len(en), 4)]
+    return np.stack(gp, axis=-1), np.stack(gv, axis=-1)
+
+
+def fd_gradient_norm(coords, p, v, t, y, *, dim, chunk=20_000):
+    """The norm of the gradient ``coords(p, v, t, y)`` (e.g. :func:`fd_gradient_coords`) at
+    points and vectors of ``dim`` coordinates, ``chunk`` points at a time."""
+    p, v = np.broadcast_arrays(np.asarray(p, float), np.asarray(v, float))
+    flat_p, flat_v = p.reshape(-1, dim), v.reshape(-1, dim)
+    out = np.empty(flat_p.shape[0])
+    for s in range(0, flat_p.shape[0], chunk):
+        gp, gv = coords(flat_p[s:s + chunk], flat_v[s:s + chunk], t, y)
+        out[s:s + chunk] = np.sqrt(np.sum(gp**2, axis=-1) + np.sum(gv**2, axis=-1))
+    return out.reshape(p.shape[:-1])
+
+
 def gradient_norms(geometry, p, v, datasets):
     """``[geometry.gradient_norm(p, v, t, y) for (t, y) in datasets]``, sharing the work when
     the geometry splits it into per-observation ``terms`` or has its own ``gradient_norms``."""

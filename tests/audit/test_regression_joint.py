@@ -158,9 +158,16 @@ class Oracle:
 @functools.cache
 def adversarial_pair(n):
     """((t_D, y_D), (t_D′, y_D′), name) with the largest coarse-grid log-ratio found."""
-    rng = np.random.default_rng(SEED + n)
+    return adversarial_search(n, O.bundle_grid(6, 5, MAX_SPEED), np.random.default_rng(SEED + n))
+
+
+def adversarial_search(n, grid, rng):
+    """The pair of neighbouring data sets with the largest log-ratio of the joint targets on
+    ``grid`` (a coarse grid of (p, v)): each shared configuration completed by two new
+    observations, from crafted starts (residuals just beyond the clip) and random ones, by
+    local search. Returns ((t_D, y_D), (t_D′, y_D′), name)."""
     sigma = _sigma(n)
-    search = O.PairSearchGrid(O.bundle_grid(6, 5, MAX_SPEED), TAU)
+    search = O.PairSearchGrid(grid, TAU)
     best = (-np.inf, None)
     r = 1.2 * TAU  # residual just beyond the clipping bound
     a_r = np.arctanh(r / (np.pi - 1e-6))

@@ -67,9 +67,8 @@ from .test_regression_joint import (
     TAU,
     Oracle,
     _library_inputs,
-    _new_obs,
-    _shared_configurations,
     _sigma,
+    adversarial_search,
 )
 
 #: Public footpoint ball B_R(CENTER) (P0, the shared configurations' anchor, lies inside it).
@@ -121,30 +120,7 @@ def adversarial_ball_pair(n):
     """((t_D, y_D), (t_D′, y_D′), name) with the largest log-ratio on a coarse restricted grid,
     searched as in :func:`tests.audit.test_regression_joint.adversarial_pair`."""
     assert O.dist(P0, CENTER) < RADIUS  # the shared configurations sit inside the domain
-    rng = np.random.default_rng(BALL_SEED + n)
-    sigma = _sigma(n)
-    search = O.PairSearchGrid(restricted_grid(5, 4), TAU)
-    best = (-np.inf, None)
-    a_r = np.arctanh(1.2 * TAU / (np.pi - 1e-6))  # residual just beyond the clipping bound
-    crafted = np.array([[a_r, 0, 5, -a_r, 0, 5], [0, a_r, 5, 0, -a_r, 5]])
-    for name, (t_sh, y_sh) in _shared_configurations(n, rng).items():
-        shared = search.shared(t_sh, y_sh)
-
-        def log_f(t_new, y_new, shared=shared):
-            return search.log_f(shared, n, sigma, t_new, y_new)
-
-        def objective(a, log_f=log_f):
-            return np.max(np.abs(log_f(*_new_obs(a[:, 0:3])) - log_f(*_new_obs(a[:, 3:6]))),
-                          axis=1)
-
-        starts = np.vstack([crafted, rng.normal(scale=2.0, size=(14, 6))])
-        x, f = O.local_search(objective, starts, rng, steps=30, scale=0.5)
-        i = int(np.argmax(f))
-        if f[i] > best[0]:
-            (t1, y1), (t2, y2) = _new_obs(x[i, 0:3]), _new_obs(x[i, 3:6])
-            best = (f[i], ((np.append(t_sh, t1), np.vstack([y_sh, y1])),
-                           (np.append(t_sh, t2), np.vstack([y_sh, y2])), name))
-    return best[1]
+    return adversarial_search(n, restricted_grid(5, 4), np.random.default_rng(BALL_SEED + n))
 
 
 # ------------------------------------------------------------------ (a) exact ratio

@@ -130,21 +130,12 @@ def fd_points(p, v):
 
 
 def gradient_coords(p, v, t, y):
-    """(∂_p E, ∂_v E) in the orthonormal frame at p, by central differences; (..., 3) each."""
-    en = [energy(pp, vv, t, y) for pp, vv in fd_points(p, v)]
-    gp = [(en[i] - en[i + 1]) / (2 * FD_H) for i in range(0, len(en), 4)]
-    gv = [(en[i + 2] - en[i + 3]) / (2 * FD_H) for i in range(0, len(en), 4)]
-    return np.stack(gp, axis=-1), np.stack(gv, axis=-1)
+    """(∂_p E, ∂_v E) in the orthonormal frame at p, by central differences (:func:`fd_points`)."""
+    return R.fd_gradient_coords(fd_points, energy, FD_H, p, v, t, y)
 
 
-def gradient_norm(p, v, t, y, chunk=20_000):
-    p, v = np.broadcast_arrays(np.asarray(p, float), np.asarray(v, float))
-    flat_p, flat_v = p.reshape(-1, 3), v.reshape(-1, 3)
-    out = np.empty(flat_p.shape[0])
-    for s in range(0, flat_p.shape[0], chunk):
-        gp, gv = gradient_coords(flat_p[s:s + chunk], flat_v[s:s + chunk], t, y)
-        out[s:s + chunk] = np.sqrt(np.sum(gp**2, axis=-1) + np.sum(gv**2, axis=-1))
-    return out.reshape(p.shape[:-1])
+def gradient_norm(p, v, t, y):
+    return R.fd_gradient_norm(gradient_coords, p, v, t, y, dim=3)
 
 
 def vector_from_coords(p, w):
