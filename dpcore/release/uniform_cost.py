@@ -208,10 +208,14 @@ PLAIN_PROPOSAL_TERMS = 60.0
 SQUEEZE_PROPOSALS_PER_LEAF = 5000.0
 SQUEEZE_LEAVES = (500, 3000)
 #: Largest public footpoint radius and speed bound for which the squeeze is built: its affine
-#: enclosures are void on wide leaves (docs/measurements.md, session 26), and it was measured
-#: on the Geodesic regression page's SPD(2) design (0.1 and 0.55).
-SQUEEZE_MAX_RADIUS = 0.25
-SQUEEZE_MAX_SPEED = 1.0
+#: enclosures are void on wide leaves (docs/measurements.md, session 26). The share of
+#: proposals that still need their gradient, measured at each design's reach (n = 100,
+#: 2026-12-02): 4-9% on the Geodesic regression page's SPD(2) design (0.1, 0.55), 33-60% at
+#: (0.15, 0.65) (releases there 5.5-24 s), 77-100% at (0.2, 0.8) (one draw took 45 s) and
+#: about 100% at (0.25, 1.0): beyond (0.15, 0.65) the squeeze saves nothing and its
+#: prediction (:data:`SQUEEZE_PASS_SHARE`) would be several times low.
+SQUEEZE_MAX_RADIUS = 0.15
+SQUEEZE_MAX_SPEED = 0.65
 
 
 def squeeze_offered(manifold, radius, max_speed, tau):
