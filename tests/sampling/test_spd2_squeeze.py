@@ -124,4 +124,7 @@ def test_the_release_builds_a_squeeze_only_where_its_public_rule_says():
     assert 500 <= plan["max_leaves"] <= 3000 and plan["proposals"] >= 2e6
     assert squeeze_plan(M, RADIUS, SPEED, TAU, _sigma(100, 60.0), 100, 9) is None
     assert squeeze_plan(M, None, SPEED, TAU, sig, 100, 9) is None
+    # a wider design, where the enclosures decide almost nothing (docs/measurements.md)
+    assert squeeze_plan(M, 0.2, 0.8, TAU, sig, 100, 9, cheaper_only=False) is None
+    assert squeeze_plan(M, 0.15, 0.65, TAU, sig, 100, 9, cheaper_only=False) is not None
     assert squeeze_plan(Sphere(2), RADIUS, SPEED, TAU, sig, 100, 9) is None
