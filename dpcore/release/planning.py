@@ -317,8 +317,10 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         sampler exists here), ``worst_case_proposals`` (per draw), ``work`` (worst-case gradient
         terms), ``limit`` (``max_exact_work``), ``guarantee`` (what the label will say) and
         ``exact_sampler`` (``"uniform proposals"``, ``"refined envelope"``, ``"certified
-        bundle"``, or None where the release is not exact); for the bundle sampler also
-        ``leaf_cap``, the public cap on its envelope's leaves.
+        bundle"``, ``"uniform proposals with a certified squeeze"``, or None where the release
+        is not exact) and ``cost_kind`` (the calibration its estimate and its own work check
+        price it by, :func:`exact_cost_kind`; None where not exact); for the bundle sampler
+        also ``leaf_cap``, the public cap on its envelope's leaves.
         With ``sampler="exact"`` also ``exact_bound`` (the public worst-case gradient terms of
         the exact sampler that would run, :func:`joint_exact_bound`) and ``refusal`` (the
         :class:`~dpcore.exceptions.ExactSamplingUnavailable` message the release would raise
@@ -365,16 +367,14 @@ def plan_regression_sampler(manifold, n, *, eps_p, eps_v, tau, tau_m=None, max_s
         draws=draws, what="plan", stacklevel=2, warn=False, predicted_work=limit_terms,
         refined=refined)
     out["guarantee"] = "private" if out["exact"] else "approximately private"
-    from ..mechanisms.kng_bundle import bundle_preferred
-
-    bundle = bundle_preferred(m, support, max_speed, g_max=g_max, sigma=sigma, n=int(n),
-                              draws=draws)
-    squeeze = (out["exact"] and not refined and not bundle
-               and release_squeeze(m, support, max_speed, tau, sigma, n, draws) is not None)
+    # the calibration the release prices its predicted terms by (the estimate reads it too)
+    kind = (exact_cost_kind(m, foot_radius=support, speed_cap=max_speed, tau=tau, sigma=sigma,
+                            n=int(n), draws=draws) if out["exact"] else None)
+    out["cost_kind"] = None if kind is None else kind if "predicted_work" in out else "exact"
     out["exact_sampler"] = (None if not out["exact"] else "refined envelope" if refined
-                            else "certified bundle" if bundle else
-                            "uniform proposals with a certified squeeze" if squeeze
-                            else "uniform proposals")
+                            else {"bundle": "certified bundle",
+                                  "squeeze": "uniform proposals with a certified squeeze"}.get(
+                                      kind, "uniform proposals"))
     if out["exact_sampler"] == "certified bundle":
         from ..mechanisms.kng_bundle import bundle_leaf_cap
 
@@ -529,27 +529,18 @@ def _joint_prediction(manifold, foot_radius, speed_cap, tau, sigma, n, draws, ba
         return None, 1.0
     from .uniform_cost import predicted_squeeze_terms
 
-    plan = release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches)
+    plan, predicted = _squeeze_and_plain(manifold, foot_radius, speed_cap, tau, sigma, n,
+                                         draws, batches)
     # the limit counts sphere-equivalent terms here (the prediction itself stays in the
     # space's own terms, which the work estimate prices); with the squeeze, scaled by the
     # time the issue deems practical on the space
     weight = uniform_term_weight(manifold, n)
-    if plan is None:
-        predicted = _uniform_terms(manifold, foot_radius, speed_cap, tau, sigma, n, draws,
-                                   batches)
-    else:
+    if plan is not None:
         predicted = predicted_squeeze_terms(plan, int(n))
         weight /= _PRACTICAL_SCALE.get(type(manifold).__name__, 1.0)
     if predicted is None or not within_limit(weight * predicted):
         return None, 1.0
     return predicted, weight
-
-
-def _uniform_terms(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches):
-    from .uniform_cost import predicted_uniform_joint_work
-
-    return predicted_uniform_joint_work(manifold, foot_radius, speed_cap, tau, sigma, int(n),
-                                        draws, batches)
 
 
 def release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):
@@ -562,14 +553,20 @@ def release_squeeze(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batc
     ``"auto"`` is exact exactly where one of the two predictions fits its limit, a set that
     grows with n x epsilon (each prediction does), and the release runs the path that fits.
     Public inputs only."""
-    from .uniform_cost import squeeze_plan
+    return _squeeze_and_plain(manifold, foot_radius, speed_cap, tau, sigma, n, draws,
+                              batches)[0]
+
+
+def _squeeze_and_plain(manifold, foot_radius, speed_cap, tau, sigma, n, draws, batches):
+    """(:func:`release_squeeze`, the plain uniform proposals' predicted terms or None)."""
+    from .uniform_cost import predicted_uniform_joint_work, squeeze_plan
 
     args = (manifold, foot_radius, speed_cap, tau, sigma, int(n), draws, batches)
-    uniform = _uniform_terms(*args)
-    if uniform is None:
-        return None
-    fits = within_limit(uniform_term_weight(manifold, n) * uniform)
-    return squeeze_plan(*args, cheaper_only=fits)
+    plain = predicted_uniform_joint_work(*args)
+    if plain is None:
+        return None, None
+    fits = within_limit(uniform_term_weight(manifold, n) * plain)
+    return squeeze_plan(*args, cheaper_only=fits), plain
 
 
 def exact_cost_kind(manifold, *, foot_radius, speed_cap, tau, sigma, n, draws, batches=1):

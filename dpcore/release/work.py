@@ -367,12 +367,9 @@ def estimate_regression_work(manifold, n, *, eps_p, eps_v, tau=None, tau_m=None,
         if plan["exact"]:
             worst_case = "predicted_work" not in plan
             exact_terms = int(n_budgets) * plan.get("predicted_work", plan["work"])
-            # priced as the release prices it: its bundle prediction by the bundle's kernel
-            # (a worst case over the uniform proposals keeps the library's gradient)
-            if not worst_case and plan.get("exact_sampler") == "certified bundle":
-                exact_kind = "bundle"
-            elif not worst_case and "squeeze" in (plan.get("exact_sampler") or ""):
-                exact_kind = "squeeze"
+            # priced as the release prices it (planning.exact_cost_kind; a worst case over
+            # the uniform proposals keeps the library's gradient)
+            exact_kind = plan["cost_kind"]
     # Paper mode on R^d does not clip: its sequential stages are closed-form K-norm draws.
     linear_exact = bool(m.is_linear and not mode_strict and scheme == "sequential")
     return regression_work(m, n, draws=draws, n_footpoints=n_footpoints,

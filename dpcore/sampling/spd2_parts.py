@@ -86,14 +86,11 @@ def _compiled(kernel, x, *args):
     x = np.asarray(x, dtype=float)
     flat = x.ravel()
     zero = flat == 0.0
-    if not zero.any():
-        lo, hi = kernel(np.ascontiguousarray(flat), *args)
-        return Interval._make(lo.reshape(x.shape), hi.reshape(x.shape))
     lo, hi = np.empty(flat.shape), np.empty(flat.shape)
-    z_lo, z_hi = kernel(np.zeros(1), *args)
-    lo[zero], hi[zero] = z_lo[0], z_hi[0]
-    if not zero.all():
-        lo[~zero], hi[~zero] = kernel(np.ascontiguousarray(flat[~zero]), *args)
+    if zero.any():
+        z_lo, z_hi = kernel(np.zeros(1), *args)
+        lo[zero], hi[zero] = z_lo[0], z_hi[0]
+    lo[~zero], hi[~zero] = kernel(flat[~zero], *args)
     return Interval._make(lo.reshape(x.shape), hi.reshape(x.shape))
 
 

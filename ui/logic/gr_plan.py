@@ -42,7 +42,7 @@ def exact_plan_text(plan):
             "changes the time, never the guarantee.")
     if not plan.get("refined") and plan.get("predicted_work") is not None:
         how = " from uniform proposals on the public support"
-        if "squeeze" in (plan.get("exact_sampler") or ""):
+        if plan.get("cost_kind") == "squeeze":
             how += (" (a certified squeeze decides most of them from a proven lower bound of "
                     "the gradient, without changing the law)")
         return head.format(how=how) + (
