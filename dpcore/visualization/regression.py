@@ -213,6 +213,8 @@ def regression_figures(manifold, x, y, footpoint, vector, covariate_range, *, pr
                 generating_landmarks=(None if gen is None
                                       else m.to_landmarks(gen, reference=ref)),
                 x_name=covariate_name, n_cols=min(len(xs), 2),
+                # two square panels per row in the page's half-width column (about 550 px)
+                height=280 * int(np.ceil(len(xs) / 2)) + 200,
             )
             note = "Predicted shapes at the chosen covariate values."
         out.append((note, fig))
