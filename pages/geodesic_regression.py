@@ -147,13 +147,16 @@ def release_controls(settings, request, data, fit, signature, estimated):
                    f"exact sampling could need up to {plan['work']:.3g} gradient terms at this "
                    f"n × ε (limit {plan['limit']:.3g})")
             offer = TS.exact_two_stage_offer(settings, request.n)
+            reach = (R.exact_reach_text(request) if plan["exact_possible"]
+                     and settings.sampler != "mcmc" else None)
             st.warning(
                 f"This release will use **MCMC** ({why}) and be labelled **approximately private "
                 "(MCMC; δ not certified)**. For an exact, private release lower ε, n or the "
                 "number of draws ('exact only' is refused above the same public limit on the "
                 "work)" + ("." if offer is None else
                            f", or tick **Two-stage** in section 3: a private centre first "
-                           f"(ε₁ = {offer:g} more), then the geodesics drawn exactly near it."),
+                           f"(ε₁ = {offer:g} more), then the geodesics drawn exactly near it.")
+                + ("" if reach is None else " " + reach),
                 icon=":material/warning:")
             futile = RP.futile_release_note(source, settings, request.n)
             if futile:  # issue 14: the preset's number instead of a meaningless release

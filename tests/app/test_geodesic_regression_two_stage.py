@@ -162,6 +162,9 @@ def test_the_mcmc_warning_offers_no_two_stage_design_that_would_be_mcmc_too():
     assert not at.exception
     (warning,) = [w.value for w in at.warning if "will use **MCMC**" in w.value]
     assert "Two-stage" not in warning
+    # ... and says how far the release stays exact (2 + 2 is, below; rounded down to 2 digits)
+    reach = float(warning.split("releases are exact up to ε_p + ε_v = ")[1].split(" ")[0])
+    assert 3.9 <= reach < 10.0
     at.select_slider(key="gr_eps_p").set_value(2.0).run()
     at.select_slider(key="gr_eps_v").set_value(2.0).run()
     assert not any("will use **MCMC**" in w.value for w in at.warning)   # exact at 1,000

@@ -238,6 +238,46 @@ class GeodesicRegressionRequest(Request):
             out["guarantee"] = "not private"
         return out
 
+    def exact_reach(self, *, span=1e3, resolution=0.01):
+        """The largest ε_p + ε_v per geodesic, at this request's split ε_p : ε_v, n, draws
+        and public bounds, at which ``sampler="auto"`` draws exactly (:meth:`plan`; public
+        inputs only).
+
+        The plan is monotone in n·ε (``tests/release/test_uniform_cost.py``), so the reach is
+        found by bisection on a log scale.
+
+        Parameters
+        ----------
+        span : float
+            The search runs over ε_p + ε_v in [E / span, E · span], E this request's.
+        resolution : float
+            Relative width of the final bracket.
+
+        Returns
+        -------
+        float or None
+            The lower end of the final bracket (the plan is exact there, so the value is
+            never above the reach); ``E · span`` if the plan is exact there too; None if it is
+            not exact even at ``E / span`` (no exact sampler for this space, or the sequential
+            scheme).
+        """
+        total = self.eps_p + self.eps_v
+        share = self.eps_p / total
+
+        def exact(t):
+            request = self.replace(eps_p=share * t, eps_v=(1.0 - share) * t, sampler="auto")
+            return bool(request.plan()["exact"])
+
+        lo, hi = total / span, total * span
+        if not exact(lo):
+            return None
+        if exact(hi):
+            return hi
+        while hi / lo > 1.0 + resolution:
+            mid = float(np.sqrt(lo * hi))
+            lo, hi = (mid, hi) if exact(mid) else (lo, mid)
+        return lo
+
     def work(self, costs=None):
         """The release's estimated work (:func:`~dpcore.release.work.
         estimate_regression_work`; ``costs`` fixes the per-unit costs instead of the
