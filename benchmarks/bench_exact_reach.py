@@ -7,9 +7,10 @@ ball, where the certified bundle sampler runs; SPD(2) and Kendall(4) also with t
 regression page's demonstration designs, where uniform proposals are priced by their public
 prediction, :mod:`dpcore.release.uniform_cost`) at n = 100 and one draw: the
 largest n·ε (ε = ε_p + ε_v, split evenly) at which ``sampler="auto"`` still chooses the exact
-sampler, found by bisection on :func:`dpcore.release.plan_regression_sampler` (public inputs
-only, so it is the same for every data set), and then the time of one exact release there on
-a synthetic data set (``seconds``; the exact sampler's time depends on the data) next to the
+sampler, found by bisection on the public plan (:meth:`dpcore.release.requests.
+GeodesicRegressionRequest.exact_reach`; public inputs only, so it is the same for every data
+set), and then the time of one exact release there on a synthetic data set (``seconds``; the
+exact sampler's time depends on the data) next to the
 MCMC release of the same request (library chains, 2000 + 1000) measured in the same run
 (``ratio`` = exact / MCMC). Beyond that n·ε a release is refused ("exact only") or drawn by
 MCMC and labelled approximately private.
@@ -29,12 +30,11 @@ import pandas as pd
 from dpcore.data import make_mean_data, make_regression_data
 from dpcore.manifolds import SPD, Euclidean, KendallShape, Sphere
 from dpcore.release import (
-    plan_regression_sampler,
     private_frechet_mean,
     private_geodesic_regression,
 )
 from dpcore.release.frechet_mechanisms import frechet_mechanism
-from dpcore.release.requests import FrechetMeanRequest
+from dpcore.release.requests import FrechetMeanRequest, GeodesicRegressionRequest
 
 N = 100
 TAU = 0.2
@@ -94,14 +94,15 @@ def regression_rows():
 
         tau = extra.get("tau", TAU)
 
-        def exact_at(n_eps, m=m, tau_m=tau_m, extra=extra, tau=tau):
-            eps = n_eps / N / 2
-            plan = plan_regression_sampler(m, N, eps_p=eps, eps_v=eps, tau=tau, tau_m=tau_m,
-                                           draws=1, max_speed=extra.get("max_speed"),
-                                           footpoint_radius=extra.get("footpoint_radius"))
-            return bool(plan["exact"])
-
-        reach = _largest(exact_at)
+        # the bisection of the request itself over n·ε in [LOW, HIGH] (its span about the
+        # geometric middle), at an even split and one draw
+        middle = float(np.sqrt(LOW * HIGH)) / N / 2
+        request = GeodesicRegressionRequest(
+            m, N, eps_p=middle, eps_v=middle, tau=tau, covariate_range=(0.0, 1.0),
+            tau_m=tau_m, center=extra.get("center"), max_speed=extra.get("max_speed"),
+            footpoint_radius=extra.get("footpoint_radius"))
+        reach = request.exact_reach(span=float(np.sqrt(HIGH / LOW)), resolution=RESOLUTION)
+        reach = None if reach is None else reach * N
         row = {"release": f"geodesic regression, {name}", "n": N,
                "exact up to n·ε": "never" if reach is None else f"{reach:,.0f}"}
         if reach is not None:
