@@ -12,6 +12,7 @@ itself (:func:`make_release`) and the exported script (:func:`release_script`).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -48,16 +49,22 @@ def plan_release(request):
     return whole
 
 
+@functools.lru_cache(maxsize=64)
+def _exact_reach(request):
+    # public inputs only (a frozen, hashable request): shared by sessions, kept across reruns
+    return request.exact_reach()
+
+
 def exact_reach_text(request):
     """Where the release would be exact again: a sentence naming the largest ε_p + ε_v per
     geodesic (this split, n, draws and public bounds) at which ``auto`` samples exactly
     (:meth:`~dpcore.release.requests.GeodesicRegressionRequest.exact_reach`, public inputs
     only), rounded down to two significant digits; None where no ε is exact."""
-    reach = request.exact_reach()
+    reach = _exact_reach(request)
     if reach is None or reach >= request.eps_p + request.eps_v:
         return None
-    shown = math.floor(reach / 10 ** (math.floor(math.log10(reach)) - 1))
-    shown *= 10 ** (math.floor(math.log10(reach)) - 1)
+    unit = 10.0 ** (math.floor(math.log10(reach)) - 1)
+    shown = math.floor(reach / unit) * unit
     draws = request.draws
     return (f"With these n = {request.n}, bounds and {draws} draw{'s' if draws > 1 else ''}, "
             f"releases are exact up to ε_p + ε_v = {shown:.2g} per geodesic (n·(ε_p + ε_v) "
