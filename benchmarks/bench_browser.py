@@ -16,7 +16,10 @@ page, interleaved over the pages, reported by their median, with the slowest bes
 Baselines, measured the same way in the same run: the Home page (text only), and the *floor*:
 a bare Streamlit page with a title and one small plotly chart (``benchmarks/_floor_app.py``,
 its own server, visited once before the rounds), what any Streamlit page with a plotly chart
-costs on this machine. Target: at most 2.5 s to the first plot on every page (warm median).
+costs on this machine, as Streamlit serves it; and the same floor on a server with the
+launcher's one socket fix (``ui.serve.send_without_delay``: no Nagle delay), so that the share
+of the dashboard's ratio that comes from that fix shows. Target: at most 2.5 s to the first
+plot on every page (warm median), and at most 1.2 times the floor (issue 29).
 
 ``python -m benchmarks.bench_browser [--visits K] [page ...]``: only the pages named (title or
 url path; the floor and Home always), ``K`` warm visits each.
@@ -46,6 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 2.5
 #: Name of the floor row (a bare Streamlit page with one plotly chart).
 FLOOR = "floor (bare page, one chart)"
+#: The same floor on a server with the launcher's socket fix (``ui.serve.send_without_delay``)
+#: and nothing else of it: what the fix alone gives a bare page.
+FLOOR_NODELAY = "floor, sent without Nagle's delay"
 TIMEOUT_MS = 120_000
 #: Visits per page in the warm round (one visit varies by about ±0.3 s on the 2-core machine).
 WARM_VISITS = 3
@@ -67,11 +73,16 @@ def _free_port():
 FLOOR_APP = Path(__file__).resolve().parent / "_floor_app.py"
 
 
-def _server(app=None):
-    """The dashboard as ``make run`` starts it, or (``app``) a bare ``streamlit run`` of a file."""
+def _server(app=None, nodelay=False):
+    """The dashboard as ``make run`` starts it, or (``app``) a bare ``streamlit run`` of a file
+    (``nodelay``: with ``ui.serve.send_without_delay`` applied first)."""
     port = _free_port()
     url = f"http://localhost:{port}"
     entry = ["-m", "ui.serve"] if app is None else ["-m", "streamlit", "run", str(app)]
+    if nodelay:
+        entry = ["-c", "import sys, ui.serve; ui.serve.send_without_delay(); "
+                 "from streamlit.web import cli; "
+                 f"sys.argv = ['streamlit', 'run', {str(app)!r}, *sys.argv[1:]]; cli.main()"]
     proc = subprocess.Popen(
         # The options of `make run` (the file watcher is off in .streamlit/config.toml).
         [sys.executable, *entry, "--server.port", str(port), "--server.headless",
@@ -132,6 +143,7 @@ def main(pages=None, warm_visits=WARM_VISITS):
         return None
     proc, url = _server()
     floor_proc, floor_url = _server(FLOOR_APP)
+    fixed_proc, fixed_url = _server(FLOOR_APP, nodelay=True)
     rows = []
     try:
         with sync_playwright() as pw:
@@ -139,10 +151,12 @@ def main(pages=None, warm_visits=WARM_VISITS):
                                          args=["--no-sandbox", "--disable-gpu",
                                                "--disable-dev-shm-usage"])
             try:
-                _visit(browser, floor_url)  # its server's first visitor pays the imports
+                for first in (floor_url, fixed_url):
+                    _visit(browser, first)  # its server's first visitor pays the imports
                 chosen = [spec for i, spec in enumerate(PAGES) if i == 0 or not pages
                           or spec.title in pages or spec.url_path in pages]
-                targets = [(FLOOR, floor_url, None, True)] + [
+                targets = [(FLOOR, floor_url, None, True),
+                           (FLOOR_NODELAY, fixed_url, None, True)] + [
                     (spec.title, f"{url}/{spec.url_path}", WHOLE_PAGE, spec.chart_on_open)
                     for spec in chosen]
                 for rnd, visits in (("cold", 1), ("warm", warm_visits)):
@@ -160,11 +174,12 @@ def main(pages=None, warm_visits=WARM_VISITS):
             finally:
                 browser.close()
     finally:
-        for p in (proc, floor_proc):
+        for p in (proc, floor_proc, fixed_proc):
             p.terminate()
             p.wait(timeout=15)
     df = pd.DataFrame(rows)
-    for name, column in ((PAGES[0].title, "ratio_to_home"), (FLOOR, "ratio_to_floor")):
+    for name, column in ((PAGES[0].title, "ratio_to_home"), (FLOOR, "ratio_to_floor"),
+                         (FLOOR_NODELAY, "ratio_to_floor_nodelay")):
         base = df[df["page"] == name].set_index("round")["first_plot_s"]
         df[column] = [round(r.first_plot_s / base[r["round"]], 2) for _, r in df.iterrows()]
     df["target_2.5s"] = df["first_plot_s"] <= TARGET_S

@@ -19,6 +19,38 @@ def test_pages_manager_flag_exists():
     assert ui.serve.APP.name == "app.py" and ui.serve.APP.exists()
 
 
+def _accepted_nodelay(bind):
+    """TCP_NODELAY of a connection accepted on a socket bound by ``bind`` (Streamlit's)."""
+    import select
+    import socket
+
+    server = bind("127.0.0.1", 0, 8)
+    try:
+        with socket.create_connection(server.getsockname()[:2], timeout=10):
+            assert select.select([server], [], [], 10)[0], "no connection arrived"
+            conn, _ = server.accept()
+            with conn:
+                return conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        server.close()
+
+
+def test_the_server_sends_without_nagles_delay(monkeypatch):
+    """Streamlit's own listening socket leaves Nagle's algorithm on for every connection (a
+    kept-alive static file waited about 40 ms for a delayed acknowledgement); the launcher's
+    socket passes TCP_NODELAY on to each connection it accepts. If Streamlit sets the option
+    itself one day, the first assertion fails and the patch can go."""
+    from streamlit.web.server.starlette import starlette_server
+
+    monkeypatch.setattr(starlette_server, "_bind_socket", starlette_server._bind_socket)
+    assert _accepted_nodelay(starlette_server._bind_socket) == 0
+    ui.serve.send_without_delay()
+    patched = starlette_server._bind_socket
+    ui.serve.send_without_delay()  # wrapped once, however often the launcher runs
+    assert starlette_server._bind_socket is patched
+    assert _accepted_nodelay(starlette_server._bind_socket) != 0
+
+
 def test_page_html_preloads_the_chart_library(monkeypatch):
     """Every page URL (served as the single-page fallback) carries a modulepreload Link to
     Streamlit's own plotly chunk; the Home page and assets do not."""
@@ -163,10 +195,12 @@ def test_warm_up_can_be_switched_off(monkeypatch):
     once Streamlit has read its configuration (the port is known then)."""
     from streamlit import config
     from streamlit.web import cli
+    from streamlit.web.server.starlette import starlette_server
     from streamlit.web.server.starlette import starlette_static_routes as routes
 
     monkeypatch.setattr(routes, "create_streamlit_static_handler",
                         routes.create_streamlit_static_handler)
+    monkeypatch.setattr(starlette_server, "_bind_socket", starlette_server._bind_socket)
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
     monkeypatch.setattr(cli, "main", lambda: 0)
     monkeypatch.setattr("sys.argv", ["ui.serve"])
@@ -188,10 +222,12 @@ def test_the_server_runs_from_the_repository_whatever_the_working_directory(monk
     from the repository, so its settings (no error details in the browser) always apply."""
     from streamlit import config
     from streamlit.web import cli
+    from streamlit.web.server.starlette import starlette_server
     from streamlit.web.server.starlette import starlette_static_routes as routes
 
     monkeypatch.setattr(routes, "create_streamlit_static_handler",
                         routes.create_streamlit_static_handler)
+    monkeypatch.setattr(starlette_server, "_bind_socket", starlette_server._bind_socket)
     monkeypatch.setattr(PagesManager, "uses_pages_directory", PagesManager.uses_pages_directory)
     monkeypatch.setattr(config, "on_config_parsed", lambda fn, force_connect=False: None)
     monkeypatch.setenv(ui.serve.WARM_UP_ENV, "0")
