@@ -1,21 +1,19 @@
 """Private geodesic regression releases (paper 002; the joint scheme of DESIGN §8).
 
-This module validates a request, sets its public bounds and supports and draws the private
-geodesics (joint or sequential scheme); the public defaults (centre, chain start) and the
-assembly of each :class:`~dpcore.release.record.Release` are in
+This module draws the private geodesics of a request (joint or sequential scheme). The
+request's validation, public bounds, supports and sensitivities are fixed first by
+:func:`dpcore.release._regression_setup.regression_setup`; the public defaults (centre, chain
+start) and the assembly of each :class:`~dpcore.release.record.Release` are in
 :mod:`dpcore.release._regression_records`.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._progress import report, stages
-from .._validation import check_bound_sources, check_int, check_manifold, check_positive
-from ..exceptions import ExactSamplingUnavailable, PrivacyLeakWarning
-from ..learning import GeodesicRegression
+from .._validation import check_positive
+from ..exceptions import ExactSamplingUnavailable
 from ..mechanisms import Ball, KNormGradient
 from ..mechanisms.kng import (
     refined_joint_available,
@@ -25,19 +23,7 @@ from ..mechanisms.kng import (
     regression_joint_many,
     regression_vectors_many,
 )
-from ..sensitivity import (
-    default_max_speed,
-    geodesic_regression_sensitivity,
-)
-from ..settings import check_limit
-from ._common import (
-    _assumption,
-    _check_mode,
-    _check_responses,
-    _resolve_rng,
-    _warn_paper_mode,
-    project_to_ball,
-)
+from ._common import _warn_paper_mode
 from ._regression_records import (  # noqa: F401  (DATA_SOURCE_NOTE re-exported)
     DATA_SOURCE_NOTE,
     _data_note,
@@ -45,6 +31,7 @@ from ._regression_records import (  # noqa: F401  (DATA_SOURCE_NOTE re-exported)
     _public_start,
     _regression_release,
 )
+from ._regression_setup import BOUND_NAMES, regression_setup  # noqa: F401  (re-exported)
 from .planning import (
     _choose_exact,
     exact_cost_kind,
@@ -55,17 +42,10 @@ from .planning import (
     within_limit,
 )
 from .record import (
-    DATA_BOUNDS_CAVEAT,
-    FAR_BASIN_CAVEAT,
-    SAMPLERS,
-    SCHEMES,
     SEQUENTIAL_CAVEAT,
     SEQUENTIAL_STRICT_CAVEAT,
 )
 from .work import check_work, regression_work, resolve_budget
-
-#: The bounds whose source :func:`private_geodesic_regression`'s ``bound_sources`` may state.
-BOUND_NAMES = ("covariate_range", "tau", "tau_m", "center")
 
 
 def two_stage_hint():
@@ -264,226 +244,101 @@ def _geodesic_regression_releases(
 ):
     """Body of :func:`private_geodesic_regression` for validated budget pairs."""
     resolve_budget(max_work)  # a bad budget is refused before any work
-    m = check_manifold(manifold)
-    mode = _check_mode(mode)
-    sources = check_bound_sources(bound_sources, "bound_sources", BOUND_NAMES)
-    supplied = {"covariate_range": covariate_range, "tau": tau, "tau_m": tau_m,
-                "center": center}
-    for name in sources:
-        if supplied[name] is None:
-            raise ValueError(f"`bound_sources` names {name!r}, which was not passed: only a "
-                             "supplied bound has a source.")
-    from_data = sorted(k for k, v in sources.items() if v == "data")
-    if scheme is None:
-        scheme = "joint" if mode == "strict" else "sequential"
-    if scheme not in SCHEMES:
-        raise ValueError(f"`scheme` must be one of {SCHEMES}, got {scheme!r}.")
-    if sampler not in SAMPLERS:
-        raise ValueError(f"`sampler` must be one of {SAMPLERS}, got {sampler!r}.")
-    n_vectors = check_int(n_vectors, "n_vectors")
-    n_footpoints = check_int(n_footpoints, "n_footpoints")
-    check_limit("max_replicates", n_footpoints * n_vectors)
-    check_limit("max_chain_length", check_int(chain_length, "chain_length"))
-    check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
-    y = _check_responses(m, y)
-    x = np.asarray(x, dtype=float)
-    if x.shape != (y.shape[0],):
-        raise ValueError(f"`x` must have shape ({y.shape[0]},) to match `y`, got {x.shape}.")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("`x` contains NaN or infinite values.")
-    gen, seeded = _resolve_rng(rng)
-    kappa_low = m.curvature_bounds[0]
-    needs_ball = kappa_low < 0 or not m.is_compact
-    assumptions, caveats, leaks = {}, [SEQUENTIAL_CAVEAT], []
-
-    # --- covariate range -------------------------------------------------------------
-    if covariate_range is None:
-        if mode == "strict":
-            raise ValueError("Strict mode needs a public `covariate_range=(low, high)`.")
-        covariate_range = (float(x.min()), float(x.max()))
-        leaks.append("covariate_range")
-        source = "data"
-    else:
-        source = sources.get("covariate_range", "public")
-    lo, hi = (float(c) for c in covariate_range)
-    if not hi > lo:
-        raise ValueError(f"`covariate_range` must satisfy low < high, got {(lo, hi)}.")
-    assumptions["covariate_range"] = _assumption([lo, hi], source, _data_note(source))
-    t = (np.clip(x, lo, hi) - lo) / (hi - lo)
-
-    # --- public ball for the responses ------------------------------------------------
-    if center is None:
-        # Only a space that needs a ball needs its centre: by default the origin, if any.
-        center = (_default_center(m) if needs_ball or footpoint_radius is not None else None)
-        center_source = "public default"
-    else:
-        center = np.asarray(center, dtype=float)
-        center_source = sources.get("center", "public")
-    if needs_ball:
-        if center is None:
-            raise ValueError(f"Pass a public `center` for the response ball on {m!r}.")
-        if tau_m is None:
-            if mode == "strict":
-                raise ValueError(
-                    f"Strict mode on {m!r} needs `tau_m`, the radius of a public ball about "
-                    "`center` holding the responses."
-                )
-            tau_m = float(np.max(m.dist(y, center)))
-            leaks.append("tau_m")
-            assumptions["tau_m"] = _assumption(tau_m, "data")
-        else:
-            tau_m = check_positive(tau_m, "tau_m")
-            tau_m_source = sources.get("tau_m", "public")
-            assumptions["tau_m"] = _assumption(tau_m, tau_m_source, _data_note(tau_m_source))
-            if mode == "strict":
-                y = project_to_ball(m, y, center, tau_m)
-        assumptions["center"] = _assumption(np.asarray(center), center_source,
-                                            _data_note(center_source))
-
-    if tau is None and mode == "strict":
-        raise ValueError("Strict mode needs a public residual bound `tau`.")
-    # --- non-private fit: paper mode's chains and bounds start from it; a strict joint
-    # release never touches it (no data-dependent refusal, no chain started at the estimate).
-    p_hat = v_hat = None
-    if mode == "paper" or scheme == "sequential":
-        fit = GeodesicRegression(m, covariate_range=(0.0, 1.0), tol=1e-8).fit(t, y)
-        p_hat, v_hat = fit.footpoint_, fit.shooting_vector_
-
-    # --- residual bound -----------------------------------------------------------------
-    if tau is None:
-        tau = float(np.max(m.dist(m.exp(p_hat, m.pointwise(t) * v_hat), y)))
-        tau = max(tau, 1e-12)
-        leaks.append("tau")
-        assumptions["tau"] = _assumption(tau, "data", "largest residual of the non-private fit")
-    else:
-        tau = check_positive(tau, "tau")
-        tau_source = sources.get("tau", "public")
-        assumptions["tau"] = _assumption(
-            tau, tau_source, "; ".join(filter(None, (
-                "residuals clipped to this norm" if mode == "strict" else None,
-                _data_note(tau_source))))
-        )
-    clip = tau if mode == "strict" else None
-
-    delta_p, delta_v = geodesic_regression_sensitivity(
-        y.shape[0], tau, kappa_low, tau_m if kappa_low < 0 else None
-    )
-    sigma_rule = "rigorous" if mode == "strict" else "paper"
-
-    # --- supports -----------------------------------------------------------------------
-    if max_speed is None:
-        max_speed = default_max_speed(m, tau_m, tau)
-        speed_source = ("derived" if mode == "strict" and not {"tau", "tau_m"} & set(from_data)
-                        else "derived from data bounds")
-    else:
-        max_speed = check_positive(max_speed, "max_speed")
-        speed_source = "public"
-    foot_support = None
-    if needs_ball:
-        foot_support = (center, tau_m + tau)
-        assumptions["footpoint_support"] = _assumption(
-            tau_m + tau, "derived" if not {"tau", "tau_m", "center"} & set(from_data)
-            else "derived from data bounds",
-            "footpoints restricted to B_{tau_m + tau}(center), app. C"
-        )
-    if footpoint_radius is not None:
-        footpoint_radius = check_positive(footpoint_radius, "footpoint_radius")
-        if center is None:
-            raise ValueError(f"Pass a public `center` for the footpoint ball on {m!r}.")
-        if needs_ball and footpoint_radius > tau_m + tau:
-            raise ValueError(
-                f"`footpoint_radius` = {footpoint_radius:g} exceeds tau_m + tau = "
-                f"{tau_m + tau:g}: on {m!r} the sensitivity proof covers footpoints within "
-                "tau_m + tau of the centre only (paper 002 app. C).")
-        if not needs_ball:
-            assumptions["center"] = _assumption(np.asarray(center), center_source,
-                                                _data_note(center_source))
-        foot_support = (center, footpoint_radius)
-        assumptions["footpoint_support"] = _assumption(
-            footpoint_radius, "public", "footpoints restricted to B_r(center), a public region")
-    if mode == "strict" and foot_support is None and m.is_compact and kappa_low > 0:
-        caveats.append(FAR_BASIN_CAVEAT)
-    if mode == "strict":
-        assumptions["max_speed"] = _assumption(max_speed, speed_source,
-                                               "shooting vectors restricted to this norm")
-    speed_cap = max_speed if mode == "strict" else None
-    v_start = None
-    if p_hat is not None:
-        v_norm = float(m.norm(p_hat, v_hat))
-        v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
-            0.999 * speed_cap / v_norm)
-
-    if mode == "strict" and from_data:
-        warnings.warn(
-            f"Bounds marked as taken from the data ({', '.join(from_data)}): the release is not "
-            "differentially private and is labelled NOT PRIVATE (bounds from the data).",
-            PrivacyLeakWarning, stacklevel=stacklevel + 1)
-        caveats.append(DATA_BOUNDS_CAVEAT)
-    common = dict(lo=lo, hi=hi, mode=mode, seeded=seeded, assumptions=assumptions,
-                  n=int(y.shape[0]), kappa_low=kappa_low)
-    if scheme == "joint":
-        delta_j = float(np.hypot(delta_p, delta_v))
-        sigma_factor = 2.0 if sigma_rule == "rigorous" else 1.0
-        smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
-        refined = (refined_joint_available(m) and foot_support is not None
-                   and clip is not None and speed_cap is not None)
-        # A forced exact release is refused in _choose_exact, before any sampling, when the
-        # public worst-case work of the sampler that would run is above the limit and the
-        # public prediction "auto" reads is not within it (public inputs only).
-        forced_bound = (joint_exact_bound(
-            m, tau=tau, max_speed=speed_cap, sigma=smallest_sigma, n=int(y.shape[0]),
-            draws=n_footpoints * n_vectors,
-            support_radius=None if foot_support is None else foot_support[1],
-            batches=len(budgets))
-            if sampler == "exact" and clip is not None and speed_cap is not None else None)
-        predicted, limit_terms = (joint_prediction(
-            m, foot_radius=None if foot_support is None else foot_support[1],
-            speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
-            draws=n_footpoints * n_vectors, batches=len(budgets), with_limit_terms=True)
-            if mode == "strict" and (sampler == "auto" or forced_bound is not None
-                                     and not within_limit(forced_bound.terms)) else (None, None))
-        use_exact = _choose_exact(
-            m, sampler, mode, clip=clip, speed_cap=speed_cap,
-            g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
-                   if clip is not None and speed_cap is not None else None),
-            sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
-            what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
-            predicted_work=limit_terms, refined=refined, exact_bound=forced_bound,
-            hint="" if foot_support is not None else two_stage_hint())
-        n_draws = n_footpoints * n_vectors
-        exact_terms = None
-        if use_exact:
-            g_max = float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
-            exact_terms = (predicted if predicted is not None
-                           else len(budgets) * exact_work(g_max, smallest_sigma, y.shape[0],
-                                                          n_draws))
-        check_work(regression_work(
-            m, y.shape[0], draws=n_draws, n_footpoints=n_footpoints, chain_length=chain_length,
-            burn_in=burn_in, scheme="joint", exact_terms=exact_terms, n_budgets=len(budgets),
-            exact_worst_case=predicted is None,
-            exact_kind=(exact_cost_kind(
-                m, foot_radius=None if foot_support is None else foot_support[1],
-                speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
-                draws=n_draws, batches=len(budgets))
-                if use_exact and predicted is not None else "exact"),
-            linear_exact=not use_exact and m.is_linear and clip is None and speed_cap is None
-            and foot_support is None), max_work)
-        if p_hat is None:
-            p_hat, v_start = _public_start(m, foot_support)
-        releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
-                                   delta_v=delta_v, sigma_rule=sigma_rule, clip=clip,
-                                   foot_support=foot_support, speed_cap=speed_cap,
-                                   n_draws=n_footpoints * n_vectors, chain_length=chain_length,
-                                   burn_in=burn_in, exact=use_exact,
-                                   caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
-                                   progress=progress, **common)
-        report(progress, 1.0)
-        _warn_paper_mode(mode, leaks, stacklevel + 1)
-        return releases
+    s = regression_setup(
+        manifold, x, y, tau=tau, covariate_range=covariate_range, tau_m=tau_m,
+        n_vectors=n_vectors, mode=mode, rng=rng, center=center, n_footpoints=n_footpoints,
+        max_speed=max_speed, chain_length=chain_length, burn_in=burn_in, scheme=scheme,
+        sampler=sampler, footpoint_radius=footpoint_radius, bound_sources=bound_sources,
+        stacklevel=stacklevel + 1)
+    if s.scheme == "joint":
+        return _joint_scheme(s, budgets, sampler, max_work, progress, stacklevel + 1)
     if sampler == "exact":
         raise ExactSamplingUnavailable(
             "The sequential scheme has no exact sampler (its footpoint stage is not covered by "
             "the sensitivity proof either); use scheme='joint' for an exact, private release.")
+    return _sequential_scheme(s, budgets, max_work, progress, stacklevel + 1)
+
+
+def _joint_scheme(s, budgets, sampler, max_work, progress, stacklevel):
+    """The joint scheme's releases of a request set up as ``s`` (DESIGN §8): every
+    (footpoint, vector) pair drawn from the joint KNG, exactly where the public plan
+    allows, one release per budget pair."""
+    m, t, y, gen, mode = s.m, s.t, s.y, s.gen, s.mode
+    tau, clip, speed_cap, foot_support = s.tau, s.clip, s.speed_cap, s.foot_support
+    delta_p, delta_v, sigma_rule = s.delta_p, s.delta_v, s.sigma_rule
+    n_footpoints, n_vectors = s.n_footpoints, s.n_vectors
+    chain_length, burn_in = s.chain_length, s.burn_in
+    p_hat, v_start, caveats, leaks, common = s.p_hat, s.v_start, s.caveats, s.leaks, s.common
+    delta_j = float(np.hypot(delta_p, delta_v))
+    sigma_factor = 2.0 if sigma_rule == "rigorous" else 1.0
+    smallest_sigma = sigma_factor * delta_j / max(ep + ev for ep, ev in budgets)
+    refined = (refined_joint_available(m) and foot_support is not None
+               and clip is not None and speed_cap is not None)
+    # A forced exact release is refused in _choose_exact, before any sampling, when the
+    # public worst-case work of the sampler that would run is above the limit and the
+    # public prediction "auto" reads is not within it (public inputs only).
+    forced_bound = (joint_exact_bound(
+        m, tau=tau, max_speed=speed_cap, sigma=smallest_sigma, n=int(y.shape[0]),
+        draws=n_footpoints * n_vectors,
+        support_radius=None if foot_support is None else foot_support[1],
+        batches=len(budgets))
+        if sampler == "exact" and clip is not None and speed_cap is not None else None)
+    predicted, limit_terms = (joint_prediction(
+        m, foot_radius=None if foot_support is None else foot_support[1],
+        speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
+        draws=n_footpoints * n_vectors, batches=len(budgets), with_limit_terms=True)
+        if mode == "strict" and (sampler == "auto" or forced_bound is not None
+                                 and not within_limit(forced_bound.terms)) else (None, None))
+    use_exact = _choose_exact(
+        m, sampler, mode, clip=clip, speed_cap=speed_cap,
+        g_max=(float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
+               if clip is not None and speed_cap is not None else None),
+        sigma=smallest_sigma, n=int(y.shape[0]), draws=n_footpoints * n_vectors,
+        what="joint (footpoint, shooting vector) KNG", stacklevel=stacklevel + 1,
+        predicted_work=limit_terms, refined=refined, exact_bound=forced_bound,
+        hint="" if foot_support is not None else two_stage_hint())
+    n_draws = n_footpoints * n_vectors
+    exact_terms = None
+    if use_exact:
+        g_max = float(np.hypot(*regression_gradient_bounds(m, tau, speed_cap)))
+        exact_terms = (predicted if predicted is not None
+                       else len(budgets) * exact_work(g_max, smallest_sigma, y.shape[0],
+                                                      n_draws))
+    check_work(regression_work(
+        m, y.shape[0], draws=n_draws, n_footpoints=n_footpoints, chain_length=chain_length,
+        burn_in=burn_in, scheme="joint", exact_terms=exact_terms, n_budgets=len(budgets),
+        exact_worst_case=predicted is None,
+        exact_kind=(exact_cost_kind(
+            m, foot_radius=None if foot_support is None else foot_support[1],
+            speed_cap=speed_cap, tau=clip, sigma=smallest_sigma, n=int(y.shape[0]),
+            draws=n_draws, batches=len(budgets))
+            if use_exact and predicted is not None else "exact"),
+        linear_exact=not use_exact and m.is_linear and clip is None and speed_cap is None
+        and foot_support is None), max_work)
+    if p_hat is None:
+        p_hat, v_start = _public_start(m, foot_support)
+    releases = _joint_releases(m, budgets, t, y, p_hat, v_start, gen, delta_p=delta_p,
+                               delta_v=delta_v, sigma_rule=sigma_rule, clip=clip,
+                               foot_support=foot_support, speed_cap=speed_cap,
+                               n_draws=n_footpoints * n_vectors, chain_length=chain_length,
+                               burn_in=burn_in, exact=use_exact,
+                               caveats=[c for c in caveats if c != SEQUENTIAL_CAVEAT],
+                               progress=progress, **common)
+    report(progress, 1.0)
+    _warn_paper_mode(mode, leaks, stacklevel + 1)
+    return releases
+
+
+def _sequential_scheme(s, budgets, max_work, progress, stacklevel):
+    """The sequential scheme's releases of a request set up as ``s`` (paper 002): the
+    footpoints by the footpoint KNG, then the vectors by the vector KNG at each, all
+    budget pairs in one sampler run per stage."""
+    m, t, y, gen, mode = s.m, s.t, s.y, s.gen, s.mode
+    clip, speed_cap, foot_support = s.clip, s.speed_cap, s.foot_support
+    delta_p, delta_v, sigma_rule = s.delta_p, s.delta_v, s.sigma_rule
+    n_footpoints, n_vectors = s.n_footpoints, s.n_vectors
+    chain_length, burn_in = s.chain_length, s.burn_in
+    p_hat, v_start, caveats, leaks, common = s.p_hat, s.v_start, s.caveats, s.leaks, s.common
     if mode == "strict":
         caveats = [SEQUENTIAL_STRICT_CAVEAT, *(c for c in caveats if c != SEQUENTIAL_CAVEAT)]
 
@@ -552,6 +407,7 @@ def _geodesic_regression_releases(
             coverage="sequential", **common,
         ))
     return releases
+
 
 
 def _joint_releases(m, budgets, t, y, p_hat, v_start, gen, *, delta_p, delta_v, sigma_rule,
