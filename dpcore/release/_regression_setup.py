@@ -235,6 +235,40 @@ def regression_setup(manifold, x, y, *, tau=None, covariate_range=None, tau_m=No
     sigma_rule = "rigorous" if mode == "strict" else "paper"
 
     # --- supports -----------------------------------------------------------------------
+    max_speed, speed_source, foot_support = _supports(
+        m, mode, needs_ball, center, center_source, tau, tau_m, max_speed, footpoint_radius,
+        from_data, assumptions)
+    if mode == "strict" and foot_support is None and m.is_compact and kappa_low > 0:
+        caveats.append(FAR_BASIN_CAVEAT)
+    if mode == "strict":
+        assumptions["max_speed"] = _assumption(max_speed, speed_source,
+                                               "shooting vectors restricted to this norm")
+    speed_cap = max_speed if mode == "strict" else None
+    v_start = None
+    if p_hat is not None:
+        v_norm = float(m.norm(p_hat, v_hat))
+        v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
+            0.999 * speed_cap / v_norm)
+
+    if mode == "strict" and from_data:
+        warnings.warn(
+            f"Bounds marked as taken from the data ({', '.join(from_data)}): the release is not "
+            "differentially private and is labelled NOT PRIVATE (bounds from the data).",
+            PrivacyLeakWarning, stacklevel=stacklevel + 1)
+        caveats.append(DATA_BOUNDS_CAVEAT)
+    return RegressionSetup(
+        m=m, t=t, y=y, gen=gen, seeded=seeded, mode=mode, scheme=scheme, lo=lo, hi=hi, tau=tau,
+        clip=clip, kappa_low=kappa_low, delta_p=delta_p, delta_v=delta_v, sigma_rule=sigma_rule,
+        foot_support=foot_support, speed_cap=speed_cap, p_hat=p_hat, v_start=v_start,
+        assumptions=assumptions, caveats=caveats, leaks=leaks, n_footpoints=n_footpoints,
+        n_vectors=n_vectors, chain_length=chain_length, burn_in=burn_in)
+
+
+def _supports(m, mode, needs_ball, center, center_source, tau, tau_m, max_speed,
+              footpoint_radius, from_data, assumptions):
+    """The shooting vectors' norm bound with its source, and the footpoints' public ball
+    (centre, radius) or None; records the footpoint support (and a footpoint ball's centre)
+    in ``assumptions``."""
     if max_speed is None:
         max_speed = default_max_speed(m, tau_m, tau)
         speed_source = ("derived" if mode == "strict" and not {"tau", "tau_m"} & set(from_data)
@@ -265,27 +299,4 @@ def regression_setup(manifold, x, y, *, tau=None, covariate_range=None, tau_m=No
         foot_support = (center, footpoint_radius)
         assumptions["footpoint_support"] = _assumption(
             footpoint_radius, "public", "footpoints restricted to B_r(center), a public region")
-    if mode == "strict" and foot_support is None and m.is_compact and kappa_low > 0:
-        caveats.append(FAR_BASIN_CAVEAT)
-    if mode == "strict":
-        assumptions["max_speed"] = _assumption(max_speed, speed_source,
-                                               "shooting vectors restricted to this norm")
-    speed_cap = max_speed if mode == "strict" else None
-    v_start = None
-    if p_hat is not None:
-        v_norm = float(m.norm(p_hat, v_hat))
-        v_start = v_hat if (speed_cap is None or v_norm <= speed_cap) else v_hat * (
-            0.999 * speed_cap / v_norm)
-
-    if mode == "strict" and from_data:
-        warnings.warn(
-            f"Bounds marked as taken from the data ({', '.join(from_data)}): the release is not "
-            "differentially private and is labelled NOT PRIVATE (bounds from the data).",
-            PrivacyLeakWarning, stacklevel=stacklevel + 1)
-        caveats.append(DATA_BOUNDS_CAVEAT)
-    return RegressionSetup(
-        m=m, t=t, y=y, gen=gen, seeded=seeded, mode=mode, scheme=scheme, lo=lo, hi=hi, tau=tau,
-        clip=clip, kappa_low=kappa_low, delta_p=delta_p, delta_v=delta_v, sigma_rule=sigma_rule,
-        foot_support=foot_support, speed_cap=speed_cap, p_hat=p_hat, v_start=v_start,
-        assumptions=assumptions, caveats=caveats, leaks=leaks, n_footpoints=n_footpoints,
-        n_vectors=n_vectors, chain_length=chain_length, burn_in=burn_in)
+    return max_speed, speed_source, foot_support
