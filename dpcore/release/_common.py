@@ -39,6 +39,16 @@ def _check_responses(manifold, y, name="y"):
     return y
 
 
+def _check_covariates(x, n):
+    """``x`` as a float array of shape (n,), finite; ValueError otherwise."""
+    x = np.asarray(x, dtype=float)
+    if x.shape != (n,):
+        raise ValueError(f"`x` must have shape ({n},) to match `y`, got {x.shape}.")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("`x` contains NaN or infinite values.")
+    return x
+
+
 def project_to_ball(manifold, points, center, radius):
     """Geodesic projection onto ``B_radius(center)``: pull far points back along the geodesic.
 

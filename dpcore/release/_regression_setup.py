@@ -17,6 +17,7 @@ from ..sensitivity import default_max_speed, geodesic_regression_sensitivity
 from ..settings import check_limit
 from ._common import (
     _assumption,
+    _check_covariates,
     _check_mode,
     _check_responses,
     _resolve_rng,
@@ -150,11 +151,7 @@ def regression_setup(manifold, x, y, *, tau=None, covariate_range=None, tau_m=No
     check_limit("max_chain_length", check_int(chain_length, "chain_length"))
     check_limit("max_burn_in", check_int(burn_in, "burn_in", minimum=0))
     y = _check_responses(m, y)
-    x = np.asarray(x, dtype=float)
-    if x.shape != (y.shape[0],):
-        raise ValueError(f"`x` must have shape ({y.shape[0]},) to match `y`, got {x.shape}.")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("`x` contains NaN or infinite values.")
+    x = _check_covariates(x, y.shape[0])
     gen, seeded = _resolve_rng(rng)
     kappa_low = m.curvature_bounds[0]
     needs_ball = kappa_low < 0 or not m.is_compact

@@ -48,7 +48,7 @@ from .._validation import (
 from ..exceptions import ExactSamplingUnavailable
 from ..mechanisms.base import check_point
 from ..sensitivity import frechet_radius_limit
-from ._common import _check_responses
+from ._common import _check_covariates, _check_responses
 from .frechet import private_frechet_mean
 from .frechet_mechanisms import (
     FRECHET_RELEASES,
@@ -225,11 +225,7 @@ def private_geodesic_regression_two_stage(
         max_speed = check_positive(max_speed, "max_speed")
     budget = resolve_budget(max_work)
     y = _check_responses(m, y)
-    x = np.asarray(x, dtype=float)
-    if x.shape != (y.shape[0],):
-        raise ValueError(f"`x` must have shape ({y.shape[0]},) to match `y`, got {x.shape}.")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("`x` contains NaN or infinite values.")
+    x = _check_covariates(x, y.shape[0])
     ball_center, ball_radius = _center_ball(m, center_ball, center_mechanism)
     needs_ball = m.curvature_bounds[0] < 0 or not m.is_compact
     if needs_ball:
