@@ -32,6 +32,8 @@ from ui.upload import confirm_person_rows, upload_and_map
 #: ``fm_upload_reads``), apart, so that the previews and means here never push a file out.
 UPLOAD_MEMO = "fm_upload_memo"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+#: Width in pixels of each number of the data (two a line in the page's left column).
+NUMBER_WIDTH = 150
 #: Presets: source -> (public radius, public centre as typed).
 PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
                  "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
@@ -334,29 +336,32 @@ def data_and_budget(settings):
 
 
 def data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon):
-    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download."""
+    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download.
+
+    One wrapping row (two numbers a line in the page's left column) rather than a grid of
+    columns: the same numbers in 7 elements instead of 15, each of which the page's first run
+    sends before the chart is drawn (about 65 ms of the first plot for the 15, measured in
+    docs/measurements.md, session 42)."""
     n = y.shape[0]
-    cols = st.columns(2)
-    cols[0].metric("Sample size n", n)
-    cols[1].metric("Radius r", f"{radius:.3g}",
-                   help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
-    cols = st.columns(2)
+    row = st.container(horizontal=True, gap="small")
+    row.metric("Sample size n", n, width=NUMBER_WIDTH)
+    row.metric("Radius r", f"{radius:.3g}", width=NUMBER_WIDTH,
+               help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")
     if info["delta"] is None:
-        cols[0].metric("Sensitivity Δ of the mean", "none",
-                       help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
-        cols[1].metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}")
+        row.metric("Sensitivity Δ of the mean", "none", width=NUMBER_WIDTH,
+                   help="r ≥ r*: paper 001 Thm 2 bounds it only for r < r*.")
+        row.metric("Ambient Δ = 2r_E/n", f"{info['delta_ambient']:.3g}", width=NUMBER_WIDTH)
     else:
-        cols[0].metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}")
-        cols[1].metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}")
-    cols = st.columns(2)
-    cols[0].metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}")
+        row.metric("Sensitivity Δ of the mean", f"{info['delta']:.3g}", width=NUMBER_WIDTH)
+        row.metric("KNG gradient Δ∇", f"{info['delta_gradient']:.3g}", width=NUMBER_WIDTH)
+    row.metric("Equivalent GDP µ(ε)", f"{eps_to_mu(epsilon):.3g}", width=NUMBER_WIDTH)
+    if source == "synthetic":
+        row.download_button(
+            "Download data", to_csv(manifold, y),
+            file_name=f"frechet_mean_{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
+            mime="text/csv", key="fm_download_data", on_click="ignore")
     if info["delta"] is None:
         st.info(f"r = {radius:.3g} is at least r* = {info['r_star']:.3g}: the intrinsic "
                 "mechanisms (Laplace, KNG, Gaussian) have no sensitivity bound here (paper 001 "
                 "Thm 2), so only the ambient Laplace mechanism is offered. Its sensitivity "
                 "2 r_E / n holds for any cap, up to the whole sphere.", icon=":material/info:")
-    if source == "synthetic":
-        cols[1].download_button(
-            "Download data", to_csv(manifold, y),
-            file_name=f"frechet_mean_{M.full_name(manifold_key)}_n{n}_seed{meta['seed']}.csv",
-            mime="text/csv", key="fm_download_data", on_click="ignore")
