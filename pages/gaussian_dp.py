@@ -45,7 +45,7 @@ from ui.session import (
     rows_per_person,
     session_memo,
 )
-from ui.widgets import lazy_tabs
+from ui.widgets import NUMBER_WIDTH, lazy_tabs, numbers_row
 
 PAGE = "Gaussian DP"
 SIGMA_GRID = np.arange(1, 17) / 4  # paper 004 §4.2: σ = k/4, k = 1..16
@@ -329,26 +329,24 @@ def rate_and_mu(sigma, sensitivity, mu_circle):
             st.slider("Target µ", 0.1, 5.0, step=0.05, key="gd_mu")
         st.caption("On S¹: " + T.mu_reading(mu_circle, rows=rows_per_person()))
     mu_hat, mu_se = sphere_mu(float(sigma), float(sensitivity), 1000, 20)
-    cols = st.columns(2)
-    cols[0].metric("Rate σ", f"{sigma:.4g}",
-                   help="Calibrated on S¹ for the target µ" if mode == "mu" else None)
-    cols[1].metric("µ on S¹ (exact)", f"{mu_circle:.4g}")
-    cols = st.columns(2)
-    cols[0].metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}")
+    row = numbers_row()
+    row.metric("Rate σ", f"{sigma:.4g}", width=NUMBER_WIDTH,
+               help="Calibrated on S¹ for the target µ" if mode == "mu" else None)
+    row.metric("µ on S¹ (exact)", f"{mu_circle:.4g}", width=NUMBER_WIDTH)
+    row.metric("µ on R (Δ/σ)", f"{sensitivity / sigma:.4g}", width=NUMBER_WIDTH)
     if np.isfinite(mu_hat) and np.isfinite(mu_se):
-        cols[1].metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}",
-                       help=f"Paper 004 Algorithm 2 with 20 repeats of 1000 samples: "
-                            f"± {2 * mu_se:.2g} (2 standard errors).")
+        row.metric("µ on S² (Monte Carlo)", f"{mu_hat:.3g}", width=NUMBER_WIDTH,
+                   help=f"Paper 004 Algorithm 2 with 20 repeats of 1000 samples: "
+                        f"± {2 * mu_se:.2g} (2 standard errors).")
     else:
         # The two sample clouds do not overlap at all: the estimated privacy profile is 1 at
         # ε = 0 and µ is beyond what 20 x 1000 samples can resolve.
-        cols[1].metric("µ on S² (Monte Carlo)", "too large",
-                       help="At this σ the Monte Carlo samples of the two neighbouring "
-                            "releases never overlap, so Algorithm 2 cannot resolve µ (it is "
-                            "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
-    cols = st.columns(2)
-    cols[0].metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}",
-                   help="The ε-DP budget whose GDP conversion equals µ on S¹.")
+        row.metric("µ on S² (Monte Carlo)", "too large", width=NUMBER_WIDTH,
+                   help="At this σ the Monte Carlo samples of the two neighbouring "
+                        "releases never overlap, so Algorithm 2 cannot resolve µ (it is "
+                        "large: compare µ on R = Δ/σ). Increase σ to estimate it.")
+    row.metric("ε with the same µ", f"{mu_to_eps(mu_circle):.3g}", width=NUMBER_WIDTH,
+               help="The ε-DP budget whose GDP conversion equals µ on S¹.")
     st.caption(L.equal_mu_reading(mu_circle))
 
 

@@ -26,14 +26,13 @@ from ui.logic import privacy_text as T
 from ui.logic.upload import UploadTarget
 from ui.session import rows_per_person, session_memo
 from ui.upload import confirm_person_rows, upload_and_map
+from ui.widgets import NUMBER_WIDTH, numbers_row
 
 #: Session-state store of the work done on an uploaded file (never st.cache_data); the scans
 #: and reads of the file are the shared widget's (:mod:`ui.upload`: ``fm_upload_scans``,
 #: ``fm_upload_reads``), apart, so that the previews and means here never push a file out.
 UPLOAD_MEMO = "fm_upload_memo"
 EPS_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
-#: Width in pixels of each number of the data (two a line in the page's left column).
-NUMBER_WIDTH = 150
 #: Presets: source -> (public radius, public centre as typed).
 PRESET_BOUNDS = {"emg": (L.EMG_PRESET["radius"], f"{L.EMG_PRESET['scale']:g}"),
                  "cities": (L.CITIES_PRESET["radius"], L.CITIES_PRESET["center"])}
@@ -336,14 +335,10 @@ def data_and_budget(settings):
 
 
 def data_numbers(manifold_key, manifold, source, meta, y, radius, info, epsilon):
-    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download.
-
-    One wrapping row (two numbers a line in the page's left column) rather than a grid of
-    columns: the same numbers in 7 elements instead of 15, each of which the page's first run
-    sends before the chart is drawn (about 65 ms of the first plot for the 15, measured in
-    docs/measurements.md, session 42)."""
+    """n, r, the sensitivities and µ(ε) of the data as set; the synthetic data's download (one
+    wrapping row, :func:`ui.widgets.numbers_row`)."""
     n = y.shape[0]
-    row = st.container(horizontal=True, gap="small")
+    row = numbers_row()
     row.metric("Sample size n", n, width=NUMBER_WIDTH)
     row.metric("Radius r", f"{radius:.3g}", width=NUMBER_WIDTH,
                help=f"Laplace, KNG and Gaussian need r < r* = {info['r_star']:.3g}")

@@ -7,6 +7,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+#: Width in pixels of a number (``st.metric``) in a :func:`numbers_row`: two a line in a page's
+#: left column.
+NUMBER_WIDTH = 150
+
+
+def numbers_row(where=st):
+    """A row of numbers (``st.metric(..., width=NUMBER_WIDTH)``) that wraps: two a line in a
+    page's left column. One element for the whole row, where a grid of ``st.columns`` sends
+    three per line; a page's first run sends every element before its chart is drawn (the
+    Fréchet mean's five numbers as a grid delayed its first plot by about 65 ms,
+    docs/measurements.md, session 42)."""
+    return where.container(horizontal=True, gap="small")
+
 
 def session_memo(store_key, key, make, *, keep_errors=(), spinner=None, max_entries=6):
     """``make()`` computed once per session for ``key``, kept in this session's state.
