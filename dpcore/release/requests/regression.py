@@ -15,6 +15,7 @@ from ..._validation import (
 )
 from ...manifolds import Euclidean
 from ...manifolds.base import Manifold
+from .._accuracy_common import _log_bisect
 from ..planning import plan_regression_sampler
 from ..record import MODES, SAMPLERS, SCHEMES
 from ..regression import BOUND_NAMES, private_geodesic_regression
@@ -273,10 +274,7 @@ class GeodesicRegressionRequest(Request):
             return None
         if exact(hi):
             return hi
-        while hi / lo > 1.0 + resolution:
-            mid = float(np.sqrt(lo * hi))
-            lo, hi = (mid, hi) if exact(mid) else (lo, mid)
-        return lo
+        return _log_bisect(exact, good=lo, bad=hi, rel_tol=resolution, max_iter=200)
 
     def work(self, costs=None):
         """The release's estimated work (:func:`~dpcore.release.work.
