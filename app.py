@@ -6,6 +6,7 @@ and URLs come from :mod:`ui.registry`.
 
 import streamlit as st
 
+from ui.first_paint import visit
 from ui.registry import PAGES
 from ui.session import render_ledger, render_settings_io
 
@@ -21,6 +22,7 @@ navigation = st.navigation(
 )
 
 _spec = next((p for p in PAGES if p.url_path == navigation.url_path), PAGES[0])
+visit(_spec.url_path)
 navigation.run()
 # After the page, so a release made during this run is already listed.
 render_ledger()

@@ -27,6 +27,7 @@ from ui import figures
 from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import frame_key, show_figure
+from ui.first_paint import chart_first
 from ui.frechet_data import data_and_budget, data_numbers, figure_data, per_data
 from ui.frechet_notes import assumptions_box, teaching_notes
 from ui.logic import export as X
@@ -278,7 +279,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
     def draws_slider():
         st.slider("Private means drawn per mechanism", 10, CAPS["cloud_draws"], step=10,
                   key="fm_draws")
-        settings_state.finish()  # this fragment's own rerun runs no code of the page after it
+        settings_state.finish(page_end=False)  # a fragment's own rerun runs no code after it
         st.caption("A simulation on the current data: seeded draws for illustration, not a "
                    "release and not recorded in the ledger. Publishing all of them would cost ε "
                    "each.")
@@ -436,7 +437,7 @@ def simulation_section(manifold_key, radius, epsilon):
             "replicate runs its own Markov chain (approximately private), about a second each.")
         metric = cols[3].radio("Error metric", list(METRICS), format_func=METRICS.get,
                                key="fm_metric")
-    settings_state.finish()  # this fragment's own rerun runs no code of the page after it
+    settings_state.finish(page_end=False)  # a fragment's own rerun runs no code after it
     ns = sorted(int(v) for v in ns)
     if not ns:
         st.info("Choose at least one sample size in the simulation settings.")
@@ -541,6 +542,8 @@ def main():
         early = figure_data(settings_state)
         if early is not None:
             preview(early)
+    if early is not None:
+        chart_first()  # a visit's first run ends here (ui.first_paint)
     with left:
         loaded = data_and_budget(settings_state)
     if loaded is None:

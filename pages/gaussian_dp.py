@@ -31,6 +31,7 @@ from dpcore.settings import get_limits
 from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import show_figure
+from ui.first_paint import chart_first
 from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import gaussian_dp as L
@@ -469,6 +470,7 @@ def main():
         sigma, sensitivity, mu_circle = rate_values()
     with right:
         mu_sigma_section(float(sigma), float(sensitivity), mu_circle)
+    chart_first()  # a visit's first run ends here (ui.first_paint)
     with left:
         rate_and_mu(sigma, sensitivity, mu_circle)
         accuracy_box(float(sigma), float(sensitivity))

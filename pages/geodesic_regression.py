@@ -26,6 +26,7 @@ from ui import gr_values as V
 from ui import rat_preset as RP
 from ui import two_stage as TSW
 from ui.figures import show_figure
+from ui.first_paint import chart_first
 from ui.gr_view import release_numbers
 from ui.logic import geodesic_regression as G
 from ui.logic import gr_request as R
@@ -359,6 +360,8 @@ def main():
                G.release_metrics(settings.kind, settings.param, data.dataset, release, fit))
         with fig_box:
             figure_section(settings, data, fit, release, met, signature)
+        if not confirmed:
+            chart_first()  # a visit's first run ends here (ui.first_paint)
         with numbers_box:
             release_numbers(settings, fit, release, met, last["notes"] if release else [])
     with left:

@@ -29,6 +29,7 @@ from dpcore import visualization as V
 from dpcore.release import GeodesicRegressionRequest
 from ui.caps import CAPS
 from ui.figures import show_figure
+from ui.first_paint import chart_first
 from ui.logic import common as C
 from ui.logic import export as X
 from ui.logic import linear_regression as L
@@ -542,6 +543,7 @@ def main():
     if drawn:
         lines_figure(figure_box, read.x, read.y, list(read.mapping.columns), dict(lines),
                      read.mapping.covariate)
+        chart_first()  # a visit's first run ends here (ui.first_paint)
     if source != "upload":
         with top:
             source_widgets(source)

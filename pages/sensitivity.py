@@ -13,6 +13,7 @@ from dpcore import visualization as V
 from ui import manifolds as M
 from ui.caps import CAPS
 from ui.figures import show_figure
+from ui.first_paint import chart_first
 from ui.logic import common as C
 from ui.logic import sensitivity as L
 from ui.session import PageSettings, formula_notes
@@ -135,6 +136,7 @@ def ratio_section():
     show_figure(cols[1], V.ratio_histogram(frame, "v", log_scale=log_scale,
                                            manifold_label=label),
                          width="stretch", key="se_hist_v")
+    chart_first()  # a visit's first run ends here (ui.first_paint)
     ratio_widgets(setting_box)
     summary = frame.groupby("n").agg(
         pairs=("pair", "size"),

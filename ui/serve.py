@@ -434,6 +434,8 @@ def _run_page(ws, page, timeout, budget, start_cpu):
                 and msg.delta.new_element.WhichOneof("type") == "exception"):
             exceptions.append(msg.delta.new_element.exception.message)
         if kind == "script_finished":
+            if msg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # a visit's first run, cut at its chart (ui.first_paint): the next
             status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
             return WarmRun(page, time.perf_counter() - start, status, tuple(exceptions)), ""
 

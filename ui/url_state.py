@@ -88,8 +88,12 @@ class PageSettings:
             value = min(max(value, bounds[0]), bounds[1])
         st.session_state[key] = value
 
-    def finish(self):
-        """Save the settings in the session, write them to the URL, mark the page initialised."""
+    def finish(self, page_end=True):
+        """Save the settings in the session, write them to the URL and, at the page's end (not
+        at a fragment's: ``page_end=False``), mark the page initialised: from then on the URL
+        is no longer read. A fragment inside the page must leave that mark to the page's end,
+        which a visit's first run, cut at its chart (:mod:`ui.first_paint`), does not reach:
+        the settings drawn after the cut are read from the URL in the run that follows."""
         self.saved.update({k: st.session_state[k] for k in self.keys if k in st.session_state})
         query = {}
         for qkey, key in self.url.items():
@@ -98,7 +102,8 @@ class PageSettings:
                 value = ",".join(str(v) for v in value)
             query[qkey] = value
         write_query(**query)
-        st.session_state[self.flag_key] = True
+        if page_end:
+            st.session_state[self.flag_key] = True
 
 
 def starting_value(key, value, choices=None):

@@ -36,8 +36,11 @@ class FakeServer:
     a text element and ``script_finished``.
     """
 
-    def __init__(self, run_cost=1.0):
+    def __init__(self, run_cost=1.0, cut_first=False):
         self.run_cost = run_cost
+        # cut_first: each run starts as a visit's first run does (ui.first_paint): ended early
+        # for a rerun, whose end comes next.
+        self.cut_first = cut_first
         self.clock = 0.0
         self.sent = []  # ("rerun", page) or ("stop", None), in order
         self._left = None  # CPU seconds left in the current run (None: no run)
@@ -80,6 +83,10 @@ class FakeServer:
             text.delta.new_element.markdown.body = "page"
             done.script_finished = ForwardMsg.FINISHED_SUCCESSFULLY
             self._queue = [done.SerializeToString(), text.SerializeToString()]
+            if self.cut_first:
+                cut = ForwardMsg()
+                cut.script_finished = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+                self._queue += [cut.SerializeToString(), text.SerializeToString()]
         data = self._queue.pop()
         if not self._queue:
             self._left = None
@@ -94,6 +101,16 @@ def test_without_a_budget_every_page_runs_to_its_end():
     assert all(r.status == "FINISHED_SUCCESSFULLY" for r in done.runs)
     assert done.stopped == "" and ("stop", None) not in server.sent
     assert done.cpu_seconds == pytest.approx(len(ALL_RUNS) * 1.0)
+
+
+def test_a_run_cut_at_its_chart_is_waited_for_to_its_end():
+    # A visit's first run ends early for a rerun (ui.first_paint.chart_first): the warm-up
+    # waits for the rerun's end, so the whole page is warmed, not its chart alone.
+    server = FakeServer(run_cost=1.0, cut_first=True)
+    done = warm_up_pages("http://localhost:1", budget=WarmUpBudget(math.inf, server.cpu),
+                         connect=server)
+    assert [r.page for r in done.runs] == ALL_RUNS
+    assert all(r.status == "FINISHED_SUCCESSFULLY" for r in done.runs)
 
 
 @pytest.mark.parametrize("cap", [0.5, 1.0, 2.5, 3.0])
