@@ -100,12 +100,14 @@ def show_views(shown, summary, unit):
             summary[summary["view"] == "unequal"], unit=unit, x="share",
             title=f"Error against the split of ε = {shown.total:g}",
             x_title="footpoint share ε_p / (ε_p + ε_v) (%)", subtitle=note), width="stretch")
+        chart_first()  # a visit's first run ends at its first chart (ui.first_paint)
     if "equal" in shown.views:
         show_figure(col2, split_figure(
             summary[summary["view"] == "equal"], unit=unit, x="epsilon", log_x=True, log_y=True,
             title="Error against the total ε (equal split)",
             x_title="total ε = ε_p + ε_v per geodesic (log scale)", subtitle=note),
             width="stretch")
+        chart_first()
     if "grid" in shown.views:
         lo_t, hi_t = float(2 * shown.grid_range[0]), float(2 * shown.grid_range[1])
         if not lo_t <= st.session_state.get("bs_best_total", -1.0) <= hi_t:
@@ -118,6 +120,7 @@ def show_views(shown, summary, unit):
                                             unit=unit, n=shown.grid_n,
                                             replicates=shown.replicates)
         show_figure(col_h, fig, width="stretch")
+        chart_first()
         with col_t:
             if best is None:
                 st.warning("No unflagged grid cell fits within this total.")
@@ -194,7 +197,6 @@ def show_result(result, config):
         + (f", chains {shown.burn_in} + {shown.chain_length}" if shown.mode == "paper" else "")
         + f", seed {shown.seed}. Synthetic data only.")
     show_views(shown, summary, unit)
-    chart_first()  # a visit's first run ends here (ui.first_paint)
     advise(shown, summary, unit)
     flags = B.flag_sentences(summary)
     if flags:

@@ -317,6 +317,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
             subtitle=f"{n_draws} draws per mechanism at ε = {epsilon:g}; diamonds: medians; "
                      "further left is better"),
             width="stretch", key="fm_hist")
+        chart_first()
 
     # Stateful tabs: only the open one is drawn (the light 2D view first; the 3D scene, the
     # slowest figure to draw in a browser, and the error distribution when asked for: each
@@ -331,6 +332,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
                 show_figure(st, V.tangent_clouds_figure(manifold, res["mean"], clouds,
                                                         data=shown),
                             width="stretch", key="fm_zoom")
+                chart_first()  # a visit's first run ends at its first chart (ui.first_paint)
         if tab_sphere.open:
             with tab_sphere:
                 fig = figures.sphere_points_figure(
@@ -340,6 +342,7 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
                     subtitle="Rotate and zoom with the mouse; ambient draws projected onto the "
                              "sphere")
                 show_figure(st, fig, width="stretch", key="fm_cloud")
+                chart_first()
     elif base == "spd" and size == 2:
         clouds = {labels[k]: v for k, v in res["draws"].items()}
         if "ambient_laplace" in labels:
@@ -351,12 +354,14 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
                 ell = {labels[k]: v for k, v in res["draws"].items()}
                 show_figure(st, V.spd_mean_ellipses_figure(res["mean"], ell), width="stretch",
                             key="fm_ellipses")
+                chart_first()
         if tab_cone.open:
             with tab_cone:
                 show_figure(st, V.spd_mean_clouds_cone_figure(
                     shown, res["mean"], clouds,
                     title=f"Private means in the SPD(2) cone at ε = {epsilon:g}"),
                     width="stretch", key="fm_cone")
+                chart_first()
                 st.caption("Ambient Laplace draws are shown before projection: those outside "
                            "the cone are not positive definite.")
     else:
@@ -541,9 +546,7 @@ def main():
     with right:
         early = figure_data(settings_state)
         if early is not None:
-            preview(early)
-    if early is not None:
-        chart_first()  # a visit's first run ends here (ui.first_paint)
+            preview(early)  # a visit's first run ends at its chart (ui.first_paint)
     with left:
         loaded = data_and_budget(settings_state)
     if loaded is None:

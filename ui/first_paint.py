@@ -8,10 +8,13 @@ that run ends there: after a pause of :data:`PAUSE_S` the page runs again, whole
 
 Why: the browser draws the elements of a run as they arrive, and the chart's element arrives
 with the settings widgets the page draws after it; it then commits the chart together with
-them, 0.3-0.5 s later than a bare page draws its chart. With a short quiet moment after the
-chart it draws the chart first. Measured in Chromium (``docs/measurements.md``, session 43):
-no pause, no reliable gain; a pause of 0.05 s or more, the first plot at 1.0-1.1 times the
-bare-page floor; the whole page about the pause later.
+them (their code is loaded on first use), 0.3-0.5 s later than a bare page draws its chart.
+Call :func:`chart_first` right after the chart, before any other element: with a quiet moment
+after it the browser draws the chart first. Measured in Chromium (``docs/measurements.md``,
+sessions 43-44): the browser takes 0.15-0.2 s from the chart's message to its drawing on the
+2-core machine; with a pause of 0.1 s the second run's elements arrived within that time on
+most visits and the chart waited for them (1.1-1.2 times the bare-page floor), with
+0.15-0.25 s it was drawn alone (0.95-1.08 times the floor) and the whole page came no later.
 
 Nothing is drawn in place of Streamlit: the first run is the page's own run cut short, the
 second its ordinary run. The settings survive the cut because every widget's starting value
@@ -30,8 +33,8 @@ PAGE_KEY = "first_paint_page"
 #: Session-state key: True in the first run of a visit, until :func:`chart_first` ends it.
 FIRST_RUN_KEY = "first_paint_first_run"
 #: Seconds between the end of the first run and the start of the second: the browser's quiet
-#: moment to draw the chart (0.05 s was enough on the 2-core machine; twice that for margin).
-PAUSE_S = 0.1
+#: moment to draw the chart (0.15 s was enough on the 2-core machine; a margin above it).
+PAUSE_S = 0.2
 
 
 def visit(url_path):

@@ -1,5 +1,7 @@
 """The launcher relies on one Streamlit internal; fail loudly if it moves."""
 
+import re
+import weakref
 from pathlib import Path
 
 from streamlit.runtime.pages_manager import PagesManager
@@ -177,6 +179,8 @@ def test_warm_up_opens_every_chart_page_once_the_server_answers(tmp_path):
         assert all(p.url_path in line for p in chart_pages), line
         assert "Warm-up:" not in text and "stopped" not in text, text[-3000:]
         assert "ended early" not in line, line
+        frozen = re.search(r"Garbage collector: (\d+) long-lived objects set aside", text)
+        assert frozen and int(frozen.group(1)) > 10_000, text[-3000:]
 
         done = ui.serve.warm_up_pages(url)
         assert done.stopped == ""
@@ -237,3 +241,33 @@ def test_the_server_runs_from_the_repository_whatever_the_working_directory(monk
     ui.serve.main([])
     assert seen == [ui.serve.APP.parent]
     assert 'showErrorDetails = "none"' in (seen[0] / ".streamlit" / "config.toml").read_text()
+
+
+def test_long_lived_objects_are_left_out_of_full_collections():
+    """:func:`ui.serve.freeze_long_lived` collects the garbage there is, then sets every live
+    object aside (a cycle made before is freed, one made after is still collected)."""
+    import gc
+
+    class Node:
+        pass
+
+    def cycle():
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        return weakref.ref(a)
+
+    assert gc.get_freeze_count() == 0
+    before = cycle()  # unreachable garbage, freed by the collection before the freeze
+    kept = Node()
+    try:
+        frozen = ui.serve.freeze_long_lived()
+        assert before() is None
+        assert frozen == gc.get_freeze_count() > 1000
+        assert kept is not None
+        after = cycle()
+        assert after() is not None
+        gc.collect()
+        assert after() is None  # what runs create later is still collected
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
