@@ -301,6 +301,8 @@ def main():
         # Cleared first: a Cancel stops the script in the middle of the run.
         ss[RUNNING] = False
         with run_box:
+            if running:  # the button disabled under the bar (this run ends in a rerun)
+                run_row(config, problem, work, running)
             error = (run_simulation(config, chunk_seconds, work.seconds) if problem is None
                      else None)
         if error is not None:
