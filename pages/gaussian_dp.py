@@ -387,6 +387,7 @@ def mu_sigma_section(sigma, sensitivity, mu_circle):
                              mc_samples=int(mc_samples), mc_repeats=int(mc_repeats), seed=0)
     show_figure(st, V.mu_sigma_figure(table, current=(float(sigma), mu_circle)),
                     width="stretch", key="gd_mu_sigma")
+    chart_first()  # a visit's first run ends at its chart (ui.first_paint)
     st.caption(
         "For small σ the circle looks like a line and µ ≈ Δ/σ. For large σ the noise wraps "
         "around the circle, the output carries less information and µ drops below Δ/σ. The "
@@ -470,7 +471,6 @@ def main():
         sigma, sensitivity, mu_circle = rate_values()
     with right:
         mu_sigma_section(float(sigma), float(sensitivity), mu_circle)
-    chart_first()  # a visit's first run ends here (ui.first_paint)
     with left:
         rate_and_mu(sigma, sensitivity, mu_circle)
         accuracy_box(float(sigma), float(sensitivity))

@@ -273,9 +273,10 @@ def settings_column(read, data_box):
         S.show_clipping_preview(read.preview)
 
 
-def figure_section(settings, data, fit, release, met, signature):
+def figure_section(settings, data, fit, release, met, signature, cut=False):
     """The verdict on a release (with the search for a useful budget when it is not), the
-    figures of the fit and the release."""
+    figures of the fit and the release (``cut``: a visit's first run may end at the first
+    figure, :func:`ui.first_paint.chart_first`)."""
     kind, param, dataset = settings.kind, settings.param, data.dataset
     if met is not None:
         # The verdict comes before the figure: an unusable release is read as such.
@@ -315,6 +316,8 @@ def figure_section(settings, data, fit, release, met, signature):
             for caption, fig in G.regression_figures(kind, param, dataset, fit, release,
                                                      sphere_view=view, **figure_kw):
                 show_figure(st, fig, width="stretch")
+                if cut:
+                    chart_first()  # a visit's first run ends at its chart (ui.first_paint)
                 st.caption(caption)
 
 
@@ -359,9 +362,8 @@ def main():
         met = (None if release is None else
                G.release_metrics(settings.kind, settings.param, data.dataset, release, fit))
         with fig_box:
-            figure_section(settings, data, fit, release, met, signature)
-        if not confirmed:
-            chart_first()  # a visit's first run ends here (ui.first_paint)
+            # (not in a run that releases: a confirmed release runs whole)
+            figure_section(settings, data, fit, release, met, signature, cut=not confirmed)
         with numbers_box:
             release_numbers(settings, fit, release, met, last["notes"] if release else [])
     with left:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import types
 
 import pytest
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import ui.first_paint
 from tests.app.pages import open_app_page
@@ -22,6 +23,27 @@ def pauses(monkeypatch):
     made = []
     monkeypatch.setattr(ui.first_paint, "time", types.SimpleNamespace(sleep=made.append))
     return made
+
+
+def last_element_sent():
+    """Type of the last element the running script has sent this run (AppTest's runner)."""
+    runner = get_script_run_ctx()._enqueue.__self__
+    kinds = [m.delta.new_element.WhichOneof("type") for m in runner.forward_msgs()
+             if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"]
+    return kinds[-1] if kinds else None
+
+
+@pytest.mark.parametrize("spec", CUT_PAGES, ids=lambda p: p.url_path)
+def test_the_cut_comes_right_after_the_chart(spec, monkeypatch):
+    # Any element sent between the chart and the cut is drawn by the browser in the same
+    # batch as the chart, and one whose code is not loaded yet (a slider, a table) delays it
+    # (docs/measurements.md, sessions 43-44).
+    sent = []
+    monkeypatch.setattr(ui.first_paint, "time",
+                        types.SimpleNamespace(sleep=lambda s: sent.append(last_element_sent())))
+    at = open_app_page(spec.file)
+    assert not at.exception, at.exception
+    assert sent == ["plotly_chart"]
 
 
 @pytest.mark.parametrize("spec", CUT_PAGES, ids=lambda p: p.url_path)
