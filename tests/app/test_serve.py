@@ -245,7 +245,8 @@ def test_the_server_runs_from_the_repository_whatever_the_working_directory(monk
 
 def test_long_lived_objects_are_left_out_of_full_collections():
     """:func:`ui.serve.freeze_long_lived` collects the garbage there is, then sets every live
-    object aside (a cycle made before is freed, one made after is still collected)."""
+    object aside (a cycle made before is freed, one made after is still collected). The
+    automatic collections are off meanwhile, so that only the calls here free the cycles."""
     import gc
 
     class Node:
@@ -256,10 +257,12 @@ def test_long_lived_objects_are_left_out_of_full_collections():
         a.other, b.other = b, a
         return weakref.ref(a)
 
-    assert gc.get_freeze_count() == 0
-    before = cycle()  # unreachable garbage, freed by the collection before the freeze
-    kept = Node()
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
+        before = cycle()  # unreachable garbage, freed by the collection before the freeze
+        assert before() is not None
+        kept = Node()
         frozen = ui.serve.freeze_long_lived()
         assert before() is None
         assert frozen == gc.get_freeze_count() > 1000
@@ -271,3 +274,5 @@ def test_long_lived_objects_are_left_out_of_full_collections():
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+        if was_enabled:
+            gc.enable()
