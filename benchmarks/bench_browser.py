@@ -206,13 +206,12 @@ def main(pages=None, warm_visits=WARM_VISITS):
             p.terminate()
             p.wait(timeout=15)
     df = pd.DataFrame(rows)
-    for name, column in ((PAGES[0].title, "ratio_to_home"), (FLOOR, "ratio_to_floor"),
-                         (FLOOR_NODELAY, "ratio_to_floor_nodelay")):
-        base = df[df["page"] == name].set_index("round")["first_plot_s"]
-        df[column] = [round(r.first_plot_s / base[r["round"]], 2) for _, r in df.iterrows()]
-    floor_polled = df[df["page"] == FLOOR].set_index("round")["polled_s"]
-    df["polled_ratio_to_floor"] = [round(r.polled_s / floor_polled[r["round"]], 2)
-                                   for _, r in df.iterrows()]
+    for name, value, column in ((PAGES[0].title, "first_plot_s", "ratio_to_home"),
+                                (FLOOR, "first_plot_s", "ratio_to_floor"),
+                                (FLOOR_NODELAY, "first_plot_s", "ratio_to_floor_nodelay"),
+                                (FLOOR, "polled_s", "polled_ratio_to_floor")):
+        base = df[df["page"] == name].set_index("round")[value]
+        df[column] = [round(r[value] / base[r["round"]], 2) for _, r in df.iterrows()]
     df["target_2.5s"] = df["first_plot_s"] <= TARGET_S
     print(df.to_string(index=False))
     return df

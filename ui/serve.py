@@ -470,7 +470,7 @@ def _warm_up_when_ready(budget=None):
              f"; ended early: {done.stopped}" if done.stopped else "")
 
 
-def freeze_long_lived(gc_module=None):
+def freeze_long_lived():
     """Set aside the objects alive now from the garbage collector's full collections
     (:func:`gc.freeze`, after one :func:`gc.collect`); returns how many.
 
@@ -484,7 +484,6 @@ def freeze_long_lived(gc_module=None):
     """
     import gc
 
-    gc = gc if gc_module is None else gc_module
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
