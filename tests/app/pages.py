@@ -1,13 +1,16 @@
-"""Shared AppTest helpers: open a page of the app as a user would, drive the release button."""
+"""Shared AppTest helpers: open a page of the app as a user would, drive the release button;
+the helpers shared by the modules of one page carry its prefix (``fm_``, ``gr_``, ``lr_``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
+LEDGER = "privacy_ledger"
 
 
 def open_app_page(filename, *, timeout=120, **query):
@@ -69,3 +72,50 @@ def click_release(at, key):
     at.button(key=f"{key}_confirm").click().run()
     assert not at.exception, at.exception
     return at
+
+
+# --------------------------------------------------------------------------- Linear regression
+def lr_ledger(at):
+    return at.session_state[LEDGER] if LEDGER in at.session_state else []
+
+
+def lr_upload(at, data, name="table.csv"):
+    at.radio(key="lr_src").set_value("upload").run()
+    at.file_uploader(key="lr_upload").set_value((name, data, "text/csv")).run()
+    return at
+
+
+def lr_number(at, label):
+    return [n for n in at.number_input if n.label == label][0]
+
+
+def lr_box_fields(at, name):
+    """The response box's two fields of response ``name`` (lower, upper)."""
+    return lr_number(at, f"'{name}': lower bound"), lr_number(at, f"'{name}': upper bound")
+
+
+def lr_type_box(at, name, lo, hi):
+    """Type public bounds of response ``name`` into the response box, as a user would."""
+    lr_box_fields(at, name)[0].set_value(lo).run()
+    lr_box_fields(at, name)[1].set_value(hi).run()
+    return at
+
+
+def lr_type_covariate(at, lo, hi):
+    lr_number(at, "Covariate lower bound").set_value(lo).run()
+    lr_number(at, "Covariate upper bound").set_value(hi).run()
+    return at
+
+
+def lr_data_warnings(at):
+    return [w.value for w in at.warning if w.value.startswith("**Bounds from the data:**")]
+
+
+def lr_csv_bytes(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 5, n)
+    lines = ["label,age,height,weight"]
+    for i, xi in enumerate(x):
+        lines.append(f"p{i},{xi:.4f},{100 + 10 * xi + rng.normal():.4f},"
+                     f"{20 + 3 * xi + rng.normal():.4f}")
+    return ("\n".join(lines) + "\n").encode()

@@ -1,8 +1,9 @@
-"""Concurrency and the real server (issue 6, points 4 and 5).
+"""Concurrency and the real server (issue 6, point 5).
 
 The real server (``python -m ui.serve``, as ``make run`` starts it) is started as a subprocess
-on a free localhost port, and driven by headless Chromium through Playwright, one browser
-context (so one Streamlit session) per simulated visitor, or by websocket clients:
+on a free localhost port (``tests/app/_live_server.py``), and driven by headless Chromium
+through Playwright, one browser context (so one Streamlit session) per simulated visitor, or by
+websocket clients:
 
 * ``test_eight_browser_sessions_release_concurrently``: 8 sessions (2 in Chromium, 6
   websocket clients that behave like browser tabs, ``tests/app/_ws_sessions.py``) open the
@@ -10,194 +11,52 @@ context (so one Streamlit session) per simulated visitor, or by websocket client
   press Release at once, and each must show no error, its own data, and a ledger holding
   exactly its own release (also on a later run); throughput (releases/s) and the server's
   memory (RSS before, peak ``VmHWM`` after) are printed, and the growth is bounded.
-* ``test_browser_uploads_stay_in_memory``: a CSV with a unique marker is uploaded through the
-  browser (one under and one over a megabyte, two sessions of one server); the server runs
-  with DEBUG logging and a ``sitecustomize`` hook that records every temporary file it creates
-  (Starlette parses uploads with ``SpooledTemporaryFile``); afterwards no temporary file may
-  have been created, and the temp directory, the server log and the repository hold no marker.
 
-These need Chromium (``/usr/bin/chromium``, Debian package ``chromium``) and are marked
-``slow`` and ``browser``; without Chromium they are skipped. Without a browser,
+This needs Chromium (``/usr/bin/chromium``, Debian package ``chromium``) and is marked
+``slow`` and ``browser``; without Chromium it is skipped. Without a browser,
 ``test_eight_apptest_sessions_in_threads`` runs the same scenario with 8 interleaved AppTest
 sessions in threads (AppTest itself is not thread-safe, so their script runs are serialised),
-and ``test_server_listens_on_loopback_only`` checks the address the server binds.
+and ``test_server_listens_on_loopback_only`` checks the address the server binds. Uploads
+through the real server (issue 6, point 4) are checked in ``test_concurrency_uploads.py``.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
-import socket
-import subprocess
-import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.data import make_regression_data, to_csv
-from dpcore.manifolds import Sphere
-from ui.serve import WARM_UP_DONE
-
+from ._live_server import (
+    CHAIN,
+    GOTO_TIMEOUT_MS,
+    IDLE,
+    RESULT_TIMEOUT_MS,
+    ROOT,
+    UNMIXED,
+    Server,
+    chromium,
+    confirm_release,
+    memory_kb,
+    opt_in_if_asked,
+    page_errors,
+    page_url,
+    release_button,
+)
 from ._ws_sessions import TOTAL, WsSessions
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "pages" / "geodesic_regression.py"
-PYTHON = ROOT / ".venv" / "bin" / "python"
-CHROMIUM = os.environ.get("DPCORE_TEST_CHROMIUM", "/usr/bin/chromium")
 SESSIONS = 8
 #: Of the 8 sessions, those in Chromium (the others are websocket clients).
 BROWSERS = 2
 MEMORY_GROWTH_LIMIT_MB = 500
-RESULT_TIMEOUT_MS = 300_000
-#: Opening a page (Playwright's default is 30 s: too short for 8 sessions on a loaded 2-core
-#: machine, where the goto of the third session once timed out; the waits after it allow 120 s).
-GOTO_TIMEOUT_MS = 120_000
 #: Per session: data seed, sample size and footpoint budget (distinct ledger totals).
 EPS_P = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0)
 EPS_V = 1.0
-#: The app has finished its script run (Streamlit's own marker on the app container).
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-CHAIN = 50  # short MCMC chains (the sessions ask for MCMC to put load on the server)
-
-#: Loaded into the server process through PYTHONPATH: records every temporary file it makes.
-SPOOL_HOOK = '''
-import os, tempfile, traceback
-
-_REPORT = os.environ["DPCORE_TEST_TEMPFILE_REPORT"]
-
-
-def _note(what):
-    stack = "".join(traceback.format_stack(limit=16)[:-2])
-    if "numba/core/caching.py" in stack:
-        # numba's on-disk cache of compiled kernels (the compiled S² sampler) probes and
-        # writes its cache directory through temporary files: compiled code, never data.
-        return
-    with open(_REPORT, "a") as f:
-        f.write(f"== {what}\\n{stack}\\n")
-
-
-def _wrap(name):
-    original = getattr(tempfile, name)
-
-    def wrapper(*args, **kwargs):
-        _note(name)
-        return original(*args, **kwargs)
-
-    setattr(tempfile, name, wrapper)
-
-
-for _name in ("mkstemp", "mkdtemp", "TemporaryFile", "NamedTemporaryFile"):
-    _wrap(_name)
-_rollover = tempfile.SpooledTemporaryFile.rollover
-
-
-def _rollover_noted(self):
-    if not self._rolled:
-        _note(f"SpooledTemporaryFile.rollover (max_size={self._max_size})")
-    return _rollover(self)
-
-
-tempfile.SpooledTemporaryFile.rollover = _rollover_noted
-'''
-
-
-# =========================================================================== server
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid):
-    """User + system CPU time of a process, in seconds, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def memory_kb(pid):
-    """VmRSS and VmHWM (peak RSS) of a process, in kB, from /proc."""
-    fields = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                fields[key] = int(value.split()[0])
-    return fields
-
-
-class Server:
-    """``python -m ui.serve`` on a free port, with its log and temp-file report."""
-
-    def __init__(self, workdir, *, log_level="info", wait_for_warm_up=True):
-        self.port = free_port()
-        self.url = f"http://localhost:{self.port}"
-        self.log = Path(workdir) / f"server-{self.port}.log"
-        self.report = Path(workdir) / f"tempfiles-{self.port}.txt"
-        hook = Path(workdir) / "hook"
-        hook.mkdir(exist_ok=True)
-        (hook / "sitecustomize.py").write_text(SPOOL_HOOK)
-        env = dict(os.environ)
-        env.update({
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(hook), env.get("PYTHONPATH")])),
-            "DPCORE_TEST_TEMPFILE_REPORT": str(self.report),
-            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-        })
-        self._log_file = open(self.log, "wb")
-        self.proc = subprocess.Popen(
-            [str(PYTHON), "-m", "ui.serve", "--server.port", str(self.port),
-             "--server.headless", "true", "--logger.level", log_level],
-            cwd=ROOT, env=env, stdout=self._log_file, stderr=subprocess.STDOUT,
-        )
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            self.stop()
-            raise RuntimeError("server did not become healthy within 90 s")
-        if wait_for_warm_up:
-            self.wait_for_warm_up()
-
-    def wait_for_warm_up(self):
-        """Wait until the server has warmed its pages up (``ui.serve.warm_up_pages``, started
-        once it answers): memory and CPU are measured after it, as a visitor arriving later
-        finds the server."""
-        deadline = time.time() + 240
-        while WARM_UP_DONE not in self.log.read_text(errors="replace"):
-            if time.time() > deadline or self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError(f"no warm-up: {self.log.read_text()[-2000:]}")
-            time.sleep(0.3)
-
-    def memory(self):
-        return memory_kb(self.proc.pid)
-
-    def cpu(self):
-        return cpu_seconds(self.proc.pid)
-
-    def tempfiles(self):
-        return self.report.read_text() if self.report.exists() else ""
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._log_file.close()
 
 
 @pytest.fixture(scope="module")
@@ -218,69 +77,14 @@ def server(workdir):
 
 @pytest.fixture(scope="module")
 def chromium_browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
-                                                                 "--disable-dev-shm-usage"])
-        yield b
-        b.close()
-
-
-def page_url(server, **params):
-    query = "&".join(f"{k}={v}" for k, v in params.items())
-    return f"{server.url}/geodesic_regression?{query}"
-
-
-def release_button(page):
-    return page.get_by_role("button", name="Release", exact=True)
-
-
-def opt_in_if_asked(page):
-    """Tick the MCMC opt-in where the page asks for it; True if it did. The page's run must
-    have finished before it is read: the opt-in comes after the sampler plan, and until the
-    run ends an element of the previous run may still be shown."""
-    page.wait_for_selector(IDLE, timeout=120_000)
-    opt_in = page.get_by_text("Draw by MCMC anyway (approximately private)")
-    if not opt_in.count():
-        return False
-    opt_in.click()
-    return True
-
-
-def confirm_release(page):
-    """*Release now* in the dialog that states the cost (after Release was pressed)."""
-    page.locator(".st-key-gr_release_button_confirm").get_by_role("button").click(
-        timeout=60_000)
-
-
-def press_release(page):
-    """Release as a user would: tick the MCMC opt-in where the page asks for it, press
-    Release, then *Release now* in the dialog that states the cost."""
-    if opt_in_if_asked(page):
-        page.wait_for_timeout(500)  # the opt-in's rerun has started
-        page.wait_for_selector(IDLE, timeout=120_000)
-        release_button(page).wait_for(timeout=60_000)
-    release_button(page).click()
-    confirm_release(page)
+    with chromium() as browser:
+        yield browser
 
 
 def sidebar_total(page):
     text = page.locator('[data-testid="stSidebar"]').inner_text()
     m = TOTAL.search(text)
     return (m.group(1), m.group(2) or m.group(3)) if m else None
-
-
-#: The red flag of unmixed MCMC chains (these tests use short chains on purpose): a
-#: diagnostic of the release, not an error of the page.
-UNMIXED = "chains have not mixed"
-
-
-def page_errors(page):
-    return ([t for t in page.locator('[data-testid="stAlertContentError"]').all_inner_texts()
-             if UNMIXED not in t]
-            + page.locator('[data-testid="stException"]').all_inner_texts())
 
 
 def metric(page, label):
@@ -423,102 +227,6 @@ def test_eight_browser_sessions_release_concurrently(chromium_browser, server):
             clients.go.set()  # a client thread waiting for the start is released
         for ctx in contexts:
             ctx.close()
-
-
-# =========================================================================== real uploads
-def marked_csv(covariate, pad_bytes=0):
-    data = make_regression_data(Sphere(2), 30, rng=8)
-    x = np.array(data.x)
-    x[7] = covariate
-    # Blank lines are skipped by the loader: they only make the file larger.
-    return to_csv(Sphere(2), data.y, x).encode() + b"\n" * pad_bytes
-
-
-def scan(patterns, since, roots):
-    hits = []
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d not in (".venv", ".git", "node_modules")
-                       and not (folder == str(root) and d.startswith(("bash_jobs.",
-                                                                      "bash_tool_")))]
-            for name in files:
-                path = os.path.join(folder, name)
-                try:
-                    if os.path.islink(path) or os.path.getmtime(path) < since:
-                        continue
-                    with open(path, "rb") as f:
-                        data = f.read(64 * 2**20)
-                except OSError:
-                    continue
-                if any(p in data for p in patterns):
-                    hits.append(path)
-    return hits
-
-
-def upload_through_browser(browser, server, workdir, pad_bytes):
-    """Upload a marked CSV in a new session of ``server`` and release; returns (patterns,
-    size of the file)."""
-    digits = str(1 + secrets.randbelow(8)) + "".join(
-        str(secrets.randbelow(10)) for _ in range(13)) + str(1 + secrets.randbelow(9))
-    covariate = float("0." + digits)
-    patterns = [digits[:14].encode(), np.float64(covariate).tobytes()]
-    content = marked_csv(covariate, pad_bytes)
-    upload = Path(workdir) / "upload-source" / "mine.csv"  # the visitor's own file
-    upload.parent.mkdir(exist_ok=True)
-    upload.write_bytes(content)
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = ctx.new_page()
-        page.goto(page_url(server, gr_src="upload", gr_chain=CHAIN, gr_burn=CHAIN, gr_nf=1,
-                           gr_nv=1), timeout=GOTO_TIMEOUT_MS)
-        page.locator('[data-testid="stMain"] [data-testid="stFileUploaderDropzoneInput"]') \
-            .set_input_files(str(upload))
-        page.get_by_text("Uploaded CSV: n = 30").wait_for(timeout=120_000)
-        press_release(page)
-        page.get_by_text("MSE, private (mean)").wait_for(timeout=RESULT_TIMEOUT_MS)
-        assert page_errors(page) == []
-    finally:
-        ctx.close()
-        upload.unlink()
-    return patterns, len(content)
-
-
-def check_no_trace(server, patterns, since, workdir):
-    log = server.log.read_bytes()
-    assert b"Uvicorn server started" in log or b"You can now view" in log
-    assert not any(p in log for p in patterns), "marker in the server log"
-    roots = [Path(tempfile.gettempdir()), ROOT, Path.home() / ".streamlit",
-             Path.home() / ".cache"]
-    hits = [h for h in scan(patterns, since, [r for r in roots if r.is_dir()])
-            if not h.startswith(str(workdir))]
-    assert hits == [], hits
-
-
-@pytest.mark.slow
-@pytest.mark.slow_first(20)
-@pytest.mark.browser
-def test_browser_uploads_stay_in_memory(chromium_browser, workdir):
-    """Two visitors of one server (DEBUG logging, every temporary file recorded) upload a
-    marked CSV each, one under and one over a megabyte (above 1 MB the web server would spool
-    the body to a temporary file), and release: the server created no temporary file at all,
-    and neither marker is in its log, the temp directory, the repository or the home
-    directory's caches. (One server for both uploads: each check covers both. The visitors
-    arrive while the server warms its pages up, and the checks wait for the warm-up's end, so
-    they cover it too.)"""
-    server = Server(workdir, log_level="debug", wait_for_warm_up=False)
-    since = time.time() - 1.0
-    try:
-        small, small_size = upload_through_browser(chromium_browser, server, workdir,
-                                                   pad_bytes=0)
-        large, large_size = upload_through_browser(chromium_browser, server, workdir,
-                                                   pad_bytes=1_300_000)
-        server.wait_for_warm_up()
-    finally:
-        time.sleep(1.0)
-        server.stop()
-    assert small_size < 2**20 < large_size
-    assert server.tempfiles() == "", "temporary files created:\n" + server.tempfiles()
-    check_no_trace(server, small + large, since, workdir)
 
 
 # =========================================================================== AppTest threads

@@ -1,22 +1,20 @@
-"""AppTest tests of the "Geodesic regression" page (driven through app.py, as a user would).
+"""AppTest tests of the "Geodesic regression" page (driven through app.py, as a user would):
+its basics (the default run, releases on each manifold, the budget, the URL, the cost and the
+session cap, the exports, long work, the order of the first paint).
 
-Uploads: streamlit 1.67's AppTest supports ``st.file_uploader`` (``FileUploader.set_value`` with
-``(name, bytes, mime)``), so the upload path (the shared widget, :mod:`ui.upload`) is tested end
-to end; :func:`ui.logic.regression_data.parse_upload`, the same reading without the widget,
-takes the raw bytes and is also tested directly.
+Elsewhere: uploads in test_geodesic_regression_uploads.py; whether a release is useful and
+how it is drawn (issue 14) in test_geodesic_regression_usefulness.py; the two-stage design and
+"Estimate privately" in test_geodesic_regression_two_stage.py and
+test_geodesic_regression_bounds_estimate.py.
 """
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.data import DataValidationError, make_regression_data, to_csv
-from dpcore.manifolds import Sphere
 from ui.logic import geodesic_regression as G
 from ui.logic import gr_request as R
-from ui.logic import regression_data as D
 
 from .pages import gr_open_sampler, gr_quick_sampler, gr_release, open_app_page
 
@@ -36,29 +34,12 @@ quick_sampler = gr_quick_sampler
 release = gr_release
 
 
-def covariate_box(at):
-    """The shared upload widget's covariate selectbox (key ``gr_map_cov_<scope>``)."""
-    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_cov_")]
-    return box
-
-
-def person_box(at):
-    """The shared upload widget's person selectbox (key ``gr_map_person_<scope>``)."""
-    (box,) = [s for s in at.selectbox if s.key and s.key.startswith("gr_map_person_")]
-    return box
-
-
 def metric_labels(at):
     return [m.label for m in at.metric]
 
 
 def plotly_charts(at):
     return at.get("plotly_chart")
-
-
-def sphere_csv(n=30, seed=4):
-    data = make_regression_data(Sphere(2), n, rng=seed)
-    return to_csv(Sphere(2), data.y, data.x).encode()
 
 
 # --------------------------------------------------------------------------- default
@@ -204,54 +185,13 @@ def test_bad_covariate_range_is_an_error_not_an_exception():
     assert at.button(key="gr_release_button").disabled
 
 
-# --------------------------------------------------------------------------- uploads
-def test_uploaded_csv_is_used_and_not_offered_for_download():
+def test_clipping_preview_warns_above_five_percent():
     at = open_page()
-    at.radio(key="gr_source").set_value("upload").run()
-    at.file_uploader(key="gr_upload").set_value(("mine.csv", sphere_csv(), "text/csv")).run()
-    assert not at.exception and not at.error
-    assert any("Uploaded CSV: n = 30" in c.value for c in at.caption)
-    release(quick_sampler(at))
-    assert len(at.session_state[LEDGER]) == 1
-    keys = [b.key for b in at.get("download_button")]
-    assert "gr_download_release" in keys and "gr_download_data" not in keys
-    # Settings go to the URL, the data never do.
-    assert "mine.csv" not in str(at.query_params)
-
-
-@pytest.mark.parametrize("content", [
-    b"x,y1,y2\n0.1,1,0\n0.2,0,1\n",  # missing column y3
-    b"x,y1,y2,y3\n0.1,1,0,0\n0.2,abc,1,0\n",  # not a number
-    b"\x00\x01binary",  # not text at all
-])
-def test_bad_csv_shows_an_error(content):
-    at = open_page()
-    at.radio(key="gr_source").set_value("upload").run()
-    at.file_uploader(key="gr_upload").set_value(("bad.csv", content, "text/csv")).run()
+    at.number_input(key="gr_hi_synthetic").set_value(0.5).run()
     assert not at.exception
-    assert len(at.error) == 1
-    assert "cannot be used" in at.error[0].value
-    assert at.button(key="gr_release_button").disabled
-
-
-def test_sphere_upload_can_be_renormalized():
-    off = b"x,y1,y2,y3\n0.1,2,0,0\n0.5,0,1.5,0\n0.9,0,0,3\n"
-    at = open_page()
-    at.radio(key="gr_source").set_value("upload").run()
-    at.file_uploader(key="gr_upload").set_value(("off.csv", off, "text/csv")).run()
-    assert len(at.error) == 1 and "not on the unit sphere" in at.error[0].value
-    at.checkbox(key="gr_renormalize").check().run()
-    assert not at.exception and not at.error
-    assert any("Uploaded CSV: n = 3" in c.value for c in at.caption)
-
-
-def test_parse_upload_takes_bytes():
-    ds = D.parse_upload(sphere_csv(n=12), "sphere", None)
-    assert ds.source == "upload" and not ds.generated
-    assert ds.x.shape == (12,) and ds.y.shape == (12, 3)
-    np.testing.assert_allclose(np.linalg.norm(ds.y, axis=1), 1.0)
-    with pytest.raises(DataValidationError, match="(?i)row 3"):
-        D.parse_upload(b"x,y1,y2,y3\n0.1,1,0,0\n0.2,2,0,0\n", "sphere", None)
+    warnings = [w.value for w in at.warning if "covariates outside the public range" in w.value]
+    assert len(warnings) == 1 and "more than 5%" in warnings[0]
+    assert any("not released" in m.value for m in at.markdown)
 
 
 # --------------------------------------------------------------------------- URL
@@ -295,22 +235,6 @@ def test_junk_in_the_url_falls_back_to_defaults():
 
 
 # --------------------------------------------------------------------------- before release
-def test_predicted_error_before_release_states_the_truth():
-    """The prediction, from public inputs only: at the default scenario (S², n = 20, ε = 3,
-    a useful release) the geodesic's error is well below a uniform draw's; at ε = 0.02 it is
-    close to a uniform draw, and the page says so. Nothing is released or spent."""
-    at = open_page()
-    at.toggle(key="gr_predict").set_value(True).run()
-    assert not at.exception
-    text = " ".join(i.value for i in at.info)
-    assert "Footpoint error" in text and "Geodesic error" in text
-    assert "close to a uniform draw" not in text
-    at.select_slider(key="gr_eps_p").set_value(0.01).run()
-    at.select_slider(key="gr_eps_v").set_value(0.01).run()
-    assert "close to a uniform draw" in " ".join(i.value for i in at.info)
-    assert len(at.session_state[LEDGER]) == 0
-
-
 def test_spd_footpoint_region_stays_within_the_proof():
     """SPD(2) offers the public footpoint region about the ball's centre c·I (the
     demonstration's 0.1 by default); a radius beyond τ_m + τ is refused with the reason and the
@@ -331,22 +255,6 @@ def test_spd_footpoint_region_stays_within_the_proof():
     assert settings.footpoint_radius is None
     assert at.session_state["gr_last"]["release"].assumptions["footpoint_support"][
         "value"] == pytest.approx(G.default_tau_m("spd", 3.0) + G.default_tau("spd", 0.1))
-
-
-def test_mcmc_is_an_explicit_choice():
-    """Where the exact sampler is out of reach, 'auto' does not fall back to MCMC silently:
-    the Release button waits for the opt-in box."""
-    at = open_page()
-    at.slider(key="gr_n").set_value(200).run()
-    at.select_slider(key="gr_eps_p").set_value(10.0).run()
-    at.select_slider(key="gr_eps_v").set_value(10.0).run()
-    assert any("MCMC" in w.value for w in at.warning)
-    assert at.button(key="gr_release_button").disabled
-    at.checkbox(key="gr_mcmc_ok").check().run()
-    assert not at.button(key="gr_release_button").disabled
-    quick_sampler(at)
-    release(at)
-    assert "approximately private" in at.session_state[LEDGER][0]["label"]
 
 
 def test_cost_is_stated_and_a_session_cap_refuses_overspend():
@@ -411,132 +319,7 @@ def test_settings_file_downloads_and_loads_back():
     assert at.slider(key="gr_n").value == 40
 
 
-# --------------------------------------------------------------------------- issue 14
-def shown_ratio(at):
-    """The private / non-private MSE ratio as the page shows it (the private metric's delta)."""
-    (m,) = [m for m in at.metric if m.label == "MSE, private (mean)"]
-    priv = float(m.value)
-    (npriv,) = [float(x.value) for x in at.metric if x.label == "MSE, non-private"]
-    assert np.isfinite(priv) and np.isfinite(npriv)
-    return priv / npriv
-
-
-def median_draw_ratio(at, kind):
-    """The median private draw's MSE over the non-private MSE, recomputed from the release in
-    session state and the page's synthetic data (independently of the page's verdict)."""
-    from dpcore.experiments.metrics import release_mse
-    from ui.manifolds import make_manifold
-
-    release = at.session_state["gr_last"]["release"]
-    param = at.session_state[f"gr_param_{kind}"] if kind in D.PARAM_KINDS else None
-    data = G.synthetic_dataset(kind, param, at.slider(key="gr_n").value,
-                               at.session_state[f"gr_noise_{kind}"], at.session_state["gr_seed"])
-    (npriv,) = [float(x.value) for x in at.metric if x.label == "MSE, non-private"]
-    mse = release_mse(make_manifold(kind, param), release, data.x, data.y)
-    return float(np.median(mse)) / npriv
-
-
-@pytest.mark.parametrize("kind", ["sphere", "spd", "kendall", "euclidean"])
-def test_default_strict_release_states_whether_it_is_useful(kind):
-    """The default scenario of each manifold, released as a user would (fixed release seed),
-    is exact and private and shows a verdict that agrees with the ratio it shows. Its settings
-    are G.demo_settings, the scenario benchmarks/bench_defaults.py measures over data seeds
-    (useful on most of them on every manifold: R^1 at n = 200; S², SPD(2) at n = 30 and Kendall
-    with 4 landmarks through their public design). Usefulness of one draw is asserted only
-    where the measured margin is wide (R^1, S²)."""
-
-    at = open_page()
-    if kind != "sphere":
-        at.radio(key="gr_manifold").set_value(kind).run()
-    assert not at.exception
-    gr_open_sampler(at)
-    at.checkbox(key="gr_fix_seed").check().run()
-    at.number_input(key="gr_release_seed").set_value(7).run()
-    release(at)
-    entry = at.session_state[LEDGER][0]
-    assert entry["guarantee"] == "private"  # exact sampler on every default
-    assert at.session_state["gr_last"]["signature"][0] == G.demo_settings(kind, seed=7)
-    assert at.slider(key="gr_n").value == G.default_n(kind)
-    assert at.session_state[f"gr_noise_{kind}"] == G.default_noise(kind, D.default_noise(kind))
-    shown_ratio(at)  # the mean's metric is finite
-    ratio = median_draw_ratio(at, kind)
-    useful = [s.value for s in at.success if "Useful:" in s.value]
-    not_useful = [w.value for w in at.warning if "Not useful at n·ε" in w.value]
-    assert bool(useful) == (ratio <= 5.0) and bool(not_useful) == (ratio > 5.0)
-    assert f"{ratio:.3g}×" in (useful or not_useful)[0]
-    if kind == "euclidean":
-        assert at.number_input(key="gr_param_euclidean").value == 1
-        assert at.slider(key="gr_n").value == 200
-        assert ratio <= 5.0, ratio
-    elif kind == "sphere":
-        assert at.slider(key="gr_n").value == 20
-        assert at.number_input(key="gr_fr_sphere_synthetic").value == 0.2
-        assert ratio <= 5.0, ratio
-    elif kind == "spd":
-        assert at.slider(key="gr_n").value == 30
-        assert at.number_input(key="gr_fr_spd_synthetic").value == 0.1
-        assert "within 0.1 of I" in " ".join(c.value for c in at.caption)
-    else:
-        assert at.slider(key="gr_n").value == 20
-        assert at.number_input(key="gr_param_kendall").value == 4
-
-
-def test_rat_skulls_preset_in_one_click():
-    at = open_page()
-    # One place offers the preset: the data source (choosing it sets the scenario).
-    assert "gr_preset_rats" not in [b.key for b in at.button]
-    at.radio(key="gr_source").set_value("rats").run()
-    assert not at.exception and not at.error
-    assert at.radio(key="gr_manifold").value == "kendall"
-    assert at.number_input(key="gr_param_kendall").value == 8
-    assert at.radio(key="gr_source").value == "rats"
-    assert (at.number_input(key="gr_lo_rats").value, at.number_input(key="gr_hi_rats").value) \
-        == (0.0, 150.0)
-    assert at.session_state["rows_per_person"] == 8
-    info = " ".join(i.value for i in at.info)
-    assert "Bookstein" in info and "MIT" in info and "geomstats" in info
-    # Issue 14: the asymptotic prediction's number, and no MCMC release offered below it.
-    assert "smallest useful n·ε is at least **930,000**" in info
-    assert "Asymptotic prediction" in info and "Not useful at n·ε = 1,440" in info
-    # Issue 28 point 4: today's design and the two-stage design side by side, in one box.
-    box = " ".join(m.value for m in at.markdown)
-    assert "**Today: one stage, all 18 rats**" in box and "#### 713× the non-private MSE" in box
-    assert "**Two-stage: private centre, then KNG in a ball**" in box
-    assert "#### 2.3× predicted, 3.5× by MCMC" in box
-    assert any("total ε = 30" in c.value and "do not mix" in c.value for c in at.caption)
-    assert not any(box.key == "gr_mcmc_ok" for box in at.checkbox)
-    assert at.button(key="gr_release_button").disabled
-    assert any("n = 144" in c.value for c in at.caption)
-    # Preview of the public bounds against the data: counted, labelled as not released.
-    preview = " ".join(m.value for m in at.markdown)
-    assert "not released" in preview and "0 of 144 (0%) covariates outside" in preview
-    # The cost is stated per rat (8 rows each).
-    assert any("per person (8 rows each)" in m.value for m in at.markdown)
-    # A release anyway, by choosing MCMC: its cost per rat, and a verdict.
-    gr_open_sampler(at)
-    at.radio(key="gr_sampler").set_value("mcmc").run()
-    release(quick_sampler(at))
-    entry = at.session_state[LEDGER][0]
-    assert entry["epsilon"] == pytest.approx(3 * 10.0)  # 1 x 3 draws x (3 + 7), per row
-    assert entry["guarantee"] == "approximately private"
-    verdicts = [w.value for w in at.warning if "useful at n·ε = 1.44e+03" in w.value] + \
-        [s.value for s in at.success if "Useful:" in s.value]
-    assert len(verdicts) == 1
-    # Choosing another manifold with the preset says what it needs (no exception).
-    at.number_input(key="gr_param_kendall").set_value(5).run()
-    assert not at.exception
-    assert any("8 landmarks" in e.value for e in at.error)
-
-
-def test_clipping_preview_warns_above_five_percent():
-    at = open_page()
-    at.number_input(key="gr_hi_synthetic").set_value(0.5).run()
-    assert not at.exception
-    warnings = [w.value for w in at.warning if "covariates outside the public range" in w.value]
-    assert len(warnings) == 1 and "more than 5%" in warnings[0]
-    assert any("not released" in m.value for m in at.markdown)
-
-
+# --------------------------------------------------------------------------- long work (issue 14.7)
 def test_the_work_estimate_is_shown_and_bounds_the_release(monkeypatch):
     """Issue 13 point 3: the estimated work is shown before the release; above the work budget
     the page says so and the Release button is disabled."""
@@ -553,7 +336,6 @@ def test_the_work_estimate_is_shown_and_bounds_the_release(monkeypatch):
     assert at.button(key="gr_release_button").disabled
 
 
-# --------------------------------------------------------------------------- long work (issue 14.7)
 def test_release_runs_under_a_progress_bar_and_the_button_comes_back(monkeypatch):
     """The release reports to the page's progress bar (the RunProgress is its callback); after
     it the bar and its Cancel button are gone, the Release button is enabled again and the
@@ -608,74 +390,6 @@ def test_a_cancelled_release_is_announced_once():
                      "ledger."]
     at.run()
     assert not any("cancelled" in i.value for i in at.info)
-
-
-def test_not_useful_release_offers_the_smallest_useful_budget():
-    """SPD(2) at ε = 0.02 per geodesic (n·ε = 0.6) draws uniformly on the public support, far
-    from useful (the support alone gives ~20x); the search simulates larger budgets on the same
-    data (nothing recorded) and states the first useful one with what it tried."""
-    at = open_page()
-    at.radio(key="gr_manifold").set_value("spd").run()
-    at.select_slider(key="gr_eps_p").set_value(0.01).run()
-    at.select_slider(key="gr_eps_v").set_value(0.01).run()
-    gr_open_sampler(at)
-    at.checkbox(key="gr_fix_seed").check().run()
-    at.number_input(key="gr_release_seed").set_value(7).run()
-    release(at)
-    assert any("Not useful at n·ε" in w.value for w in at.warning)
-    ledger_before = len(at.session_state[LEDGER])
-    at.button(key="gr_useful_button").click().run()
-    assert not at.exception
-    (text,) = [i.value for i in at.info if "useful" in i.value and "Tried" in i.value]
-    assert "Smallest useful budget found" in text or "No useful release up to" in text
-    assert "×2:" in text
-    assert len(at.session_state[LEDGER]) == ledger_before  # a preview: nothing recorded
-
-
-def test_upload_column_mapping_and_person_column():
-    """Issue 14 point 3-4 on this page: a file with an identifier, a covariate named 'age' and
-    a person column is read after mapping; the person column sets the rows per person here."""
-    rng = np.random.default_rng(0)
-    data = make_regression_data(Sphere(2), 24, rng=1)
-    lines = ["id,age,y1,y2,y3,person"] + [
-        f"{i + 1},{x:.6f},{y[0]:.9f},{y[1]:.9f},{y[2]:.9f},p{i // 4}"
-        for i, (x, y) in enumerate(zip(data.x, data.y, strict=True))]
-    rng.shuffle(lines[1:])
-    at = open_page()
-    at.radio(key="gr_source").set_value("upload").run()
-    at.file_uploader(key="gr_upload").set_value(
-        ("people.csv", "\n".join(lines).encode(), "text/csv")).run()
-    assert not at.exception and not at.error
-    assert covariate_box(at).value == "age"
-    assert "id" not in covariate_box(at).options
-    caption = " ".join(c.value for c in at.caption)
-    assert "n = 24 rows, covariate 'age'" in caption
-    assert "Columns ignored: 'id' (looks like an identifier), 'person'" in caption
-    person_box(at).set_value("person").run()
-    assert not at.exception and not at.error
-    assert any("counts 4 rows per person" in c.value for c in at.sidebar.caption) or any(
-        "counts 4 rows per person" in m.value for m in at.sidebar.markdown)
-
-
-def test_exact_only_above_the_public_work_bound_is_refused_before_release():
-    """'exact only' where the exact sampler's public worst-case work is above the library's
-    limit: the page shows the library's refusal (the same message the release would raise,
-    made before any sampling from public inputs only) and disables the Release button. At
-    n = 100 and ε = 10 + 10 (n·ε = 2,000 per geodesic) neither uniform proposals nor the
-    certified bundle sampler (n·ε at most 1,000) draw exactly."""
-    at = open_page()
-    gr_open_sampler(at)
-    at.radio(key="gr_sampler").set_value("exact").run()
-    at.slider(key="gr_n").set_value(100)
-    at.select_slider(key="gr_eps_p").set_value(10.0)
-    at.select_slider(key="gr_eps_v").set_value(10.0).run()
-    assert not at.exception, at.exception
-    refusals = [e.value for e in at.error if "(sampler='exact') could need up to" in e.value]
-    assert len(refusals) == 1, [e.value for e in at.error]
-    assert "above the limit max_exact_work" in refusals[0]
-    assert "On this page: lower ε, n or the number of draws" in refusals[0]
-    assert at.button(key="gr_release_button").disabled
-    assert at.session_state[LEDGER] == []
 
 
 # --------------------------------------------------------------- issue "The first hour"

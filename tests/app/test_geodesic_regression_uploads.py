@@ -3,7 +3,12 @@ places with latitude and longitude (with and without a covariate column, as expo
 spreadsheet in several locales) and Kendall landmarks with more landmarks than the page's
 default. Each is read without an exception and with the right roles by default: a response
 column (lat/lng, y1..y3, landmarks) is never the default covariate, a file without a covariate
-says which column to add, and the number of landmarks comes from the header."""
+says which column to add, and the number of landmarks comes from the header.
+
+Also the page's upload path itself: streamlit 1.67's AppTest supports ``st.file_uploader``
+(``FileUploader.set_value`` with ``(name, bytes, mime)``), so the upload path (the shared widget,
+:mod:`ui.upload`) is tested end to end; :func:`ui.logic.regression_data.parse_upload`, the same
+reading without the widget, takes the raw bytes and is also tested directly."""
 
 from __future__ import annotations
 
@@ -12,14 +17,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpcore.data import DataValidationError
+from dpcore.data import DataValidationError, make_regression_data, to_csv
+from dpcore.manifolds import Sphere
 from ui.logic import regression_data as D
 
-from .pages import open_app_page
+from .pages import gr_quick_sampler, gr_release, open_app_page
 
 ROOT = Path(__file__).resolve().parents[2]
 RATS = ROOT / "assets" / "data" / "rat_skulls.csv"
 TIMEOUT = 120
+LEDGER = "privacy_ledger"
 
 CITIES = [("Paris", 48.8566, 2.3522, 2148000), ("Berlin", 52.52, 13.405, 3645000),
           ("Madrid", 40.4168, -3.7038, 3223000), ("Rome", 41.9028, 12.4964, 2873000),
@@ -162,3 +169,93 @@ def test_a_new_file_gets_its_own_default_covariate():
     assert not at.exception and not at.error
     assert covariate_box(at).value == "Year"
     assert np.isfinite(float(at.metric[0].value))
+
+
+# --------------------------------------------------------------------------- the page's upload path
+def open_page():
+    return open_app_page("geodesic_regression.py", timeout=TIMEOUT)
+
+
+quick_sampler = gr_quick_sampler
+
+
+release = gr_release
+
+
+def sphere_csv(n=30, seed=4):
+    data = make_regression_data(Sphere(2), n, rng=seed)
+    return to_csv(Sphere(2), data.y, data.x).encode()
+
+
+def test_uploaded_csv_is_used_and_not_offered_for_download():
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("mine.csv", sphere_csv(), "text/csv")).run()
+    assert not at.exception and not at.error
+    assert any("Uploaded CSV: n = 30" in c.value for c in at.caption)
+    release(quick_sampler(at))
+    assert len(at.session_state[LEDGER]) == 1
+    keys = [b.key for b in at.get("download_button")]
+    assert "gr_download_release" in keys and "gr_download_data" not in keys
+    # Settings go to the URL, the data never do.
+    assert "mine.csv" not in str(at.query_params)
+
+
+@pytest.mark.parametrize("content", [
+    b"x,y1,y2\n0.1,1,0\n0.2,0,1\n",  # missing column y3
+    b"x,y1,y2,y3\n0.1,1,0,0\n0.2,abc,1,0\n",  # not a number
+    b"\x00\x01binary",  # not text at all
+])
+def test_bad_csv_shows_an_error(content):
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("bad.csv", content, "text/csv")).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "cannot be used" in at.error[0].value
+    assert at.button(key="gr_release_button").disabled
+
+
+def test_sphere_upload_can_be_renormalized():
+    off = b"x,y1,y2,y3\n0.1,2,0,0\n0.5,0,1.5,0\n0.9,0,0,3\n"
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(("off.csv", off, "text/csv")).run()
+    assert len(at.error) == 1 and "not on the unit sphere" in at.error[0].value
+    at.checkbox(key="gr_renormalize").check().run()
+    assert not at.exception and not at.error
+    assert any("Uploaded CSV: n = 3" in c.value for c in at.caption)
+
+
+def test_parse_upload_takes_bytes():
+    ds = D.parse_upload(sphere_csv(n=12), "sphere", None)
+    assert ds.source == "upload" and not ds.generated
+    assert ds.x.shape == (12,) and ds.y.shape == (12, 3)
+    np.testing.assert_allclose(np.linalg.norm(ds.y, axis=1), 1.0)
+    with pytest.raises(DataValidationError, match="(?i)row 3"):
+        D.parse_upload(b"x,y1,y2,y3\n0.1,1,0,0\n0.2,2,0,0\n", "sphere", None)
+
+
+def test_upload_column_mapping_and_person_column():
+    """Issue 14 point 3-4 on this page: a file with an identifier, a covariate named 'age' and
+    a person column is read after mapping; the person column sets the rows per person here."""
+    rng = np.random.default_rng(0)
+    data = make_regression_data(Sphere(2), 24, rng=1)
+    lines = ["id,age,y1,y2,y3,person"] + [
+        f"{i + 1},{x:.6f},{y[0]:.9f},{y[1]:.9f},{y[2]:.9f},p{i // 4}"
+        for i, (x, y) in enumerate(zip(data.x, data.y, strict=True))]
+    rng.shuffle(lines[1:])
+    at = open_page()
+    at.radio(key="gr_source").set_value("upload").run()
+    at.file_uploader(key="gr_upload").set_value(
+        ("people.csv", "\n".join(lines).encode(), "text/csv")).run()
+    assert not at.exception and not at.error
+    assert covariate_box(at).value == "age"
+    assert "id" not in covariate_box(at).options
+    caption = " ".join(c.value for c in at.caption)
+    assert "n = 24 rows, covariate 'age'" in caption
+    assert "Columns ignored: 'id' (looks like an identifier), 'person'" in caption
+    person_box(at).set_value("person").run()
+    assert not at.exception and not at.error
+    assert any("counts 4 rows per person" in c.value for c in at.sidebar.caption) or any(
+        "counts 4 rows per person" in m.value for m in at.sidebar.markdown)

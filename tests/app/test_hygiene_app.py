@@ -5,12 +5,12 @@
   token in a bad cell), releases, and then the temp directory, the Streamlit/cache/config
   folders of the home directory, the repository's working tree (and ``git status``), every log
   record of every logger at DEBUG (Streamlit's console output is its logging; that the app
-  code has no ``print`` is checked in ``tests/test_hygiene.py``), warnings, the arguments of
+  code has no ``print`` is checked in ``tests/test_hygiene_code.py``), warnings, the arguments of
   every ``st.cache_data`` call and the values in its stores, the download payloads and the URL
   are searched for the marker's text and its float64 bytes: none may hold it. The Fréchet mean
   and linear regression uploads are checked for caches and downloads too. (AppTest hands the
   file to the page directly; the real server's HTTP upload path is checked in
-  ``test_concurrency.py``.)
+  ``test_concurrency_uploads.py``.)
 * Nothing random is cached: two presses of Release with the same settings give different
   private values; with the fixed-seed option they are equal and labelled "not for
   publication".

@@ -5,6 +5,9 @@ Uploads: streamlit 1.67's ``AppTest`` supports ``st.file_uploader``
 behind the page, :func:`ui.logic.linear_regression.parse_numeric_csv` (a thin call to the
 library's reader, :func:`dpcore.data.scan_table`), takes the raw bytes and is tested in
 tests/ui/logic and tests/data.
+
+Elsewhere: the upload path and the person column in test_linear_regression_uploads.py; bounds
+still holding the data's range in test_linear_regression_data_bounds.py.
 """
 
 import importlib.util
@@ -14,67 +17,18 @@ import numpy as np
 import pytest
 
 from .pages import click_release, open_app_page
+from .pages import lr_data_warnings as data_warnings
+from .pages import lr_ledger as ledger
+from .pages import lr_type_box as type_box
+from .pages import lr_type_covariate as type_covariate
+from .pages import lr_upload as upload
 
 TIMEOUT = 180
-LEDGER = "privacy_ledger"
 HAS_DIFFPRIVLIB = importlib.util.find_spec("diffprivlib") is not None
-
-GOOD_CSV = (
-    "id;temperature;yield;quality;note\n"
-    "1;10.5;3,2;7;ok\n"
-    "2;12.5;4,1;8;ok\n"
-    "3;15,0;5,3;6;late\n"  # semicolon-separated, decimal commas are numbers
-)
 
 
 def open_page(**query):
     return open_app_page("linear_regression.py", timeout=TIMEOUT, **query)
-
-
-def ledger(at):
-    return at.session_state[LEDGER] if LEDGER in at.session_state else []
-
-
-def upload(at, data, name="table.csv"):
-    at.radio(key="lr_src").set_value("upload").run()
-    at.file_uploader(key="lr_upload").set_value((name, data, "text/csv")).run()
-    return at
-
-
-def number(at, label):
-    return [n for n in at.number_input if n.label == label][0]
-
-
-def box_fields(at, name):
-    """The response box's two fields of response ``name`` (lower, upper)."""
-    return number(at, f"'{name}': lower bound"), number(at, f"'{name}': upper bound")
-
-
-def type_box(at, name, lo, hi):
-    """Type public bounds of response ``name`` into the response box, as a user would."""
-    box_fields(at, name)[0].set_value(lo).run()
-    box_fields(at, name)[1].set_value(hi).run()
-    return at
-
-
-def type_covariate(at, lo, hi):
-    number(at, "Covariate lower bound").set_value(lo).run()
-    number(at, "Covariate upper bound").set_value(hi).run()
-    return at
-
-
-def data_warnings(at):
-    return [w.value for w in at.warning if w.value.startswith("**Bounds from the data:**")]
-
-
-def csv_bytes(n=40, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(0, 5, n)
-    lines = ["label,age,height,weight"]
-    for i, xi in enumerate(x):
-        lines.append(f"p{i},{xi:.4f},{100 + 10 * xi + rng.normal():.4f},"
-                     f"{20 + 3 * xi + rng.normal():.4f}")
-    return ("\n".join(lines) + "\n").encode()
 
 
 # --------------------------------------------------------------------------- default scenario
@@ -154,94 +108,7 @@ def test_missing_diffprivlib_shows_info(monkeypatch):
     assert any("diffprivlib is not installed" in i.value for i in at.info)
 
 
-# --------------------------------------------------------------------------- uploads
-def test_uploaded_csv_columns_can_be_chosen():
-    at = open_page()
-    upload(at, csv_bytes())
-    assert not at.exception, at.exception
-    assert not at.error
-    covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
-    assert covariate.options == ["age", "height", "weight"]
-    assert covariate.value == "age"
-    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
-    assert responses.value == ["height"]
-    responses.set_value(["weight"]).run()
-    assert not at.exception
-    assert list(at.main.table[-1].value.index) == ["weight", "all responses"]
-    assert "Download data" not in [b.label for b in at.get("download_button")]
-    click_release(at, "lr_release")
-    assert not at.exception, at.exception
-    assert ledger(at)
-
-
-@pytest.mark.parametrize(
-    "content, fragments",
-    [
-        # (x is not 1, 2, 3: a row counter is an identifier, never a default covariate)
-        (b"x,y\n1.5,2\n2,abc\n3,4\n", ["Row 3", "'y'", "abc"]),
-        # An empty cell drops its row (with a count); too few rows are left here.
-        (b"x,y\n1.5,2\n2,\n3,4\n", ["at least 3 rows", "2 are usable"]),
-        (b"x,y\n1,2\n2,3,4\n", ["Row 3", "3 values"]),
-        (b"x,x\n1,2\n", ["appears 2 times"]),
-        (b"name,city\nann,rome\n", ["No column holds numbers"]),
-        (b"", ["empty"]),
-        (b"x,y\n1,2\n\xff\xfe\xfa,3\n", ["Row 3", "UTF-8"]),
-        (b"x,y\n1,2\n1,3\n1,4\n", ["constant"]),
-    ],
-)
-def test_bad_csv_shows_error_without_exception(content, fragments):
-    at = open_page()
-    upload(at, content)
-    assert not at.exception, at.exception
-    assert at.error, "a bad file must produce st.error"
-    message = at.error[0].value
-    for fragment in fragments:
-        assert fragment in message
-    assert ledger(at) == []
-
-
-def test_decimal_comma_columns_are_offered_as_numbers():
-    """Regression: a ';'-separated file with decimal commas was read by the page's own parser,
-    which took '3,2' for text and silently left 'yield' out. The library reader reads it."""
-    at = open_page()
-    upload(at, GOOD_CSV.encode("utf-8-sig"))
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
-    covariate = [s for s in at.selectbox if s.label.startswith("Covariate")][0]
-    # 'id' (1, 2, 3) is offered, marked, and never the default.
-    assert covariate.options == ["id (identifier?)", "temperature", "yield", "quality"]
-    assert covariate.value == "temperature"
-    assert any("'note'" in c.value for c in at.caption)  # the text column is ignored
-    covariate.set_value("yield").run()
-    responses = [m for m in at.multiselect if m.label.startswith("Response")][0]
-    responses.set_value(["temperature"]).run()
-    assert not at.exception and not at.error
-    lo = [n for n in at.number_input if n.label == "Covariate lower bound"][0].value
-    hi = [n for n in at.number_input if n.label == "Covariate upper bound"][0].value
-    assert lo <= 3.2 and 5.3 <= hi < 10  # read as 3.2 .. 5.3, not 32 .. 53
-
-
-def test_covariate_bounds_follow_the_chosen_column():
-    """Issue 14 §3: choosing another covariate starts its public bounds from that column's
-    own range (they used to keep the first column's, silently clipping the new one)."""
-    at = open_page()
-    upload(at, b"a,b,c\n" + b"".join(f"{i / 2},{100 + 10 * i},{i % 3}\n".encode()
-                                      for i in range(12)))
-    assert not at.exception, at.exception
-
-    def cov_bounds():
-        lo = [n for n in at.number_input if n.label == "Covariate lower bound"][0].value
-        hi = [n for n in at.number_input if n.label == "Covariate upper bound"][0].value
-        return lo, hi
-
-    lo_a, hi_a = cov_bounds()
-    assert lo_a <= 0 and 5.5 <= hi_a < 100
-    [s for s in at.selectbox if s.label.startswith("Covariate")][0].set_value("b").run()
-    assert not at.exception, at.exception
-    lo_b, hi_b = cov_bounds()
-    assert lo_b <= 100 and hi_b >= 210 and (lo_b, hi_b) != (lo_a, hi_a)
-
-
+# --------------------------------------------------------------------------- responses
 @pytest.mark.parametrize("responses", [["response_a", "response_b"],
                                        ["response_a", "response_b", "response_c"]])
 def test_two_or_three_responses_are_released_exactly(responses):
@@ -439,60 +306,6 @@ def test_seeded_export_of_the_default_scenario_reproduces_the_page(monkeypatch, 
     assert "private_geodesic_regression(" in "".join(c["source"] for c in notebook["cells"])
 
 
-# --------------------------------------------------------------------------- person column
-def grouped_csv(n=30):
-    """A small file whose column 'subject' gives each person at most 3 rows."""
-    rng = np.random.default_rng(4)
-    subject = np.repeat(np.arange(n), 3)[:n]
-    lines = ["subject,dose,response"]
-    for i in range(n):
-        dose = rng.uniform(0, 10)
-        lines.append(f"s{subject[i]},{dose:.3f},{2 + 0.5 * dose + rng.normal():.3f}")
-    return ("\n".join(lines) + "\n").encode()
-
-
-def test_person_column_applies_to_this_page_only():
-    """Regression (seen in a session): the rows per person set by this page's person column
-    stayed in effect on other pages, with the sidebar field unlocked there. It is scoped to
-    this page: other pages use the value the user typed in the sidebar, before and after."""
-    at = open_page()
-    at.number_input(key="rows_per_person").set_value(2).run()  # the user's own setting
-    upload(at, grouped_csv())
-    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("subject").run()
-    assert not at.exception and not at.error
-    field = at.number_input(key="rows_per_person")
-    assert field.disabled and field.value == 2
-    assert any("This page counts 3 rows per person" in c.value for c in at.sidebar.caption)
-    at.session_state["lr_estimate_open"] = True  # "Estimate privately": its cost line
-    at.run()
-    assert any("per person (3 rows each)" in md.value for md in at.markdown)
-    # another page: the sidebar's value, unlocked, no note
-    at.switch_page("pages/frechet_mean.py").run()
-    assert not at.exception, at.exception
-    field = at.number_input(key="rows_per_person")
-    assert not field.disabled and field.value == 2
-    assert not any("rows per person" in c.value for c in at.sidebar.caption)
-    costs = [md.value for md in at.markdown if "Cost of this release" in md.value]
-    assert costs and all("per person (2 rows each)" in c for c in costs)
-    # the user changes it there; it stays theirs on the way back
-    at.number_input(key="rows_per_person").set_value(1).run()
-    assert not any("per person" in md.value for md in at.markdown)
-    at.switch_page("pages/linear_regression.py").run()
-    assert not at.exception, at.exception
-    # Streamlit forgets an upload when its page is left: until the file and its person column
-    # are given again, nothing on this page is counted per person either
-    assert not at.number_input(key="rows_per_person").disabled
-    upload(at, grouped_csv())
-    [s for s in at.selectbox if s.label.startswith("Person")][0].set_value("subject").run()
-    assert at.number_input(key="rows_per_person").disabled
-    at.session_state["lr_estimate_open"] = True
-    at.run()
-    assert any("per person (3 rows each)" in md.value for md in at.markdown)
-    at.switch_page("pages/frechet_mean.py").run()
-    field = at.number_input(key="rows_per_person")
-    assert not field.disabled and field.value == 1
-
-
 # --------------------------------------------------------------------------- accuracy
 def predicted_numbers(at):
     """The (median, 95%) predicted before release, read from the note under ε."""
@@ -533,113 +346,3 @@ def test_predicted_error_is_shown_under_epsilon_and_follows_it():
     at.radio(key="lr_mode").set_value("paper").run()
     assert any(i.value.startswith("No prediction before release in paper mode")
                for i in at.info)
-
-
-# ------------------------------------------------------ bounds still holding the data's range
-DATA_LABEL = "NOT PRIVATE (bounds from the data)"
-
-
-def last_release(at):
-    return at.session_state["lr_last_release"]["release"]
-
-
-def test_untouched_upload_bounds_give_a_not_private_release():
-    """An upload's fields start from the data's range rounded outward. Kept as they are, the
-    page warns next to them, the cost line states the label, and the release is labelled NOT
-    PRIVATE (bounds from the data): listed in the ledger apart, not added to the total."""
-    at = open_page()
-    upload(at, csv_bytes())
-    (warning,) = data_warnings(at)
-    for fragment in ("covariate range ('age')", "response box ('height')", "τ",
-                     DATA_LABEL, "Estimate privately"):
-        assert fragment in warning, fragment
-    costs = [md.value for md in at.markdown if "will be labelled" in md.value]
-    assert costs == [f"This release will be labelled **{DATA_LABEL}**: it is listed in the "
-                     "ledger apart (not private) and adds nothing to the total."]
-    assert any("NOT public" in md.value and "Covariate range" in md.value for md in at.markdown)
-    # the prediction from these bounds is not called public, and they stay in this session's
-    # memory (not the cache shared between sessions)
-    assert any("not a public statement" in i.value for i in at.info)
-    assert any(k[0] == "prediction" for k in at.session_state["lr_predictions"])
-    if HAS_DIFFPRIVLIB:  # the comparison gets the same bounds: not private either
-        at.checkbox(key="lr_dpl").check().run()
-    click_release(at, "lr_release")
-    assert not at.error, [e.value for e in at.error]
-    entries = ledger(at)
-    assert len(entries) == (2 if HAS_DIFFPRIVLIB else 1)
-    assert all(e["label"] == DATA_LABEL and e["guarantee"] == "not private" for e in entries)
-    assert entries[0]["mechanism"] == "kng_joint" and entries[0]["epsilon"] == pytest.approx(2)
-    rel = last_release(at)
-    assert not rel.private and rel.label == DATA_LABEL
-    for name in ("covariate_range", "tau", "tau_m", "center"):
-        assert rel.assumptions[name]["source"] == "data", name
-        assert rel.assumptions[name]["note"].endswith("not replaced"), name
-    assert any(w.value == f"Label: **{DATA_LABEL}**" for w in at.warning)
-    # the ledger: nothing added to the total, the release counted apart
-    assert any(md.value.startswith("**Total:** ε = 0,") for md in at.sidebar.markdown)
-    assert any(w.value.startswith(f"{len(entries)} release(s) not private")
-               for w in at.sidebar.warning)
-
-
-def test_typed_public_bounds_give_a_private_release():
-    """Replacing every field by public values (τ follows the box until typed) removes the
-    warning; the release is private and counted in the total. A field left at the data's
-    range keeps the release NOT PRIVATE."""
-    at = open_page()
-    upload(at, csv_bytes())
-    type_covariate(at, 0.0, 10.0)
-    (warning,) = data_warnings(at)  # the box and τ still hold the data's range
-    assert "covariate" not in warning and "'height'" in warning and "τ" in warning
-    assert any(f"will be labelled **{DATA_LABEL}**" in md.value for md in at.markdown)
-    type_box(at, "height", 50.0, 250.0)
-    assert not data_warnings(at)
-    assert number(at, "Residual bound τ").value == 100.0  # it followed the public box
-    assert any(md.value.startswith("**Cost of this release: ε = 2.**")
-               and md.value.endswith("Label: **private**.") for md in at.markdown)
-    click_release(at, "lr_release")
-    entry = ledger(at)[-1]
-    assert entry["guarantee"] == "private" and entry["label"] == "private"
-    assert entry["delta"] == 0.0
-    rel = last_release(at)
-    assert rel.private and all(a.get("source") != "data" for a in rel.assumptions.values())
-    assert any(md.value.startswith("**Total:** ε = 2,") for md in at.sidebar.markdown)
-    # a τ typed by the user is theirs: it stays when the box changes
-    number(at, "Residual bound τ").set_value(40.0).run()
-    type_box(at, "height", 0.0, 300.0)
-    assert number(at, "Residual bound τ").value == 40.0 and not data_warnings(at)
-
-
-def test_a_typed_tau_is_public_while_the_box_holds_the_data():
-    at = open_page()
-    upload(at, csv_bytes())
-    type_covariate(at, 0.0, 10.0)
-    number(at, "Residual bound τ").set_value(30.0).run()
-    (warning,) = data_warnings(at)
-    assert "'height'" in warning and "τ" not in warning
-    click_release(at, "lr_release")
-    rel = last_release(at)
-    assert rel.label == DATA_LABEL
-    assert rel.assumptions["tau"]["source"] == "public"
-    assert rel.assumptions["tau_m"]["source"] == "data"
-
-
-def test_red_wine_and_example_bounds_are_public_from_the_start():
-    """The preset's bounds (domain knowledge) and the generated example's (its generator's
-    design, ui.logic.linear_regression.EXAMPLE_DESIGN) are public: no warning, the cost line
-    says private, the fields hold them."""
-    from ui.logic.linear_regression import EXAMPLE_DESIGN
-
-    at = open_page()
-    assert not data_warnings(at)
-    assert any("example generator's design" in c.value for c in at.caption)
-    lo, hi = EXAMPLE_DESIGN["dose"]
-    assert (number(at, "Covariate lower bound").value,
-            number(at, "Covariate upper bound").value) == (lo, hi)
-    assert tuple(f.value for f in box_fields(at, "response_a")) == EXAMPLE_DESIGN["response_a"]
-    assert not at.main.dataframe  # no data grid before the first plot (issue 15)
-    assert any(md.value.endswith("Label: **private**.") for md in at.markdown)
-    at.radio(key="lr_src").set_value("wine").run()
-    assert not data_warnings(at)
-    assert any(md.value.endswith("Label: **private**.") for md in at.markdown)
-    click_release(at, "lr_release")
-    assert ledger(at)[-1]["label"] == "private" and last_release(at).private

@@ -1,7 +1,7 @@
 r"""Independent numpy oracle for the audit of the ambient Laplace and Gaussian-DP releases.
 
-Like :mod:`tests.audit._oracle` and :mod:`tests.audit._manifold_oracle` (whose sphere and SPD(2)
-geometry is reused), nothing here imports the library: embeddings, ambient radii, densities,
+Like :mod:`tests.audit._oracle` and :mod:`tests.audit._manifold_oracle_spd` (whose sphere and
+SPD(2) geometry is reused), nothing here imports the library: embeddings, ambient radii, densities,
 samplers, Fréchet means on S¹, trade-off functions and the choice of the black-box events are
 written from the formulas below.
 
@@ -59,6 +59,7 @@ import numpy as np
 from scipy import special, stats
 
 from . import _manifold_oracle as M
+from . import _manifold_oracle_spd as SP
 from . import _oracle as O
 
 
@@ -88,12 +89,12 @@ def sphere_cap_diameter(radius):
 
 def spd_embed(triples):
     """(a, b, c) ↦ (a, b, √2 c): Frobenius-isometric coordinates of [[a, c], [c, b]]."""
-    return M.coords_from_sym(triples)
+    return SP.coords_from_sym(triples)
 
 
 def spd_embed_matrix(mats):
     """The same coordinates of (…, 2, 2) matrices (symmetrized)."""
-    return M.coords_from_sym(M.from_matrix(mats))
+    return SP.coords_from_sym(SP.from_matrix(mats))
 
 
 def spd_op_norm(triple):
@@ -109,7 +110,7 @@ def spd_ambient_radius(center, radius):
 
 def spd_ball_point(a, center, radius):
     """Rows of R³ → points (triples) of the open geodesic ball B_radius(center)."""
-    return M.spd_chart(O.squash_disk(a, radius), center)
+    return SP.spd_chart(O.squash_disk(a, radius), center)
 
 
 # ============================================================================ K-norm Laplace

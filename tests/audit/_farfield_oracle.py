@@ -1,8 +1,9 @@
 r"""Independent local oracle for the far-field release audit at large n·ε on S²
 (:mod:`tests.audit.test_farfield_release`).
 
-Nothing here imports the library: the gradient and geometry are :mod:`tests.audit._oracle`'s,
-the fit, its Hessian, the whitening and the quadrature are written here.
+Nothing here imports the library: the geometry is :mod:`tests.audit._oracle`'s and the gradient
+:mod:`tests.audit._oracle_regression`'s, the fit, its Hessian, the whitening and the quadrature
+are written here.
 
 Coordinates. About a base point (p̂, v̂) with the orthonormal frame (e1, e2) of T_p̂ S²,
 δ = (a, b) ∈ R⁴ stands for p = Exp_p̂(a₁e1 + a₂e2), v = Γ_{p̂→p}(v̂ + b₁e1 + b₂e2) (Γ the
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 from ._gauss import leggauss
 
 #: Central-difference step of the Jacobian of G.
@@ -73,7 +75,7 @@ def field(base_p, base_v, frame, delta, t, y, tau):
     """G(δ) (m, 4): gradient components in the transported frame."""
     e1, e2 = frame
     p, v = chart_point(base_p, base_v, frame, delta)
-    gp, gv = O.regression_gradient(p, v, t, y, tau)
+    gp, gv = RG.regression_gradient(p, v, t, y, tau)
     bp = np.broadcast_to(base_p, p.shape)
     f1, f2 = O.transport(bp, p, np.broadcast_to(e1, p.shape)), O.transport(
         bp, p, np.broadcast_to(e2, p.shape))
@@ -131,7 +133,7 @@ class LocalLaw:
         return d @ self.fit.hessian.T / self.sigma
 
     def g(self, p, v):
-        return O.joint_gradient_norm(p, v, self.t, self.y, self.tau)
+        return RG.joint_gradient_norm(p, v, self.t, self.y, self.tau)
 
     def log_density_x(self, x):
         """log of exp(−g/σ) × sinc|a| × dδ/dx at whitened points x (m, 4) (unnormalised; −inf

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 
 
 def fd_norm(energies, h):
@@ -269,12 +270,12 @@ def adversarial_pair(geometry, shared, rng, n_points=1500):
 
 
 def joint_gradient_norms(p, v, datasets, tau, chunk=20_000):
-    """``[O.joint_gradient_norm(p, v, t, y, tau) for (t, y) in datasets]`` on S², bit for bit,
+    """``[RG.joint_gradient_norm(p, v, t, y, tau) for (t, y) in datasets]`` on S², bit for bit,
     each distinct observation's term gradients computed once (neighbouring data sets share all
     but one): the terms of the union are computed by the same elementwise formulas
-    (:func:`tests.audit._oracle.term_gradients`), and each data set's (B, n, 3) terms are
-    gathered in its own order and averaged as :func:`tests.audit._oracle.regression_gradient`
-    averages them."""
+    (:func:`tests.audit._oracle_regression.term_gradients`), and each data set's (B, n, 3)
+    terms are gathered in its own order and averaged as
+    :func:`tests.audit._oracle_regression.regression_gradient` averages them."""
     p = np.atleast_2d(np.asarray(p, float))
     v = np.atleast_2d(np.asarray(v, float))
     p, v = np.broadcast_arrays(p, v)
@@ -292,7 +293,7 @@ def joint_gradient_norms(p, v, datasets, tau, chunk=20_000):
     out = [np.empty(p.shape[0]) for _ in columns]
     step = max(1, chunk // t_all.size)  # rows are independent: any block gives the same numbers
     for i in range(0, p.shape[0], step):
-        a, b = O._regression_terms(p[i:i + step], v[i:i + step], t_all, y_all, tau)
+        a, b = RG._regression_terms(p[i:i + step], v[i:i + step], t_all, y_all, tau)
         for o, (cols, t) in zip(out, columns, strict=True):
             gp = a[:, cols].mean(axis=1)
             gv = (t[None, :, None] * b[:, cols]).mean(axis=1)

@@ -50,6 +50,7 @@ from dpcore.release import private_frechet_mean, private_geodesic_regression
 
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _oracle_regression as RG
 from ._draws import record_only
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws, regression_draws
 from ._released import released_sigma
@@ -470,7 +471,7 @@ def _regression_library_inputs(data):
     t, y = data
     x = np.where(t >= 1.0, HI + 0.7, np.where(t <= 0.0, LO - 0.5, LO + t * (HI - LO)))
     y_raw, y_proj = raw_far(y, TAU_M)
-    return (x, y_raw), (O.covariate_t(x, LO, HI), y_proj)
+    return (x, y_raw), (RG.covariate_t(x, LO, HI), y_proj)
 
 
 def _regression_oracle(factor=1.0):

@@ -22,10 +22,10 @@ failure of the sampler, not of the bound.
 
 Independent code: the statistic is the oracle's log-likelihood ratio
 s(p, v) = (g_D′ − g_D)(p, v)/σ (= log f_D − log f_D′ up to the normalisers' constant), with
-g from :func:`tests.audit._oracle.joint_gradient_norm`; it is computed from the released
-(p, v) alone. Nothing of the sampler is used. Its level sets are the Neyman–Pearson events for
-every ratio, for the mechanism and for the broken one below (whose log-ratio is a multiple of
-s).
+g from :func:`tests.audit._oracle_regression.joint_gradient_norm`; it is computed from the
+released (p, v) alone. Nothing of the sampler is used. Its level sets are the Neyman–Pearson
+events for every ratio, for the mechanism and for the broken one below (whose log-ratio is a
+multiple of s).
 
 Statistics. N = 2000 library draws per data set (sizing: at the release constants a build
 for 2000 draws refines to about 40,000 leaves, an acceptance of about 7e-3, and a data set's
@@ -129,7 +129,8 @@ def pair():
 def statistic(p, v):
     """The oracle's s = (g_D′ − g_D)/σ at released points (log f_D − log f_D′ + const)."""
     (t, y), (_, y2), _, _ = pair()
-    # O.joint_gradient_norm of both data sets, the 249 shared observations' terms once
+    # joint_gradient_norm (tests.audit._oracle_regression) of both data sets, the 249 shared
+    # observations' terms once
     g_d, g_e = R.joint_gradient_norms(p, v, ((t, y), (t, y2)), TAU)
     return (g_e - g_d) / SIGMA
 

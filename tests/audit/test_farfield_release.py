@@ -8,8 +8,8 @@ clipped regression gradient, σ = 2Δ/ε, Δ = √2·2τ/n, ε = ε_p + ε_v. He
 ε_p = ε_v = 12.5 (n ε = 1,000, σ ≈ 1.13e-3), R = 0.5, V = 1.5. The released lattice points
 (spacing ~1e-10) are compared with the continuous target.
 
-Independent code: the oracle's gradient (:mod:`tests.audit._oracle`), and the fit, Hessian,
-whitening and quadrature of :mod:`tests.audit._farfield_oracle`; nothing of the sampler.
+Independent code: the oracle's gradient (:mod:`tests.audit._oracle_regression`), and the fit,
+Hessian, whitening and quadrature of :mod:`tests.audit._farfield_oracle`; nothing of the sampler.
 
 (1) Law against quadrature (D and D′). Whitened coordinates x = H δ/σ about the oracle's fit
     (g ≈ σ|x| there, |x| ≈ Gamma(4, 1)). 64 bins: 8 radial shells (Gamma(4) octiles; the last

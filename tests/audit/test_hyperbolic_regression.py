@@ -39,6 +39,7 @@ from dpcore.release import private_geodesic_regression
 
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import PER_CALL, record_only
 from ._hyperbolic_oracle import dist, exp, frame, log, mink, transport
@@ -85,7 +86,7 @@ def chart_inv(z):
 def term_losses(p, v, t, y):
     """ρ_τ(d(Exp_p(t_i v), y_i)) per observation; p, v (..., 3), t (n,), y (n, 3) → (..., n)."""
     q = exp(p[..., None, :], t[:, None] * v[..., None, :])
-    return O.huber(dist(q, y), TAU)
+    return RG.huber(dist(q, y), TAU)
 
 
 def energy(p, v, t, y):

@@ -50,6 +50,7 @@ from dpcore.release import private_frechet_mean, private_geodesic_regression
 
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import record_only
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws, regression_draws
@@ -390,7 +391,7 @@ class RegressionOracle:
 
     def log_f(self, p, v, which="D"):
         data = self.d if which == "D" else self.e
-        return self._log_f_of(O.joint_gradient_norm(p, v, *data, TAU_S), which, v)
+        return self._log_f_of(RG.joint_gradient_norm(p, v, *data, TAU_S), which, v)
 
     def stat(self, p, v):
         """The numbers of ``log_f(p, v, "D") - log_f(p, v, "E")``."""
@@ -451,7 +452,7 @@ def regression_pair(n):
     """((t_D, y_D), (t_D′, y_D′), name) on S², with the largest coarse-grid log-ratio found."""
     rng = np.random.default_rng(SEED + 600 + n)
     sigma_s = 2 * reg_sigma(n)
-    search = O.PairSearchGrid(O.bundle_grid(6, 5, MAX_SPEED_S), TAU_S)
+    search = RG.PairSearchGrid(O.bundle_grid(6, 5, MAX_SPEED_S), TAU_S)
     a_r = np.arctanh(1.2 * TAU_S / (np.pi - 1e-6))
     crafted = np.array([[a_r, 0, 5, -a_r, 0, 5], [0, a_r, 5, 0, -a_r, 5]])
     best = (-np.inf, None)
@@ -502,7 +503,7 @@ LO, HI = -1.0, 3.0
 def _library_inputs(data, rng):
     t, y = data
     x = np.where(t >= 1.0, HI + 0.7, np.where(t <= 0.0, LO - 0.5, LO + t * (HI - LO)))
-    return x, to_library(y, rng), (O.covariate_t(x, LO, HI), y)
+    return x, to_library(y, rng), (RG.covariate_t(x, LO, HI), y)
 
 
 def _regression_oracle(factor=1.0):
@@ -558,8 +559,8 @@ def _regression_broken():
     oracle, _, _ = _regression_oracle(8.0)
 
     def draw():
-        return Draws(*O.oracle_draw_stats(oracle, MAX_SPEED_S, TAU_S, oracle.sigma_s, N_DRAWS,
-                                          SEED))
+        return Draws(*RG.oracle_draw_stats(oracle, MAX_SPEED_S, TAU_S, oracle.sigma_s, N_DRAWS,
+                                           SEED))
 
     return Distinguisher("Kendall joint regression, σ/8 (power)", oracle.thresholds(ALPHA_EACH),
                          draw, EPS)

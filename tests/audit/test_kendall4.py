@@ -61,6 +61,7 @@ from dpcore.release import private_frechet_mean, private_geodesic_regression
 from . import _kendall_oracle as G
 from . import _manifold_oracle as M
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import PER_CALL, record_only
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, frechet_draws, regression_draws
@@ -512,7 +513,7 @@ def _library_inputs(data, rng):
     recovers them); responses as randomly rotated representatives."""
     t, y = data
     x = np.where(t >= 1.0, HI + 0.7, np.where(t <= 0.0, LO - 0.5, LO + t * (HI - LO)))
-    return x, to_library(y, rng), (O.covariate_t(x, LO, HI), y)
+    return x, to_library(y, rng), (RG.covariate_t(x, LO, HI), y)
 
 
 def own_regression_draws(data, sigma, size, rng):

@@ -1,4 +1,5 @@
-r"""Self-checks of the oracle for R², SPD(2) and Kendall Σ²₃ (:mod:`tests.audit._manifold_oracle`).
+r"""Self-checks of the oracle for R², SPD(2) and Kendall Σ²₃ (:mod:`tests.audit._manifold_oracle`,
+:mod:`tests.audit._manifold_oracle_spd`).
 
 The oracle is checked against first principles, never against the mechanisms:
 
@@ -26,7 +27,9 @@ from scipy import linalg, stats
 from dpcore.manifolds import SPD, Euclidean, KendallShape
 
 from . import _manifold_oracle as M
+from . import _manifold_oracle_spd as SP
 from . import _oracle as O
+from . import _oracle_regression as RG
 
 SEED = 8_128
 
@@ -38,43 +41,43 @@ def rng():
 
 def random_spd(size, rng, spread=1.0):
     c = rng.standard_normal((size, 3)) * spread
-    return M.sym_exp(M.sym_from_coords(c))
+    return SP.sym_exp(SP.sym_from_coords(c))
 
 
 class TestSPDGeometry:
     def test_calculus_matches_scipy(self, rng):
-        xs = M.sym_from_coords(rng.standard_normal((25, 3)) * 1.5)
+        xs = SP.sym_from_coords(rng.standard_normal((25, 3)) * 1.5)
         xs[:5, 2] = 0.0
         xs[5:10] = [[0.3, 0.3 + 1e-9, 1e-10]] * 5  # nearly scalar: the series branch
         for x in xs:
-            mx = M.to_matrix(x)
-            np.testing.assert_allclose(M.to_matrix(M.sym_exp(x)), linalg.expm(mx), rtol=1e-12,
+            mx = SP.to_matrix(x)
+            np.testing.assert_allclose(SP.to_matrix(SP.sym_exp(x)), linalg.expm(mx), rtol=1e-12,
                                        atol=1e-13)
         ps = random_spd(25, rng)
-        ps[:5] = M.sym_exp([[0.2, 0.2 + 1e-9, 0.0]])
+        ps[:5] = SP.sym_exp([[0.2, 0.2 + 1e-9, 0.0]])
         for p in ps:
-            mp = M.to_matrix(p)
-            np.testing.assert_allclose(M.to_matrix(M.spd_logm(p)), linalg.logm(mp).real,
+            mp = SP.to_matrix(p)
+            np.testing.assert_allclose(SP.to_matrix(SP.spd_logm(p)), linalg.logm(mp).real,
                                        atol=1e-11)
-            np.testing.assert_allclose(M.to_matrix(M.spd_sqrt(p)), linalg.sqrtm(mp).real,
+            np.testing.assert_allclose(SP.to_matrix(SP.spd_sqrt(p)), linalg.sqrtm(mp).real,
                                        atol=1e-11)
-            np.testing.assert_allclose(M.to_matrix(M.spd_invsqrt(p)) @ mp
-                                       @ M.to_matrix(M.spd_invsqrt(p)), np.eye(2), atol=1e-11)
+            np.testing.assert_allclose(SP.to_matrix(SP.spd_invsqrt(p)) @ mp
+                                       @ SP.to_matrix(SP.spd_invsqrt(p)), np.eye(2), atol=1e-11)
 
     def test_exp_log_dist(self, rng):
         p, q = random_spd(200, rng), random_spd(200, rng)
-        v = M.spd_log(p, q)
-        np.testing.assert_allclose(M.spd_exp(p, v), q, rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(M.spd_norm(p, v), M.spd_dist(p, q), rtol=1e-10)
-        np.testing.assert_allclose(M.spd_dist(p, q), M.spd_dist(q, p), rtol=1e-10)
-        gen = np.array([linalg.eigh(M.to_matrix(b), M.to_matrix(a), eigvals_only=True)
+        v = SP.spd_log(p, q)
+        np.testing.assert_allclose(SP.spd_exp(p, v), q, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(SP.spd_norm(p, v), SP.spd_dist(p, q), rtol=1e-10)
+        np.testing.assert_allclose(SP.spd_dist(p, q), SP.spd_dist(q, p), rtol=1e-10)
+        gen = np.array([linalg.eigh(SP.to_matrix(b), SP.to_matrix(a), eigvals_only=True)
                         for a, b in zip(p, q, strict=True)])
-        np.testing.assert_allclose(M.spd_dist(p, q), np.linalg.norm(np.log(gen), axis=1),
+        np.testing.assert_allclose(SP.spd_dist(p, q), np.linalg.norm(np.log(gen), axis=1),
                                    rtol=1e-10)
         # affine invariance: P ↦ A P Aᵀ is an isometry
         a = rng.standard_normal((2, 2)) + 2 * np.eye(2)
-        move = lambda s: M.from_matrix(a @ M.to_matrix(s) @ a.T)
-        np.testing.assert_allclose(M.spd_dist(move(p), move(q)), M.spd_dist(p, q), rtol=1e-9)
+        move = lambda s: SP.from_matrix(a @ SP.to_matrix(s) @ a.T)
+        np.testing.assert_allclose(SP.spd_dist(move(p), move(q)), SP.spd_dist(p, q), rtol=1e-9)
 
     @pytest.mark.parametrize("at_identity", [True, False])
     def test_volume_density_is_the_jacobian_of_exp(self, rng, at_identity):
@@ -83,60 +86,60 @@ class TestSPDGeometry:
         for _ in range(30):
             base = None if at_identity else random_spd(1, rng)[0]
             c = rng.standard_normal(3) * rng.uniform(0.1, 2.5)
-            z = M.spd_chart(c, base)
-            zinv = np.linalg.inv(M.to_matrix(z))
-            dz = [(M.to_matrix(M.spd_chart(c + h * e, base))
-                   - M.to_matrix(M.spd_chart(c - h * e, base))) / (2 * h) for e in np.eye(3)]
+            z = SP.spd_chart(c, base)
+            zinv = np.linalg.inv(SP.to_matrix(z))
+            dz = [(SP.to_matrix(SP.spd_chart(c + h * e, base))
+                   - SP.to_matrix(SP.spd_chart(c - h * e, base))) / (2 * h) for e in np.eye(3)]
             g = np.array([[np.trace(zinv @ a @ zinv @ b) for b in dz] for a in dz])
-            assert np.sqrt(np.linalg.det(g)) == pytest.approx(M.spd_volume_density(c),
+            assert np.sqrt(np.linalg.det(g)) == pytest.approx(SP.spd_volume_density(c),
                                                               rel=1e-6)
 
     def test_chart_distances(self, rng):
         base = random_spd(1, rng)[0]
         c = rng.standard_normal((100, 3))
-        np.testing.assert_allclose(M.spd_dist(base, M.spd_chart(c, base)), M.norm_last(c),
+        np.testing.assert_allclose(SP.spd_dist(base, SP.spd_chart(c, base)), M.norm_last(c),
                                    rtol=1e-10)
-        np.testing.assert_allclose(M.spd_chart_inv(M.spd_chart(c, base), base), c, atol=1e-10)
+        np.testing.assert_allclose(SP.spd_chart_inv(SP.spd_chart(c, base), base), c, atol=1e-10)
 
     def test_frechet_mean_is_stationary_and_minimal(self, rng):
-        y = M.spd_chart(rng.standard_normal((12, 3)) * 0.4)
-        z = M.spd_frechet_mean(y)
-        assert M.norm_last(M.spd_log_coords(z, y).mean(axis=0)) < 1e-12
-        f = lambda q: 0.5 * np.mean(M.spd_dist(q, y) ** 2)
+        y = SP.spd_chart(rng.standard_normal((12, 3)) * 0.4)
+        z = SP.spd_frechet_mean(y)
+        assert M.norm_last(SP.spd_log_coords(z, y).mean(axis=0)) < 1e-12
+        f = lambda q: 0.5 * np.mean(SP.spd_dist(q, y) ** 2)
         for c in rng.standard_normal((20, 3)) * 1e-3:
-            assert f(M.spd_chart(c, z)) > f(z)
+            assert f(SP.spd_chart(c, z)) > f(z)
 
     def test_projection(self, rng):
-        y = M.spd_chart(rng.standard_normal((100, 3)))
-        p = M.spd_project_ball(y, 0.5)
-        d = M.spd_dist(M.IDENTITY, y)
-        np.testing.assert_allclose(M.spd_dist(M.IDENTITY, p), np.minimum(d, 0.5), rtol=1e-10)
+        y = SP.spd_chart(rng.standard_normal((100, 3)))
+        p = SP.spd_project_ball(y, 0.5)
+        d = SP.spd_dist(SP.IDENTITY, y)
+        np.testing.assert_allclose(SP.spd_dist(SP.IDENTITY, p), np.minimum(d, 0.5), rtol=1e-10)
         out = d > 0.5  # on the geodesic from I: d(I, p) + d(p, y) = d(I, y)
-        np.testing.assert_allclose(0.5 + M.spd_dist(p[out], y[out]), d[out], rtol=1e-9)
+        np.testing.assert_allclose(0.5 + SP.spd_dist(p[out], y[out]), d[out], rtol=1e-9)
 
     def test_quadrature_and_closed_forms(self):
         coords, w = M.ball3_grid(0.7, 20)
         assert w.sum() == pytest.approx(4 * np.pi * 0.7**3 / 3, rel=1e-12)
-        vol = np.sum(w * M.spd_volume_density(coords))
-        assert np.log(vol) == pytest.approx(M.spd_ball_log_volume(0.7), abs=1e-10)
+        vol = np.sum(w * SP.spd_volume_density(coords))
+        assert np.log(vol) == pytest.approx(SP.spd_ball_log_volume(0.7), abs=1e-10)
         for sigma in (0.1, 0.5, 1.0):
             coords, w = M.ball3_grid(45 / (1 / sigma - 1 / np.sqrt(2)), 80, 24)
             num = O.log_integral(-M.norm_last(coords) / sigma + np.log(
-                M.spd_volume_density(coords)), w)
-            assert num == pytest.approx(M.spd_laplace_log_normalizer(sigma), abs=1e-8)
-        assert M.spd_laplace_log_normalizer(1.5) == np.inf  # 1/σ < 1/√2: not integrable
+                SP.spd_volume_density(coords)), w)
+            assert num == pytest.approx(SP.spd_laplace_log_normalizer(sigma), abs=1e-8)
+        assert SP.spd_laplace_log_normalizer(1.5) == np.inf  # 1/σ < 1/√2: not integrable
 
     def test_own_samplers(self, rng):
         center = random_spd(1, rng)[0]
-        z = M.spd_sample_laplace(center, 0.4, 4000, rng)
-        rho, cdf = M.spd_radial_cdf_table(0.4, 40.0)
-        res = stats.kstest(M.spd_dist(center, z), lambda r: np.interp(r, rho, cdf))
+        z = SP.spd_sample_laplace(center, 0.4, 4000, rng)
+        rho, cdf = SP.spd_radial_cdf_table(0.4, 40.0)
+        res = stats.kstest(SP.spd_dist(center, z), lambda r: np.interp(r, rho, cdf))
         assert res.pvalue > 1e-4
-        c = M.spd_uniform_ball(0.8, 4000, rng)
+        c = SP.spd_uniform_ball(0.8, 4000, rng)
         # volume CDF of the radius: vol B_s / vol B_r
         s = M.norm_last(c)
         grid = np.linspace(0.05, 0.8, 16)
-        ref = np.array([np.exp(M.spd_ball_log_volume(g) - M.spd_ball_log_volume(0.8))
+        ref = np.array([np.exp(SP.spd_ball_log_volume(g) - SP.spd_ball_log_volume(0.8))
                         for g in grid])
         emp = np.array([np.mean(s <= g) for g in grid])
         assert np.max(np.abs(emp - ref)) < 0.03
@@ -220,10 +223,10 @@ class TestKendallHopf:
 
             def e_k(vv, p=p, y=y):
                 q = kendall_exp(p, t[:, None, None] * vv)
-                return O.huber(M.kendall_dist(q, y), tau).mean()
+                return RG.huber(M.kendall_dist(q, y), tau).mean()
 
             ps, vs, ys = M.kendall_to_s2(p), M.kendall_vector_to_s2(p, v), M.kendall_to_s2(y)
-            e_s = O.regression_energy(ps, vs, t, ys, 2 * tau)
+            e_s = RG.regression_energy(ps, vs, t, ys, 2 * tau)
             assert e_k(v) == pytest.approx(0.25 * float(e_s), rel=1e-10)
             e1 = horizontal(p, rng.standard_normal((3, 2)))
             e1 /= np.sqrt(np.sum(e1**2))
@@ -231,7 +234,7 @@ class TestKendallHopf:
             e2 = np.stack([(1j * ze).real, (1j * ze).imag], axis=-1)
             h = 1e-6
             grad = [(e_k(v + h * e) - e_k(v - h * e)) / (2 * h) for e in (e1, e2)]
-            _, gv = O.regression_gradient(ps, vs, t, ys, 2 * tau)
+            _, gv = RG.regression_gradient(ps, vs, t, ys, 2 * tau)
             assert np.hypot(*grad) == pytest.approx(0.5 * O.norm(gv[0]), rel=1e-6, abs=1e-9)
 
 
@@ -259,8 +262,8 @@ class TestLibraryConventions:
 
     def test_spd(self, rng):
         p, q = random_spd(30, rng), random_spd(30, rng)
-        lib = SPD(2).dist(M.to_matrix(p), M.to_matrix(q))
-        np.testing.assert_allclose(lib, M.spd_dist(p, q), rtol=1e-9)
+        lib = SPD(2).dist(SP.to_matrix(p), SP.to_matrix(q))
+        np.testing.assert_allclose(lib, SP.spd_dist(p, q), rtol=1e-9)
 
     def test_kendall(self, rng):
         k = KendallShape(3)

@@ -1,4 +1,5 @@
-"""Self-checks of the audit's independent oracle (:mod:`tests.audit._oracle`).
+"""Self-checks of the audit's independent oracle on S² (:mod:`tests.audit._oracle` and
+:mod:`tests.audit._oracle_regression`).
 
 The audit is only as good as its oracle, so the oracle is checked against first principles
 rather than against the library:
@@ -17,6 +18,7 @@ import pytest
 from scipy import stats
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 
 SEED = 20240611
 
@@ -89,8 +91,8 @@ class TestRegressionGradient:
             t = rng.uniform(size=n)
             t[0], t[1] = 0.0, 1.0
             y = O.normalize(O.exp(p, t[:, None] * v) + 0.6 * rng.standard_normal((n, 3)))
-            gp, gv = O.regression_gradient(p, v, t, y, tau)
-            fp, fv = O.fd_regression_gradient(p, v, t, y, tau)
+            gp, gv = RG.regression_gradient(p, v, t, y, tau)
+            fp, fv = RG.fd_regression_gradient(p, v, t, y, tau)
             np.testing.assert_allclose(gp[0], fp, atol=1e-8)
             np.testing.assert_allclose(gv[0], fv, atol=1e-8)
 
@@ -98,8 +100,8 @@ class TestRegressionGradient:
         p = O.uniform_sphere(1, rng)[0]
         t = rng.uniform(size=6)
         y = O.normalize(p + 0.3 * rng.standard_normal((6, 3)))
-        gp, gv = O.regression_gradient(p, np.zeros(3), t, y, 0.2)
-        fp, fv = O.fd_regression_gradient(p, np.zeros(3), t, y, 0.2)
+        gp, gv = RG.regression_gradient(p, np.zeros(3), t, y, 0.2)
+        fp, fv = RG.fd_regression_gradient(p, np.zeros(3), t, y, 0.2)
         np.testing.assert_allclose(gp[0], fp, atol=1e-8)
         np.testing.assert_allclose(gv[0], fv, atol=1e-8)
 
@@ -108,9 +110,9 @@ class TestRegressionGradient:
         v = random_tangent(p, rng, np.pi)
         t = rng.uniform(size=5)
         y = O.uniform_sphere(5, rng)
-        gp, gv = O.regression_gradient(p, v, t, y, 0.3, chunk=7)
+        gp, gv = RG.regression_gradient(p, v, t, y, 0.3, chunk=7)
         for i in range(30):
-            a, b = O.regression_gradient(p[i], v[i], t, y, 0.3)
+            a, b = RG.regression_gradient(p[i], v[i], t, y, 0.3)
             np.testing.assert_allclose(gp[i], a[0], atol=1e-14)
             np.testing.assert_allclose(gv[i], b[0], atol=1e-14)
 
@@ -123,17 +125,17 @@ class TestRegressionGradient:
         t = rng.uniform(size=7)
         t[0], t[1] = 0.0, 1.0
         y = O.uniform_sphere(7, rng)
-        np.testing.assert_allclose(O.joint_gradient_norm_frame(p, v, t, y, tau),
-                                   O.joint_gradient_norm(p, v, t, y, tau), rtol=1e-12,
+        np.testing.assert_allclose(RG.joint_gradient_norm_frame(p, v, t, y, tau),
+                                   RG.joint_gradient_norm(p, v, t, y, tau), rtol=1e-12,
                                    atol=1e-14)
         grid = O.bundle_grid(4, 3, np.pi)
-        search = O.PairSearchGrid(grid, tau)
+        search = RG.PairSearchGrid(grid, tau)
         t_new, y_new = rng.uniform(size=5), O.uniform_sphere(5, rng)
         t_new[0] = 0.0
         got = search.log_f(search.shared(t[:6], y[:6]), 7, 0.1, t_new, y_new)
         for k in range(5):
-            lf = -O.joint_gradient_norm(grid.points, grid.vectors, np.append(t[:6], t_new[k]),
-                                        np.vstack([y[:6], y_new[k]]), tau) / 0.1
+            lf = -RG.joint_gradient_norm(grid.points, grid.vectors, np.append(t[:6], t_new[k]),
+                                         np.vstack([y[:6], y_new[k]]), tau) / 0.1
             want = lf - O.log_integral(lf, grid.weights)
             np.testing.assert_allclose(got[k], want, rtol=0, atol=1e-10)
 

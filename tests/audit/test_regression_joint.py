@@ -42,6 +42,7 @@ import pytest
 from dpcore.release import private_geodesic_regression
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import (
     ALPHA_EACH,
@@ -110,7 +111,7 @@ class Oracle:
 
     def log_f(self, p, v, which="D"):
         data = self.d if which == "D" else self.e
-        return self._log_f_of(O.joint_gradient_norm(p, v, *data, TAU), which, p, v)
+        return self._log_f_of(RG.joint_gradient_norm(p, v, *data, TAU), which, p, v)
 
     def stat(self, p, v):
         """log f_D − log f_D′ (NaN outside the support, where both densities vanish); the
@@ -167,7 +168,7 @@ def adversarial_search(n, grid, rng):
     observations, from crafted starts (residuals just beyond the clip) and random ones, by
     local search. Returns ((t_D, y_D), (t_D′, y_D′), name)."""
     sigma = _sigma(n)
-    search = O.PairSearchGrid(grid, TAU)
+    search = RG.PairSearchGrid(grid, TAU)
     best = (-np.inf, None)
     r = 1.2 * TAU  # residual just beyond the clipping bound
     a_r = np.arctanh(r / (np.pi - 1e-6))
@@ -246,8 +247,8 @@ def _oracle_for_library(factor=1.0):
     """The oracle of the n = 10 adversarial pair as given to the library (σ / ``factor``)."""
     d, e, _ = adversarial_pair(10)
     (x_d, y_d), (x_e, y_e) = _library_inputs(d), _library_inputs(e)
-    d = (O.covariate_t(x_d, LO, HI), y_d)
-    e = (O.covariate_t(x_e, LO, HI), y_e)
+    d = (RG.covariate_t(x_d, LO, HI), y_d)
+    e = (RG.covariate_t(x_e, LO, HI), y_e)
     oracle = Oracle(d, e, _sigma(10) / factor, 12, 10)
     return oracle, (x_d, y_d), (x_e, y_e)
 
@@ -280,7 +281,7 @@ def _regression_broken(factor):
     oracle, _, _ = _oracle_for_library(factor)
 
     def draw():
-        return Draws(*O.oracle_draw_stats(oracle, MAX_SPEED, TAU, oracle.sigma, N_DRAWS, SEED))
+        return Draws(*RG.oracle_draw_stats(oracle, MAX_SPEED, TAU, oracle.sigma, N_DRAWS, SEED))
 
     return Distinguisher(f"S² joint regression, σ/{factor} (power)",
                          oracle.thresholds(N_DRAWS, ALPHA_EACH), draw, EPS, alpha=ALPHA_EACH)

@@ -9,7 +9,8 @@ release (p, v) has density w.r.t. area(dp) × Lebesgue(dv) on the public restric
 
 the joint KNG of :mod:`tests.audit.test_regression_joint` restricted to the domain and
 renormalised there (σ = 2Δ/(ε_p + ε_v), Δ = √2 · 2τ/n). The audit uses only its own oracle
-(:mod:`tests.audit._oracle`); the geometry, gradients and quadrature are not the library's.
+(:mod:`tests.audit._oracle`, :mod:`tests.audit._oracle_regression`); the geometry, gradients and
+quadrature are not the library's.
 Here r = 0.5 about a centre c that is not the north pole (so a release that ignored ``center``
 would put draws outside the domain), and s = 1.
 
@@ -52,6 +53,7 @@ import pytest
 from dpcore.release import private_geodesic_regression
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import ALPHA_EACH, S2, record_only, regression_draws, require_sampler_keyword
 from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
@@ -156,8 +158,8 @@ def _ball_oracle_for_library(n, factor=1.0):
     """The oracle of the size-``n`` pair as given to the library (σ / ``factor``)."""
     d, e, _ = adversarial_ball_pair(n)
     (x_d, y_d), (x_e, y_e) = _library_inputs(d), _library_inputs(e)
-    d = (O.covariate_t(x_d, LO, HI), y_d)
-    e = (O.covariate_t(x_e, LO, HI), y_e)
+    d = (RG.covariate_t(x_d, LO, HI), y_d)
+    e = (RG.covariate_t(x_e, LO, HI), y_e)
     return fine_oracle(d, e, _sigma(n) / factor), (x_d, y_d), (x_e, y_e)
 
 
@@ -173,11 +175,11 @@ def _gof_pvalue(oracle, which, p, v, n_levels=8):
 
 def _oracle_draws(oracle, which, size, rng):
     """Exact draws ∝ exp(−g/σ) on the domain: rejection from uniform proposals on it (the
-    draws of ``O.rejection_sample`` with ``O.joint_gradient_norm``, bit for bit, by
-    ``O.rejection_sample_joint``)."""
+    draws of ``O.rejection_sample`` with ``RG.joint_gradient_norm``, bit for bit, by
+    ``RG.rejection_sample_joint``)."""
     data = oracle.d if which == "D" else oracle.e
-    z = O.rejection_sample_joint(O.uniform_bundle(MAX_SPEED, CENTER, RADIUS), data, TAU,
-                                 oracle.sigma, size, rng, batch=50_000)
+    z = RG.rejection_sample_joint(RG.uniform_bundle(MAX_SPEED, CENTER, RADIUS), data, TAU,
+                                  oracle.sigma, size, rng, batch=50_000)
     return z[:, 0], z[:, 1]
 
 

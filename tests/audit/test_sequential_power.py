@@ -29,6 +29,7 @@ from dpcore.learning import GeodesicRegression
 from dpcore.release import private_geodesic_regression
 
 from . import _oracle as O
+from . import _oracle_regression as RG
 from ._draws import S2, record_only, regression_draws
 
 TAU = 0.2
@@ -73,12 +74,12 @@ class FootpointOracle:
 
     def log_f(self, p, t, y, fit=None):
         p_hat, v_hat = _fit(t, y) if fit is None else fit
-        grid_lf = -O.footpoint_gradient_norm(self.grid.points, p_hat, v_hat, t, y,
-                                             TAU) / self.sigma
+        grid_lf = -RG.footpoint_gradient_norm(self.grid.points, p_hat, v_hat, t, y,
+                                              TAU) / self.sigma
         if p is self.grid.points:  # on the grid itself: the same numbers, computed once
             lf = grid_lf
         else:
-            lf = -O.footpoint_gradient_norm(p, p_hat, v_hat, t, y, TAU) / self.sigma
+            lf = -RG.footpoint_gradient_norm(p, p_hat, v_hat, t, y, TAU) / self.sigma
         return lf - O.log_integral(grid_lf, self.grid.weights)
 
 

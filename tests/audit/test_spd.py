@@ -13,7 +13,7 @@ Mechanisms (read off ``dpcore.release`` and ``_laplace_integrable``; the records
   (the normalizer then depends on m_D); audited with r = 1.5 and small n ε;
 * KNG mean: f_D(z) ∝ exp(−‖(1/n) Σ Log_z y_i‖_z/σ) on B_r(P₀), σ = 2Δ_g/ε, r = 0.5.
 
-All densities are w.r.t. the Riemannian volume. The oracle (:mod:`tests.audit._manifold_oracle`)
+All densities are w.r.t. the Riemannian volume. The oracle (:mod:`tests.audit._manifold_oracle_spd`)
 integrates in normal coordinates c ∈ R³ at a base point (a base-orthonormal basis of Sym(2))
 with the volume density J(c) = sinh(|a − b|/2)/(|a − b|/2) (a, b the eigenvalues), checked
 against a finite-difference Jacobian of its own exponential map at I and at random base points.
@@ -65,6 +65,7 @@ from dpcore.manifolds import SPD
 from dpcore.release import private_frechet_mean
 
 from . import _manifold_oracle as M
+from . import _manifold_oracle_spd as SP
 from . import _oracle as O
 from ._draws import record_only
 from ._manifold_draws import ALPHA_EACH, GOF_ALPHA, N_DRAWS, frechet_draws
@@ -73,14 +74,14 @@ from .contract import Distinguisher, Draws, Exact, MechanismAuditContract
 
 SPD2 = SPD(2)
 P0 = np.array([1.5, 0.8, 0.3])  # [[1.5, 0.3], [0.3, 0.8]] as a triple (a, b, c)
-P0_MATRIX = M.to_matrix(P0)
+P0_MATRIX = SP.to_matrix(P0)
 RADIUS = 0.5
 EPS = 1.0
 SEED = 1_414
 
 
 def chart(c):
-    return M.spd_chart(c, P0)
+    return SP.spd_chart(c, P0)
 
 
 def ball_pt(a, radius=RADIUS):
@@ -88,30 +89,30 @@ def ball_pt(a, radius=RADIUS):
     return chart(O.squash_disk(a, radius))
 
 
-lib = M.to_matrix  # (a, b, c) triples → the library's 2×2 matrices
+lib = SP.to_matrix  # (a, b, c) triples → the library's 2×2 matrices
 
 
 def raw_far(points, radius, far=4.0):
     """Boundary points (within 1e-3) replaced by raw points at distance ``far`` on the same
     geodesic from P₀; returns (raw, projected)."""
     points = np.array(points, dtype=float)
-    c = M.spd_chart_inv(points, P0)
+    c = SP.spd_chart_inv(points, P0)
     d = M.norm_last(c)
     edge = d > radius - 1e-3
     c[edge] *= far / d[edge, None]
     raw = np.where(edge[:, None], chart(c), points)
-    return raw, M.spd_project_ball(raw, radius, P0)
+    return raw, SP.spd_project_ball(raw, radius, P0)
 
 
 def ball_grid(radius, n_rho, n_theta, n_phi):
     """Chart coordinates of a spherical grid of B_radius(P₀) and volume weights (× J)."""
     coords, w = M.ball3_grid(radius, n_rho, n_theta, n_phi)
-    return coords, w * M.spd_volume_density(coords)
+    return coords, w * SP.spd_volume_density(coords)
 
 
 def sectors_at(base, z):
     """0..3: sign of the trace part × (traceless part larger), in normal coordinates at base."""
-    c = M.spd_chart_inv(z, base)
+    c = SP.spd_chart_inv(z, base)
     s = (c[..., 0] + c[..., 1]) / np.sqrt(2.0)
     w = np.hypot((c[..., 0] - c[..., 1]) / np.sqrt(2.0), c[..., 2])
     return (s > 0).astype(int) * 2 + (w > np.abs(s)).astype(int)
@@ -125,7 +126,7 @@ def laplace_sigma(n, eps=EPS):
 @functools.cache
 def laplace_pair(n):
     rng = np.random.default_rng(SEED + n)
-    ratio, d, e = M.mean_shift_search(ball_pt, 3, M.spd_frechet_mean, M.spd_dist, n,
+    ratio, d, e = M.mean_shift_search(ball_pt, 3, SP.spd_frechet_mean, SP.spd_dist, n,
                                       2 * RADIUS / n, rng, steps=80, starts=40)
     return d, e, ratio
 
@@ -138,9 +139,9 @@ def _truncation(sigma):
 def centred_laplace(m, sigma, n_rho, n_theta):
     """Normal-coordinate grid at m (m-orthonormal), its points and log ∫ e^{−ρ/σ} J dc."""
     coords, w = M.ball3_grid(_truncation(sigma), n_rho, n_theta)
-    log_c = O.log_integral(-M.norm_last(coords) / sigma + np.log(M.spd_volume_density(coords)),
+    log_c = O.log_integral(-M.norm_last(coords) / sigma + np.log(SP.spd_volume_density(coords)),
                            w)
-    return coords, w * M.spd_volume_density(coords), log_c
+    return coords, w * SP.spd_volume_density(coords), log_c
 
 
 def _laplace_exact(n):
@@ -150,22 +151,22 @@ def _laplace_exact(n):
     sigma = released_sigma(rel, laplace_sigma(n))
     assert rel.sensitivity["mean"] == pytest.approx(2 * RADIUS / n, rel=1e-12)
     assert not any("restricted" in c for c in rel.caveats)
-    m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
+    m_d, m_e = SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set)
     coords, _, log_c_d = centred_laplace(m_d, sigma, 64, 24)
     _, _, log_c_e = centred_laplace(m_e, sigma, 64, 24)
     _, _, half = centred_laplace(m_d, sigma, 32, 12)
     tol = 2 * abs(log_c_d - half) + 1e-12
-    exact = M.spd_laplace_log_normalizer(sigma)
+    exact = SP.spd_laplace_log_normalizer(sigma)
     assert abs(log_c_d - exact) < 1e-9 and abs(log_c_e - exact) < 1e-9
     # the log-ratio on the nodes near both means and beyond each mean on their geodesic
     near = coords[M.norm_last(coords) < 10 * sigma]
-    u, u_e = M.spd_log(m_d, m_e), M.spd_log(m_e, m_d)
-    beyond = np.stack([M.spd_exp(m_d, -s * u) for s in (1e-3, 0.5, 2.0)]
-                      + [M.spd_exp(m_e, -s * u_e) for s in (1e-3, 0.5, 2.0)])
-    pts = np.vstack([M.spd_chart(near, m_d), M.spd_chart(near, m_e), beyond])
-    stat = (M.spd_dist(pts, m_e) - M.spd_dist(pts, m_d)) / sigma + log_c_e - log_c_d
+    u, u_e = SP.spd_log(m_d, m_e), SP.spd_log(m_e, m_d)
+    beyond = np.stack([SP.spd_exp(m_d, -s * u) for s in (1e-3, 0.5, 2.0)]
+                      + [SP.spd_exp(m_e, -s * u_e) for s in (1e-3, 0.5, 2.0)])
+    pts = np.vstack([SP.spd_chart(near, m_d), SP.spd_chart(near, m_e), beyond])
+    stat = (SP.spd_dist(pts, m_e) - SP.spd_dist(pts, m_d)) / sigma + log_c_e - log_c_d
     sup = float(np.max(np.abs(stat)))
-    assert float(M.spd_dist(m_d, m_e)) <= 2 * RADIUS / n * (1 + 1e-9)
+    assert float(SP.spd_dist(m_d, m_e)) <= 2 * RADIUS / n * (1 + 1e-9)
     assert shift >= 0.99  # the flat of commuting matrices attains the bound
     return Exact(f"SPD(2) Laplace (unrestricted) n={n} (sup d(m_D, m_D')/Δ = {shift:.4f})",
                  sup, EPS, tol, slack=1e-9)
@@ -178,12 +179,12 @@ def test_laplace_normalizer_does_not_depend_on_the_mean(n):
     d_set, e_set, _ = laplace_pair(n)
     sigma = laplace_sigma(n)
     radius = RADIUS + 30 * sigma
-    exact = M.spd_laplace_log_normalizer(sigma)
+    exact = SP.spd_laplace_log_normalizer(sigma)
     out = []
     grids = [(chart(c), w) for c, w in (ball_grid(radius, n_rho, n_theta, 2 * n_theta)  # once
                                         for n_rho, n_theta in ((96, 48), (48, 24)))]
-    for m in (M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set), P0):
-        vals = [O.log_integral(-M.spd_dist(m, pts) / sigma, w) for pts, w in grids]
+    for m in (SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set), P0):
+        vals = [O.log_integral(-SP.spd_dist(m, pts) / sigma, w) for pts, w in grids]
         out.append((vals[0] - exact, abs(vals[0] - vals[1])))
     print(f"\nSPD(2) Laplace normalizer on a grid at P₀ (n={n}), minus the closed form: "
           + ", ".join(f"{err:+.1e} (halving {t:.0e})" for err, t in out))
@@ -196,22 +197,22 @@ def _laplace_blackbox_data():
     d_set, e_set, _ = laplace_pair(10)
     d_raw, d_set = raw_far(d_set, RADIUS)
     e_raw, e_set = raw_far(e_set, RADIUS)
-    assert (M.spd_dist(d_raw[-1], P0) > RADIUS) or (M.spd_dist(e_raw[-1], P0) > RADIUS)
+    assert (SP.spd_dist(d_raw[-1], P0) > RADIUS) or (SP.spd_dist(e_raw[-1], P0) > RADIUS)
     return d_set, e_set, d_raw, e_raw
 
 
 def _laplace_grid_and_thresholds(m_d, m_e, sigma, alpha):
     coords, w, log_c = centred_laplace(m_d, sigma, 64, 24)
-    z = M.spd_chart(coords, m_d)
+    z = SP.spd_chart(coords, m_d)
     lf_d = -M.norm_last(coords) / sigma - log_c
-    lf_e = -M.spd_dist(m_e, z) / sigma - log_c  # same normalizer (checked above)
+    lf_e = -SP.spd_dist(m_e, z) / sigma - log_c  # same normalizer (checked above)
     return (coords, w, z, lf_d), O.event_thresholds(lf_d - lf_e, lf_d, lf_e, w, N_DRAWS, alpha)
 
 
 def _laplace_distinguisher():
     d_set, e_set, d_raw, e_raw = _laplace_blackbox_data()
     sigma = laplace_sigma(10)
-    m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
+    m_d, m_e = SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set)
     _, thresholds = _laplace_grid_and_thresholds(m_d, m_e, sigma, ALPHA_EACH)
 
     def draw():
@@ -221,19 +222,19 @@ def _laplace_distinguisher():
         z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
         assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
         assert rel.guarantee == "private"
-        rho, cdf = M.spd_radial_cdf_table(sigma, _truncation(sigma))
+        rho, cdf = SP.spd_radial_cdf_table(sigma, _truncation(sigma))
         edges = np.interp(np.linspace(0, 1, 9), cdf, rho)
         edges[-1] = np.inf
-        probs = M.spd_laplace_cell_probs(sigma, np.append(edges[:-1], _truncation(sigma)))
+        probs = SP.spd_laplace_cell_probs(sigma, np.append(edges[:-1], _truncation(sigma)))
         pvalues = []
         for draws, m in ((z_d, m_d), (z_e, m_e)):
-            z = M.from_matrix(draws)
-            r = M.spd_dist(m, z)
+            z = SP.from_matrix(draws)
+            r = SP.spd_dist(m, z)
             radial = stats.kstest(r, lambda x: np.interp(x, rho, cdf)).pvalue
             cells = (np.searchsorted(edges, r, side="right") - 1) * 4 + sectors_at(m, z)
             pvalues += [radial, O.chi_square_pvalue(cells, probs.ravel())]
-        stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
-        return Draws(stat(M.from_matrix(z_d)), stat(M.from_matrix(z_e)), delta_d,
+        stat = lambda z: (SP.spd_dist(m_e, z) - SP.spd_dist(m_d, z)) / sigma
+        return Draws(stat(SP.from_matrix(z_d)), stat(SP.from_matrix(z_e)), delta_d,
                      tuple(pvalues))
 
     return Distinguisher("SPD(2) Laplace black box (n=10)", thresholds, draw, EPS)
@@ -243,14 +244,14 @@ def _laplace_broken():
     """SPD(2) Laplace with σ = Δ/(4ε), sampled exactly by the audit."""
     d_set, e_set, _, _ = _laplace_blackbox_data()
     sigma = laplace_sigma(10) / 4
-    m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
+    m_d, m_e = SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set)
     _, thresholds = _laplace_grid_and_thresholds(m_d, m_e, sigma, ALPHA_EACH)
 
     def draw():
         rng = np.random.default_rng(SEED)
-        stat = lambda z: (M.spd_dist(m_e, z) - M.spd_dist(m_d, z)) / sigma
-        return Draws(stat(M.spd_sample_laplace(m_d, sigma, N_DRAWS, rng)),
-                     stat(M.spd_sample_laplace(m_e, sigma, N_DRAWS, rng)))
+        stat = lambda z: (SP.spd_dist(m_e, z) - SP.spd_dist(m_d, z)) / sigma
+        return Draws(stat(SP.spd_sample_laplace(m_d, sigma, N_DRAWS, rng)),
+                     stat(SP.spd_sample_laplace(m_e, sigma, N_DRAWS, rng)))
 
     return Distinguisher("SPD(2) Laplace, σ/4 (power)", thresholds, draw, EPS)
 
@@ -278,11 +279,11 @@ class RestrictedLaplaceOracle:
         self.sigma = sigma
         self.coords, self.weights = ball_grid(BIG_RADIUS, n_rho, n_theta, 2 * n_theta)
         self.points = chart(self.coords)
-        self.log_c = {w: O.log_integral(-M.spd_dist(self.m[w], self.points) / sigma,
+        self.log_c = {w: O.log_integral(-SP.spd_dist(self.m[w], self.points) / sigma,
                                         self.weights) for w in "DE"}
 
     def log_f(self, z, which="D"):
-        return -M.spd_dist(self.m[which], z) / self.sigma - self.log_c[which]
+        return -SP.spd_dist(self.m[which], z) / self.sigma - self.log_c[which]
 
     def stat(self, z):
         return self.log_f(z, "D") - self.log_f(z, "E")
@@ -321,8 +322,8 @@ def restricted_pair(n, eps):
     pt = lambda a: ball_pt(a, BIG_RADIUS)
 
     def log_f(data):
-        m = M.spd_frechet_mean(data)
-        lf = -M.spd_dist(m[:, None], pts[None]) / sigma
+        m = SP.spd_frechet_mean(data)
+        lf = -SP.spd_dist(m[:, None], pts[None]) / sigma
         top = lf.max(axis=1, keepdims=True)
         return lf - (top + np.log(np.sum(w * np.exp(lf - top), axis=1, keepdims=True)))
 
@@ -345,13 +346,13 @@ def _restricted_exact(n, eps):
     assert (2 * BIG_RADIUS / n) / eps >= np.sqrt(2)  # σ = Δ/ε would not be integrable
     sigma = released_sigma(rel, sigma)
     assert any("restricted" in c for c in rel.caveats)
-    m_d, m_e = M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set)
+    m_d, m_e = SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set)
     fine = RestrictedLaplaceOracle(m_d, m_e, sigma, 40, 20)
     half = RestrictedLaplaceOracle(m_d, m_e, sigma, 20, 10)
     tol = sum(abs(fine.log_c[w] - half.log_c[w]) for w in "DE")
     sup = fine.sup_abs_stat(np.random.default_rng(SEED))
     return Exact(f"SPD(2) Laplace (restricted to B_1.5) n={n}, ε={eps} (d(m_D, m_D')/Δ = "
-                 f"{M.spd_dist(m_d, m_e) / (2 * BIG_RADIUS / n):.3f})", sup, eps, tol,
+                 f"{SP.spd_dist(m_d, m_e) / (2 * BIG_RADIUS / n):.3f})", sup, eps, tol,
                  tol_cap=1e-3 * eps)
 
 
@@ -365,7 +366,7 @@ def _restricted_blackbox_data():
 def _restricted_distinguisher():
     d_set, e_set, d_raw, e_raw = _restricted_blackbox_data()
     sigma = restricted_sigma(2, 1.0)
-    oracle = RestrictedLaplaceOracle(M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set),
+    oracle = RestrictedLaplaceOracle(SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set),
                                      sigma, 40, 20)
 
     def draw():
@@ -375,12 +376,12 @@ def _restricted_distinguisher():
         z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
         assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
         released_sigma(rel, sigma)
-        z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
+        z_d, z_e = SP.from_matrix(z_d), SP.from_matrix(z_e)
         for z in (z_d, z_e):
-            assert np.all(M.spd_dist(P0, z) <= BIG_RADIUS + 1e-9)
+            assert np.all(SP.spd_dist(P0, z) <= BIG_RADIUS + 1e-9)
         quad = M.quadrant(oracle.coords)
         pvalues = tuple(M.gof_pvalue(oracle.grid_log_f(w), oracle.weights, quad,
-                                     oracle.log_f(z, w), M.quadrant(M.spd_chart_inv(z, P0)), 4)
+                                     oracle.log_f(z, w), M.quadrant(SP.spd_chart_inv(z, P0)), 4)
                         for w, z in (("D", z_d), ("E", z_e)))
         return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
 
@@ -391,13 +392,13 @@ def _restricted_distinguisher():
 def _restricted_broken():
     """The ball-restricted Laplace with σ/4, sampled exactly by the audit."""
     d_set, e_set, _, _ = _restricted_blackbox_data()
-    oracle = RestrictedLaplaceOracle(M.spd_frechet_mean(d_set), M.spd_frechet_mean(e_set),
+    oracle = RestrictedLaplaceOracle(SP.spd_frechet_mean(d_set), SP.spd_frechet_mean(e_set),
                                      restricted_sigma(2, 1.0) / 4, 40, 20)
 
     def draw():
         rng = np.random.default_rng(SEED)
-        propose = lambda k, r: chart(M.spd_uniform_ball(BIG_RADIUS, k, r))
-        z = [O.rejection_sample(propose, lambda z, w=w: -M.spd_dist(oracle.m[w], z)
+        propose = lambda k, r: chart(SP.spd_uniform_ball(BIG_RADIUS, k, r))
+        z = [O.rejection_sample(propose, lambda z, w=w: -SP.spd_dist(oracle.m[w], z)
                                 / oracle.sigma, N_DRAWS, rng) for w in "DE"]
         return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
 
@@ -420,10 +421,10 @@ def kng_oracle(d_set, e_set, sigma, n_rho, radius=RADIUS):
     n_theta = max(4, 2 * n_rho // 3)
     stars = {}
     for which, data in (("D", d_set), ("E", e_set)):
-        apex = M.spd_chart_inv(M.spd_frechet_mean(data), P0)
+        apex = SP.spd_chart_inv(SP.spd_frechet_mean(data), P0)
         coords, w = M.ball3_star_grid(apex, radius, n_rho, n_theta)
-        stars[which] = (coords, w * M.spd_volume_density(coords))
-    return M.KNGOracle(M.spd_log_coords, chart, ball_grid(radius, n_rho, n_theta, 2 * n_theta),
+        stars[which] = (coords, w * SP.spd_volume_density(coords))
+    return M.KNGOracle(SP.spd_log_coords, chart, ball_grid(radius, n_rho, n_theta, 2 * n_theta),
                        radius, d_set, e_set, sigma, star_grids=stars)
 
 
@@ -435,7 +436,7 @@ def _kng_configurations(n, rng, radius):
         "boundary cluster": np.repeat(chart(e1)[None], k, axis=0),
         "two boundary clusters": np.vstack([np.repeat(chart(e3)[None], k // 2, axis=0),
                                             np.repeat(chart(-e1)[None], k - k // 2, axis=0)]),
-        "uniform": chart(M.spd_uniform_ball(radius, k, rng)),
+        "uniform": chart(SP.spd_uniform_ball(radius, k, rng)),
     }
     return {name: pts for name, pts in configs.items() if pts.shape[0] == k}
 
@@ -445,7 +446,7 @@ def kng_pair(n, eps=EPS, radius=RADIUS):
     rng = np.random.default_rng(SEED + 400 + n)
     coords, w = ball_grid(radius, 8, 6, 12)
     _, d_set, e_set, name = M.kng_pair_search(
-        M.spd_log_coords, lambda a: ball_pt(a, radius), 3, chart(coords), w,
+        SP.spd_log_coords, lambda a: ball_pt(a, radius), 3, chart(coords), w,
         _kng_configurations(n, rng, radius), n, kng_sigma(n, eps, radius), rng, starts=30,
         steps=50)
     return d_set, e_set, name
@@ -480,7 +481,7 @@ def _kng_blackbox_data():
 
 def _kng_gof(oracle, which, z):
     return M.gof_pvalue(oracle.grid_log_f(which), oracle.weights, M.quadrant(oracle.coords),
-                        oracle.log_f(z, which), M.quadrant(M.spd_chart_inv(z, P0)), 4)
+                        oracle.log_f(z, which), M.quadrant(SP.spd_chart_inv(z, P0)), 4)
 
 
 def _kng_distinguisher():
@@ -494,9 +495,9 @@ def _kng_distinguisher():
         z_e, delta_e, _ = frechet_draws(SPD2, lib(e_raw), seed=SEED + 10_000, **kw)
         assert delta_d == delta_e == 0.0 and rel.diagnostics["exact"]
         assert rel.sigma["mean"] == pytest.approx(oracle.sigma, rel=1e-12)
-        z_d, z_e = M.from_matrix(z_d), M.from_matrix(z_e)
+        z_d, z_e = SP.from_matrix(z_d), SP.from_matrix(z_e)
         for z in (z_d, z_e):
-            assert np.all(M.spd_dist(P0, z) <= RADIUS + 1e-9)
+            assert np.all(SP.spd_dist(P0, z) <= RADIUS + 1e-9)
         pvalues = (_kng_gof(oracle, "D", z_d), _kng_gof(oracle, "E", z_e))
         return Draws(oracle.stat(z_d), oracle.stat(z_e), delta_d, pvalues)
 
@@ -511,7 +512,7 @@ def _kng_broken():
 
     def draw():
         rng = np.random.default_rng(SEED)
-        propose = lambda k, r: chart(M.spd_uniform_ball(RADIUS, k, r))
+        propose = lambda k, r: chart(SP.spd_uniform_ball(RADIUS, k, r))
         z = [O.rejection_sample(propose, lambda z, w=w: -oracle.g(z, w) / oracle.sigma,
                                 N_DRAWS, rng) for w in "DE"]
         return Draws(oracle.stat(z[0]), oracle.stat(z[1]))
@@ -537,7 +538,7 @@ def test_kng_goodness_of_fit_has_power():
                                   sampler="exact")
     assert not rel.private
     assert rel.sigma["mean"] == pytest.approx(oracle.sigma / 2, rel=1e-12)
-    pvalue = _kng_gof(oracle, "D", M.from_matrix(z))
+    pvalue = _kng_gof(oracle, "D", SP.from_matrix(z))
     print(f"\nSPD(2) KNG χ² against the strict oracle, paper-mode draws: p = {pvalue:.2e}")
     assert pvalue < GOF_ALPHA
 
@@ -545,7 +546,7 @@ def test_kng_goodness_of_fit_has_power():
 def _j_cdf(oracle, which="D"):
     """CDF of J at the chart coordinates of Z ~ f (from the oracle's grid) as a function."""
     p = oracle.weights * np.exp(oracle.grid_log_f(which))
-    j = M.spd_volume_density(oracle.coords)
+    j = SP.spd_volume_density(oracle.coords)
     order = np.argsort(j)
     cdf = np.cumsum(p[order]) / p.sum()
     return lambda x: np.interp(x, j[order], cdf, left=0.0, right=1.0)
@@ -564,8 +565,8 @@ def test_kng_goodness_of_fit_on_a_large_ball():
     z, delta, rel = frechet_draws(SPD2, lib(d_raw), epsilon=eps, mechanism="kng", radius=radius,
                                   center=P0_MATRIX, total=N_DRAWS, seed=SEED, sampler="exact")
     assert delta == 0.0 and rel.diagnostics["exact"]
-    z = M.from_matrix(z)
-    j_of = lambda x: M.spd_volume_density(M.spd_chart_inv(x, P0))
+    z = SP.from_matrix(z)
+    j_of = lambda x: SP.spd_volume_density(SP.spd_chart_inv(x, P0))
     chi2 = _kng_gof(oracle, "D", z)
     ks_j = stats.kstest(j_of(z), _j_cdf(oracle)).pvalue
     rng = np.random.default_rng(SEED)
@@ -588,7 +589,7 @@ def test_laplace_heavy_tail_draws_are_spd():
     non-SPD "means" there). The library now keeps the whole space only for 1/σ ≥ √2 and
     otherwise restricts to the public ball with σ = 2Δ/ε: every released mean is a point of
     SPD(2) inside the ball."""
-    y = M.to_matrix(ball_pt(np.array([[0.3, -0.2, 0.1], [-1.0, 0.4, 0.2]])))
+    y = SP.to_matrix(ball_pt(np.array([[0.3, -0.2, 0.1], [-1.0, 0.4, 0.2]])))
     rel = private_frechet_mean(SPD2, y, epsilon=0.4, mechanism="laplace", radius=RADIUS,
                                center=P0_MATRIX, rng=SEED, n_draws=400)
     assert rel.guarantee == "private" and rel.sigma["mean"] == pytest.approx(2 * 1.25)

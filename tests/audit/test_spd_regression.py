@@ -12,7 +12,7 @@ w.r.t. the Riemannian volume in p times Lebesgue measure in an orthonormal frame
 κ_l = −½ and c = √(−κ_l)(τ_m + τ): Δ_p = (2τ/n) cosh 2c, Δ_v = (τ/n) sinh(2c)/c
 (paper 002, Thm D.1).
 
-The oracle is this module's own: SPD(2) geometry from :mod:`tests.audit._manifold_oracle`
+The oracle is this module's own: SPD(2) geometry from :mod:`tests.audit._manifold_oracle_spd`
 (closed-form 2 × 2 calculus, checked there against scipy), parallel transport
 Γ_{P→Q} V = E V Eᵀ with E = P^½ exp(½ P^-½ W P^-½) P^-½ (Q = Exp_P W), and the gradient of
 E_D(p, v) = (1/n) Σ ρ_τ(d(Exp_p(t_i v), y_i)) (ρ_τ Huber: its gradient is the clipped residual)
@@ -56,7 +56,9 @@ from dpcore.manifolds import SPD
 from dpcore.release import private_geodesic_regression
 
 from . import _manifold_oracle as M
+from . import _manifold_oracle_spd as SP
 from . import _oracle as O
+from . import _oracle_regression as RG
 from . import _regression_mc as R
 from ._draws import PER_CALL, record_only
 from ._manifold_draws import ALPHA_EACH, N_DRAWS, regression_draws
@@ -88,28 +90,28 @@ def reg_sigma(n, eps=EPS):
 
 # ------------------------------------------------------------------------- own geometry
 def mat(s):
-    return M.to_matrix(s)
+    return SP.to_matrix(s)
 
 
 def frame(p):
     """Orthonormal frame e_k = p^½ B_k p^½ of T_p, (..., 3, 3) triples (B_k Frobenius-unit)."""
-    root = M.spd_sqrt(p)
-    return np.stack([M.sandwich(root, M.sym_from_coords(np.eye(3)[k])) for k in range(3)],
+    root = SP.spd_sqrt(p)
+    return np.stack([SP.sandwich(root, SP.sym_from_coords(np.eye(3)[k])) for k in range(3)],
                     axis=-2)
 
 
 def transport(p, w, v):
     """Parallel transport of v from p to Exp_p(w) along the geodesic (matrices E V Eᵀ)."""
-    root, inv = mat(M.spd_sqrt(p)), mat(M.spd_invsqrt(p))
-    half = mat(M.sym_exp(0.5 * M.sandwich(M.spd_invsqrt(p), w)))
+    root, inv = mat(SP.spd_sqrt(p)), mat(SP.spd_invsqrt(p))
+    half = mat(SP.sym_exp(0.5 * SP.sandwich(SP.spd_invsqrt(p), w)))
     e = root @ half @ inv
-    return M.from_matrix(e @ mat(v) @ np.swapaxes(e, -1, -2))
+    return SP.from_matrix(e @ mat(v) @ np.swapaxes(e, -1, -2))
 
 
 def term_losses(p, v, t, y):
     """ρ_τ(d(Exp_p(t_i v), y_i)) per observation; p, v (..., 3), t (n,), y (n, 3) → (..., n)."""
-    q = M.spd_exp(p[..., None, :], t[:, None] * v[..., None, :])
-    return O.huber(M.spd_dist(q, y), TAU)
+    q = SP.spd_exp(p[..., None, :], t[:, None] * v[..., None, :])
+    return RG.huber(SP.spd_dist(q, y), TAU)
 
 
 def energy(p, v, t, y):
@@ -124,7 +126,7 @@ def fd_points(p, v):
     out = []
     for k in range(3):
         w = FD_H * e[..., k, :]
-        out += [(M.spd_exp(p, w), transport(p, w, v)), (M.spd_exp(p, -w), transport(p, -w, v)),
+        out += [(SP.spd_exp(p, w), transport(p, w, v)), (SP.spd_exp(p, -w), transport(p, -w, v)),
                 (p, v + w), (p, v - w)]
     return out
 
@@ -143,25 +145,25 @@ def vector_from_coords(p, w):
 
 
 def coords_of_vector(p, v):
-    return M.coords_from_sym(M.sandwich(M.spd_invsqrt(p), v))
+    return SP.coords_from_sym(SP.sandwich(SP.spd_invsqrt(p), v))
 
 
 def uniform_support(size, rng):
     """Uniform (Sasaki volume) draws of B_{τ_m+τ}(C) × {‖v‖ ≤ V}: p (size, 3), v (size, 3)."""
-    p = M.spd_chart(M.spd_uniform_ball(FOOT_R, size, rng), base=C0)
+    p = SP.spd_chart(SP.spd_uniform_ball(FOOT_R, size, rng), base=C0)
     w = O.uniform_sphere(size, rng) * (V_MAX * rng.uniform(size=(size, 1)) ** (1 / 3))
     return p, vector_from_coords(p, w)
 
 
 def support_point(a):
     """Rows of R⁶ → points (p, v) of the open support (smooth, onto), for local searches."""
-    p = M.spd_chart(O.squash_disk(a[..., :3], FOOT_R), base=C0)
+    p = SP.spd_chart(O.squash_disk(a[..., :3], FOOT_R), base=C0)
     return p, vector_from_coords(p, O.squash_disk(a[..., 3:], V_MAX))
 
 
 def response_point(a):
     """Rows of R³ → responses in the public ball B_{τ_m}(C)."""
-    return M.spd_chart(O.squash_disk(a, TAU_M), base=C0)
+    return SP.spd_chart(O.squash_disk(a, TAU_M), base=C0)
 
 
 # ------------------------------------------------------------------------- oracle checks
@@ -177,7 +179,7 @@ def test_gradient_on_the_diagonal_flat_is_euclidean_regression():
     p, y = diag(lp), diag(ly)
     v = np.stack([p[:, 0] * lv[:, 0], p[:, 1] * lv[:, 1], 0 * lv[:, 0]], -1)  # p^½ diag(lv) p^½
     gp, gv = gradient_coords(p, v, t, y)
-    r = O.clip_norm(ly[None] - lp[:, None] - t[None, :, None] * lv[:, None], TAU)
+    r = RG.clip_norm(ly[None] - lp[:, None] - t[None, :, None] * lv[:, None], TAU)
     np.testing.assert_allclose(gp[:, :2], -r.mean(axis=1), atol=1e-8)
     np.testing.assert_allclose(gv[:, :2], -(t[None, :, None] * r).mean(axis=1), atol=1e-8)
     np.testing.assert_allclose(gp[:, 2], 0, atol=1e-8)
@@ -203,14 +205,14 @@ def _shared(n, rng):
     return {
         "one point": (t, np.repeat(C0[None], k, axis=0)),
         "boundary cluster": (t, np.repeat(far[None], k, axis=0)),
-        "geodesic": (t, M.spd_chart(np.outer(2 * t - 1, [0.5, -0.3, 0.2]), base=C0)),
+        "geodesic": (t, SP.spd_chart(np.outer(2 * t - 1, [0.5, -0.3, 0.2]), base=C0)),
         "uniform": (rng.uniform(size=k), response_point(rng.normal(scale=2.0, size=(k, 3)))),
     }
 
 
 def support_params(p, v):
     """Approximate inverse of :func:`support_point` (starting rows inside the support)."""
-    c_p = M.spd_chart_inv(p, C0)
+    c_p = SP.spd_chart_inv(p, C0)
     c_v = coords_of_vector(p, v)
     return np.hstack([np.arctanh(np.clip(c_p / FOOT_R, -0.999, 0.999)),
                       np.arctanh(np.clip(c_v / V_MAX, -0.999, 0.999))])
@@ -296,11 +298,11 @@ def _library_inputs(data):
     t, y = data
     lo, hi = -1.0, 3.0
     x = np.where(t >= 1.0, hi + 0.7, np.where(t <= 0.0, lo - 0.5, lo + t * (hi - lo)))
-    c = M.spd_chart_inv(y, C0)
+    c = SP.spd_chart_inv(y, C0)
     r = M.norm_last(c)
     edge = r > TAU_M - 1e-6
     c[edge] *= 3.0 / r[edge, None]
-    raw = np.where(edge[:, None], M.spd_chart(c, base=C0), y)
+    raw = np.where(edge[:, None], SP.spd_chart(c, base=C0), y)
     return x, mat(raw), (lo, hi)
 
 
@@ -318,8 +320,8 @@ def _regression_distinguisher():
         p_e, v_e, delta_e, _ = regression_draws(SPD2, x_e, y_e, seed=SEED + 10_000, **kw)
         assert delta_d == delta_e == 0.0 and rel.diagnostics["joint"]["exact"]
         assert rel.guarantee == "private" and rel.epsilon == pytest.approx(PER_CALL * EPS)
-        return Draws(oracle.stat(M.from_matrix(p_d), M.from_matrix(v_d)),
-                     oracle.stat(M.from_matrix(p_e), M.from_matrix(v_e)), delta_d)
+        return Draws(oracle.stat(SP.from_matrix(p_d), SP.from_matrix(v_d)),
+                     oracle.stat(SP.from_matrix(p_e), SP.from_matrix(v_e)), delta_d)
 
     # No goodness-of-fit test of the draws against the Monte Carlo oracle (n_gof=0).
     return Distinguisher("SPD(2) joint regression black box (n=10)",
@@ -335,7 +337,7 @@ def _regression_broken():
     n = 10
     d, _, _ = regression_pair(n)
     t, y = d
-    far = (t, M.spd_chart(-M.spd_chart_inv(y, C0), base=C0))
+    far = (t, SP.spd_chart(-SP.spd_chart_inv(y, C0), base=C0))
     oracle = mc_oracle(d, far, reg_sigma(n, POWER * EPS), size=BLACKBOX_MC, seed=SEED + 5)
     x_d, y_d, rng_ = _library_inputs(d)
     x_f, y_f, _ = _library_inputs(far)
@@ -345,8 +347,8 @@ def _regression_broken():
                   center=mat(C0), covariate_range=rng_, total=N_DRAWS, sampler="exact")
         p_d, v_d, _, _ = regression_draws(SPD2, x_d, y_d, seed=SEED + 1, **kw)
         p_f, v_f, _, _ = regression_draws(SPD2, x_f, y_f, seed=SEED + 20_000, **kw)
-        return Draws(oracle.stat(M.from_matrix(p_d), M.from_matrix(v_d)),
-                     oracle.stat(M.from_matrix(p_f), M.from_matrix(v_f)))
+        return Draws(oracle.stat(SP.from_matrix(p_d), SP.from_matrix(v_d)),
+                     oracle.stat(SP.from_matrix(p_f), SP.from_matrix(v_f)))
 
     return Distinguisher("SPD(2) joint regression, every row replaced (power)",
                          oracle.thresholds(ALPHA_EACH), draw, EPS)

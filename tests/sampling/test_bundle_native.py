@@ -17,6 +17,7 @@ from dpcore.sampling.bundle_native import NativeSphereSampler
 from dpcore.sampling.sphere_native import frame_gradient
 
 from ..audit import _oracle as O
+from ..audit import _oracle_regression as RG
 from ._chart import NormalChart
 
 S2 = Sphere(2)
@@ -69,7 +70,7 @@ def _quadrature_cells(t, y, tau, sigma, speed, k, bands=None):
                 ea = np.stack([np.cos(A) * np.cos(P_), np.cos(A) * np.sin(P_), -np.sin(A)], -1)
                 ep = np.stack([-np.sin(P_), np.cos(P_), np.zeros_like(P_)], -1)
                 v = R[:, None] * (np.cos(B)[:, None] * ea + np.sin(B)[:, None] * ep)
-                g = O.joint_gradient_norm(p, v, t, y, tau)
+                g = RG.joint_gradient_norm(p, v, t, y, tau)
                 mass[hemi, sx, sv] = np.sum(W * np.sin(A) * R * np.exp(-g / sigma))
     return mass / mass.sum()
 
