@@ -15,7 +15,6 @@ import streamlit as st
 
 from dpcore import visualization as V
 from dpcore.data import make_mean_data, to_csv
-from dpcore.data.synthetic import default_center
 from dpcore.learning import frechet_mean
 from dpcore.manifolds import Sphere
 from dpcore.privacy import (
@@ -106,9 +105,25 @@ def release_event(request):
     return session_memo("gd_release_events", request, request.event, max_entries=8)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def predicted(sigma):
-    return L.predicted_release_error(sigma)
+def request_key(request):
+    """What the caches below know a request by: its script settings (public inputs only)."""
+    return json.dumps(request.to_script_dict(), sort_keys=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=256,
+               hash_funcs={GaussianReleaseRequest: request_key})
+def predicted(request):
+    return L.predicted_release_error(request)
+
+
+def page_request(sigma, sensitivity):
+    """The page's one release request (:func:`ui.logic.gaussian_dp.release_request`): σ and Δ
+    from the top, n from the release section's slider (its starting value given here, read
+    from the session before the slider is drawn). The accuracy box, the cost, the work, the
+    release and the exported script all read it."""
+    init("gd_rel_n", "gd_rel_n", 10, int, bounds=(10, CAPS["gd_max_n"]))
+    return L.release_request(int(st.session_state["gd_rel_n"]), float(sigma),
+                             float(sensitivity))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -180,14 +195,15 @@ def converter():
                    help="GDP composes as √(Σ µᵢ²) = µ √k.")
 
 
-def release_section(sigma, sensitivity):
+def release_section(request, sensitivity):
+    """The release of ``request`` (:func:`page_request`): its data, cost, work, run and
+    record, and its exported script."""
     st.subheader("Try it: one Gaussian-DP release of a Fréchet mean on S²")
     cols = st.columns([1, 1, 2])
-    init("gd_rel_n", "gd_rel_n", 10, int, bounds=(10, CAPS["gd_max_n"]))
     init("gd_rel_seed", "gd_rel_seed", 0, int, bounds=(0, 10**6))
     n = cols[0].slider("Sample size n", 10, CAPS["gd_max_n"], key="gd_rel_n")
     seed = cols[1].number_input("Seed of the synthetic data", 0, 10**6, key="gd_rel_seed")
-    radius = L.release_radius(int(n), float(sensitivity))
+    sigma, radius = request.sigma, request.radius
     y = release_data(int(n), int(seed), radius)
     cols[2].markdown(
         f"The release uses the **σ = {sigma:.4g}** and **Δ = {sensitivity:g}** set at the top. "
@@ -206,9 +222,7 @@ def release_section(sigma, sensitivity):
                    "top), so no guarantee can be stated for a release: increase σ.")
         return
     # S² is curved: its µ is a Monte Carlo estimate (approximately private, as labelled).
-    request = GaussianReleaseRequest(Sphere(2), int(n), sigma=float(sigma), radius=radius,
-                                     center=default_center(Sphere(2)))
-    work, work_ok = L.release_work(int(n), float(sigma), radius)
+    work, work_ok = L.release_work(request)
     entry = release_panel(
         PAGE, request, lambda bar: (request.run(y, progress=bar), {"y": y}), key="gd",
         signature=key, work=work, work_ok=work_ok, event=release_event(request),
@@ -224,7 +238,7 @@ def release_section(sigma, sensitivity):
         cols[1].metric("σ (from the top)", f"{rel.sigma['mean']:.4g}")
         cols[2].metric("Sensitivity Δ", f"{rel.sensitivity['mean']:.4g}")
         dist = float(Sphere(2).dist(mean, value))
-        pred = predicted(float(sigma))
+        pred = predicted(request)
         cols[3].metric("Distance to the non-private mean", f"{math.degrees(dist):.3g}°",
                        help=f"{dist:.4g} rad; predicted before the release: median "
                             f"{pred['median_deg']:.3g}°, 95% within {pred['q95_deg']:.3g}°.")
@@ -235,11 +249,12 @@ def release_section(sigma, sensitivity):
                            key="gd_download_release", on_click="ignore")
     elif last:
         st.info("The settings changed since the last release (it stays in the ledger).")
-    export_section(sigma, sensitivity, int(n), int(seed), radius)
+    export_section(request, sensitivity, int(seed))
 
 
-def export_section(sigma, sensitivity, n, seed, radius):
-    """This release as a script or notebook that reproduces it with dpcore alone."""
+def export_section(request, sensitivity, seed):
+    """This release (``request``) as a script or notebook that reproduces it with dpcore
+    alone."""
     # Built only once opened: its caption and two download buttons (and the script and
     # notebook they hold) are not made on every run, nor drawn with the first plot.
     box = lazy_expander("Take it with you: this scenario as a Python script or notebook",
@@ -249,15 +264,15 @@ def export_section(sigma, sensitivity, n, seed, radius):
     with box:
         st.caption("Public settings only (σ, Δ, n, the data seed and the derived radius). The "
                    "release draws from OS entropy; set RELEASE_SEED for a reproducible demo.")
-        script = X.gaussian_dp_script(sigma=sigma, sensitivity=sensitivity, n=n, seed=seed,
-                                      radius=radius)
+        script = X.gaussian_dp_script(request, sensitivity=sensitivity, seed=seed)
         export_buttons(script, "gaussian_dp", "gd")
 
 
-def accuracy_box(sigma, sensitivity):
-    """Predicted error of the release below, from σ alone (exact radial law), and its inverse.
-"""
-    pred = predicted(float(sigma))
+def accuracy_box(request, sensitivity):
+    """Predicted error of the release below (``request``; only its σ enters: the exact radial
+    law), and its inverse."""
+    sigma = request.sigma
+    pred = predicted(request)
     with st.container(border=True):
         st.markdown("**Accuracy before release** (the release at the bottom of the page)")
         # One under the other: their labels fit half a page.
@@ -473,7 +488,8 @@ def main():
         mu_sigma_section(float(sigma), float(sensitivity), mu_circle)
     with left:
         rate_and_mu(sigma, sensitivity, mu_circle)
-        accuracy_box(float(sigma), float(sensitivity))
+        request = page_request(sigma, sensitivity)
+        accuracy_box(request, float(sensitivity))
 
     notes, assumptions = st.columns(2)
     with notes:
@@ -498,7 +514,7 @@ def main():
     if meaning_tab.open:
         with meaning_tab:
             meaning_section(float(sigma), float(sensitivity), mu_circle)
-    release_section(float(sigma), float(sensitivity))
+    release_section(request, float(sensitivity))
     # Settings, never data, go to the URL; also kept in the session for page switches.
     settings_state.finish()
 

@@ -202,46 +202,54 @@ def load_source(source):
     return data, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def cached_prediction(n, d, epsilon, tau, tau_m, seed=0):
+def request_key(request):
+    """What the caches below know a request by: its script settings (public inputs only)."""
+    return json.dumps(request.to_script_dict(), sort_keys=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=64,
+               hash_funcs={GeodesicRegressionRequest: request_key})
+def cached_prediction(request, seed=0):
     """The predicted error (public inputs only, so safe to share between sessions)."""
-    return L.predicted_error(n, d, epsilon, tau, tau_m, seed=seed)
+    return L.predicted_error(request, seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def cached_smallest(n, d, tau, tau_m, target, rows, seed=0):
-    return L.smallest_epsilon_text(n, d, tau, tau_m, target, rows=rows, seed=seed)
+@st.cache_data(show_spinner=False, max_entries=64,
+               hash_funcs={GeodesicRegressionRequest: request_key})
+def cached_smallest(request, target, rows, seed=0):
+    return L.smallest_epsilon_text(request, target, rows=rows, seed=seed)
 
 
-def prediction(data_bounds, *args):
+def prediction(data_bounds, request):
     """:func:`cached_prediction`; while some field holds the data's range its τ and τ_m come
     from the data, so they stay in this session's memory instead of the shared cache."""
     if not data_bounds:
-        return cached_prediction(*args)
-    return session_memo(PREDICTIONS, ("prediction", *args),
-                        lambda: L.predicted_error(*args), max_entries=16)
+        return cached_prediction(request)
+    return session_memo(PREDICTIONS, ("prediction", request),
+                        lambda: L.predicted_error(request), max_entries=16)
 
 
-def smallest(data_bounds, *args):
+def smallest(data_bounds, request, target, rows):
     """:func:`cached_smallest`, kept per session as :func:`prediction` is."""
     if not data_bounds:
-        return cached_smallest(*args)
-    return session_memo(PREDICTIONS, ("smallest", *args),
-                        lambda: L.smallest_epsilon_text(*args[:5], rows=args[5]),
+        return cached_smallest(request, target, rows)
+    return session_memo(PREDICTIONS, ("smallest", request, target, rows),
+                        lambda: L.smallest_epsilon_text(request, target, rows=rows),
                         max_entries=16)
 
 
-def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
-    """The predicted error of the release the button would make, under the budget controls,
-    and the smallest ε for a target error; returns the prediction (None in paper mode)."""
+def accuracy_section(slot, request, bounds, mcmc):
+    """The predicted error of the release ``request`` the button would make (None in paper
+    mode), under the budget controls, and the smallest ε for a target error; returns the
+    prediction."""
     data_bounds = bool(bounds.get("bound_sources"))
+    epsilon = request.eps_p + request.eps_v
     with slot:
         pred = None
-        if mode == "strict":
+        if request.mode == "strict":
             with st.spinner("Predicting the error …"):
-                pred = prediction(data_bounds, int(n), int(d), float(epsilon), bounds["tau"],
-                                  bounds["tau_m"])
-        st.info(L.predicted_error_text(pred, epsilon, int(n), mcmc=mcmc,
+                pred = prediction(data_bounds, request)
+        st.info(L.predicted_error_text(pred, epsilon, request.n, mcmc=mcmc,
                                        data_bounds=data_bounds),
                 icon=":material/target:")
         # Built only while open: a closed expander's widget would still be built by the
@@ -261,8 +269,7 @@ def accuracy_section(slot, n, d, epsilon, bounds, mode, mcmc):
                          "last row), as predicted for the model data.")
                 if target is not None:
                     with st.spinner("Searching ε …"):
-                        st.markdown(smallest(data_bounds, int(n), int(d), bounds["tau"],
-                                             bounds["tau_m"], float(target),
+                        st.markdown(smallest(data_bounds, request, float(target),
                                              rows_per_person()))
     return pred
 
@@ -418,8 +425,7 @@ def release_section(read, request, epsilon, use_dpl, bounds, group_ok, accuracy_
     plan = request.plan()
     # MCMC in strict mode (whatever the label: bounds from the data make it NOT PRIVATE).
     mcmc = request.mode == "strict" and not plan["exact"]
-    pred = accuracy_section(accuracy_slot, request.n, y.shape[1], epsilon, bounds,
-                            request.mode, mcmc)
+    pred = accuracy_section(accuracy_slot, request, bounds, mcmc)
     mcmc_ok = True
     if mcmc:
         st.warning("dpcore's release will use **MCMC** (exact sampling could need up to "

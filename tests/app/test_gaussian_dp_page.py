@@ -159,18 +159,18 @@ def test_equal_mu_is_explained_with_its_delta():
 
 def test_accuracy_before_release_follows_sigma():
     at = open_page()
-    pred = L.predicted_release_error(1.0)
+    pred = L.predicted_release_error(L.release_request(10, 1.0, 1.0))  # the page's defaults
     assert metric(at, "Predicted median error") == f"{pred['median_deg']:.3g}°"
     assert metric(at, "95% of releases within") == f"{pred['q95_deg']:.3g}°"
     assert ledger(at) == []  # predicting spends nothing
     at.slider(key="gd_sigma").set_value(0.25).run()
-    pred = L.predicted_release_error(0.25)
+    pred = L.predicted_release_error(L.release_request(10, 0.25, 1.0))
     assert metric(at, "Predicted median error") == f"{pred['median_deg']:.3g}°"
     # the inverse: the largest σ for a 10° median error
     at.number_input(key="gd_target").set_value(10.0).run()
     best = float(metric(at, "Largest σ for this target"))
-    assert L.predicted_release_error(best)["median_deg"] <= 10.0
-    assert L.predicted_release_error(best * 1.01)["median_deg"] > 10.0
+    assert L.predicted_release_error(L.release_request(10, best, 1.0))["median_deg"] <= 10.0
+    assert L.predicted_release_error(L.release_request(10, best * 1.01, 1.0))["median_deg"] > 10.0
 
 
 def test_tiny_sigma_shows_no_inf_or_nan():
@@ -207,7 +207,7 @@ def test_estimated_work_of_the_monte_carlo_and_the_release_is_shown():
     at = open_page()
     lines = [c.value for c in at.caption if c.value.startswith("Estimated work:")]
     table = L.table_work(8, 500, 10)[0].describe().splitlines()[0]
-    release = L.release_work(10, 1.0, L.release_radius(10, 1.0))[0]
+    release = L.release_work(L.release_request(10, 1.0, 1.0))[0]
     assert table in lines and release.describe().splitlines()[0] in lines
     assert "Monte Carlo samples" in table
 
@@ -244,7 +244,7 @@ def test_a_release_above_the_work_budget_is_refused(monkeypatch):
     for manifold in (Sphere(1), Sphere(2)):
         for kind in work.KINDS:  # set by hand: never measured again
             monkeypatch.setitem(work._CACHE, (repr(manifold), kind), costs)
-    est = L.release_work(10, 1.0, L.release_radius(10, 1.0))[0]
+    est = L.release_work(L.release_request(10, 1.0, 1.0))[0]
     monkeypatch.setattr(work, "DEFAULT_WORK_BUDGET", 0.5 * est.seconds)
     at = open_page()
     assert at.button(key="gd_release").disabled

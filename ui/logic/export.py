@@ -430,18 +430,19 @@ def linear_regression_script(release_kwargs, *, source, covariate, responses, gr
     return "\n".join(lines)
 
 
-def gaussian_dp_script(*, sigma, sensitivity, n, seed, radius, release_seed=None):
+def gaussian_dp_script(request, *, sensitivity, seed, release_seed=None):
     """Script reproducing the release of the Gaussian DP page: a Riemannian Gaussian private
     Fréchet mean on S² at the page's σ, with the data ball whose mean has sensitivity Δ.
 
     Parameters
     ----------
-    sigma, sensitivity : float
-        The page's top controls σ and Δ.
-    n, seed : int
-        Size and seed of the synthetic data.
-    radius : float
-        The public data radius the page derived from ``n`` and Δ (written as a number).
+    request : dpcore.release.GaussianReleaseRequest
+        The page's release (``ui.logic.gaussian_dp.release_request``): its rate σ, ``n`` and
+        the public data radius the page derived from ``n`` and Δ (written as numbers).
+    sensitivity : float
+        The page's top control Δ (the text of the script).
+    seed : int
+        Seed of the synthetic data.
     release_seed : int, optional
         None: OS entropy (for publication).
 
@@ -449,6 +450,11 @@ def gaussian_dp_script(*, sigma, sensitivity, n, seed, radius, release_seed=None
     -------
     str
     """
+    spec = request.to_script_dict()
+    settings = spec["settings"]
+    if settings.get("mechanism") != "gaussian" or settings.get("sigma") is None:
+        raise ValueError("The Gaussian DP page's script is for a Gaussian release at a rate σ.")
+    sigma, n, radius = settings["sigma"], spec["n"], settings["radius"]
     lines = [
         *_header("Gaussian DP",
             f"A Riemannian Gaussian private Fréchet mean on Sphere(2) at σ = {float(sigma):g}; the "

@@ -15,9 +15,9 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
+from dpcore.release import GaussianReleaseRequest
 from dpcore.release import work as W
-from dpcore.release.accuracy import largest_gaussian_sigma, predict_gaussian_error
-from dpcore.release.frechet_mechanisms import estimate_frechet_release_work
+from dpcore.release.accuracy import largest_gaussian_sigma
 from dpcore.sampling import sample_gaussian, sample_laplace
 from dpcore.sensitivity import frechet_mean_sensitivity, frechet_radius_limit
 from ui.caps import CAPS
@@ -30,6 +30,7 @@ __all__ = [
     "largest_sigma_for_error",
     "predicted_release_error",
     "release_radius",
+    "release_request",
     "mc_study_kwargs",
     "gaussian_laplace_utility",
     "mu_sigma_table",
@@ -114,18 +115,31 @@ def table_work(n_sigmas, mc_samples, mc_repeats):
 work_refusal = W.refusal_message
 
 
-def release_work(n, sigma, radius):
-    """Estimated work of the page's release (:func:`dpcore.release.private_frechet_mean`, the
-    Gaussian at the rate ``sigma`` on S², whose µ is estimated by Monte Carlo), and whether it
-    is within the library's work budget.
+def release_request(n, sigma, sensitivity):
+    """The page's release as a request: one Riemannian Gaussian draw at the rate ``sigma``
+    on S² about the mean of ``n`` points in the public cap about the north pole whose radius
+    gives the mean the proven sensitivity Δ = ``sensitivity`` (:func:`release_radius`).
+
+    Returns
+    -------
+    dpcore.release.GaussianReleaseRequest
+    """
+    m = Sphere(2)
+    return GaussianReleaseRequest(m, int(n), sigma=float(sigma),
+                                  radius=release_radius(int(n), float(sensitivity)),
+                                  center=default_center(m))
+
+
+def release_work(request):
+    """Estimated work of the page's release (:meth:`GaussianReleaseRequest.work
+    <dpcore.release.GaussianReleaseRequest.work>`: its µ is estimated by Monte Carlo), and
+    whether it is within the library's work budget.
 
     Returns
     -------
     (WorkEstimate, bool)
     """
-    m = Sphere(2)
-    est = estimate_frechet_release_work(m, int(n), mechanism="gaussian", sigma=float(sigma),
-                                          radius=float(radius), center=default_center(m))
+    est = request.work()
     return est, est.seconds <= W.DEFAULT_WORK_BUDGET
 
 
@@ -210,11 +224,12 @@ def release_radius(n, sensitivity, manifold=None):
     return lo
 
 
-def predicted_release_error(sigma, manifold=None):
-    """Predicted distance between the page's Gaussian release and the non-private mean: the
-    exact radial law of the noise (:func:`dpcore.release.accuracy.predict_gaussian_error`),
-    in radians and degrees (public: only σ enters)."""
-    pred = predict_gaussian_error(Sphere(2) if manifold is None else manifold, sigma)
+def predicted_release_error(request):
+    """Predicted distance between the page's release (``request``, see
+    :func:`release_request`) and the non-private mean: :meth:`GaussianReleaseRequest.predict
+    <dpcore.release.GaussianReleaseRequest.predict>`, the exact radial law of the noise, in
+    radians and degrees (public: only σ enters)."""
+    pred = request.predict()
     return {**pred, "median_deg": math.degrees(pred["median"]),
             "q95_deg": math.degrees(pred["q95"])}
 

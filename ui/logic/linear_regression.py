@@ -504,14 +504,13 @@ def plot_subsample(n, limit, *, seed=0):
 
 
 # ------------------------------------------------------------------ accuracy before release
-def predicted_error(n, d, epsilon, tau, tau_m, seed=0):
-    """The predicted excess mean squared error of dpcore's strict release
-    (:func:`dpcore.release.accuracy.predict_linear_regression_error`): public inputs only
-    (n, the number of responses, ε and the public bounds τ and τ_m)."""
-    from dpcore.release.accuracy import predict_linear_regression_error
-
-    return predict_linear_regression_error(int(n), int(d), epsilon=float(epsilon),
-                                           tau=float(tau), tau_m=float(tau_m), rng=int(seed))
+def predicted_error(request, seed=0):
+    """The predicted excess mean squared error of dpcore's release ``request`` (a linear
+    :class:`~dpcore.release.GeodesicRegressionRequest`; its :meth:`predict
+    <dpcore.release.GeodesicRegressionRequest.predict>` with ``metric="excess_mse"``): public
+    inputs only (n, the number of responses, ε and the public bounds τ and τ_m). None in paper
+    mode."""
+    return request.predict(metric="excess_mse", rng=int(seed))
 
 
 def predicted_error_text(pred, epsilon, n, mcmc=False, data_bounds=False):
@@ -537,15 +536,17 @@ def predicted_error_text(pred, epsilon, n, mcmc=False, data_bounds=False):
     return text
 
 
-def smallest_epsilon_text(n, d, tau, tau_m, target, rows=1, seed=0):
-    """The smallest ε whose predicted median excess mean squared error is at most ``target``,
-    as a sentence (with the cost per person when one person has ``rows`` rows)."""
+def smallest_epsilon_text(request, target, rows=1, seed=0):
+    """The smallest ε whose predicted median excess mean squared error is at most ``target``
+    for ``request`` at another ε (its n, number of responses and bounds), as a sentence (with
+    the cost per person when one person has ``rows`` rows)."""
     from dpcore.release.accuracy import smallest_linear_regression_epsilon
 
+    n, d, tau, tau_m = request.n, request.manifold.d, request.tau, request.tau_m
     try:
         eps = smallest_linear_regression_epsilon(int(n), int(d), float(target),
                                                  tau=float(tau), tau_m=float(tau_m),
-                                                 rng=int(seed))
+                                                 max_speed=request.max_speed, rng=int(seed))
     except RuntimeError as exc:
         return f"No answer: {exc}"
     if eps is None:

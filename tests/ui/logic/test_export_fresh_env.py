@@ -27,6 +27,7 @@ from dpcore.data import make_regression_data, to_csv
 from dpcore.manifolds import Euclidean, Sphere
 from dpcore.release import private_geodesic_regression
 from ui.logic import export as X
+from ui.logic import gaussian_dp as GL
 from ui.logic import geodesic_regression as G
 from ui.logic import linear_regression as L
 from ui.logic import private_bounds as PB
@@ -96,8 +97,8 @@ def fresh_env(tmp_path_factory):
     venv = home / "venv"
     run([sys.executable, "-m", "venv", str(venv)], env, home)
     python = str(venv / "bin" / "python")
-    line = printed_install_line(X.gaussian_dp_script(sigma=0.5, sensitivity=0.5, n=10, seed=0,
-                                                     radius=0.3))
+    line = printed_install_line(X.gaussian_dp_script(GL.release_request(10, 0.5, 0.5),
+                                                     sensitivity=0.5, seed=0))
     argv = shlex.split(line)
     assert argv[:4] == ["python", "-m", "pip", "install"]
     # The printed line as it is, with pip's --no-compile: the same packages, without the

@@ -116,9 +116,11 @@ def test_default_scenario_script_runs(tmp_path, downloads, page, key, expect):
 
 def test_seeded_gaussian_export_reproduces_the_page(tmp_path):
     sigma, delta, n, seed, release_seed = 0.6, 0.8, 25, 4, 9
-    radius = L.release_radius(n, delta)
-    script = X.gaussian_dp_script(sigma=sigma, sensitivity=delta, n=n, seed=seed,
-                                  radius=radius, release_seed=release_seed)
+    request = L.release_request(n, sigma, delta)
+    radius = request.radius
+    assert radius == L.release_radius(n, delta)
+    script = X.gaussian_dp_script(request, sensitivity=delta, seed=seed,
+                                  release_seed=release_seed)
     got = result_of(run_script(script, tmp_path))
     # the page: its data, its release call, its prediction
     m = Sphere(2)
@@ -132,7 +134,7 @@ def test_seeded_gaussian_export_reproduces_the_page(tmp_path):
     assert got["distance"] == pytest.approx(float(m.dist(frechet_mean(m, y), private)),
                                             abs=1e-12)
     assert got["mu"] == pytest.approx(rel.mu, rel=1e-12)
-    pred = L.predicted_release_error(sigma)
+    pred = L.predicted_release_error(request)
     assert got["predicted_median"] == pytest.approx(pred["median"], rel=1e-12)
     assert got["predicted_q95"] == pytest.approx(pred["q95"], rel=1e-12)
 

@@ -16,6 +16,7 @@ import pytest
 from dpcore.manifolds import Sphere
 from ui.logic import export as X
 from ui.logic import export_setup as S
+from ui.logic import gaussian_dp as GL
 from ui.logic import linear_regression as L
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,8 +33,8 @@ def _scripts():
                                            source="upload"),
         "linear": X.linear_regression_script(kw, source="upload", covariate="x",
                                              responses=["y"]),
-        "gaussian": X.gaussian_dp_script(sigma=0.5, sensitivity=0.5, n=10, seed=0,
-                                         radius=0.3),
+        "gaussian": X.gaussian_dp_script(GL.release_request(10, 0.5, 0.5), sensitivity=0.5,
+                                         seed=0),
     }
 
 

@@ -89,12 +89,12 @@ def test_predicted_release_error_is_the_library_law_in_degrees():
     from dpcore.manifolds import Sphere
     from dpcore.release.accuracy import predict_gaussian_error
 
-    pred = L.predicted_release_error(0.3)
+    pred = L.predicted_release_error(L.release_request(10, 0.3, 1.0))
     lib = predict_gaussian_error(Sphere(2), 0.3)
     assert pred["median_deg"] == pytest.approx(np.degrees(lib["median"]), rel=1e-12)
     assert pred["q95_deg"] == pytest.approx(np.degrees(lib["q95"]), rel=1e-12)
     best = L.largest_sigma_for_error(5.0)
-    assert L.predicted_release_error(best)["median_deg"] <= 5.0
+    assert L.predicted_release_error(L.release_request(10, best, 1.0))["median_deg"] <= 5.0
     assert L.largest_sigma_for_error(1e-5) is None
 
 

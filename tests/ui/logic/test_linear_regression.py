@@ -222,8 +222,26 @@ def test_observed_excess_is_the_excess_of_the_lines():
     assert L.observed_excess(table, "other") == pytest.approx(expected, rel=1e-10)
 
 
+def linear_request(n=100, d=1, epsilon=2.0, tau=5.0, tau_m=5.0, mode="strict"):
+    """The page's release request at these public inputs (covariate on [0, 1], centre 0)."""
+    from dpcore.release import GeodesicRegressionRequest
+
+    return GeodesicRegressionRequest.linear(d, n, epsilon=epsilon, tau=tau, tau_m=tau_m,
+                                            covariate_range=(0.0, 1.0), center=np.zeros(d),
+                                            mode=mode)
+
+
+def test_prediction_reads_the_request():
+    from dpcore.release.accuracy import predict_linear_regression_error
+
+    pred = L.predicted_error(linear_request())
+    lib = predict_linear_regression_error(100, 1, epsilon=2.0, tau=5.0, tau_m=5.0, rng=0)
+    assert pred["median"] == lib["median"] and pred["q95"] == lib["q95"]
+    assert L.predicted_error(linear_request(mode="paper")) is None  # bounds from the data
+
+
 def test_prediction_texts_are_finite_and_honest():
-    pred = L.predicted_error(100, 1, 2.0, 5.0, 5.0)
+    pred = L.predicted_error(linear_request())
     text = L.predicted_error_text(pred, 2.0, 100)
     assert f"**{pred['median']:.3g}**" in text and f"**{pred['q95']:.3g}**" in text
     assert "model data set" in text and "bunched" in text
@@ -238,15 +256,16 @@ def test_prediction_texts_are_finite_and_honest():
 
 
 def test_smallest_epsilon_text_states_the_per_person_cost():
-    pred = L.predicted_error(100, 1, 2.0, 5.0, 5.0)
-    one = L.smallest_epsilon_text(100, 1, 5.0, 5.0, pred["median"])
-    three = L.smallest_epsilon_text(100, 1, 5.0, 5.0, pred["median"], rows=3)
+    request = linear_request()
+    pred = L.predicted_error(request)
+    one = L.smallest_epsilon_text(request, pred["median"])
+    three = L.smallest_epsilon_text(request, pred["median"], rows=3)
     import re
 
     eps = float(re.search(r"\*\*ε = ([0-9.]+)\*\*", one).group(1))
     assert 2.0 <= eps <= 2.02 and "per person" not in one  # rounded up: never below the target
     assert f"({3 * eps:.3g} per person with 3 rows)" in three
-    assert "No ε up to 1000" in L.smallest_epsilon_text(100, 1, 5.0, 5.0, 1e-12)
+    assert "No ε up to 1000" in L.smallest_epsilon_text(request, 1e-12)
 
 
 # ------------------------------------------------------ bounds still holding the data's range
