@@ -25,7 +25,6 @@ from dpcore.privacy import (
     gdp_mu_monte_carlo,
     mu_to_eps,
 )
-from dpcore.release import GaussianReleaseRequest
 from dpcore.settings import get_limits
 from ui import manifolds as M
 from ui.caps import CAPS
@@ -103,17 +102,6 @@ def release_event(request):
     standard errors), computed once per request in this session (it runs the mechanism on
     a public model data set, so it is not shared between sessions through a cache)."""
     return session_memo("gd_release_events", request, request.event, max_entries=8)
-
-
-def request_key(request):
-    """What the caches below know a request by: its script settings (public inputs only)."""
-    return json.dumps(request.to_script_dict(), sort_keys=True)
-
-
-@st.cache_data(show_spinner=False, max_entries=256,
-               hash_funcs={GaussianReleaseRequest: request_key})
-def predicted(request):
-    return L.predicted_release_error(request)
 
 
 def page_request(sigma, sensitivity):
@@ -238,7 +226,7 @@ def release_section(request, sensitivity):
         cols[1].metric("σ (from the top)", f"{rel.sigma['mean']:.4g}")
         cols[2].metric("Sensitivity Δ", f"{rel.sensitivity['mean']:.4g}")
         dist = float(Sphere(2).dist(mean, value))
-        pred = predicted(request)
+        pred = L.predicted_release_error(request)  # 3 ms: not cached
         cols[3].metric("Distance to the non-private mean", f"{math.degrees(dist):.3g}°",
                        help=f"{dist:.4g} rad; predicted before the release: median "
                             f"{pred['median_deg']:.3g}°, 95% within {pred['q95_deg']:.3g}°.")
@@ -272,7 +260,7 @@ def accuracy_box(request, sensitivity):
     """Predicted error of the release below (``request``; only its σ enters: the exact radial
     law), and its inverse."""
     sigma = request.sigma
-    pred = predicted(request)
+    pred = L.predicted_release_error(request)  # 3 ms: not cached
     with st.container(border=True):
         st.markdown("**Accuracy before release** (the release at the bottom of the page)")
         # One under the other: their labels fit half a page.
