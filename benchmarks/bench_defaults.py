@@ -76,7 +76,7 @@ def _ratio(settings, dataset, fit):
         warnings.simplefilter("ignore")
         release, _ = G.run_release(settings, dataset)
     seconds = time.perf_counter() - start
-    metrics = G.release_metrics(settings.kind, settings.param, dataset, release, fit)
+    metrics = G.release_metrics(settings.manifold, dataset, release, fit)
     verdict = G.usefulness(metrics, dataset.n, settings.eps_p + settings.eps_v)
     return verdict["ratio"], release.label.split(" ")[0], seconds
 

@@ -411,10 +411,10 @@ def preview_section(manifold_key, manifold, y, center, radius, epsilon, is_synth
         st.caption(f"{res['n_outside']} data point(s) were projected onto the public ball.")
 
 
-def study_settings(manifold_key):
+def study_settings(manifold):
     """Starting values of the simulation's settings, given on every run (the studies may be
     closed: the settings stay in the URL and the session)."""
-    kng_exact = exact_support_available(M.make_manifold(manifold_key))
+    kng_exact = exact_support_available(manifold)
     init("fm_ns", "fm_ns", list(DEFAULT_NS), sample_sizes)
     init("fm_reps", "fm_reps", 20, int, bounds=(5, CAPS["sim_replicates"]))
     init("fm_kng", "fm_kng", kng_exact, bool)
@@ -422,14 +422,14 @@ def study_settings(manifold_key):
 
 
 @st.fragment
-def simulation_section(manifold_key, radius, epsilon):
+def simulation_section(manifold_key, manifold, radius, epsilon):
     st.markdown("#### Error against the sample size (simulation on synthetic data)")
-    info = L.frechet_summary(M.make_manifold(manifold_key), 10, radius)
+    info = L.frechet_summary(manifold, 10, radius)
     if info["delta"] is None:
         st.info(f"The simulation compares the four mechanisms, which needs r < r* = "
                 f"{info['r_star']:.3g}; lower the radius to see it.")
         return
-    kng_exact = exact_support_available(M.make_manifold(manifold_key))
+    kng_exact = exact_support_available(manifold)
     with st.expander("Simulation settings", expanded=False):
         cols = st.columns(4)
         ns = cols[0].multiselect("Sample sizes n", N_OPTIONS, max_selections=CAPS["sim_sizes"],
@@ -473,9 +473,9 @@ def simulation_section(manifold_key, radius, epsilon):
     )
 
 
-def sensitivity_section(manifold_key, radius):
+def sensitivity_section(manifold_key, manifold, radius):
     st.markdown("#### Sensitivity: empirical vs theoretical bound")
-    info = L.frechet_summary(M.make_manifold(manifold_key), 10, radius)
+    info = L.frechet_summary(manifold, 10, radius)
     if info["delta"] is None:
         st.info(f"Paper 001 Thm 2 gives no bound at r ≥ r* = {info['r_star']:.3g}: nothing "
                 "to compare.")
@@ -497,12 +497,12 @@ def sensitivity_section(manifold_key, radius):
                      hide_index=True, width="stretch")
 
 
-def studies(manifold_key, radius, epsilon):
-    """The two studies on synthetic data, built only once their section is opened (their
-    settings and chart were drawn with the page's first plot; issue 29), in stateful tabs:
-    only the open study is computed and drawn."""
+def studies(manifold_key, manifold, radius, epsilon):
+    """The two studies on synthetic data (``manifold``, the setting ``manifold_key``'s), built
+    only once their section is opened (their settings and chart were drawn with the page's
+    first plot; issue 29), in stateful tabs: only the open study is computed and drawn."""
     st.subheader("Studies on synthetic data")
-    study_settings(manifold_key)
+    study_settings(manifold)
     box = lazy_expander("Error against the sample size, and the sensitivity bound against "
                         "its empirical value", STUDIES_OPEN, keep=STUDY_KEYS)
     if box is None:
@@ -513,10 +513,10 @@ def studies(manifold_key, radius, epsilon):
                                     on_change="rerun")
         if tab_sim.open is not False:
             with tab_sim:
-                simulation_section(manifold_key, radius, epsilon)
+                simulation_section(manifold_key, manifold, radius, epsilon)
         if tab_sens.open:
             with tab_sens:
-                sensitivity_section(manifold_key, radius)
+                sensitivity_section(manifold_key, manifold, radius)
 
 
 def preview(loaded):
@@ -573,7 +573,7 @@ def main():
     if request is not None:
         release_section(request, y, meta["fingerprint"], group_ok=meta.get("group_ok", True))
         export_section(request, source, meta, y)
-    studies(manifold_key, radius, float(epsilon))
+    studies(manifold_key, manifold, radius, float(epsilon))
     # Settings, never data, go to the URL; also kept in the session for page switches.
     settings_state.finish()
 

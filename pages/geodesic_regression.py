@@ -277,7 +277,7 @@ def figure_section(settings, data, fit, release, met, signature, cut=False):
     """The verdict on a release (with the search for a useful budget when it is not), the
     figures of the fit and the release (``cut``: a visit's first run may end at the first
     figure, :func:`ui.first_paint.chart_first`)."""
-    kind, param, dataset = settings.kind, settings.param, data.dataset
+    kind, dataset = settings.kind, data.dataset
     if met is not None:
         # The verdict comes before the figure: an unusable release is read as such.
         verdict = G.usefulness(met, dataset.n, met["eps_per_geodesic"])
@@ -313,7 +313,7 @@ def figure_section(settings, data, fit, release, met, signature, cut=False):
         if not is_open:
             continue
         with where:
-            for caption, fig in G.regression_figures(kind, param, dataset, fit, release,
+            for caption, fig in G.regression_figures(settings.manifold, dataset, fit, release,
                                                      sphere_view=view, **figure_kw):
                 show_figure(st, fig, width="stretch")
                 if cut:
@@ -360,7 +360,7 @@ def main():
                      icon=":material/insights:")
     else:
         met = (None if release is None else
-               G.release_metrics(settings.kind, settings.param, data.dataset, release, fit))
+               G.release_metrics(settings.manifold, data.dataset, release, fit))
         with fig_box:
             # (not in a run that releases: a confirmed release runs whole)
             figure_section(settings, data, fit, release, met, signature, cut=not confirmed)

@@ -34,6 +34,10 @@ OVERSIZE_FUNCTIONS = {}
 #: Concrete-manifold switches outside dpcore/manifolds today (within the issue's limit,
 #: MAX_SWITCHES; the cap only comes down).
 SWITCH_CAP = 9
+#: Calls that rebuild a manifold from a dashboard setting's key (``make_manifold``) outside
+#: ``ui/manifolds.py``: the issue found 33 and asked for objects instead; the pages and
+#: configurations now carry their manifold, and the cap only comes down.
+MAKE_MANIFOLD_CAP = 24
 #: Import cycles today (sets of modules), to be broken: the work estimate times a real sweep
 #: release to calibrate itself, and the release checks its work.
 KNOWN_CYCLES = []
@@ -97,6 +101,23 @@ def concrete_switches(files, root=ROOT):
                 names = {e.id if isinstance(e, ast.Name) else getattr(e, "attr", None)
                          for e in elts}
                 if names & CONCRETE:
+                    out.append(f"{r}:{node.lineno}")
+    return out
+
+
+def manifold_rebuilds(files, root=ROOT):
+    """``make_manifold(...)`` calls (by name or attribute) outside ui/manifolds.py, as
+    "path:line"."""
+    out = []
+    for p in files:
+        r = rel(p, root)
+        if r == "ui/manifolds.py":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                if name == "make_manifold":
                     out.append(f"{r}:{node.lineno}")
     return out
 
@@ -215,6 +236,11 @@ def test_concrete_manifold_switches_do_not_grow():
     assert len(found) <= SWITCH_CAP <= MAX_SWITCHES, (len(found), found)
 
 
+def test_manifold_rebuilds_from_keys_do_not_grow():
+    found = manifold_rebuilds(source_files())
+    assert len(found) <= MAKE_MANIFOLD_CAP, (len(found), found)
+
+
 def test_no_new_import_cycle():
     found = cycles(import_graph())
     unknown = [sorted(c) for c in found if c not in KNOWN_CYCLES]
@@ -242,6 +268,9 @@ def planted(tmp_path):
     (tmp_path / "dpcore" / "sub" / "__init__.py").write_text("")
     (tmp_path / "dpcore" / "sub" / "a.py").write_text(
         "from . import b\nif isinstance(b, Sphere):\n    pass\n")
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "ui" / "logic.py").write_text(
+        "from ui import manifolds as M\nm = M.make_manifold('sphere')\n")
     (tmp_path / "dpcore" / "sub" / "b.py").write_text(
         "def f():\n    from .a import g\n    return g\n")
     return tmp_path
@@ -254,6 +283,7 @@ def test_the_checkers_report_planted_violations(planted):
                                                                    "tests/test_big.py"}
     assert set(long_functions(files, planted)) == {"pages/big.py:main"}
     assert concrete_switches(files, planted) == ["dpcore/sub/a.py:2"]
+    assert manifold_rebuilds(files, planted) == ["ui/logic.py:2"]
     assert cycles(import_graph(planted)) == [{"dpcore.sub.a", "dpcore.sub.b"}]
     assert layer_violations(import_graph(planted), layers=(("sub",), ("top",))) == []
     (planted / "dpcore" / "top.py").write_text("X = 1\n")

@@ -116,6 +116,11 @@ class SweepConfig:
     footpoint_radius: float | None = None
     max_speed: float | None = None
 
+    @property
+    def manifold(self):
+        """The manifold of :attr:`kind` and :attr:`param` (:func:`ui.manifolds.make_manifold`)."""
+        return make_manifold(self.kind, self.param)
+
     def as_dict(self):
         return asdict(self)
 
@@ -333,7 +338,7 @@ def _view_cells(config, view):
 
 
 def _chunk_work(config, view, n, replicates=1):
-    m = make_manifold(config.kind, config.param)
+    m = config.manifold
     if config.mode == "strict":
         kw = _view_kwargs(config, view)
         return estimate_strict_sweep_work(
@@ -395,7 +400,7 @@ def _view_kwargs(config, view):
             kw["tau_m"] = config.tau_m
         if config.footpoint_radius:
             kw["footpoint_radius"] = float(config.footpoint_radius)
-            kw["center"] = default_center(make_manifold(config.kind, config.param))
+            kw["center"] = default_center(config.manifold)
         if config.max_speed:
             kw["max_speed"] = float(config.max_speed)
     if config.footpoint_region is not None:
@@ -419,7 +424,7 @@ def view_sweep(config, view):
     """The whole sweep of one view in one call of :func:`dpcore.experiments.budget_sweep`
     (what a script or the report computes); :func:`run_chunk` computes the same rows one cell
     at a time."""
-    df = budget_sweep(make_manifold(config.kind, config.param), **_view_kwargs(config, view))
+    df = budget_sweep(config.manifold, **_view_kwargs(config, view))
     df["view"] = view
     return df
 
@@ -436,7 +441,7 @@ def run_chunk(config, view, n, rep, progress=None):
         The rows of :func:`view_sweep` with ``n`` and ``replicate = rep``, and a column
         ``view``.
     """
-    df = budget_sweep(make_manifold(config.kind, config.param), **_view_kwargs(config, view),
+    df = budget_sweep(config.manifold, **_view_kwargs(config, view),
                       cells=[(n, rep)], progress=progress)
     df["view"] = view
     return df
@@ -542,5 +547,5 @@ def export_script(config):
     one :func:`dpcore.experiments.budget_sweep` call per view with the page's seeds."""
     from .export import budget_split_script
 
-    return budget_split_script(make_manifold(config.kind, config.param),
+    return budget_split_script(config.manifold,
                                {view: _view_kwargs(config, view) for view in config.views})

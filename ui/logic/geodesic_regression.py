@@ -305,7 +305,7 @@ def clipping_preview(settings, dataset, fit=None):
                               f"radius {settings.footpoint_radius:g} (the release stays inside "
                               "the region: widen it or move its centre)")})
     if fit is not None:
-        res = residual_norms(settings.kind, settings.param, dataset.x, dataset.y, fit)
+        res = residual_norms(settings.manifold, dataset.x, dataset.y, fit)
         add(np.sum(res > settings.tau),
             f"residuals of the non-private fit above τ = {settings.tau:g} (clipped to norm τ "
             "inside the gradients)")
@@ -546,8 +546,8 @@ def useful_budget_search(settings, dataset, fit, progress=None, *, seed=0):
                         seed=seed, sampler="mcmc", chain_length=USEFUL_SEARCH_CHAIN,
                         burn_in=USEFUL_SEARCH_CHAIN)
         release, _ = run_release(trial, dataset, progress=part)
-        verdict = usefulness(release_metrics(settings.kind, settings.param, dataset, release,
-                                             fit), dataset.n, eps * factor)
+        verdict = usefulness(release_metrics(settings.manifold, dataset, release, fit),
+                             dataset.n, eps * factor)
         tried.append((factor, verdict["ratio"]))
         if verdict["useful"]:
             if part is not None:

@@ -51,9 +51,9 @@ def center_point(kind, param, center=None):
     return arr.reshape(m.point_shape)
 
 
-def residual_norms(kind, param, x, y, fit):
-    """Norms of the residuals of a fitted geodesic (:class:`Fit`) at the data."""
-    m = make_manifold(kind, param)
+def residual_norms(m, x, y, fit):
+    """Norms of the residuals of a fitted geodesic (:class:`Fit`) on manifold ``m`` at the
+    data."""
     low, high = fit.covariate_range
     pred = m.geodesic(fit.footpoint, fit.vector, (np.asarray(x, dtype=float) - low) / (high - low))
     return np.asarray(m.dist(pred, y), dtype=float)
@@ -72,11 +72,15 @@ def _stage(diag):
             "rhat": fmt("rhat", ".3f")}
 
 
-def release_metrics(kind, param, dataset, release, fit):
+def release_metrics(m, dataset, release, fit):
     """Utility numbers of a release next to the non-private fit.
 
     Parameters
     ----------
+    m : Manifold
+        The release's manifold.
+    dataset : Dataset
+    release : Release
     fit : Fit
         The non-private fit, parametrized by the release's covariate range.
 
@@ -91,7 +95,6 @@ def release_metrics(kind, param, dataset, release, fit):
         one), ``eps_per_geodesic``, ``epsilon``, ``delta``, ``n_draws`` and ``diagnostics``,
         the display strings of each sampler stage.
     """
-    m = make_manifold(kind, param)
     mse = release_mse(m, release, dataset.x, dataset.y)
     err = parameter_errors(m, release, fit.footpoint, fit.vector)
     return {
@@ -266,14 +269,14 @@ LATEX_NOTES = {
 }
 
 
-def regression_figures(kind, param, dataset, fit, release=None, *, covariate_name="x",
+def regression_figures(m, dataset, fit, release=None, *, covariate_name="x",
                        kendall_range=None, kendall_panels=4, sphere_view="globe"):
     """The page's figures for one manifold (:func:`dpcore.visualization.regression_figures`).
 
     Parameters
     ----------
-    kind, param
-        The manifold (:func:`ui.manifolds.make_manifold`).
+    m : Manifold
+        The data's manifold (a setting's, :func:`ui.manifolds.make_manifold`).
     dataset : Dataset
     fit : Fit
         The non-private geodesic.
@@ -291,7 +294,6 @@ def regression_figures(kind, param, dataset, fit, release=None, *, covariate_nam
     list of (str, plotly.graph_objects.Figure)
         Caption and figure, in display order (empty for a manifold without a figure).
     """
-    m = make_manifold(kind, param)
     n_draws = 0 if release is None else int(np.prod(release.values["shooting_vector"].shape[:2]))
     return V.regression_figures(
         m, dataset.x, dataset.y, fit.footpoint, fit.vector, fit.covariate_range,

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpcore.manifolds import KendallShape
+from dpcore.manifolds import Euclidean, KendallShape
 from ui.logic import geodesic_regression as G
 from ui.logic import rat_preset as R
 
@@ -123,7 +123,7 @@ def test_clipping_preview_counts_and_warns_above_five_percent():
 
     ds = D.synthetic_dataset("euclidean", 2, 40, 0.05, 3)
     fit = G.fit_nonprivate("euclidean", 2, ds.x, ds.y, (0.0, 1.0))
-    res = G.residual_norms("euclidean", 2, ds.x, ds.y, fit)
+    res = G.residual_norms(Euclidean(2), ds.x, ds.y, fit)
     dist = np.linalg.norm(ds.y, axis=-1)
     tau, tau_m = float(np.quantile(res, 0.9)), float(np.quantile(dist, 0.99))
     s = G.ReleaseSettings(kind="euclidean", param=2, eps_p=1.0, eps_v=2.0, tau=tau,
@@ -257,7 +257,7 @@ def test_default_release_is_private_exact_and_judged(kind):
     assert all(d.get("exact") for d in release.diagnostics.values())
     assert release.assumptions["footpoint_support"]["value"] == pytest.approx(
         s.footpoint_radius)
-    met = G.release_metrics(kind, s.param, ds, release, fit)
+    met = G.release_metrics(s.manifold, ds, release, fit)
     verdict = G.usefulness(met, n, met["eps_per_geodesic"])
     assert verdict["draws"] == 9 and np.isfinite(verdict["ratio"])
     assert verdict["useful"] == (verdict["ratio"] <= G.USEFUL_RATIO)
