@@ -68,9 +68,10 @@ def _gaussian_rows():
     from dpcore.manifolds import Sphere
     from dpcore.release import private_frechet_mean
 
-    radius = L.release_radius(10, 1.0)
+    request = L.release_request(10, 1.0, 1.0)
+    radius = request.radius
     y = make_mean_data(Sphere(2), 10, radius=radius, rng=0)
-    est = L.release_work(L.release_request(10, 1.0, 1.0))[0]
+    est = L.release_work(request)[0]
     sec = _timed(lambda: private_frechet_mean(Sphere(2), y, sigma=1.0, mechanism="gaussian",
                                               radius=radius, center=default_center(Sphere(2))))
     rows.append(("Gaussian DP: default release (σ = Δ = 1)", est.seconds, sec))

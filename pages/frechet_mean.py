@@ -44,6 +44,7 @@ from ui.session import (
     session_memo,
     set_page_rows,
 )
+from ui.widgets import request_key
 
 PAGE = "Fréchet mean"
 N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000]
@@ -97,11 +98,6 @@ def guarantee_text(g):
 @st.cache_data(show_spinner=False, max_entries=16)
 def release_distances(_manifold, name, fingerprint, value, _y, center, radius):
     return L.release_distances(_manifold, value, _y, center, radius)
-
-
-def request_key(request):
-    """What the caches below know a request by: its script settings (public inputs only)."""
-    return json.dumps(request.to_script_dict(), sort_keys=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64, hash_funcs={FrechetMeanRequest: request_key})

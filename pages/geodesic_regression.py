@@ -16,7 +16,6 @@ the release's numbers. The settings are read from the session state first (:mod:
 and the figure drawn before their widgets, so the browser gets the chart first.
 """
 
-import json
 from typing import NamedTuple
 
 import streamlit as st
@@ -43,6 +42,7 @@ from ui.session import (
     lazy_expander,
     release_button,
 )
+from ui.widgets import request_key
 
 PAGE = "Geodesic regression"
 LAST = "gr_last"  # the last release of this page
@@ -85,8 +85,7 @@ def accuracy_section(request, kind):
                  help="Simulates the exact private target on a model data set of the same n "
                       "and public bounds (no data used, nothing spent)."):
         with st.spinner("Simulating the exact target on model data…"):
-            pred = cached_prediction(json.dumps(request.to_script_dict(), sort_keys=True),
-                                     request)
+            pred = cached_prediction(request_key(request), request)
         st.info("  \n".join(G.accuracy_lines(kind, pred)), icon=":material/target:")
 
 

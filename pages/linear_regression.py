@@ -49,6 +49,7 @@ from ui.session import (
     set_page_rows,
 )
 from ui.upload import confirm_person_rows, file_bytes, map_file
+from ui.widgets import request_key
 
 PAGE = "Linear regression"
 EPS_OPTIONS = [0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -200,11 +201,6 @@ def load_source(source):
     if data is None:
         return None, None, None, {}
     return data, "upload-" + hashlib.sha256(data).hexdigest()[:16], None, {}
-
-
-def request_key(request):
-    """What the caches below know a request by: its script settings (public inputs only)."""
-    return json.dumps(request.to_script_dict(), sort_keys=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64,

@@ -5,6 +5,8 @@ bounds estimate."""
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 #: Width in pixels of a number (``st.metric``) in a :func:`numbers_row`: two a line in a page's
@@ -60,6 +62,12 @@ def session_memo(store_key, key, make, *, keep_errors=(), spinner=None, max_entr
     if error is not None:
         raise error
     return value
+
+
+def request_key(request):
+    """What a page's caches know a dpcore request by (``st.cache_data(hash_funcs=...)``): its
+    script settings as JSON, public inputs only."""
+    return json.dumps(request.to_script_dict(), sort_keys=True)
 
 
 def export_buttons(script, stem, prefix):
